@@ -1,0 +1,103 @@
+# tracefold - traces (TAU, Chrome/PyTorch JSON, OTF2) -> profiles (pprof, ...)
+#
+#   make            build ./tracefold (release, -O2)
+#   make demo       install missing packages, build, profile samples/, print the top view
+#   make check      install test tools, build (release + ASan/UBSan), run every test
+#   make bench      generate large inputs and measure speed/memory (docs/performance.md)
+#   make clean
+#
+# Sources are found by wildcard: a new reader, writer or command is a new
+# file in src/read, src/write or src/cmd plus one table row; no Makefile edit.
+
+CC       ?= gcc
+PKGS     := libprotobuf-c zlib otf2 libzstd
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+CSTD     := -std=gnu11
+INCS     := -Iinclude -Isrc/core -Isrc/cmd -Ibuild/gen
+OPT      ?= -O2 -g
+CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm $(LDLIBS)
+
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+LIB_SRC  := $(sort $(wildcard src/core/*.c src/io/*.c src/read/*.c src/write/*.c src/cmd/*.c))
+MAIN_SRC := src/main.c
+GEN_C    := build/gen/profile.pb-c.c
+GEN_H    := build/gen/profile.pb-c.h
+
+REL_OBJ  := $(patsubst src/%.c,build/rel/%.o,$(LIB_SRC)) build/rel/gen/profile.pb-c.o
+SAN_OBJ  := $(patsubst src/%.c,build/san/%.o,$(LIB_SRC)) build/san/gen/profile.pb-c.o
+
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_REL := $(patsubst tests/unit/%.c,build/rel/tests/%,$(UNIT_SRC))
+UNIT_SAN := $(patsubst tests/unit/%.c,build/san/tests/%,$(UNIT_SRC))
+HDRS     := $(wildcard include/tracefold/*.h src/*/*.h) src/core/diag.def
+
+.PHONY: all demo check test test-fast bench clean deps deps-test unit san golden-update
+all: tracefold
+
+$(GEN_C) $(GEN_H): proto/profile.proto
+	@mkdir -p build/gen
+	protoc-c --proto_path=proto --c_out=build/gen proto/profile.proto
+
+build/rel/%.o: src/%.c $(HDRS) $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+build/rel/gen/%.o: build/gen/%.c $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(OPT) $(INCS) $(PKG_CFLAGS) -c $< -o $@
+build/san/%.o: src/%.c $(HDRS) $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SAN) -c $< -o $@
+build/san/gen/%.o: build/gen/%.c $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(OPT) $(INCS) $(PKG_CFLAGS) $(SAN) -c $< -o $@
+
+build/rel/libtracefold.a: $(REL_OBJ)
+	@rm -f $@; ar rcs $@ $^
+build/san/libtracefold.a: $(SAN_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+tracefold: $(MAIN_SRC) build/rel/libtracefold.a $(HDRS)
+	$(CC) $(CFLAGS_ALL) $(MAIN_SRC) build/rel/libtracefold.a $(LDLIBS_ALL) -o $@
+build/san/tracefold: $(MAIN_SRC) build/san/libtracefold.a $(HDRS)
+	$(CC) $(CFLAGS_ALL) $(SAN) $(MAIN_SRC) build/san/libtracefold.a $(LDLIBS_ALL) -o $@
+
+build/rel/tests/%: tests/unit/%.c build/rel/libtracefold.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit $< build/rel/libtracefold.a $(LDLIBS_ALL) -lcmocka -o $@
+build/san/tests/%: tests/unit/%.c build/san/libtracefold.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SAN) -Itests/unit $< build/san/libtracefold.a $(LDLIBS_ALL) -lcmocka -o $@
+
+unit: $(UNIT_REL)
+san: build/san/tracefold $(UNIT_SAN)
+
+# Installs build dependencies that are missing (Debian, as root or with sudo).
+deps:
+	@sh tests/deps.sh build
+
+deps-test:
+	@sh tests/deps.sh test
+
+demo: deps
+	$(MAKE) tracefold
+	sh samples/demo.sh
+
+# Every test, release build and ASan+UBSan build; ends with "N passed, N failed".
+check: deps-test
+	$(MAKE) tracefold unit
+	$(MAKE) san
+	sh tests/run.sh
+
+# Tests without installing anything (for a quick edit-test loop).
+test: tracefold unit san
+	sh tests/run.sh
+
+bench: deps tracefold
+	sh bench/run.sh
+
+clean:
+	rm -rf build tracefold

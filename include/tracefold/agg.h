@@ -1,0 +1,101 @@
+/* agg.h - the aggregate: a call-path tree plus values per (call path, label set).
+ *
+ *   stack builder --(node, labelset, values)--> tf_agg --> writers / top / diff
+ *
+ * Nodes are keyed by (parent node, frame name); node 0 is the root (no frame).
+ * A sample is (node, labelset) with one int64 per sample type.  Two
+ * aggregates over the same string table merge by addition (associative and
+ * commutative up to node numbering): this is the reduce step for threads,
+ * ranks, inputs and MPI.  Ids are assigned in first-seen order, so output
+ * order is deterministic for a given input order. */
+#ifndef TRACEFOLD_AGG_H
+#define TRACEFOLD_AGG_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "strtab.h"
+
+typedef struct tf_agg tf_agg;
+
+#define TF_AGG_ROOT 0u
+#define TF_AGG_MAX_LABELS 4
+
+typedef struct tf_label {
+	tf_str key;
+	tf_str str;     /* string value, or 0 when numeric */
+	int64_t num;    /* numeric value when str == 0 */
+	tf_str num_unit;
+} tf_label;
+
+typedef struct tf_sample_type {
+	tf_str type;    /* "wall", "calls", a counter name */
+	tf_str unit;    /* "nanoseconds", "count", ... */
+} tf_sample_type;
+
+typedef struct tf_agg_node {
+	uint32_t parent;
+	uint32_t depth;  /* root = 0 */
+	tf_str frame;    /* the frame's full name text */
+} tf_agg_node;
+
+typedef struct tf_agg_sample {
+	uint32_t node;
+	uint32_t labelset;
+	const int64_t *values; /* n_types of them; valid until the agg changes */
+} tf_agg_sample;
+
+/* st is borrowed and must outlive the agg. */
+tf_agg *tf_agg_new(tf_strtab *st);
+void tf_agg_free(tf_agg *a); /* NULL-safe */
+tf_strtab *tf_agg_strtab(const tf_agg *a);
+
+/* Sample types.  Returns the index of (type, unit), adding it if new; an
+ * existing type with another unit is TF_ECLASH.  Adding a type after samples
+ * exist is allowed (old samples get 0). */
+int tf_agg_type(tf_agg *a, const char *type, const char *unit);
+int tf_agg_type_find(const tf_agg *a, const char *type); /* -1 if absent */
+int tf_agg_ntypes(const tf_agg *a);
+tf_sample_type tf_agg_type_get(const tf_agg *a, int i);
+/* The default sample type index for viewers (pprof default_sample_type), -1 none. */
+void tf_agg_set_default_type(tf_agg *a, int i);
+int tf_agg_default_type(const tf_agg *a);
+
+/* Call-path tree.  Returns the child of parent named frame, creating it;
+ * (uint32_t)-1 on allocation failure. */
+uint32_t tf_agg_child(tf_agg *a, uint32_t parent, tf_str frame);
+uint32_t tf_agg_nnodes(const tf_agg *a);
+const tf_agg_node *tf_agg_node_get(const tf_agg *a, uint32_t id);
+
+/* Label sets (sorted by key internally); (uint32_t)-1 on failure. */
+uint32_t tf_agg_labelset(tf_agg *a, const tf_label *labels, int n);
+int tf_agg_labelset_get(const tf_agg *a, uint32_t id, const tf_label **labels_out);
+uint32_t tf_agg_nlabelsets(const tf_agg *a);
+
+/* Adds v to sample (node, labelset) at type index t. */
+int tf_agg_add(tf_agg *a, uint32_t node, uint32_t labelset, int t, int64_t v);
+/* Adds a whole value vector (n_types values). */
+int tf_agg_add_values(tf_agg *a, uint32_t node, uint32_t labelset, const int64_t *values);
+
+size_t tf_agg_nsamples(const tf_agg *a);
+tf_agg_sample tf_agg_sample_get(const tf_agg *a, size_t i);
+
+/* dst += src.  Same string table required.  Sample types are matched by
+ * name: a type in src missing from dst is TF_ECLASH unless allow_new_types. */
+int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types);
+
+/* Profile-level metadata carried with the aggregate (pprof fields). */
+typedef struct tf_agg_meta {
+	int64_t time_nanos;     /* start of the earliest input, 0 unknown */
+	int64_t duration_nanos; /* span of all inputs */
+	int64_t period;         /* pprof period (1) */
+} tf_agg_meta;
+tf_agg_meta *tf_agg_meta_get(tf_agg *a);
+/* Free-text comments (inputs, repair counts); copied. */
+int tf_agg_comment(tf_agg *a, const char *text);
+size_t tf_agg_ncomments(const tf_agg *a);
+const char *tf_agg_comment_get(const tf_agg *a, size_t i);
+
+/* Approximate bytes held. */
+size_t tf_agg_bytes(const tf_agg *a);
+
+#endif

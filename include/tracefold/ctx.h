@@ -1,0 +1,50 @@
+/* ctx.h - what one run shares across all its inputs: the string table, the
+ * track (thread) table, diagnostics and options.  One tf_ctx per command run. */
+#ifndef TRACEFOLD_CTX_H
+#define TRACEFOLD_CTX_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "strtab.h"
+#include "diag.h"
+#include "err.h"
+
+typedef enum { TF_TRACK_CPU = 0, TF_TRACK_GPU = 1 } tf_track_kind;
+
+/* One timeline: a thread of a process/rank (or a GPU stream). */
+typedef struct tf_track {
+	uint32_t input;        /* index of the input file that defined it */
+	tf_str process_key;    /* the input's own process id text (Chrome pid, TAU node, OTF2 group) */
+	tf_str thread_key;     /* the input's own thread id text */
+	tf_str process_name;   /* 0 if unknown */
+	tf_str thread_name;    /* 0 if unknown */
+	int64_t rank;          /* MPI rank / TAU node, -1 if unknown */
+	uint8_t kind;          /* tf_track_kind */
+	bool needs_sort;       /* reader cannot promise time order: buffer and sort per track */
+	int64_t sort_index;    /* Chrome thread_sort_index, else 0 */
+} tf_track;
+
+typedef struct tf_ctx tf_ctx;
+
+/* Options that readers honour. */
+typedef struct tf_read_opts {
+	const char *edf_path;     /* TAU: --edf for a lone .trc */
+	bool show_tau_flush;      /* TAU: show buffer flushes as a [TAU trace flush] frame */
+} tf_read_opts;
+
+tf_ctx *tf_ctx_new(void);
+void tf_ctx_free(tf_ctx *c); /* NULL-safe */
+tf_strtab *tf_ctx_strtab(tf_ctx *c);
+tf_diag *tf_ctx_diag(tf_ctx *c);
+tf_read_opts *tf_ctx_opts(tf_ctx *c);
+
+/* Finds or creates the track (input, process_key, thread_key); returns its
+ * id or (uint32_t)-1 on allocation failure.  The returned id is stable. */
+uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str process_key, tf_str thread_key);
+tf_track *tf_ctx_track_get(tf_ctx *c, uint32_t id); /* valid until the next tf_ctx_track() */
+uint32_t tf_ctx_track_count(const tf_ctx *c);
+
+/* Sets the process name of every track of (input, process_key), present and future. */
+void tf_ctx_set_process_name(tf_ctx *c, uint32_t input, tf_str process_key, tf_str name);
+
+#endif

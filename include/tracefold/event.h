@@ -1,0 +1,53 @@
+/* event.h - the normalized event stream every reader produces.
+ *
+ *   reader (tau | chrome | otf2) --tf_event--> sink (stack builder, dumps, info)
+ *
+ * Events are borrowed: a sink must copy what it keeps.  Strings are tf_str ids
+ * of the run's tf_ctx string table.  Times are integer nanoseconds (ts_ns) in
+ * the input's own time base (Chrome: the trace's microseconds x 1000, exactly;
+ * TAU: its microsecond clock x 1000; OTF2: ticks scaled by the archive's timer
+ * resolution, offset removed). */
+#ifndef TRACEFOLD_EVENT_H
+#define TRACEFOLD_EVENT_H
+
+#include <stdint.h>
+#include "strtab.h"
+
+typedef enum tf_ev_kind {
+	TF_EV_BEGIN = 0,  /* region entered (Chrome B, OTF2 Enter, TAU entry) */
+	TF_EV_END,        /* region left (E, Leave, TAU exit); name 0 = innermost */
+	TF_EV_COMPLETE,   /* Chrome X: [ts_ns, ts_ns + dur_ns) */
+	TF_EV_INSTANT,    /* i/I, marks */
+	TF_EV_COUNTER,    /* name = counter, value */
+	TF_EV_SEND,       /* message sent: msg.peer = destination rank */
+	TF_EV_RECV,       /* message received: msg.peer = source rank */
+	TF_EV_FLOW,       /* s/t/f */
+	TF_EV_ASYNC,      /* b/n/e */
+	TF_EV_METADATA,   /* M and similar; handled by the reader, passed for counting */
+	TF_EV_KIND_COUNT
+} tf_ev_kind;
+
+typedef struct tf_message {
+	int64_t peer;     /* partner rank, -1 unknown */
+	int64_t tag;
+	int64_t bytes;
+	int64_t comm;     /* communicator id, -1 unknown */
+} tf_message;
+
+typedef struct tf_event {
+	uint8_t kind;     /* tf_ev_kind */
+	uint8_t phase;    /* the input's own phase letter when it has one (Chrome), else 0 */
+	uint32_t track;   /* id from tf_ctx_track() */
+	tf_str name;
+	tf_str cat;
+	int64_t ts_ns;
+	int64_t dur_ns;   /* TF_EV_COMPLETE only (may be negative in bad input) */
+	double value;     /* TF_EV_COUNTER */
+	tf_message msg;     /* TF_EV_SEND / TF_EV_RECV */
+	uint64_t id;      /* flow/async id when present */
+	uint64_t index;   /* 0-based index of this event in its input (for errors) */
+} tf_event;
+
+const char *tf_ev_kind_name(tf_ev_kind k);
+
+#endif

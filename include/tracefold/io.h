@@ -1,0 +1,47 @@
+/* io.h - buffered input with transparent gzip, and buffered output with
+ * optional gzip.  No whole-file reads: inputs are consumed in chunks. */
+#ifndef TRACEFOLD_IO_H
+#define TRACEFOLD_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "err.h"
+
+typedef struct tf_in tf_in;
+
+/* Opens path ("-" = stdin); gzip is detected by its magic bytes and
+ * decompressed on the fly (concatenated members too). */
+int tf_in_open(tf_in **out, const char *path, tf_error *err);
+void tf_in_close(tf_in *in); /* NULL-safe */
+/* Reads up to n bytes; returns bytes read, 0 at end, negative TF_E* on error. */
+ptrdiff_t tf_in_read(tf_in *in, void *buf, size_t n, tf_error *err);
+/* Zero-copy: points *data at the next decompressed bytes (all of them are
+ * consumed); returns their count, 0 at end, negative TF_E* on error.  The
+ * bytes stay valid until the next call on in. */
+ptrdiff_t tf_in_chunk(tf_in *in, const unsigned char **data, tf_error *err);
+/* Peeks the first n bytes without consuming (n <= 4096); returns bytes available. */
+ptrdiff_t tf_in_peek(tf_in *in, const void **data, size_t n, tf_error *err);
+bool tf_in_is_gzip(const tf_in *in);
+/* Decompressed bytes consumed so far. */
+uint64_t tf_in_offset(const tf_in *in);
+const char *tf_in_path(const tf_in *in);
+/* Compressed (on-disk) size if known, else -1. */
+int64_t tf_in_file_size(const tf_in *in);
+
+/* Reads the first up to n bytes of path (decompressed if gzip) into buf.
+ * Returns bytes read or negative TF_E*. */
+ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err);
+
+typedef struct tf_out tf_out;
+/* path "-" = stdout.  gzip: compress with zlib (level 6, deterministic header
+ * with no name and mtime 0). */
+int tf_out_open(tf_out **out, const char *path, bool gzip, tf_error *err);
+int tf_out_write(tf_out *o, const void *buf, size_t n);
+int tf_out_printf(tf_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tf_out_puts(tf_out *o, const char *s);
+/* Flushes and closes; returns TF_EIO if any write or the close failed (a full
+ * disk is an error).  Always frees o. */
+int tf_out_close(tf_out *o, tf_error *err);
+
+#endif

@@ -1,0 +1,205 @@
+/* ctx.c - the per-run context: strings, tracks, diagnostics, options; and
+ * the event accounting every reader goes through (tf_emit). */
+#include <stdlib.h>
+#include <string.h>
+#include "tracefold/ctx.h"
+#include "tracefold/reader.h"
+
+struct tf_ctx {
+	tf_strtab *st;
+	tf_diag diag;
+	tf_read_opts opts;
+	tf_track *tracks;
+	uint32_t ntracks, cap;
+	uint32_t *slots;  /* track id + 1 */
+	uint32_t nslots;
+	/* process names set before their tracks exist */
+	struct pname { uint32_t input; tf_str key, name; } *pnames;
+	size_t npnames, cappnames;
+};
+
+tf_ctx *tf_ctx_new(void)
+{
+	tf_ctx *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->st = tf_strtab_new();
+	c->nslots = 64;
+	c->slots = calloc(c->nslots, sizeof(uint32_t));
+	if (!c->st || !c->slots) {
+		tf_ctx_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void tf_ctx_free(tf_ctx *c)
+{
+	if (!c)
+		return;
+	tf_strtab_free(c->st);
+	free(c->tracks);
+	free(c->slots);
+	free(c->pnames);
+	free(c);
+}
+
+tf_strtab *tf_ctx_strtab(tf_ctx *c) { return c->st; }
+tf_diag *tf_ctx_diag(tf_ctx *c) { return &c->diag; }
+tf_read_opts *tf_ctx_opts(tf_ctx *c) { return &c->opts; }
+uint32_t tf_ctx_track_count(const tf_ctx *c) { return c->ntracks; }
+
+static uint32_t track_hash(uint32_t input, tf_str p, tf_str t)
+{
+	uint64_t h = ((uint64_t)input * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)p << 32 | t);
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 29;
+	return (uint32_t)h;
+}
+
+static int grow_slots(tf_ctx *c)
+{
+	uint32_t ns = c->nslots * 2;
+	uint32_t *s = calloc(ns, sizeof(uint32_t));
+	if (!s)
+		return -1;
+	for (uint32_t id = 0; id < c->ntracks; id++) {
+		const tf_track *t = &c->tracks[id];
+		uint32_t i = track_hash(t->input, t->process_key, t->thread_key) & (ns - 1);
+		while (s[i])
+			i = (i + 1) & (ns - 1);
+		s[i] = id + 1;
+	}
+	free(c->slots);
+	c->slots = s;
+	c->nslots = ns;
+	return 0;
+}
+
+uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
+{
+	if ((c->ntracks + 1) * 2 > c->nslots && grow_slots(c) < 0)
+		return (uint32_t)-1;
+	uint32_t mask = c->nslots - 1;
+	uint32_t i = track_hash(input, pkey, tkey) & mask;
+	while (c->slots[i]) {
+		const tf_track *t = &c->tracks[c->slots[i] - 1];
+		if (t->input == input && t->process_key == pkey && t->thread_key == tkey)
+			return c->slots[i] - 1;
+		i = (i + 1) & mask;
+	}
+	if (c->ntracks == c->cap) {
+		uint32_t nc = c->cap ? c->cap * 2 : 16;
+		tf_track *nt = realloc(c->tracks, nc * sizeof(*nt));
+		if (!nt)
+			return (uint32_t)-1;
+		c->tracks = nt;
+		c->cap = nc;
+	}
+	uint32_t id = c->ntracks++;
+	tf_track *t = &c->tracks[id];
+	memset(t, 0, sizeof(*t));
+	t->input = input;
+	t->process_key = pkey;
+	t->thread_key = tkey;
+	t->rank = -1;
+	for (size_t k = 0; k < c->npnames; k++)
+		if (c->pnames[k].input == input && c->pnames[k].key == pkey)
+			t->process_name = c->pnames[k].name;
+	c->slots[i] = id + 1;
+	return id;
+}
+
+tf_track *tf_ctx_track_get(tf_ctx *c, uint32_t id)
+{
+	return id < c->ntracks ? &c->tracks[id] : NULL;
+}
+
+void tf_ctx_set_process_name(tf_ctx *c, uint32_t input, tf_str pkey, tf_str name)
+{
+	for (uint32_t i = 0; i < c->ntracks; i++)
+		if (c->tracks[i].input == input && c->tracks[i].process_key == pkey)
+			c->tracks[i].process_name = name;
+	for (size_t k = 0; k < c->npnames; k++)
+		if (c->pnames[k].input == input && c->pnames[k].key == pkey) {
+			c->pnames[k].name = name;
+			return;
+		}
+	if (c->npnames == c->cappnames) {
+		size_t nc = c->cappnames ? c->cappnames * 2 : 8;
+		struct pname *np = realloc(c->pnames, nc * sizeof(*np));
+		if (!np)
+			return;
+		c->pnames = np;
+		c->cappnames = nc;
+	}
+	c->pnames[c->npnames++] = (struct pname){ input, pkey, name };
+}
+
+static const tf_diag_id kind_diag[TF_EV_KIND_COUNT] = {
+	[TF_EV_BEGIN] = TF_DIAG_ev_duration,  [TF_EV_END] = TF_DIAG_ev_duration,
+	[TF_EV_COMPLETE] = TF_DIAG_ev_duration, [TF_EV_INSTANT] = TF_DIAG_ev_instant,
+	[TF_EV_COUNTER] = TF_DIAG_ev_counter, [TF_EV_SEND] = TF_DIAG_ev_message,
+	[TF_EV_RECV] = TF_DIAG_ev_message,    [TF_EV_FLOW] = TF_DIAG_ev_flow,
+	[TF_EV_ASYNC] = TF_DIAG_ev_async,     [TF_EV_METADATA] = TF_DIAG_ev_metadata,
+};
+
+int tf_emit(tf_ctx *ctx, tf_sink *sink, const tf_event *ev)
+{
+	ctx->diag.n[TF_DIAG_events_read]++;
+	ctx->diag.n[ev->kind < TF_EV_KIND_COUNT ? kind_diag[ev->kind] : TF_DIAG_ev_other]++;
+	return sink && sink->event ? sink->event(sink, ev) : 0;
+}
+
+void tf_count_skip(tf_ctx *ctx, tf_diag_id why)
+{
+	ctx->diag.n[TF_DIAG_events_read]++;
+	ctx->diag.n[why]++;
+}
+
+const char *tf_ev_kind_name(tf_ev_kind k)
+{
+	static const char *names[TF_EV_KIND_COUNT] = {
+		"begin", "end", "complete", "instant", "counter",
+		"send", "recv", "flow", "async", "metadata",
+	};
+	return k < TF_EV_KIND_COUNT ? names[k] : "?";
+}
+
+static int tee_event(tf_sink *s, const tf_event *ev)
+{
+	tf_tee *t = tf_container_of(s, tf_tee, sink);
+	for (int i = 0; i < t->n; i++)
+		if (t->to[i]->event) {
+			int rc = t->to[i]->event(t->to[i], ev);
+			if (rc < 0)
+				return rc;
+		}
+	return 0;
+}
+
+static int tee_end(tf_sink *s, uint32_t input)
+{
+	tf_tee *t = tf_container_of(s, tf_tee, sink);
+	for (int i = 0; i < t->n; i++)
+		if (t->to[i]->end_input) {
+			int rc = t->to[i]->end_input(t->to[i], input);
+			if (rc < 0)
+				return rc;
+		}
+	return 0;
+}
+
+void tf_tee_init(tf_tee *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->sink.event = tee_event;
+	t->sink.end_input = tee_end;
+}
+
+void tf_tee_add(tf_tee *t, tf_sink *s)
+{
+	if (t->n < (int)(sizeof(t->to) / sizeof(t->to[0])))
+		t->to[t->n++] = s;
+}

@@ -1,0 +1,118 @@
+/* err.c - error codes, error records and diagnostics counters. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include "tracefold/err.h"
+#include "tracefold/diag.h"
+
+const char *tf_strerror(int code)
+{
+	switch (code) {
+	case TF_OK: return "success";
+	case TF_ENOMEM: return "out of memory";
+	case TF_EIO: return "input/output error";
+	case TF_EFORMAT: return "malformed input";
+	case TF_EUSAGE: return "usage error";
+	case TF_EUNKNOWN: return "unrecognised input format";
+	case TF_ENOTIMPL: return "not implemented";
+	case TF_ECLASH: return "incompatible inputs";
+	case TF_ESTOP: return "stopped";
+	default: return "unknown error";
+	}
+}
+
+void tf_error_clear(tf_error *e)
+{
+	if (!e)
+		return;
+	memset(e, 0, sizeof(*e));
+	e->offset = -1;
+	e->event_index = -1;
+}
+
+int tf_error_set(tf_error *e, int code, const char *path, int64_t offset,
+		 int64_t event_index, const char *fmt, ...)
+{
+	if (!e || e->code)     /* keep the first (innermost) error */
+		return code;
+	e->code = code;
+	e->sys_errno = (code == TF_EIO) ? errno : 0;
+	e->offset = offset;
+	e->event_index = event_index;
+	snprintf(e->path, sizeof(e->path), "%s", path ? path : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void tf_error_format(const tf_error *e, char *buf, size_t len)
+{
+	char where[96] = "";
+	if (e->offset >= 0)
+		snprintf(where, sizeof(where), " at byte %lld", (long long)e->offset);
+	else if (e->event_index >= 0)
+		snprintf(where, sizeof(where), " at event %lld", (long long)e->event_index);
+	const char *msg = e->msg[0] ? e->msg : tf_strerror(e->code);
+	if (e->path[0])
+		snprintf(buf, len, "cannot read '%s'%s: %s%s%s", e->path, where, msg,
+			 e->sys_errno ? ": " : "", e->sys_errno ? strerror(e->sys_errno) : "");
+	else
+		snprintf(buf, len, "%s%s%s", msg, e->sys_errno ? ": " : "",
+			 e->sys_errno ? strerror(e->sys_errno) : "");
+}
+
+static const struct {
+	const char *name;
+	tf_severity sev;
+	const char *text;
+} diag_table[TF_DIAG_COUNT] = {
+#define X(id, sev, text) { #id, TF_SEV_##sev, text },
+#include "diag.def"
+#undef X
+};
+
+const char *tf_diag_name(tf_diag_id id) { return diag_table[id].name; }
+const char *tf_diag_text(tf_diag_id id) { return diag_table[id].text; }
+tf_severity tf_diag_severity(tf_diag_id id) { return diag_table[id].sev; }
+
+void tf_diag_add(tf_diag *dst, const tf_diag *src)
+{
+	for (int i = 0; i < TF_DIAG_COUNT; i++)
+		dst->n[i] += src->n[i];
+}
+
+uint64_t tf_diag_problems(const tf_diag *d)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < TF_DIAG_COUNT; i++)
+		if (diag_table[i].sev == TF_SEV_REPAIR || diag_table[i].sev == TF_SEV_WARN)
+			n += d->n[i];
+	return n;
+}
+
+void tf_diag_format(const tf_diag *d, tf_severity min_sev, const char *sep, char *buf, size_t len)
+{
+	size_t used = 0;
+	if (len)
+		buf[0] = 0;
+	for (int i = 0; i < TF_DIAG_COUNT; i++) {
+		if (!d->n[i])
+			continue;
+		tf_severity s = diag_table[i].sev;
+		/* INFO < SKIP < REPAIR < WARN in importance */
+		int rank = s == TF_SEV_INFO ? 0 : s == TF_SEV_SKIP ? 1 : s == TF_SEV_REPAIR ? 2 : 3;
+		int min = min_sev == TF_SEV_INFO ? 0 : min_sev == TF_SEV_SKIP ? 1 : min_sev == TF_SEV_REPAIR ? 2 : 3;
+		if (rank < min)
+			continue;
+		int w = snprintf(buf + used, used < len ? len - used : 0, "%s%s=%llu",
+				 used ? sep : "", diag_table[i].name, (unsigned long long)d->n[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+		if (used >= len)
+			break;
+	}
+}

@@ -1,0 +1,385 @@
+/* gz.c - buffered input with transparent gzip and buffered (optionally
+ * gzipped) output.  Inputs are consumed in 256 KiB chunks; nothing reads a
+ * whole file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "tracefold/io.h"
+
+#define RAW_BYTES (256u * 1024u)
+#define OUT_BYTES (512u * 1024u)
+
+struct tf_in {
+	int fd;
+	bool own_fd, gzip, raw_eof, z_end;
+	z_stream z;
+	unsigned char *raw;     /* compressed bytes (gzip) */
+	size_t raw_len;
+	unsigned char *buf;     /* decompressed (or plain) bytes */
+	size_t pos, len;
+	uint64_t offset;        /* decompressed bytes handed out */
+	int64_t file_size;
+	char path[512];
+};
+
+static ptrdiff_t read_full(int fd, unsigned char *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ptrdiff_t)got;
+}
+
+int tf_in_open(tf_in **out, const char *path, tf_error *err)
+{
+	*out = NULL;
+	tf_in *in = calloc(1, sizeof(*in));
+	if (!in)
+		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+	snprintf(in->path, sizeof(in->path), "%s", path);
+	in->file_size = -1;
+	if (strcmp(path, "-") == 0) {
+		in->fd = 0;
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			int rc = tf_error_set(err, TF_EIO, path, -1, -1, "cannot open");
+			free(in);
+			return rc;
+		}
+		in->own_fd = true;
+		struct stat sb;
+		if (fstat(in->fd, &sb) == 0) {
+			if (S_ISDIR(sb.st_mode)) {
+				close(in->fd);
+				free(in);
+				return tf_error_set(err, TF_EUSAGE, path, -1, -1, "is a directory");
+			}
+			in->file_size = sb.st_size;
+		}
+	}
+	in->buf = malloc(RAW_BYTES);
+	in->raw = malloc(RAW_BYTES);
+	if (!in->buf || !in->raw) {
+		tf_in_close(in);
+		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+	}
+	ptrdiff_t n = read_full(in->fd, in->raw, RAW_BYTES);
+	if (n < 0) {
+		tf_in_close(in);
+		return tf_error_set(err, TF_EIO, path, 0, -1, "read failed");
+	}
+	in->raw_len = (size_t)n;
+	if ((size_t)n < RAW_BYTES)
+		in->raw_eof = true;
+	if (n >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
+		in->gzip = true;
+		if (inflateInit2(&in->z, 15 + 16) != Z_OK) {
+			tf_in_close(in);
+			return tf_error_set(err, TF_ENOMEM, path, -1, -1, "zlib init failed");
+		}
+		in->z.next_in = in->raw;
+		in->z.avail_in = (uInt)in->raw_len;
+	} else {
+		/* plain: the raw buffer is the data */
+		unsigned char *t = in->buf;
+		in->buf = in->raw;
+		in->raw = t;
+		in->len = in->raw_len;
+		in->raw_len = 0;
+	}
+	*out = in;
+	return 0;
+}
+
+void tf_in_close(tf_in *in)
+{
+	if (!in)
+		return;
+	if (in->gzip)
+		inflateEnd(&in->z);
+	if (in->own_fd)
+		close(in->fd);
+	free(in->buf);
+	free(in->raw);
+	free(in);
+}
+
+/* Refills in->buf (in->pos == in->len on entry).  Returns bytes now
+ * available, 0 at end, negative on error. */
+static ptrdiff_t refill(tf_in *in, tf_error *err)
+{
+	in->pos = in->len = 0;
+	if (!in->gzip) {
+		if (in->raw_eof)
+			return 0;
+		ptrdiff_t n = read_full(in->fd, in->buf, RAW_BYTES);
+		if (n < 0)
+			return tf_error_set(err, TF_EIO, in->path, (int64_t)in->offset, -1, "read failed");
+		if ((size_t)n < RAW_BYTES)
+			in->raw_eof = true;
+		in->len = (size_t)n;
+		return n;
+	}
+	while (in->len == 0) {
+		if (in->z.avail_in == 0) {
+			if (in->raw_eof) {
+				if (!in->z_end)
+					return tf_error_set(err, TF_EFORMAT, in->path, (int64_t)in->offset, -1,
+							    "gzip data ends early (truncated file)");
+				return 0;
+			}
+			ptrdiff_t n = read_full(in->fd, in->raw, RAW_BYTES);
+			if (n < 0)
+				return tf_error_set(err, TF_EIO, in->path, (int64_t)in->offset, -1, "read failed");
+			if ((size_t)n < RAW_BYTES)
+				in->raw_eof = true;
+			in->z.next_in = in->raw;
+			in->z.avail_in = (uInt)n;
+			if (n == 0)
+				continue;
+		}
+		if (in->z_end) {
+			/* another gzip member follows (concatenated .gz) */
+			if (inflateReset(&in->z) != Z_OK)
+				return tf_error_set(err, TF_EFORMAT, in->path, (int64_t)in->offset, -1, "zlib reset failed");
+			in->z_end = false;
+		}
+		in->z.next_out = in->buf;
+		in->z.avail_out = RAW_BYTES;
+		int zr = inflate(&in->z, Z_NO_FLUSH);
+		in->len = RAW_BYTES - in->z.avail_out;
+		if (zr == Z_STREAM_END)
+			in->z_end = true;
+		else if (zr != Z_OK && zr != Z_BUF_ERROR)
+			return tf_error_set(err, TF_EFORMAT, in->path, (int64_t)(in->offset + in->len), -1,
+					    "corrupt gzip data (%s)", in->z.msg ? in->z.msg : "inflate failed");
+	}
+	return (ptrdiff_t)in->len;
+}
+
+ptrdiff_t tf_in_chunk(tf_in *in, const unsigned char **data, tf_error *err)
+{
+	if (in->pos == in->len) {
+		ptrdiff_t n = refill(in, err);
+		if (n <= 0)
+			return n;
+	}
+	*data = in->buf + in->pos;
+	size_t n = in->len - in->pos;
+	in->pos = in->len;
+	in->offset += n;
+	return (ptrdiff_t)n;
+}
+
+ptrdiff_t tf_in_read(tf_in *in, void *buf, size_t n, tf_error *err)
+{
+	size_t got = 0;
+	while (got < n) {
+		if (in->pos == in->len) {
+			ptrdiff_t r = refill(in, err);
+			if (r < 0)
+				return r;
+			if (r == 0)
+				break;
+		}
+		size_t k = in->len - in->pos;
+		if (k > n - got)
+			k = n - got;
+		memcpy((char *)buf + got, in->buf + in->pos, k);
+		in->pos += k;
+		got += k;
+		in->offset += k;
+	}
+	return (ptrdiff_t)got;
+}
+
+ptrdiff_t tf_in_peek(tf_in *in, const void **data, size_t n, tf_error *err)
+{
+	/* Only valid before anything was consumed: the first refill holds at
+	 * least min(n, file) bytes for plain files; for gzip, inflate once. */
+	if (in->offset != 0)
+		return tf_error_set(err, TF_EUSAGE, in->path, -1, -1, "peek after read");
+	if (in->pos == in->len) {
+		ptrdiff_t r = refill(in, err);
+		if (r < 0)
+			return r;
+	}
+	*data = in->buf + in->pos;
+	size_t k = in->len - in->pos;
+	return (ptrdiff_t)(k < n ? k : n);
+}
+
+bool tf_in_is_gzip(const tf_in *in) { return in->gzip; }
+uint64_t tf_in_offset(const tf_in *in) { return in->offset; }
+const char *tf_in_path(const tf_in *in) { return in->path; }
+int64_t tf_in_file_size(const tf_in *in) { return in->file_size; }
+
+ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err)
+{
+	tf_in *in;
+	int rc = tf_in_open(&in, path, err);
+	if (rc < 0)
+		return rc;
+	tf_error local;
+	tf_error_clear(&local);
+	ptrdiff_t got = tf_in_read(in, buf, n, &local);
+	if (got < 0 && local.code == TF_EFORMAT) /* truncated gzip: what we got is fine for sniffing */
+		got = 0;
+	tf_in_close(in);
+	if (got < 0 && err)
+		*err = local;
+	return got;
+}
+
+/* ---- output ---- */
+
+struct tf_out {
+	FILE *f;
+	bool own, gzip, failed;
+	z_stream z;
+	unsigned char *buf;   /* pending plain bytes */
+	size_t len;
+	unsigned char *zbuf;
+	char path[512];
+};
+
+int tf_out_open(tf_out **out, const char *path, bool gzip, tf_error *err)
+{
+	*out = NULL;
+	tf_out *o = calloc(1, sizeof(*o));
+	if (!o)
+		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+	} else {
+		o->f = fopen(path, "wb");
+		if (!o->f) {
+			free(o);
+			return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create '%s'", path);
+		}
+		o->own = true;
+	}
+	o->buf = malloc(OUT_BYTES);
+	o->gzip = gzip;
+	if (gzip) {
+		o->zbuf = malloc(OUT_BYTES);
+		/* windowBits 15+16: gzip wrapper with no name and mtime 0: deterministic */
+		if (!o->zbuf || deflateInit2(&o->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			o->gzip = false;
+			tf_out_close(o, NULL);
+			return tf_error_set(err, TF_ENOMEM, path, -1, -1, "zlib init failed");
+		}
+	}
+	if (!o->buf) {
+		tf_out_close(o, NULL);
+		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+	}
+	*out = o;
+	return 0;
+}
+
+static void deflate_some(tf_out *o, const unsigned char *p, size_t n, int flush)
+{
+	o->z.next_in = (unsigned char *)p;
+	o->z.avail_in = (uInt)n;
+	do {
+		o->z.next_out = o->zbuf;
+		o->z.avail_out = OUT_BYTES;
+		int zr = deflate(&o->z, flush);
+		if (zr == Z_STREAM_ERROR) {
+			o->failed = true;
+			return;
+		}
+		size_t have = OUT_BYTES - o->z.avail_out;
+		if (have && fwrite(o->zbuf, 1, have, o->f) != have)
+			o->failed = true;
+	} while (o->z.avail_out == 0 || (flush == Z_FINISH && o->z.avail_in));
+}
+
+static void flush_buf(tf_out *o, int final)
+{
+	if (o->gzip)
+		deflate_some(o, o->buf, o->len, final ? Z_FINISH : Z_NO_FLUSH);
+	else if (o->len && fwrite(o->buf, 1, o->len, o->f) != o->len)
+		o->failed = true;
+	o->len = 0;
+}
+
+int tf_out_write(tf_out *o, const void *buf, size_t n)
+{
+	const unsigned char *p = buf;
+	while (n) {
+		size_t k = OUT_BYTES - o->len;
+		if (k > n)
+			k = n;
+		memcpy(o->buf + o->len, p, k);
+		o->len += k;
+		p += k;
+		n -= k;
+		if (o->len == OUT_BYTES)
+			flush_buf(o, 0);
+	}
+	return o->failed ? TF_EIO : 0;
+}
+
+int tf_out_puts(tf_out *o, const char *s) { return tf_out_write(o, s, strlen(s)); }
+
+int tf_out_printf(tf_out *o, const char *fmt, ...)
+{
+	char small[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return TF_EIO;
+	if ((size_t)n < sizeof(small))
+		return tf_out_write(o, small, (size_t)n);
+	char *big = malloc((size_t)n + 1);
+	if (!big)
+		return TF_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	int rc = tf_out_write(o, big, (size_t)n);
+	free(big);
+	return rc;
+}
+
+int tf_out_close(tf_out *o, tf_error *err)
+{
+	if (!o)
+		return 0;
+	if (o->buf)
+		flush_buf(o, 1);
+	if (o->gzip)
+		deflateEnd(&o->z);
+	if (fflush(o->f) != 0 || ferror(o->f))
+		o->failed = true;
+	if (o->own && fclose(o->f) != 0)
+		o->failed = true;
+	int rc = 0;
+	if (o->failed)
+		rc = tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s'", o->path);
+	free(o->buf);
+	free(o->zbuf);
+	free(o);
+	return rc;
+}

@@ -1,0 +1,81 @@
+/* main.c - tracefold's entry point: global flags and the command table.
+ * Each command lives in src/cmd/<name>.c and is one row here. */
+#include <stdio.h>
+#include <string.h>
+#include "cmd.h"
+#include "tracefold/reader.h"
+
+static const tf_cmd commands[] = {
+	{ "profile", tf_cmd_profile, "aggregate traces into a gzipped pprof profile" },
+	{ "info",    tf_cmd_info,    "describe traces: ranks, threads, span, event counts, repairs" },
+	{ "top",     tf_cmd_top,     "hotspot table of traces or profiles (text, markdown, json)" },
+	{ "diff",    tf_cmd_diff,    "compare two runs; can fail a CI job on a regression" },
+	{ "merge",   tf_cmd_merge,   "sum pprof profiles into one" },
+};
+#define NCMDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracefold [-v|-q] COMMAND [ARGS...]\n"
+		"       tracefold --version | --help\n"
+		"\n"
+		"Turns performance traces (TAU .trc/.edf, Chrome/PyTorch trace JSON, OTF2)\n"
+		"into profiles: call stacks rebuilt per thread, self and inclusive time.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < NCMDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\ninput formats:\n");
+	for (int i = 0; tf_formats[i]; i++)
+		fprintf(f, "  %-8s %s\n", tf_formats[i]->name, tf_formats[i]->description);
+	fprintf(f,
+		"\nglobal options:\n"
+		"  -v, --verbose  more detail on stderr\n"
+		"  -q, --quiet    no repair summary on stderr\n"
+		"\n"
+		"exit status: 0 success, 1 regression found (diff --fail-above),\n"
+		"             2 usage error, 3 unreadable or invalid input / output failure\n"
+		"\n"
+		"'tracefold COMMAND --help' describes a command; docs/cli.md has everything.\n");
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		if (tf_is_help(a)) {
+			usage(stdout);
+			return fflush(stdout) == 0 ? TF_EXIT_OK : TF_EXIT_INPUT;
+		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+			printf("tracefold %s\n", TRACEFOLD_VERSION);
+			return fflush(stdout) == 0 ? TF_EXIT_OK : TF_EXIT_INPUT;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			tf_verbose++;
+		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			tf_quiet = 1;
+		} else {
+			fprintf(stderr, "tracefold: unknown option '%s'\nTry 'tracefold --help'.\n", a);
+			return TF_EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return TF_EXIT_USAGE;
+	}
+	for (size_t k = 0; k < NCMDS; k++) {
+		if (strcmp(argv[i], commands[k].name) == 0) {
+			int rc = commands[k].fn(argc - i, argv + i);
+			/* a full disk or closed pipe on stdout is an error */
+			if (fflush(stdout) != 0 || ferror(stdout)) {
+				tf_msg("cannot write to standard output");
+				if (rc == TF_EXIT_OK)
+					rc = TF_EXIT_INPUT;
+			}
+			return rc;
+		}
+	}
+	fprintf(stderr, "tracefold: '%s' is not a command\nTry 'tracefold --help'.\n", argv[i]);
+	return TF_EXIT_USAGE;
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs what is missing, on Debian/Ubuntu (as root, or through sudo).
+#   sh tests/deps.sh build   compiler and libraries for `make`
+#   sh tests/deps.sh test    the above plus the independent readers the tests use
+set -e
+what=${1:-build}
+build_pkgs="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libotf2-trace-dev libzstd-dev"
+test_pkgs="libcmocka-dev golang-go otf2-tools python3"
+pkgs=$build_pkgs
+[ "$what" = test ] && pkgs="$pkgs $test_pkgs"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "tests/deps.sh: installing:$missing"
+	SUDO=""
+	[ "$(id -u)" -ne 0 ] && SUDO=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

@@ -1,0 +1,29 @@
+# tests/lib.sh - sourced by tests/e2e/*.sh.  Each check prints a TAP-style
+# "ok - ..." or "not ok - ..." line; tests/run.sh counts them.
+# $TF is the tracefold binary under test (release or ASan/UBSan build).
+: "${TF:=./tracefold}"
+DATA=tests/data
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tf-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+export GOCACHE="${GOCACHE:-$TMP/gocache}" GOPATH="${GOPATH:-$TMP/gopath}" GOFLAGS=-mod=mod GOTOOLCHAIN=local
+nfail=0
+
+ok() { echo "ok - $*"; }
+fail() { echo "not ok - $*"; nfail=$((nfail + 1)); }
+# check DESC CMD... : runs CMD, passes if it exits 0
+check() {
+	desc=$1; shift
+	if "$@" >"$TMP/out" 2>"$TMP/err"; then ok "$desc"; else
+		fail "$desc"; sed 's/^/#   /' "$TMP/err" | head -20; sed 's/^/#   /' "$TMP/out" | head -20
+	fi
+}
+# expect_exit CODE DESC CMD...
+expect_exit() {
+	code=$1; desc=$2; shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err"; rc=$?
+	if [ "$rc" = "$code" ]; then ok "$desc"; else
+		fail "$desc (exit $rc, want $code)"; sed 's/^/#   /' "$TMP/err" | head -10
+	fi
+}
+pprof() { go tool pprof "$@"; }
+finish() { exit $nfail; }
