@@ -1,0 +1,15 @@
+#!/bin/sh
+# make bench: runs every bench/*.sh (one per input format).  Each generates
+# its input under bench/out/ (not committed), runs ./tracefold under
+# /usr/bin/time -v and prints throughput and peak memory; copy the figures
+# into docs/performance.md with the command that produced them.
+cd "$(dirname "$0")/.." || exit 2
+mkdir -p bench/out
+command -v /usr/bin/time >/dev/null || { echo "bench: needs /usr/bin/time (apt-get install time)"; exit 2; }
+rc=0
+for b in bench/bench-*.sh; do
+	[ -f "$b" ] || continue
+	echo "== $b"
+	sh "$b" || rc=1
+done
+exit $rc
