@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "tracefold/err.h"
 #include "tracefold/ctx.h"
+#include "tracefold/agg.h"
 
 enum {
 	TF_EXIT_OK = 0,         /* success */
@@ -46,5 +47,17 @@ bool tf_parse_i64(const char *s, long long *out);
 bool tf_parse_double(const char *s, double *out);
 /* Prints the run's repair/warning counters to stderr (unless quiet). */
 void tf_report_diag(const tf_diag *d);
+
+/* Inputs -> aggregate (src/cmd/load.c): traces go through the readers and
+ * the stack builder, pprof profiles (tf_pprof_sniff) through tf_pprof_read;
+ * all are summed into agg (empty, over ctx's string table).  Prints what
+ * went wrong and returns an exit status (TF_EXIT_OK or TF_EXIT_INPUT). */
+typedef struct tf_load_opts {
+	const char *format;             /* force this trace reader (no pprof sniffing), or NULL */
+	const char *const *counters;    /* tf_stacks_opts.counters */
+	uint32_t first_input;           /* input index of inputs[0] (distinct per load in one ctx) */
+	bool comments;                  /* record inputs and event counts as profile comments */
+} tf_load_opts;
+int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o);
 
 #endif

@@ -3,7 +3,6 @@
 #include <string.h>
 #include "cmd.h"
 #include "tracefold/reader.h"
-#include "tracefold/stack.h"
 #include "tracefold/pprof.h"
 
 static void help(void)
@@ -33,11 +32,10 @@ static void help(void)
 int tf_cmd_profile(int argc, char **argv)
 {
 	const char *out = NULL, *format = NULL, *counters_arg = NULL;
-	const char **inputs = calloc((size_t)argc, sizeof(char *));
+	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
 	int ninputs = 0, rc = TF_EXIT_OK;
 	tf_ctx *ctx = NULL;
 	tf_agg *agg = NULL;
-	tf_stacks *stacks = NULL;
 	char *counters_buf = NULL;
 	const char **counters = NULL;
 	if (!inputs)
@@ -105,47 +103,21 @@ int tf_cmd_profile(int argc, char **argv)
 			counters[n++] = tok;
 	}
 	agg = tf_agg_new(tf_ctx_strtab(ctx));
-	tf_stacks_opts sopts = { .counters = counters };
-	stacks = agg ? tf_stacks_new(ctx, agg, &sopts) : NULL;
-	if (!stacks) {
+	if (!agg) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	char note[2100];
+	char note[64];
 	snprintf(note, sizeof(note), "tracefold %s", TRACEFOLD_VERSION);
 	tf_agg_comment(agg, note);
-	for (int i = 0; i < ninputs; i++) {
-		tf_error err;
-		tf_error_clear(&err);
-		const tf_format *f = tf_format_find(inputs[i], format, &err);
-		if (!f) {
-			rc = tf_report(&err);
-			goto done;
-		}
-		int r = f->read(inputs[i], (uint32_t)i, ctx, tf_stacks_sink(stacks), &err);
-		if (r >= 0 || r == TF_ESTOP)
-			r = tf_stacks_sink(stacks)->end_input(tf_stacks_sink(stacks), (uint32_t)i);
-		if (r < 0 && r != TF_ESTOP) {
-			if (!err.code)
-				tf_error_set(&err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
-			rc = tf_report(&err);
-			goto done;
-		}
-		snprintf(note, sizeof(note), "input: %s (%s)", inputs[i], f->name);
-		tf_agg_comment(agg, note);
-	}
-	int r = tf_stacks_finish(stacks);
-	if (r < 0) {
-		tf_msg("cannot build stacks: %s", tf_strerror(r));
-		rc = TF_EXIT_INPUT;
+	tf_load_opts lopts = { .format = format, .counters = counters, .comments = true };
+	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
+	if (rc != TF_EXIT_OK)
 		goto done;
-	}
 	const tf_diag *d = tf_ctx_diag(ctx);
 	char diagbuf[2048];
 	tf_diag_format(d, TF_SEV_INFO, ", ", diagbuf, sizeof(diagbuf));
-	snprintf(note, sizeof(note), "events: %s", diagbuf);
-	tf_agg_comment(agg, note);
 	tf_error err;
 	tf_error_clear(&err);
 	if (tf_pprof_write(agg, out, &err) < 0) {
@@ -157,7 +129,6 @@ int tf_cmd_profile(int argc, char **argv)
 		tf_msg("%s: %zu samples, %u call paths, %u threads; %s", out, tf_agg_nsamples(agg),
 		       tf_agg_nnodes(agg) - 1, tf_ctx_track_count(ctx), diagbuf);
 done:
-	tf_stacks_free(stacks);
 	tf_agg_free(agg);
 	tf_ctx_free(ctx);
 	free(inputs);

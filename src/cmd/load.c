@@ -1,0 +1,172 @@
+/* load.c - inputs -> one aggregate, shared by profile, top, diff and merge.
+ *
+ * Every input is either a trace (any reader; the stack builder turns it into
+ * calls/count and wall/nanoseconds samples) or a pprof profile (sniffed with
+ * tf_pprof_sniff, read with tf_pprof_read).  Traces are read first, in the
+ * given order, through one stack builder; then each profile is read into a
+ * scratch aggregate and added, after checking that its sample types are the
+ * same set (name and unit) as what is already loaded.  Errors are printed
+ * here; the return value is an exit status (TF_EXIT_OK or TF_EXIT_INPUT). */
+#include <stdlib.h>
+#include <string.h>
+#include "cmd.h"
+#include "tracefold/reader.h"
+#include "tracefold/stack.h"
+#include "tracefold/pprof.h"
+
+static void types_text(const tf_agg *a, char *buf, size_t len)
+{
+	tf_strtab *st = tf_agg_strtab(a);
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int t = 0; t < tf_agg_ntypes(a) && o < len; t++) {
+		tf_sample_type ty = tf_agg_type_get(a, t);
+		int w = snprintf(buf + o, len - o, "%s%s/%s", t ? " " : "", tf_strtab_get(st, ty.type),
+				 tf_strtab_get(st, ty.unit));
+		if (w < 0)
+			break;
+		o += (size_t)w;
+	}
+}
+
+/* Same set of (type, unit) names? */
+static bool same_types(const tf_agg *a, const tf_agg *b)
+{
+	if (tf_agg_ntypes(a) != tf_agg_ntypes(b))
+		return false;
+	tf_strtab *st = tf_agg_strtab(a);
+	for (int t = 0; t < tf_agg_ntypes(b); t++) {
+		tf_sample_type ty = tf_agg_type_get(b, t);
+		int i = tf_agg_type_find(a, tf_strtab_get(st, ty.type));
+		if (i < 0 || tf_agg_type_get(a, i).unit != ty.unit)
+			return false;
+	}
+	return true;
+}
+
+int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
+{
+	const char *format = o ? o->format : NULL;
+	uint32_t first = o ? o->first_input : 0;
+	bool comments = o && o->comments;
+	int rc = TF_EXIT_OK;
+	char note[2100];
+	bool *is_pprof = calloc((size_t)n + 1, sizeof(bool));
+	tf_stacks *stacks = NULL;
+	tf_agg *tmp = NULL;
+	const char *types_from = NULL;
+	if (!is_pprof) {
+		tf_msg("out of memory");
+		return TF_EXIT_INPUT;
+	}
+	int ntraces = 0;
+	for (int i = 0; i < n; i++) {
+		is_pprof[i] = !format && tf_pprof_sniff(inputs[i]);
+		ntraces += !is_pprof[i];
+	}
+	if (ntraces) {
+		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL };
+		stacks = tf_stacks_new(ctx, agg, &sopts);
+		if (!stacks) {
+			tf_msg("out of memory");
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		if (is_pprof[i])
+			continue;
+		tf_error err;
+		tf_error_clear(&err);
+		const tf_format *f = tf_format_find(inputs[i], format, &err);
+		if (!f) {
+			rc = tf_report(&err);
+			goto done;
+		}
+		if (!types_from)
+			types_from = inputs[i];
+		uint32_t idx = first + (uint32_t)i;
+		int r = f->read(inputs[i], idx, ctx, tf_stacks_sink(stacks), &err);
+		if (r >= 0 || r == TF_ESTOP)
+			r = tf_stacks_sink(stacks)->end_input(tf_stacks_sink(stacks), idx);
+		if (r < 0 && r != TF_ESTOP) {
+			if (!err.code)
+				tf_error_set(&err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
+			rc = tf_report(&err);
+			goto done;
+		}
+		if (comments) {
+			snprintf(note, sizeof(note), "input: %s (%s)", inputs[i], f->name);
+			tf_agg_comment(agg, note);
+		}
+	}
+	if (stacks) {
+		int r = tf_stacks_finish(stacks);
+		if (r < 0) {
+			tf_msg("cannot build stacks: %s", tf_strerror(r));
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		if (comments) {
+			char diagbuf[2048];
+			tf_diag_format(tf_ctx_diag(ctx), TF_SEV_INFO, ", ", diagbuf, sizeof(diagbuf));
+			snprintf(note, sizeof(note), "events: %s", diagbuf);
+			tf_agg_comment(agg, note);
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		if (!is_pprof[i])
+			continue;
+		tf_error err;
+		tf_error_clear(&err);
+		tmp = tf_agg_new(tf_ctx_strtab(ctx));
+		if (!tmp) {
+			tf_msg("out of memory");
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		if (tf_pprof_read(tmp, inputs[i], &err) < 0) {
+			rc = tf_report(&err);
+			goto done;
+		}
+		if (types_from && !same_types(agg, tmp)) {
+			char a[800], b[800];
+			types_text(agg, a, sizeof(a));
+			types_text(tmp, b, sizeof(b));
+			tf_msg("cannot combine '%s' with '%s': sample types differ: '%s' has [%s], '%s' has [%s]",
+			       inputs[i], types_from, inputs[i], b, types_from, a);
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		bool was_empty = !types_from;
+		int r = tf_agg_merge(agg, tmp, 1);
+		if (r < 0) {
+			tf_msg("cannot combine '%s': %s", inputs[i], tf_strerror(r));
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		if (was_empty) {
+			tf_agg_meta_get(agg)->period = tf_agg_meta_get(tmp)->period;
+			types_from = inputs[i];
+		}
+		if (comments) {
+			for (size_t k = 0; k < tf_agg_ncomments(tmp); k++) {
+				const char *c = tf_agg_comment_get(tmp, k);
+				bool dup = false;
+				for (size_t j = 0; j < tf_agg_ncomments(agg) && !dup; j++)
+					dup = strcmp(tf_agg_comment_get(agg, j), c) == 0;
+				if (!dup)
+					tf_agg_comment(agg, c);
+			}
+			snprintf(note, sizeof(note), "input: %s (pprof)", inputs[i]);
+			tf_agg_comment(agg, note);
+		}
+		tf_agg_free(tmp);
+		tmp = NULL;
+	}
+done:
+	tf_agg_free(tmp);
+	tf_stacks_free(stacks);
+	free(is_pprof);
+	return rc;
+}

@@ -1,0 +1,336 @@
+/* report.c - per-function statistics and formatting shared by top and diff. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+#include "tracefold/err.h"
+
+int tf_report_type(const tf_agg *a, const char *name)
+{
+	if (name)
+		return tf_agg_type_find(a, name);
+	if (tf_agg_default_type(a) >= 0)
+		return tf_agg_default_type(a);
+	int w = tf_agg_type_find(a, "wall");
+	if (w >= 0)
+		return w;
+	return tf_agg_ntypes(a) - 1;
+}
+
+int64_t tf_fnstats_find(const tf_fnstats *s, tf_str name)
+{
+	uint32_t i = tf_hmap_get(&s->idx, name);
+	return i == UINT32_MAX ? -1 : (int64_t)i;
+}
+
+static int64_t entry(tf_fnstats *s, tf_str name)
+{
+	uint32_t i = tf_hmap_get(&s->idx, name);
+	if (i != UINT32_MAX)
+		return i;
+	if (tf_grow((void **)&s->fn, &s->cap, s->n + 1, sizeof(tf_fnstat)) < 0)
+		return -1;
+	if (tf_hmap_put(&s->idx, name, s->n) < 0)
+		return -1;
+	s->fn[s->n] = (tf_fnstat){ name, 0, 0, 0 };
+	return s->n++;
+}
+
+int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths)
+{
+	memset(s, 0, sizeof(*s));
+	s->type = t;
+	s->calls_type = -1;
+	int ci = tf_agg_type_find(a, "calls");
+	if (ci >= 0 && ci != t)
+		s->calls_type = ci;
+	tf_strtab *st = tf_agg_strtab(a);
+	uint32_t nn = tf_agg_nnodes(a);
+	uint32_t *stamp = NULL;
+	char *buf = NULL;
+	size_t cap = 0;
+	int rc = TF_ENOMEM;
+	s->node_fn = calloc(nn, sizeof(uint32_t));
+	if (!s->node_fn)
+		goto out;
+	/* nodes: parents precede children */
+	for (uint32_t n = 1; n < nn; n++) {
+		const tf_agg_node *nd = tf_agg_node_get(a, n);
+		tf_str name = nd->frame;
+		if (paths) {
+			const char *fr = tf_strtab_get(st, nd->frame);
+			const char *pp = nd->parent ? tf_strtab_get(st, s->fn[s->node_fn[nd->parent]].name) : "";
+			size_t need = strlen(pp) + strlen(fr) + 2;
+			if (need > cap) {
+				char *nb = realloc(buf, need * 2);
+				if (!nb)
+					goto out;
+				buf = nb;
+				cap = need * 2;
+			}
+			snprintf(buf, cap, "%s%s%s", pp, nd->parent ? ";" : "", fr);
+			name = tf_strtab_intern_cstr(st, buf);
+			if (name == (tf_str)-1)
+				goto out;
+		}
+		int64_t i = entry(s, name);
+		if (i < 0)
+			goto out;
+		s->node_fn[n] = (uint32_t)i;
+	}
+	stamp = calloc(s->n + 1, sizeof(uint32_t));
+	if (!stamp)
+		goto out;
+	size_t ns = tf_agg_nsamples(a);
+	for (size_t k = 0; k < ns; k++) {
+		tf_agg_sample smp = tf_agg_sample_get(a, k);
+		int64_t v = t >= 0 ? smp.values[t] : 0;
+		int64_t c = s->calls_type >= 0 ? smp.values[s->calls_type] : 0;
+		s->total += v;
+		s->calls_total += c;
+		if (smp.node == TF_AGG_ROOT)
+			continue;
+		tf_fnstat *leaf = &s->fn[s->node_fn[smp.node]];
+		leaf->self += v;
+		leaf->calls += c;
+		/* inclusive: every distinct function (path prefix) on the path, once */
+		uint32_t mark = (uint32_t)k + 1;
+		for (uint32_t n = smp.node; n != TF_AGG_ROOT; n = tf_agg_node_get(a, n)->parent) {
+			uint32_t f = s->node_fn[n];
+			if (stamp[f] == mark)
+				continue;
+			stamp[f] = mark;
+			s->fn[f].total += v;
+		}
+	}
+	rc = 0;
+out:
+	free(stamp);
+	free(buf);
+	if (rc < 0)
+		tf_fnstats_free(s);
+	return rc;
+}
+
+void tf_fnstats_free(tf_fnstats *s)
+{
+	free(s->fn);
+	free(s->node_fn);
+	tf_hmap_free(&s->idx);
+	memset(s, 0, sizeof(*s));
+}
+
+double tf_unit_ns(const char *unit)
+{
+	static const struct { const char *name; double ns; } u[] = {
+		{ "nanoseconds", 1 }, { "ns", 1 }, { "nanosecond", 1 },
+		{ "microseconds", 1e3 }, { "us", 1e3 }, { "microsecond", 1e3 },
+		{ "milliseconds", 1e6 }, { "ms", 1e6 }, { "millisecond", 1e6 },
+		{ "seconds", 1e9 }, { "s", 1e9 }, { "second", 1e9 },
+	};
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (strcmp(unit, u[i].name) == 0)
+			return u[i].ns;
+	return 0;
+}
+
+void tf_fmt_value(char *buf, size_t len, double v, const char *unit)
+{
+	double f = tf_unit_ns(unit);
+	if (f == 0) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	double ns = v * f, a = fabs(ns);
+	if (a == 0)
+		snprintf(buf, len, "0");
+	else if (a < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (a < 1e6)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+void tf_fmt_delta(char *buf, size_t len, double v, const char *unit)
+{
+	if (len < 2)
+		return;
+	buf[0] = v > 0 ? '+' : v < 0 ? '-' : ' ';
+	if (v == 0) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	tf_fmt_value(buf + 1, len - 1, fabs(v), unit);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if (n == 3 && s[0] == 0xe0 && s[1] < 0xa0)
+		return 0;
+	if (n == 3 && s[0] == 0xed && s[1] >= 0xa0)
+		return 0;
+	if (n == 4 && s[0] == 0xf0 && s[1] < 0x90)
+		return 0;
+	if (n == 4 && s[0] == 0xf4 && s[1] >= 0x90)
+		return 0;
+	return n;
+}
+
+void tf_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	fputc('"', f);
+	while (*p) {
+		if (*p == '"' || *p == '\\') {
+			fputc('\\', f);
+			fputc(*p++, f);
+		} else if (*p < 0x20) {
+			fprintf(f, "\\u%04x", *p++);
+		} else {
+			int n = utf8_len(p);
+			if (!n) {
+				fputs("\\ufffd", f);
+				p++;
+			} else {
+				fwrite(p, 1, (size_t)n, f);
+				p += n;
+			}
+		}
+	}
+	fputc('"', f);
+}
+
+void tf_md_code(FILE *f, const char *s)
+{
+	int ticks = strchr(s, '`') != NULL;
+	fputs(ticks ? "`` " : "`", f);
+	for (const char *p = s; *p; p++) {
+		if (*p == '|')
+			fputs("\\|", f);
+		else if (*p == '\n' || *p == '\r')
+			fputc(' ', f);
+		else
+			fputc(*p, f);
+	}
+	fputs(ticks ? " ``" : "`", f);
+}
+
+void tf_table_init(tf_table *t, int ncols, const char *align, int code_col)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->align = align;
+	t->code_col = code_col;
+}
+
+int tf_table_add(tf_table *t, const char *const *cells)
+{
+	if (t->nrows + 1 > t->caprows) {
+		size_t nc = t->caprows ? t->caprows * 2 : 32;
+		char **c = realloc(t->cells, nc * (size_t)t->ncols * sizeof(char *));
+		if (!c)
+			return TF_ENOMEM;
+		t->cells = c;
+		t->caprows = nc;
+	}
+	char **row = t->cells + t->nrows * (size_t)t->ncols;
+	for (int i = 0; i < t->ncols; i++) {
+		row[i] = strdup(cells[i] ? cells[i] : "");
+		if (!row[i]) {
+			while (i--)
+				free(row[i]);
+			return TF_ENOMEM;
+		}
+	}
+	t->nrows++;
+	return 0;
+}
+
+/* Display width of UTF-8 text (code points). */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+void tf_table_print(const tf_table *t, FILE *f, int markdown)
+{
+	size_t *w = calloc((size_t)t->ncols, sizeof(size_t));
+	if (!w)
+		return;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			size_t x = width(t->cells[r * (size_t)t->ncols + c]);
+			if (x > w[c])
+				w[c] = x;
+		}
+	for (size_t r = 0; r < t->nrows; r++) {
+		char *const *row = t->cells + r * (size_t)t->ncols;
+		if (markdown) {
+			fputs("|", f);
+			for (int c = 0; c < t->ncols; c++) {
+				fputc(' ', f);
+				if (r > 0 && c == t->code_col)
+					tf_md_code(f, row[c]);
+				else
+					for (const char *p = row[c]; *p; p++) {
+						if (*p == '|')
+							fputc('\\', f);
+						fputc(*p, f);
+					}
+				fputs(" |", f);
+			}
+			fputc('\n', f);
+			if (r == 0) {
+				fputs("|", f);
+				for (int c = 0; c < t->ncols; c++)
+					fputs(t->align[c] == 'r' ? " ---: |" : " :--- |", f);
+				fputc('\n', f);
+			}
+			continue;
+		}
+		for (int c = 0; c < t->ncols; c++) {
+			size_t pad = w[c] - width(row[c]);
+			int last = c == t->ncols - 1;
+			if (c)
+				fputs("  ", f);
+			if (t->align[c] == 'r')
+				for (size_t k = 0; k < pad; k++)
+					fputc(' ', f);
+			fputs(row[c], f);
+			if (t->align[c] != 'r' && !last)
+				for (size_t k = 0; k < pad; k++)
+					fputc(' ', f);
+		}
+		fputc('\n', f);
+	}
+	free(w);
+}
+
+void tf_table_free(tf_table *t)
+{
+	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,66 @@
+/* report.h - what top and diff share: per-function (or per-call-path)
+ * statistics of one sample type of an aggregate, and value formatting for
+ * text, Markdown and JSON. */
+#ifndef TRACEFOLD_REPORT_H
+#define TRACEFOLD_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "tracefold/agg.h"
+#include "hmap.h"
+
+typedef struct tf_fnstat {
+	tf_str name;     /* frame text, or the call path "a;b;c" (root first) */
+	int64_t self;    /* value of samples whose leaf is this function / path */
+	int64_t total;   /* inclusive: counted once per sample even under recursion */
+	int64_t calls;   /* calls/count of the samples whose leaf it is; 0 without a calls type */
+} tf_fnstat;
+
+typedef struct tf_fnstats {
+	tf_fnstat *fn;
+	uint32_t n, cap;
+	tf_hmap idx;        /* name -> index */
+	int64_t total;      /* sum of the type over all samples */
+	int64_t calls_total;
+	int type;           /* the sample type */
+	int calls_type;     /* index of "calls", -1 none */
+	uint32_t *node_fn;  /* agg node -> index (function mode), or node -> index (paths) */
+} tf_fnstats;
+
+/* The sample type to report: name (NULL = the agg's default type, else
+ * "wall" if present, else the last type, as pprof does).  Returns the index
+ * or -1 (nothing matches). */
+int tf_report_type(const tf_agg *a, const char *name);
+/* Builds statistics of type t; paths: per call path instead of per function. */
+int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths);
+void tf_fnstats_free(tf_fnstats *s);
+/* Index of name, or -1. */
+int64_t tf_fnstats_find(const tf_fnstats *s, tf_str name);
+
+/* Whether a unit is a time unit (nanoseconds, microseconds, ...), and its ns factor. */
+double tf_unit_ns(const char *unit);
+/* Human value: "12.35 ms" for time units (v in the unit's own scale), else the integer. */
+void tf_fmt_value(char *buf, size_t len, double v, const char *unit);
+/* Human signed value ("+1.20 ms", "-3"). */
+void tf_fmt_delta(char *buf, size_t len, double v, const char *unit);
+/* JSON string literal (quotes, escapes, invalid UTF-8 -> U+FFFD). */
+void tf_json_str(FILE *f, const char *s);
+/* Markdown table cell holding s as a code span (pipes escaped). */
+void tf_md_code(FILE *f, const char *s);
+
+/* A table printed as aligned text or as a GitHub Markdown table.  Row 0 is
+ * the header.  align: one char per column, 'r' or 'l'; the column code_col
+ * (or -1) is written as a Markdown code span. */
+typedef struct tf_table {
+	int ncols;
+	const char *align;
+	int code_col;
+	char **cells;       /* nrows x ncols, owned */
+	size_t nrows, caprows;
+} tf_table;
+void tf_table_init(tf_table *t, int ncols, const char *align, int code_col);
+int tf_table_add(tf_table *t, const char *const *cells);
+void tf_table_print(const tf_table *t, FILE *f, int markdown);
+void tf_table_free(tf_table *t);
+
+#endif
