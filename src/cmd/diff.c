@@ -1,8 +1,481 @@
-/* diff.c - placeholder: `tracefold diff` is being written (see the open issues). */
+/* diff.c - `tracefold diff BASE NEW`: what changed between two runs.
+ *
+ * Per function (or, with --paths, per call path): self and inclusive value
+ * in BASE and NEW, the change, absolute and relative; rows sorted by the
+ * absolute change of self (or inclusive, --by total), largest first.
+ * --fail-above PCT makes it a CI gate (exit 1): a function with at least
+ * --min-share PCT of the total (in BASE or NEW) whose --by value grew by more
+ * than PCT (a new function grew from 0: infinitely), or the total grew by
+ * more than PCT. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cmd.h"
+#include "report.h"
+#include "tracefold/reader.h"
+
+enum { BY_SELF, BY_TOTAL };
+enum { FMT_TEXT, FMT_MD, FMT_JSON };
+
+static void help(void)
+{
+	printf("usage: tracefold diff [options] BASE NEW\n"
+	       "\n"
+	       "Compares two runs.  BASE and NEW are each a trace, a pprof profile, or\n"
+	       "several of them joined with ',' (summed).  Per function (or call path,\n"
+	       "--paths): self and inclusive time before and after, the change in absolute\n"
+	       "and relative terms; functions that appeared or vanished; the totals.  Rows\n"
+	       "are sorted by the absolute change of self time, largest first.\n"
+	       "\n"
+	       "options:\n"
+	       "      --format FMT       text (default), markdown (GitHub table) or json\n"
+	       "      --fail-above PCT   exit 1 when a function with at least --min-share of\n"
+	       "                         the total grew by more than PCT percent (a new one\n"
+	       "                         counts as infinite growth), or when the total did;\n"
+	       "                         the reasons go to stderr and into the report\n"
+	       "      --min-share PCT    share of the total (BASE or NEW) below which a function\n"
+	       "                         is not checked by --fail-above (default 1)\n"
+	       "      --normalize        scale NEW so that its total equals BASE's (compare\n"
+	       "                         shares, not absolute times)\n"
+	       "      --paths            per call path (root;...;leaf) instead of per function\n"
+	       "      --by KEY           sort and check by self (default) or total (inclusive)\n"
+	       "  -n, --count N          show the N first rows (default 20, 0 = all); the\n"
+	       "                         --fail-above check always covers every row\n"
+	       "      --sample-index T   the sample type to compare (default: BASE's default\n"
+	       "                         type, else wall, else the last type)\n"
+	       "  -F, --input-format NAME  read trace inputs as NAME instead of sniffing\n"
+	       "  -h, --help             this text\n"
+	       "\n"
+	       "exit status: 0 ok (no regression), 1 regression above --fail-above,\n"
+	       "             2 usage error, 3 unreadable or invalid input\n");
+}
+
+typedef struct row {
+	tf_str name;
+	double bs, ns, bt, nt; /* base/new self, base/new total (NEW scaled by --normalize) */
+	int64_t bcalls, ncalls;
+	int status;            /* 0 both, 1 new, 2 gone */
+	int regress;
+} row;
+
+static int g_by;
+
+static double key_of(const row *r)
+{
+	return g_by == BY_TOTAL ? fabs(r->nt - r->bt) : fabs(r->ns - r->bs);
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	const row *a = x, *b = y;
+	double ka = key_of(a), kb = key_of(b);
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	double ta = fabs(a->nt - a->bt), tb = fabs(b->nt - b->bt);
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	double sa = a->bt + a->nt, sb = b->bt + b->nt;
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
+/* Relative change in percent; +inf for growth from 0; NAN for 0 -> 0. */
+static double rel(double b, double n)
+{
+	if (b == 0)
+		return n == 0 ? 0 : n > 0 ? INFINITY : -INFINITY;
+	return 100.0 * (n - b) / b;
+}
+
+static void fmt_rel(char *buf, size_t len, double b, double n)
+{
+	double r = rel(b, n);
+	if (isinf(r))
+		snprintf(buf, len, "new");
+	else if (n == 0 && b != 0)
+		snprintf(buf, len, "gone");
+	else
+		snprintf(buf, len, "%+.1f%%", r);
+}
+
+static long long jv(double v, const char *unit)
+{
+	double f = tf_unit_ns(unit);
+	return (long long)llround(f ? v * f : v);
+}
+
+static void json_rel(double b, double n)
+{
+	double r = rel(b, n);
+	if (isinf(r) || isnan(r))
+		printf("null");
+	else
+		printf("%.4f", r);
+}
+
+/* Splits "a,b,c" into the inputs array (in place). */
+static int split_inputs(char *arg, const char **out, int max)
+{
+	int n = 0;
+	for (char *tok = strtok(arg, ","); tok && n < max; tok = strtok(NULL, ","))
+		out[n++] = tok;
+	return n;
+}
 
 int tf_cmd_diff(int argc, char **argv)
 {
-	tf_msg("'diff' is not implemented yet");
-	return TF_EXIT_USAGE;
+	int rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT, paths = 0, normalize = 0;
+	double fail_above = -1, min_share = 1;
+	long long count = 20;
+	const char *type_name = NULL, *iformat = NULL, *pos[2] = { NULL, NULL };
+	char *argcopy[2] = { NULL, NULL };
+	const char **inputs[2] = { NULL, NULL };
+	int ninputs[2] = { 0, 0 };
+	int npos = 0;
+	tf_ctx *ctx = NULL;
+	tf_agg *agg[2] = { NULL, NULL };
+	tf_fnstats fs[2];
+	row *rows = NULL;
+	memset(fs, 0, sizeof(fs));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+#define NEED_ARG()                                                                  \
+	do {                                                                        \
+		if (i + 1 >= argc) {                                                \
+			rc = tf_usage_error("diff", "option '%s' needs a value", a); \
+			goto done;                                                  \
+		}                                                                   \
+	} while (0)
+		if (tf_is_help(a)) {
+			help();
+			goto done;
+		} else if (!strcmp(a, "-n") || !strcmp(a, "--count")) {
+			NEED_ARG();
+			if (!tf_parse_i64(argv[++i], &count)) {
+				rc = tf_usage_error("diff", "'%s' needs a non-negative integer, not '%s'", a, argv[i]);
+				goto done;
+			}
+		} else if (!strcmp(a, "--by")) {
+			NEED_ARG();
+			const char *v = argv[++i];
+			if (!strcmp(v, "self"))
+				by = BY_SELF;
+			else if (!strcmp(v, "total"))
+				by = BY_TOTAL;
+			else {
+				rc = tf_usage_error("diff", "--by takes self or total, not '%s'", v);
+				goto done;
+			}
+		} else if (!strcmp(a, "--format")) {
+			NEED_ARG();
+			const char *v = argv[++i];
+			if (!strcmp(v, "text"))
+				fmt = FMT_TEXT;
+			else if (!strcmp(v, "markdown") || !strcmp(v, "md"))
+				fmt = FMT_MD;
+			else if (!strcmp(v, "json"))
+				fmt = FMT_JSON;
+			else {
+				rc = tf_usage_error("diff", "--format takes text, markdown or json, not '%s'", v);
+				goto done;
+			}
+		} else if (!strcmp(a, "--fail-above") || !strcmp(a, "--min-share")) {
+			NEED_ARG();
+			double v;
+			if (!tf_parse_double(argv[++i], &v) || v < 0 || !isfinite(v)) {
+				rc = tf_usage_error("diff", "'%s' needs a non-negative percentage, not '%s'", a, argv[i]);
+				goto done;
+			}
+			if (a[2] == 'f')
+				fail_above = v;
+			else
+				min_share = v;
+		} else if (!strcmp(a, "--normalize")) {
+			normalize = 1;
+		} else if (!strcmp(a, "--paths")) {
+			paths = 1;
+		} else if (!strcmp(a, "--sample-index")) {
+			NEED_ARG();
+			type_name = argv[++i];
+		} else if (!strcmp(a, "-F") || !strcmp(a, "--input-format")) {
+			NEED_ARG();
+			iformat = argv[++i];
+			if (!tf_format_by_name(iformat)) {
+				rc = tf_usage_error("diff", "unknown input format '%s'", iformat);
+				goto done;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			rc = tf_usage_error("diff", "unknown option '%s'", a);
+			goto done;
+		} else {
+			if (npos == 2) {
+				rc = tf_usage_error("diff", "too many inputs: give BASE and NEW (join several with ',')");
+				goto done;
+			}
+			pos[npos++] = a;
+		}
+	}
+	if (npos != 2) {
+		rc = tf_usage_error("diff", "need two inputs, BASE and NEW");
+		goto done;
+	}
+	ctx = tf_ctx_new();
+	if (!ctx) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	uint32_t first = 0;
+	for (int k = 0; k < 2; k++) {
+		argcopy[k] = strdup(pos[k]);
+		inputs[k] = (const char **)calloc(strlen(pos[k]) + 1, sizeof(char *));
+		agg[k] = tf_agg_new(tf_ctx_strtab(ctx));
+		if (!argcopy[k] || !inputs[k] || !agg[k]) {
+			tf_msg("out of memory");
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		/* a path that exists as given is one input even if it has a ',' */
+		if (access(pos[k], F_OK) == 0) {
+			inputs[k][0] = argcopy[k];
+			ninputs[k] = 1;
+		} else {
+			ninputs[k] = split_inputs(argcopy[k], inputs[k], (int)strlen(pos[k]) + 1);
+		}
+		if (!ninputs[k]) {
+			rc = tf_usage_error("diff", "empty input '%s'", pos[k]);
+			goto done;
+		}
+		tf_load_opts lo = { .format = iformat, .first_input = first };
+		rc = tf_load_inputs(ctx, agg[k], inputs[k], ninputs[k], &lo);
+		if (rc != TF_EXIT_OK)
+			goto done;
+		first += (uint32_t)ninputs[k];
+	}
+	tf_report_diag(tf_ctx_diag(ctx));
+	tf_strtab *st = tf_ctx_strtab(ctx);
+	int tb = tf_report_type(agg[0], type_name);
+	if (tb < 0) {
+		if (type_name)
+			tf_msg("no sample type '%s' in '%s'", type_name, pos[0]);
+		else
+			tf_msg("'%s' has no sample types", pos[0]);
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	tf_sample_type ty = tf_agg_type_get(agg[0], tb);
+	const char *tname = tf_strtab_get(st, ty.type), *unit = tf_strtab_get(st, ty.unit);
+	int tn = tf_agg_type_find(agg[1], tname);
+	if (tn < 0 || tf_agg_type_get(agg[1], tn).unit != ty.unit) {
+		tf_msg("cannot compare: '%s' has sample type %s/%s, '%s' has %s", pos[0], tname, unit, pos[1],
+		       tn < 0 ? "no such type" : tf_strtab_get(st, tf_agg_type_get(agg[1], tn).unit));
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	if (tf_fnstats_build(&fs[0], agg[0], tb, paths) < 0 || tf_fnstats_build(&fs[1], agg[1], tn, paths) < 0) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	double scale = 1;
+	if (normalize && fs[1].total != 0)
+		scale = (double)fs[0].total / (double)fs[1].total;
+	double btot = (double)fs[0].total, ntot = (double)fs[1].total * scale;
+	size_t nrows = 0;
+	rows = calloc((size_t)fs[0].n + fs[1].n + 1, sizeof(row));
+	if (!rows) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	for (uint32_t i = 0; i < fs[0].n; i++) {
+		const tf_fnstat *b = &fs[0].fn[i];
+		int64_t j = tf_fnstats_find(&fs[1], b->name);
+		row r = { b->name, (double)b->self, 0, (double)b->total, 0, b->calls, 0, 2, 0 };
+		if (j >= 0) {
+			const tf_fnstat *n = &fs[1].fn[j];
+			r.ns = (double)n->self * scale;
+			r.nt = (double)n->total * scale;
+			r.ncalls = n->calls;
+			r.status = 0;
+		}
+		if (r.bt == 0 && r.nt == 0 && r.bs == 0 && r.ns == 0)
+			continue;
+		rows[nrows++] = r;
+	}
+	for (uint32_t j = 0; j < fs[1].n; j++) {
+		const tf_fnstat *n = &fs[1].fn[j];
+		if (tf_fnstats_find(&fs[0], n->name) >= 0 || (n->total == 0 && n->self == 0))
+			continue;
+		rows[nrows++] = (row){ n->name, 0, (double)n->self * scale, 0, (double)n->total * scale, 0, n->calls, 1, 0 };
+	}
+	/* status by values: a function present with 0 on one side is new / gone too */
+	for (size_t i = 0; i < nrows; i++) {
+		row *r = &rows[i];
+		if (r->bt == 0 && r->nt != 0)
+			r->status = 1;
+		else if (r->nt == 0 && r->bt != 0)
+			r->status = 2;
+	}
+	g_by = by;
+	qsort(rows, nrows, sizeof(row), cmp_row);
+	/* regression check over all rows */
+	int nregress = 0, total_regress = 0;
+	if (fail_above >= 0) {
+		double tr = rel(btot, ntot);
+		total_regress = tr > fail_above;
+		for (size_t i = 0; i < nrows; i++) {
+			row *r = &rows[i];
+			double b = by == BY_TOTAL ? r->bt : r->bs, n = by == BY_TOTAL ? r->nt : r->ns;
+			double share = fmax(btot ? 100.0 * b / btot : 0, ntot ? 100.0 * n / ntot : 0);
+			if (share >= min_share && n > b && rel(b, n) > fail_above) {
+				r->regress = 1;
+				nregress++;
+			}
+		}
+	}
+	const char *what = by == BY_TOTAL ? "inclusive" : "self";
+	const char *item = paths ? "call path" : "function";
+	/* the reasons, on stderr */
+	if (fail_above >= 0) {
+		char x[64], y[64];
+		if (total_regress) {
+			tf_fmt_value(x, sizeof(x), btot, unit);
+			tf_fmt_value(y, sizeof(y), ntot, unit);
+			tf_msg("regression: the total %s grew by %.1f%% (%s -> %s), more than %g%%", tname,
+			       rel(btot, ntot), x, y, fail_above);
+		}
+		for (size_t i = 0; i < nrows; i++) {
+			const row *r = &rows[i];
+			if (!r->regress)
+				continue;
+			double b = by == BY_TOTAL ? r->bt : r->bs, n = by == BY_TOTAL ? r->nt : r->ns;
+			tf_fmt_value(x, sizeof(x), b, unit);
+			tf_fmt_value(y, sizeof(y), n, unit);
+			if (b == 0)
+				tf_msg("regression: new %s '%s' has %s %s time %s (%.1f%% of the total), more than --min-share %g%%",
+				       item, tf_strtab_get(st, r->name), what, tname, y, ntot ? 100 * n / ntot : 0, min_share);
+			else
+				tf_msg("regression: %s '%s' %s %s time grew by %.1f%% (%s -> %s), more than %g%%", item,
+				       tf_strtab_get(st, r->name), what, tname, rel(b, n), x, y, fail_above);
+		}
+	}
+	if (fail_above >= 0 && (nregress || total_regress))
+		rc = TF_EXIT_REGRESSION;
+	size_t nshow = count == 0 || (unsigned long long)count > nrows ? nrows : (size_t)count;
+	int nnew = 0, ngone = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		nnew += rows[i].status == 1;
+		ngone += rows[i].status == 2;
+	}
+	if (fmt == FMT_JSON) {
+		printf("{\n  \"schema\": \"tracefold-diff/1\",\n  \"base\": ");
+		tf_json_str(stdout, pos[0]);
+		printf(",\n  \"new\": ");
+		tf_json_str(stdout, pos[1]);
+		printf(",\n  \"sample_type\": ");
+		tf_json_str(stdout, tname);
+		printf(",\n  \"unit\": ");
+		tf_json_str(stdout, unit);
+		printf(",\n  \"value_unit\": ");
+		tf_json_str(stdout, tf_unit_ns(unit) ? "nanoseconds" : unit);
+		printf(",\n  \"by\": \"%s\",\n  \"paths\": %s,\n  \"normalized\": %s,\n  \"scale\": %.6f,\n",
+		       by == BY_TOTAL ? "total" : "self", paths ? "true" : "false", normalize ? "true" : "false", scale);
+		printf("  \"total\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ", jv(btot, unit),
+		       jv(ntot, unit), jv(ntot - btot, unit));
+		json_rel(btot, ntot);
+		printf("},\n  \"rows_count\": %zu,\n  \"new_count\": %d,\n  \"gone_count\": %d,\n", nrows, nnew, ngone);
+		if (fail_above >= 0)
+			printf("  \"fail_above_pct\": %g,\n  \"min_share_pct\": %g,\n  \"regression\": %s,\n"
+			       "  \"total_regressed\": %s,\n",
+			       fail_above, min_share, rc == TF_EXIT_REGRESSION ? "true" : "false",
+			       total_regress ? "true" : "false");
+		else
+			printf("  \"fail_above_pct\": null,\n  \"min_share_pct\": %g,\n  \"regression\": false,\n"
+			       "  \"total_regressed\": false,\n", min_share);
+		printf("  \"rows\": [");
+		size_t shown = 0;
+		for (size_t i = 0; i < nrows; i++) {
+			const row *r = &rows[i];
+			if (i >= nshow && !r->regress)
+				continue; /* regressions are always listed */
+			printf("%s\n    {\"name\": ", shown++ ? "," : "");
+			tf_json_str(stdout, tf_strtab_get(st, r->name));
+			printf(", \"status\": \"%s\", ", r->status == 1 ? "new" : r->status == 2 ? "gone" : "both");
+			printf("\"self\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ", jv(r->bs, unit),
+			       jv(r->ns, unit), jv(r->ns - r->bs, unit));
+			json_rel(r->bs, r->ns);
+			printf("}, \"total\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ",
+			       jv(r->bt, unit), jv(r->nt, unit), jv(r->nt - r->bt, unit));
+			json_rel(r->bt, r->nt);
+			printf("}, \"regressed\": %s}", r->regress ? "true" : "false");
+		}
+		printf("%s]\n}\n", shown ? "\n  " : "");
+		goto done;
+	}
+	char b1[64], b2[64], b3[64];
+	tf_fmt_value(b1, sizeof(b1), btot, unit);
+	tf_fmt_value(b2, sizeof(b2), ntot, unit);
+	tf_fmt_delta(b3, sizeof(b3), ntot - btot, unit);
+	char trel_txt[32];
+	fmt_rel(trel_txt, sizeof(trel_txt), btot, ntot);
+	if (fmt == FMT_MD)
+		printf("**%s** (%s)%s: total %s → %s (%s, %s); %zu %ss, %d new, %d gone; sorted by %s change\n\n", tname,
+		       unit, normalize ? ", NEW normalized to BASE's total" : "", b1, b2, b3, trel_txt, nrows, item,
+		       nnew, ngone, what);
+	else
+		printf("%s (%s)%s: total %s -> %s (%s, %s); %zu %ss, %d new, %d gone; sorted by %s change\n", tname,
+		       unit, normalize ? ", NEW normalized to BASE's total" : "", b1, b2, b3, trel_txt, nrows, item,
+		       nnew, ngone, what);
+	const char *hdr[] = { "self base", "self new", "self Δ", "self Δ%", "total base", "total new", "total Δ",
+			      "total Δ%", paths ? "call path" : "function" };
+	tf_table tbl;
+	tf_table_init(&tbl, 9, "rrrrrrrrl", 8);
+	int trc = tf_table_add(&tbl, hdr);
+	for (size_t i = 0; i < nshow && trc == 0; i++) {
+		const row *r = &rows[i];
+		char c[8][64];
+		tf_fmt_value(c[0], 64, r->bs, unit);
+		tf_fmt_value(c[1], 64, r->ns, unit);
+		tf_fmt_delta(c[2], 64, r->ns - r->bs, unit);
+		fmt_rel(c[3], 64, r->bs, r->ns);
+		tf_fmt_value(c[4], 64, r->bt, unit);
+		tf_fmt_value(c[5], 64, r->nt, unit);
+		tf_fmt_delta(c[6], 64, r->nt - r->bt, unit);
+		fmt_rel(c[7], 64, r->bt, r->nt);
+		const char *cell[9] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], tf_strtab_get(st, r->name) };
+		trc = tf_table_add(&tbl, cell);
+	}
+	if (trc < 0) {
+		tf_table_free(&tbl);
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	tf_table_print(&tbl, stdout, fmt == FMT_MD);
+	tf_table_free(&tbl);
+	if (nshow < nrows)
+		printf("%s(%zu more %ss not shown; -n 0 shows all)\n", fmt == FMT_MD ? "\n" : "", nrows - nshow, item);
+	if (fail_above >= 0) {
+		if (rc == TF_EXIT_REGRESSION)
+			printf("%sREGRESSION: %d %s%s above %g%%%s (min share %g%%)%s\n", fmt == FMT_MD ? "\n**" : "",
+			       nregress, item, nregress == 1 ? "" : "s", fail_above,
+			       total_regress ? ", and the total" : "", min_share, fmt == FMT_MD ? "**" : "");
+		else
+			printf("%sno regression above %g%% (min share %g%%)\n", fmt == FMT_MD ? "\n" : "", fail_above,
+			       min_share);
+	}
+done:
+	free(rows);
+	tf_fnstats_free(&fs[0]);
+	tf_fnstats_free(&fs[1]);
+	for (int k = 0; k < 2; k++) {
+		tf_agg_free(agg[k]);
+		free(inputs[k]);
+		free(argcopy[k]);
+	}
+	tf_ctx_free(ctx);
+	return rc;
 }

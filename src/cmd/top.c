@@ -1,8 +1,419 @@
-/* top.c - placeholder: `tracefold top` is being written (see the open issues). */
+/* top.c - `tracefold top`: hotspot table of traces or profiles.
+ *
+ * Per function (frame name): self value (samples whose leaf it is),
+ * inclusive value (samples with it anywhere on the path, once per sample
+ * even under recursion, like pprof's cum), their shares of the total, and
+ * calls.  With a rank label of more than one value, per-rank min / mean /
+ * max of the INCLUSIVE value and imbalance = max / mean (a rank without the
+ * function counts as 0). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cmd.h"
+#include "report.h"
+#include "tracefold/reader.h"
+
+enum { BY_SELF, BY_TOTAL, BY_CALLS };
+enum { FMT_TEXT, FMT_MD, FMT_JSON };
+
+static void help(void)
+{
+	printf("usage: tracefold top [options] INPUT|PROFILE...\n"
+	       "\n"
+	       "Prints the functions with the most time: self time (time with the function\n"
+	       "on top of the stack), inclusive time (time with it anywhere on the stack,\n"
+	       "counted once per sample under recursion, like pprof's cum), their shares of\n"
+	       "the total, and calls.  When the profile has a 'rank' label with more than one\n"
+	       "value: per-rank min / mean / max of the inclusive time and the imbalance\n"
+	       "max/mean.  Inputs are traces (as for 'tracefold profile') or pprof profiles\n"
+	       "(gzipped or not, ours or any other tool's); all are summed.\n"
+	       "\n"
+	       "options:\n"
+	       "  -n, --count N          show the N first functions (default 20, 0 = all)\n"
+	       "      --by KEY           sort by self (default), total (inclusive) or calls\n"
+	       "      --format FMT       text (default), markdown (GitHub table) or json\n"
+	       "      --sample-index T   the sample type to rank by (default: the profile's\n"
+	       "                         default type, else wall, else the last type)\n"
+	       "  -F, --input-format NAME  read inputs as NAME (chrome, tau, otf2) instead of sniffing\n"
+	       "      --edf FILE         TAU: event definitions for a lone .trc file\n"
+	       "  -h, --help             this text\n"
+	       "\n"
+	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input\n");
+}
+
+typedef struct top_ctx {
+	tf_fnstats *s;
+	int by;
+} top_ctx;
+
+static top_ctx g_sort; /* qsort has no user pointer in C11 */
+
+static int cmp_fn(const void *x, const void *y)
+{
+	const tf_fnstat *a = &g_sort.s->fn[*(const uint32_t *)x];
+	const tf_fnstat *b = &g_sort.s->fn[*(const uint32_t *)y];
+	int64_t ka, kb, ta = a->total, tb = b->total;
+	switch (g_sort.by) {
+	case BY_TOTAL: ka = a->total; kb = b->total; ta = a->self; tb = b->self; break;
+	case BY_CALLS: ka = a->calls; kb = b->calls; break;
+	default: ka = a->self; kb = b->self; break;
+	}
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1; /* first seen first */
+}
+
+static double pct(double v, double total)
+{
+	return total != 0 ? 100.0 * v / total : 0.0;
+}
+
+typedef struct rankstat {
+	int64_t min, max;
+	double mean, imbalance;
+} rankstat;
+
+/* Per-rank inclusive values of the selected functions; returns nranks (0 or 1: none). */
+static int rank_stats(tf_agg *a, const tf_fnstats *s, const uint32_t *order, size_t nsel, rankstat *out)
+{
+	tf_strtab *st = tf_agg_strtab(a);
+	tf_str rank_key = tf_strtab_intern_cstr(st, "rank");
+	uint32_t nls = tf_agg_nlabelsets(a);
+	int32_t *rank_of = malloc(((size_t)nls + 1) * sizeof(int32_t));
+	tf_hmap ranks = { 0 };
+	int nranks = 0;
+	int64_t *m = NULL;
+	int32_t *sel = NULL;
+	uint32_t *stamp = NULL;
+	if (!rank_of)
+		return -1;
+	for (uint32_t l = 0; l < nls; l++) {
+		const tf_label *ls;
+		int n = tf_agg_labelset_get(a, l, &ls);
+		rank_of[l] = -1;
+		for (int k = 0; k < n; k++) {
+			if (ls[k].key != rank_key)
+				continue;
+			/* key: the string id, or the number tagged in the top bit */
+			uint64_t key = ls[k].str ? ls[k].str : (1ull << 63) ^ (uint64_t)ls[k].num;
+			uint32_t r = tf_hmap_get(&ranks, key);
+			if (r == UINT32_MAX) {
+				r = (uint32_t)nranks++;
+				if (tf_hmap_put(&ranks, key, r) < 0) {
+					nranks = -1;
+					goto out;
+				}
+			}
+			rank_of[l] = (int32_t)r;
+		}
+	}
+	if (nranks < 2)
+		goto out;
+	m = calloc(nsel * (size_t)nranks + 1, sizeof(int64_t));
+	sel = malloc(((size_t)s->n + 1) * sizeof(int32_t));
+	stamp = calloc((size_t)s->n + 1, sizeof(uint32_t));
+	if (!m || !sel || !stamp) {
+		nranks = -1;
+		goto out;
+	}
+	for (uint32_t f = 0; f < s->n; f++)
+		sel[f] = -1;
+	for (size_t i = 0; i < nsel; i++)
+		sel[order[i]] = (int32_t)i;
+	for (size_t k = 0; k < tf_agg_nsamples(a); k++) {
+		tf_agg_sample smp = tf_agg_sample_get(a, k);
+		int32_t r = rank_of[smp.labelset];
+		if (r < 0 || smp.node == TF_AGG_ROOT)
+			continue;
+		int64_t v = smp.values[s->type];
+		for (uint32_t n = smp.node; n != TF_AGG_ROOT; n = tf_agg_node_get(a, n)->parent) {
+			uint32_t f = s->node_fn[n];
+			if (sel[f] < 0 || stamp[f] == (uint32_t)k + 1)
+				continue;
+			stamp[f] = (uint32_t)k + 1;
+			m[(size_t)sel[f] * (size_t)nranks + (size_t)r] += v;
+		}
+	}
+	for (size_t i = 0; i < nsel; i++) {
+		const int64_t *row = m + i * (size_t)nranks;
+		rankstat rs = { row[0], row[0], 0, 0 };
+		double sum = 0;
+		for (int r = 0; r < nranks; r++) {
+			if (row[r] < rs.min)
+				rs.min = row[r];
+			if (row[r] > rs.max)
+				rs.max = row[r];
+			sum += (double)row[r];
+		}
+		rs.mean = sum / nranks;
+		rs.imbalance = rs.mean > 0 ? (double)rs.max / rs.mean : 0;
+		out[i] = rs;
+	}
+out:
+	free(rank_of);
+	free(m);
+	free(sel);
+	free(stamp);
+	tf_hmap_free(&ranks);
+	return nranks;
+}
+
+/* Value for JSON: time units in integer ns, others as they are. */
+static long long json_val(double v, const char *unit)
+{
+	double f = tf_unit_ns(unit);
+	return (long long)llround(f ? v * f : v);
+}
 
 int tf_cmd_top(int argc, char **argv)
 {
-	tf_msg("'top' is not implemented yet");
-	return TF_EXIT_USAGE;
+	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
+	int ninputs = 0, rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT;
+	long long count = 20;
+	const char *type_name = NULL, *iformat = NULL;
+	tf_ctx *ctx = NULL;
+	tf_agg *agg = NULL;
+	tf_fnstats s;
+	uint32_t *order = NULL;
+	rankstat *rs = NULL;
+	memset(&s, 0, sizeof(s));
+	if (!inputs || !(ctx = tf_ctx_new())) {
+		free(inputs);
+		tf_msg("out of memory");
+		return TF_EXIT_INPUT;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+#define NEED_ARG()                                                                 \
+	do {                                                                       \
+		if (i + 1 >= argc) {                                               \
+			rc = tf_usage_error("top", "option '%s' needs a value", a); \
+			goto done;                                                 \
+		}                                                                  \
+	} while (0)
+		if (tf_is_help(a)) {
+			help();
+			goto done;
+		} else if (!strcmp(a, "-n") || !strcmp(a, "--count")) {
+			NEED_ARG();
+			if (!tf_parse_i64(argv[++i], &count)) {
+				rc = tf_usage_error("top", "'%s' needs a non-negative integer, not '%s'", a, argv[i]);
+				goto done;
+			}
+		} else if (!strcmp(a, "--by")) {
+			NEED_ARG();
+			const char *v = argv[++i];
+			if (!strcmp(v, "self"))
+				by = BY_SELF;
+			else if (!strcmp(v, "total"))
+				by = BY_TOTAL;
+			else if (!strcmp(v, "calls"))
+				by = BY_CALLS;
+			else {
+				rc = tf_usage_error("top", "--by takes self, total or calls, not '%s'", v);
+				goto done;
+			}
+		} else if (!strcmp(a, "--format")) {
+			NEED_ARG();
+			const char *v = argv[++i];
+			if (!strcmp(v, "text"))
+				fmt = FMT_TEXT;
+			else if (!strcmp(v, "markdown") || !strcmp(v, "md"))
+				fmt = FMT_MD;
+			else if (!strcmp(v, "json"))
+				fmt = FMT_JSON;
+			else {
+				rc = tf_usage_error("top", "--format takes text, markdown or json, not '%s'", v);
+				goto done;
+			}
+		} else if (!strcmp(a, "--sample-index")) {
+			NEED_ARG();
+			type_name = argv[++i];
+		} else if (!strcmp(a, "-F") || !strcmp(a, "--input-format")) {
+			NEED_ARG();
+			iformat = argv[++i];
+			if (!tf_format_by_name(iformat)) {
+				rc = tf_usage_error("top", "unknown input format '%s'", iformat);
+				goto done;
+			}
+		} else if (!strcmp(a, "--edf")) {
+			NEED_ARG();
+			tf_ctx_opts(ctx)->edf_path = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			rc = tf_usage_error("top", "unknown option '%s'", a);
+			goto done;
+		} else {
+			inputs[ninputs++] = a;
+		}
+	}
+	if (!ninputs) {
+		rc = tf_usage_error("top", "no input given");
+		goto done;
+	}
+	agg = tf_agg_new(tf_ctx_strtab(ctx));
+	if (!agg) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	tf_load_opts lo = { .format = iformat };
+	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
+	if (rc != TF_EXIT_OK)
+		goto done;
+	tf_report_diag(tf_ctx_diag(ctx));
+	int t = tf_report_type(agg, type_name);
+	if (t < 0) {
+		if (type_name)
+			tf_msg("no sample type '%s' in the input (see 'go tool pprof -raw' for the types)", type_name);
+		else
+			tf_msg("the input has no sample types");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	tf_strtab *st = tf_agg_strtab(agg);
+	tf_sample_type ty = tf_agg_type_get(agg, t);
+	const char *tname = tf_strtab_get(st, ty.type), *unit = tf_strtab_get(st, ty.unit);
+	if (tf_fnstats_build(&s, agg, t, 0) < 0) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	if (by == BY_CALLS && s.calls_type < 0) {
+		rc = tf_usage_error("top", "--by calls: the input has no 'calls' sample type");
+		goto done;
+	}
+	order = malloc(((size_t)s.n + 1) * sizeof(uint32_t));
+	if (!order) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	for (uint32_t i = 0; i < s.n; i++)
+		order[i] = i;
+	g_sort = (top_ctx){ &s, by };
+	qsort(order, s.n, sizeof(uint32_t), cmp_fn);
+	size_t nsel = count == 0 || (unsigned long long)count > s.n ? s.n : (size_t)count;
+	rs = calloc(nsel + 1, sizeof(rankstat));
+	int nranks = rs ? rank_stats(agg, &s, order, nsel, rs) : -1;
+	if (nranks < 0) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	bool has_calls = s.calls_type >= 0, has_ranks = nranks > 1;
+	const char *bys = by == BY_TOTAL ? "total" : by == BY_CALLS ? "calls" : "self";
+	char tot[64];
+	tf_fmt_value(tot, sizeof(tot), (double)s.total, unit);
+	if (fmt == FMT_JSON) {
+		bool time = tf_unit_ns(unit) != 0;
+		printf("{\n  \"schema\": \"tracefold-top/1\",\n  \"inputs\": [");
+		for (int i = 0; i < ninputs; i++) {
+			printf(i ? ", " : "");
+			tf_json_str(stdout, inputs[i]);
+		}
+		printf("],\n  \"sample_type\": ");
+		tf_json_str(stdout, tname);
+		printf(",\n  \"unit\": ");
+		tf_json_str(stdout, unit);
+		printf(",\n  \"value_unit\": ");
+		tf_json_str(stdout, time ? "nanoseconds" : unit);
+		printf(",\n  \"by\": \"%s\",\n  \"total\": %lld,\n", bys, json_val((double)s.total, unit));
+		if (has_calls)
+			printf("  \"calls_total\": %lld,\n", (long long)s.calls_total);
+		else
+			printf("  \"calls_total\": null,\n");
+		printf("  \"functions_count\": %u,\n  \"ranks\": %d,\n  \"functions\": [", s.n, has_ranks ? nranks : 0);
+		for (size_t i = 0; i < nsel; i++) {
+			const tf_fnstat *f = &s.fn[order[i]];
+			printf("%s\n    {\"name\": ", i ? "," : "");
+			tf_json_str(stdout, tf_strtab_get(st, f->name));
+			printf(", \"self\": %lld, \"self_pct\": %.4f, \"total\": %lld, \"total_pct\": %.4f, ",
+			       json_val((double)f->self, unit), pct((double)f->self, (double)s.total),
+			       json_val((double)f->total, unit), pct((double)f->total, (double)s.total));
+			if (has_calls)
+				printf("\"calls\": %lld, ", (long long)f->calls);
+			else
+				printf("\"calls\": null, ");
+			if (has_ranks)
+				printf("\"rank_total\": {\"min\": %lld, \"mean\": %lld, \"max\": %lld, \"imbalance\": %.4f}}",
+				       json_val((double)rs[i].min, unit), json_val(rs[i].mean, unit),
+				       json_val((double)rs[i].max, unit), rs[i].imbalance);
+			else
+				printf("\"rank_total\": null}");
+		}
+		printf("%s]\n}\n", nsel ? "\n  " : "");
+		goto done;
+	}
+	/* text and markdown: one table */
+	const char *hdr[10];
+	char align[11];
+	int nc = 0;
+#define COL(h, al) (hdr[nc] = (h), align[nc++] = (al))
+	COL("self", 'r');
+	COL("self%", 'r');
+	COL("total", 'r');
+	COL("total%", 'r');
+	if (has_calls)
+		COL("calls", 'r');
+	if (has_ranks) {
+		COL("rank min", 'r');
+		COL("rank mean", 'r');
+		COL("rank max", 'r');
+		COL("imbalance", 'r');
+	}
+	COL("function", 'l');
+	align[nc] = '\0';
+	tf_table tb;
+	tf_table_init(&tb, nc, align, nc - 1);
+	int trc = tf_table_add(&tb, hdr);
+	for (size_t i = 0; i < nsel && trc == 0; i++) {
+		const tf_fnstat *f = &s.fn[order[i]];
+		char b[10][64];
+		const char *cell[10];
+		int c = 0;
+		tf_fmt_value(b[c], 64, (double)f->self, unit), cell[c] = b[c], c++;
+		snprintf(b[c], 64, "%.2f%%", pct((double)f->self, (double)s.total)), cell[c] = b[c], c++;
+		tf_fmt_value(b[c], 64, (double)f->total, unit), cell[c] = b[c], c++;
+		snprintf(b[c], 64, "%.2f%%", pct((double)f->total, (double)s.total)), cell[c] = b[c], c++;
+		if (has_calls)
+			snprintf(b[c], 64, "%lld", (long long)f->calls), cell[c] = b[c], c++;
+		if (has_ranks) {
+			tf_fmt_value(b[c], 64, (double)rs[i].min, unit), cell[c] = b[c], c++;
+			tf_fmt_value(b[c], 64, rs[i].mean, unit), cell[c] = b[c], c++;
+			tf_fmt_value(b[c], 64, (double)rs[i].max, unit), cell[c] = b[c], c++;
+			snprintf(b[c], 64, "%.2f", rs[i].imbalance), cell[c] = b[c], c++;
+		}
+		cell[c++] = tf_strtab_get(st, f->name);
+		trc = tf_table_add(&tb, cell);
+	}
+	if (trc < 0) {
+		tf_table_free(&tb);
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	char calls_txt[64] = "";
+	if (has_calls)
+		snprintf(calls_txt, sizeof(calls_txt), ", %lld calls", (long long)s.calls_total);
+	char ranks_txt[64] = "";
+	if (has_ranks)
+		snprintf(ranks_txt, sizeof(ranks_txt), ", %d ranks", nranks);
+	if (fmt == FMT_MD)
+		printf("**%s** (%s): total %s%s in %u functions%s; top %zu by %s\n\n", tname, unit, tot, calls_txt,
+		       s.n, ranks_txt, nsel, bys);
+	else
+		printf("%s (%s): total %s%s in %u functions%s; top %zu by %s\n", tname, unit, tot, calls_txt, s.n,
+		       ranks_txt, nsel, bys);
+	tf_table_print(&tb, stdout, fmt == FMT_MD);
+	tf_table_free(&tb);
+done:
+	free(order);
+	free(rs);
+	tf_fnstats_free(&s);
+	tf_agg_free(agg);
+	tf_ctx_free(ctx);
+	free(inputs);
+	return rc;
 }
