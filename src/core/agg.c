@@ -239,6 +239,11 @@ static int64_t *sample_values(tf_agg *a, uint32_t node, uint32_t lset)
 	return a->values + (size_t)s * a->stride;
 }
 
+int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t lset)
+{
+	return node < a->nnodes ? sample_values(a, node, lset) : NULL;
+}
+
 int tf_agg_add(tf_agg *a, uint32_t node, uint32_t lset, int t, int64_t v)
 {
 	if (t < 0 || (uint32_t)t >= a->ntypes || node >= a->nnodes)

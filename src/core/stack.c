@@ -98,8 +98,11 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 			return TF_ENOMEM;
 		t->has_labels = 1;
 	}
-	TF_TRY(tf_agg_add(s->agg, f->node, t->labelset, s->t_calls, 1));
-	TF_TRY(tf_agg_add(s->agg, f->node, t->labelset, s->t_wall, self));
+	int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
+	if (!v)
+		return TF_ENOMEM;
+	v[s->t_calls] += 1;
+	v[s->t_wall] += self;
 	if (t->depth)
 		t->stack[t->depth - 1].child_ns += dur;
 	return 0;
