@@ -240,7 +240,7 @@ static int map_types(tf_agg *agg, const PB_Profile *p, int *map, const char *pat
 		const char *type = p->string_table[p->sample_type[t]->type];
 		const char *unit = p->string_table[p->sample_type[t]->unit];
 		int i = empty ? tf_agg_type(agg, type, unit) : tf_agg_type_find(agg, type);
-		if (i == TF_ENOMEM)
+		if (empty && i == TF_ENOMEM)
 			return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 		if (i < 0 || strcmp(tf_strtab_get(tf_agg_strtab(agg), tf_agg_type_get(agg, i).unit), unit) != 0) {
 			if (empty)
