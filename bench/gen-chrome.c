@@ -63,14 +63,24 @@ static void shape_args(FILE *f)
 }
 
 /* One cpu_op subtree on thread t starting at its current time; returns its duration. */
-static double op_tree(FILE *f, int t, int depth)
+/* The shape of a subtree (children, names, launches) is a function of its
+ * path code, as in a training loop that runs the same model every step;
+ * only times, ids and shapes vary. */
+static uint32_t mix(uint32_t c, uint32_t k)
+{
+	c ^= k + 0x9E3779B9u + (c << 6) + (c >> 2);
+	c *= 0x85EBCA6Bu;
+	return c ^ (c >> 13);
+}
+
+static double op_tree(FILE *f, int t, int depth, uint32_t code)
 {
 	double start = now_us[t];
 	now_us[t] += 0.5 + rnd(1000) / 1000.0;
-	int kids = depth < 5 ? (int)rnd(4) : 0;
+	int kids = depth < 5 ? (int)(code % 4) : 0;
 	for (int k = 0; k < kids; k++)
-		op_tree(f, t, depth + 1);
-	if (depth >= 3 && rnd(2)) {
+		op_tree(f, t, depth + 1, mix(code, (uint32_t)k + 1));
+	if (depth >= 3 && (code >> 8) % 2) {
 		/* a runtime launch, its kernel on a GPU stream and the ac2g flow */
 		double ls = now_us[t];
 		double ld = 3 + rnd(5000) / 1000.0;
@@ -90,7 +100,7 @@ static double op_tree(FILE *f, int t, int depth)
 			   "      \"registers per thread\": 72,\n      \"shared memory\": 16384,\n      \"blocks per SM\": 0.5,\n"
 			   "      \"warps per SM\": 4.0,\n      \"grid\": [%u, 1, 1],\n      \"block\": [128, 1, 1],\n"
 			   "      \"est. achieved occupancy %%\": 6\n    }\n  },\n",
-			kernels[rnd(5)], stream, gpu_us, kd, ext_id, stream, c, 1 + rnd(4096));
+			kernels[(code >> 12) % 5], stream, gpu_us, kd, ext_id, stream, c, 1 + rnd(4096));
 		fprintf(f, "  {\n    \"ph\": \"f\", \"id\": %lld, \"pid\": 0, \"tid\": %d, \"ts\": %.3f,\n"
 			   "    \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  },\n", c, stream, gpu_us);
 		gpu_us += kd;
@@ -107,7 +117,7 @@ static double op_tree(FILE *f, int t, int depth)
 	double dur = now_us[t] - start;
 	fprintf(f, "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": %d, \"tid\": %d,\n"
 		   "    \"ts\": %.3f, \"dur\": %.3f,\n    \"args\": {\n      \"External id\": %lld,\"Record function id\": 0, \"Ev Idx\": %lld, ",
-		ops[rnd(sizeof(ops) / sizeof(ops[0]))], pid, tids[t], start, dur, ext_id, ext_id);
+		ops[(code >> 4) % (sizeof(ops) / sizeof(ops[0]))], pid, tids[t], start, dur, ext_id, ext_id);
 	shape_args(f);
 	if (rnd(4) == 0)
 		fputs(", \"Call stack\": \"train.py(88): forward;torch/nn/modules/module.py(1501): _call_impl;"
@@ -153,11 +163,11 @@ int main(int argc, char **argv)
 			fprintf(f, "  {\"ph\": \"B\", \"name\": \"ProfilerStep#%lld\", \"cat\": \"user_annotation\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f},\n",
 				step, pid, tids[t], now_us[t]);
 			now_us[t] += 0.1;
-			op_tree(f, t, 0);
+			op_tree(f, t, 0, mix(0, rnd(12)));
 			fprintf(f, "  {\"ph\": \"E\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f},\n", pid, tids[t], now_us[t]);
 			now_us[t] += 0.1;
 		} else {
-			op_tree(f, t, 0);
+			op_tree(f, t, 0, mix(0, rnd(12)));
 		}
 	}
 	fprintf(f, "  {\n    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": 1419247332500.684, \"dur\": %.3f,\n"

@@ -1476,8 +1476,15 @@ int tf_chrome_sniff(const unsigned char *h, size_t n)
 		return h[i] == '{' ? TF_SNIFF_YES : TF_SNIFF_MAYBE;
 	if (h[i] != '"')
 		return h[i] == '}' ? TF_SNIFF_MAYBE : TF_SNIFF_NO;
-	if (head_has(h + i, n - i, "\"traceEvents\"") || head_has(h + i, n - i, "\"ph\""))
-		return TF_SNIFF_YES;
+	/* keys that only trace-event JSON has (Chrome, Kineto, rocprofiler) */
+	static const char *const keys[] = {
+		"\"traceEvents\"", "\"ph\"", "\"schemaVersion\"", "\"deviceProperties\"",
+		"\"displayTimeUnit\"", "\"otherData\"", "\"systemTraceEvents\"", "\"distributedInfo\"",
+		"\"baseTimeNanoseconds\"", NULL,
+	};
+	for (int k = 0; keys[k]; k++)
+		if (head_has(h + i, n - i, keys[k]))
+			return TF_SNIFF_YES;
 	return TF_SNIFF_MAYBE;
 }
 

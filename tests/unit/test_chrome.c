@@ -610,6 +610,8 @@ static void test_sniff(void **state)
 		{ "[\n  {", TF_SNIFF_YES },
 		{ "{\"schemaVersion\": 1, \"traceEvents\": [", TF_SNIFF_YES },
 		{ "{\"name\":\"x\",\"ph\":\"X\"", TF_SNIFF_YES },
+		{ "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [", TF_SNIFF_YES }, /* Kineto */
+		{ "{ \"otherData\": {},", TF_SNIFF_YES },
 		{ "{\"foo\": 1}", TF_SNIFF_MAYBE },
 		{ "[]", TF_SNIFF_MAYBE },
 		{ "[1, 2]", TF_SNIFF_MAYBE },
