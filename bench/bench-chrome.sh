@@ -2,8 +2,9 @@
 # bench-chrome.sh - throughput and peak memory of the Chrome JSON reader.
 # Generates a ~200 MB Kineto-like trace (bench/gen-chrome.c) under bench/out/
 # (and its gzip), then reads it with bench/chrome-read.c (the reader into a
-# counting sink, no profile) and, once `tracefold profile` exists, with the
-# full pipeline.  Prints MB/s (decompressed JSON bytes per wall second) and
+# counting sink, no profile) and with the full pipeline (`tracefold profile`).
+# Prints MB/s (decompressed JSON bytes per second) of wall-clock and of CPU
+# (user + system) time -- the latter is steadier on a shared machine -- and
 # peak RSS.  Figures go to docs/performance.md ("## Chrome JSON reader").
 #   MB=200 sh bench/bench-chrome.sh
 cd "$(dirname "$0")/.." || exit 2
@@ -27,8 +28,10 @@ measure() { # label cmd...
 	wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$OUT/bench.time" |
 		awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
 	rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$OUT/bench.time")
-	awk -v b="$bytes" -v w="$wall" -v r="$rss" -v l="$label" \
-		'BEGIN { printf "%-34s %7.2f s  %7.1f MB/s  peak RSS %6.1f MiB\n", l, w, b / 1e6 / w, r / 1024 }'
+	cpu=$(sed -n 's/.*\(User\|System\) time (seconds): //p' "$OUT/bench.time" | awk '{ s += $1 } END { print s }')
+	awk -v b="$bytes" -v w="$wall" -v c="$cpu" -v r="$rss" -v l="$label" \
+		'BEGIN { printf "%-34s wall %5.2f s %6.0f MB/s | cpu %5.2f s %6.0f MB/s | peak RSS %6.1f MiB\n",
+			 l, w, b / 1e6 / w, c, b / 1e6 / c, r / 1024 }'
 }
 
 echo "input: $json ($bytes bytes, $(grep -c '"ph"' "$json") events)"
