@@ -229,13 +229,14 @@ if [ -f "$t" ] && $TF -q profile "$t" -o "$TMP/c.pb.gz" 2>/dev/null; then
 	python3 tests/tools/slow_chrome.py "aten::addmm" 3 "$t" "$TMP/slow.json"
 	$TF -q profile "$TMP/slow.json" -o "$TMP/cslow.pb.gz"
 	expect_exit 1 "Chrome trace with aten::addmm 3x slower: diff exits 1" $TF -q diff --fail-above 10 --format json "$t" "$TMP/slow.json"
-	check "diff of the traces names aten::addmm first" jq_py 'assert d["rows"][0]["name"] == "aten::addmm" and d["rows"][0]["regressed"], d["rows"][:2]' "$TMP/out"
+	cp "$TMP/out" "$TMP/cdiff.json"
+	check "diff of the traces names aten::addmm first" jq_py 'assert d["rows"][0]["name"] == "aten::addmm" and d["rows"][0]["regressed"], d["rows"][:2]' "$TMP/cdiff.json"
 	expect_exit 0 "diff of a trace with itself exits 0" $TF -q diff --fail-above 0 "$t" "$t"
 	expect_exit 0 "diff of a trace with its profile: no change" $TF -q diff --fail-above 0 "$t" "$TMP/c.pb.gz"
 	go tool pprof -top -unit=ns -nodefraction=0 -nodecount=1000000 "$TMP/c.pb.gz" > "$TMP/ptop.txt" 2>/dev/null
 	$TF -q top --format json -n 0 "$t" > "$TMP/ttop.json"
 	check "top of the Chrome trace == go tool pprof -top of its profile" python3 tests/tools/cmp_top.py "$TMP/ptop.txt" "$TMP/ttop.json"
-	ci_trace=$t; ci_slow=$TMP/slow.json
+	ci_trace=$PWD/$t; ci_slow=$TMP/slow.json
 else
 	ok "# SKIP Chrome-trace checks: no Chrome reader or fixture yet (the CI step below runs on profiles)"
 	ci_trace=$TMP/all.pb.gz; ci_slow=$TMP/slow.pb.gz

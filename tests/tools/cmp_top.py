@@ -45,11 +45,12 @@ def main():
         if prev and prev != (flat, cum):
             sys.exit("pprof lists %s twice" % name)
         pf[name] = (flat, cum)
-    tfm = {f["name"]: (f["self"], f["total"]) for f in tf["functions"]}
+    # pprof does not list functions whose flat and cum are both 0
+    tfm = {f["name"]: (f["self"], f["total"]) for f in tf["functions"] if f["self"] or f["total"] or f["name"] in pf}
     bad = []
     if ptotal != tf["total"]:
         bad.append("total: pprof %d, tracefold %d" % (ptotal, tf["total"]))
-    if tf["functions_count"] != len(tf["functions"]):
+    if tf["functions_count"] != len(tf["functions"]):  # -n 0 lists all
         bad.append("tracefold listed %d of %d functions" % (len(tf["functions"]), tf["functions_count"]))
     for name in sorted(set(pf) | set(tfm)):
         a, b = pf.get(name), tfm.get(name)
