@@ -5,7 +5,8 @@
  * tf_pprof_sniff, read with tf_pprof_read).  Traces are read first, in the
  * given order, through one stack builder; then each profile is read into a
  * scratch aggregate and added, after checking that its sample types are the
- * same set (name and unit) as what is already loaded.  Errors are printed
+ * same set (name and unit) as what is already loaded.  Standard input ("-")
+ * is always read as a trace (sniffing would consume it).  Errors are printed
  * here; the return value is an exit status (TF_EXIT_OK or TF_EXIT_INPUT). */
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,8 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 	}
 	int ntraces = 0;
 	for (int i = 0; i < n; i++) {
-		is_pprof[i] = !format && tf_pprof_sniff(inputs[i]);
+		/* stdin cannot be sniffed without consuming it: always a trace */
+		is_pprof[i] = !format && strcmp(inputs[i], "-") != 0 && tf_pprof_sniff(inputs[i]);
 		ntraces += !is_pprof[i];
 	}
 	if (ntraces) {

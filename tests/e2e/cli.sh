@@ -4,7 +4,7 @@
 . tests/lib.sh
 P="python3 tests/tools/pprof.py"
 dump() { $P dump "$1"; }
-jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$2"; }
+jq_py() { c=$1; shift; python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $c" "$@"; }
 
 # --- test profiles, written by the independent encoder ---------------------
 # 3 ranks; kernel: 20/22/24 ms inclusive per rank, io 3/1/2 ms
@@ -232,6 +232,8 @@ if [ -f "$t" ] && $TF -q profile "$t" -o "$TMP/c.pb.gz" 2>/dev/null; then
 	cp "$TMP/out" "$TMP/cdiff.json"
 	check "diff of the traces names aten::addmm first" jq_py 'assert d["rows"][0]["name"] == "aten::addmm" and d["rows"][0]["regressed"], d["rows"][:2]' "$TMP/cdiff.json"
 	expect_exit 0 "diff of a trace with itself exits 0" $TF -q diff --fail-above 0 "$t" "$t"
+	$TF -q top --format json - < "$t" > "$TMP/stdin.json" && $TF -q top --format json "$t" > "$TMP/file.json"
+	check "top of a trace on stdin == top of the file" jq_py 'e = json.load(open(sys.argv[2])); assert d["functions"] == e["functions"] and d["total"] == e["total"] > 0' "$TMP/stdin.json" "$TMP/file.json"
 	expect_exit 0 "diff of a trace with its profile: no change" $TF -q diff --fail-above 0 "$t" "$TMP/c.pb.gz"
 	go tool pprof -top -unit=ns -nodefraction=0 -nodecount=1000000 "$TMP/c.pb.gz" > "$TMP/ptop.txt" 2>/dev/null
 	$TF -q top --format json -n 0 "$t" > "$TMP/ttop.json"
