@@ -646,7 +646,7 @@ static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *
 		tf_count_skip(rd->ctx, TF_DIAG_ev_other);
 		return 0;
 	}
-	if (s->npend)
+	if (s->npend && d->kind != TK_FLUSH) /* a flush may fall inside a triple */
 		TF_TRY(flush_pend(rd, s));
 	ev.track = s->track;
 	ev.ts_ns = ts_of(r->ti);
