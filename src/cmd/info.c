@@ -2,14 +2,17 @@
  *
  * A tf_sink that keeps running statistics (no event is stored): tracks, time
  * span, events by kind, distinct regions, counters (samples, min, max, sum),
- * messages, metadata; plus the run's diagnostics counters and notes.  Memory
- * grows with the number of distinct names and tracks, not with the events. */
+ * messages, metadata; plus the run's diagnostics counters and notes.  The
+ * events are also fed to the stack builder (tee), so the repairs it would make
+ * for a profile are counted too.  Memory grows with the number of distinct
+ * names, call paths and tracks, not with the events. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
 #include "tracefold/reader.h"
+#include "tracefold/stack.h"
 
 #define INFO_MAX_METADATA 100000
 
@@ -467,18 +470,21 @@ static void help(void)
 {
 	printf("usage: tracefold info [OPTIONS] INPUT...\n"
 	       "\n"
-	       "Describes traces without building a profile: inputs and their formats,\n"
+	       "Describes traces without writing a profile: inputs and their formats,\n"
 	       "processes/ranks, threads (with names), time span, events by kind, distinct\n"
 	       "regions, counters (samples, min, max, sum), messages, metadata, and every\n"
-	       "repair or warning (docs/diagnostics.md).\n"
+	       "repair or warning (docs/diagnostics.md), with notes saying where.\n"
 	       "\n"
 	       "options:\n"
-	       "  --format text|json    output format (default text)\n"
-	       "  --input-format FMT    read inputs as FMT (tau, chrome, otf2) instead of sniffing\n"
-	       "  --metadata            list metadata entries (text output)\n"
-	       "  --edf FILE            TAU: event definitions for a lone .trc\n"
-	       "  --tau-flush           TAU: count buffer flushes as a [TAU trace flush] region\n"
-	       "  -h, --help            this help\n");
+	       "  -f, --format NAME   read inputs as NAME (chrome, tau, otf2) instead of sniffing;\n"
+	       "                      --format json / --format text choose the output instead\n"
+	       "      --json          JSON output\n"
+	       "      --metadata      list metadata entries (text output; JSON always has them)\n"
+	       "      --edf FILE      TAU: event definitions for a lone .trc file\n"
+	       "      --tau-flush     TAU: count trace-buffer flushes as a [TAU trace flush] region\n"
+	       "  -h, --help          this text\n"
+	       "\n"
+	       "exit status: 0 ok, 2 usage error, 3 unreadable input\n");
 }
 
 int tf_cmd_info(int argc, char **argv)
@@ -497,28 +503,24 @@ int tf_cmd_info(int argc, char **argv)
 			free(paths);
 			help();
 			return TF_EXIT_OK;
-		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--input-format") == 0 ||
-			   strcmp(a, "--edf") == 0) {
+		} else if (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0 || strcmp(a, "--edf") == 0) {
 			if (i + 1 >= argc) {
 				free(paths);
-				return tf_usage_error("info", "%s needs a value", a);
+				return tf_usage_error("info", "option '%s' needs a value", a);
 			}
 			const char *v = argv[++i];
-			if (strcmp(a, "--format") == 0) {
-				if (strcmp(v, "json") != 0 && strcmp(v, "text") != 0) {
-					free(paths);
-					return tf_usage_error("info", "unknown --format '%s' (text or json)", v);
-				}
+			if (strcmp(a, "--edf") == 0) {
+				edf = v;
+			} else if (strcmp(v, "json") == 0 || strcmp(v, "text") == 0) {
 				json = strcmp(v, "json") == 0;
-			} else if (strcmp(a, "--input-format") == 0) {
-				if (!tf_format_by_name(v)) {
-					free(paths);
-					return tf_usage_error("info", "unknown input format '%s'", v);
-				}
+			} else if (tf_format_by_name(v)) {
 				force = v;
 			} else {
-				edf = v;
+				free(paths);
+				return tf_usage_error("info", "unknown format '%s'", v);
 			}
+		} else if (strcmp(a, "--json") == 0) {
+			json = true;
 		} else if (strcmp(a, "--metadata") == 0) {
 			list_meta = true;
 		} else if (strcmp(a, "--tau-flush") == 0) {
@@ -540,8 +542,15 @@ int tf_cmd_info(int argc, char **argv)
 	tf_ctx *ctx = tf_ctx_new();
 	info_input *in = calloc((size_t)npaths, sizeof(*in));
 	info_sink s = { .sink = { .event = info_event }, .ctx = ctx };
+	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
+	tf_stacks *stacks = agg ? tf_stacks_new(ctx, agg, NULL) : NULL;
+	tf_tee tee;
+	tf_tee_init(&tee);
+	tf_tee_add(&tee, &s.sink);
+	if (stacks)
+		tf_tee_add(&tee, tf_stacks_sink(stacks));
 	int rc = TF_EXIT_OK;
-	if (!ctx || !in) {
+	if (!ctx || !in || !stacks) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto out;
@@ -559,7 +568,9 @@ int tf_cmd_info(int argc, char **argv)
 		}
 		in[i].format = f->name;
 		uint64_t before = tf_ctx_diag(ctx)->n[TF_DIAG_events_read];
-		int r = f->read(paths[i], (uint32_t)i, ctx, &s.sink, &err);
+		int r = f->read(paths[i], (uint32_t)i, ctx, &tee.sink, &err);
+		if (r >= 0 || r == TF_ESTOP)
+			r = tee.sink.end_input(&tee.sink, (uint32_t)i);
 		if (r < 0 && r != TF_ESTOP) {
 			if (!err.code)
 				tf_error_set(&err, r, paths[i], -1, -1, "%s", tf_strerror(r));
@@ -568,11 +579,19 @@ int tf_cmd_info(int argc, char **argv)
 		}
 		in[i].events = tf_ctx_diag(ctx)->n[TF_DIAG_events_read] - before;
 	}
+	int r = tf_stacks_finish(stacks);
+	if (r < 0) {
+		tf_msg("cannot build stacks: %s", tf_strerror(r));
+		rc = TF_EXIT_INPUT;
+		goto out;
+	}
 	if (json)
 		print_json(&s, ctx, in, npaths);
 	else
 		print_text(&s, ctx, in, npaths, list_meta);
 out:
+	tf_stacks_free(stacks);
+	tf_agg_free(agg);
 	info_free(&s);
 	free(in);
 	free(paths);
