@@ -54,9 +54,11 @@ typedef struct info_sink {
 	info_track *trk;
 	size_t ntrk;
 	uint64_t msg_n[2], msg_bytes[2]; /* [0] send, [1] recv */
-	info_meta *meta;
+	info_meta *meta;       /* distinct (track, key, value), first-seen order */
 	size_t nmeta, capmeta;
-	uint64_t meta_dropped;
+	uint32_t *meta_slots;  /* open addressing over meta: index + 1 */
+	size_t nmeta_slots;
+	uint64_t meta_events, meta_dropped;
 	int oom;
 } info_sink;
 
@@ -90,6 +92,56 @@ static info_track *track_stat(info_sink *s, uint32_t t)
 		s->ntrk = n;
 	}
 	return &s->trk[t];
+}
+
+static uint32_t meta_hash(uint32_t track, tf_str key, tf_str value)
+{
+	uint64_t h = ((uint64_t)track * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)key << 32 | value);
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ull;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Keeps distinct (track, key, value) metadata entries, at most INFO_MAX_METADATA. */
+static int meta_add(info_sink *s, uint32_t track, tf_str key, tf_str value)
+{
+	if ((s->nmeta + 1) * 2 > s->nmeta_slots) {
+		if (s->nmeta >= INFO_MAX_METADATA) {
+			s->meta_dropped++;
+			return 0;
+		}
+		size_t ns = s->nmeta_slots ? s->nmeta_slots * 2 : 128;
+		uint32_t *sl = calloc(ns, sizeof(*sl));
+		if (!sl)
+			return TF_ENOMEM;
+		for (size_t k = 0; k < s->nmeta; k++) {
+			const info_meta *m = &s->meta[k];
+			size_t i = meta_hash(m->track, m->key, m->value) & (ns - 1);
+			while (sl[i])
+				i = (i + 1) & (ns - 1);
+			sl[i] = (uint32_t)k + 1;
+		}
+		free(s->meta_slots);
+		s->meta_slots = sl;
+		s->nmeta_slots = ns;
+	}
+	size_t mask = s->nmeta_slots - 1, i = meta_hash(track, key, value) & mask;
+	for (; s->meta_slots[i]; i = (i + 1) & mask) {
+		const info_meta *m = &s->meta[s->meta_slots[i] - 1];
+		if (m->track == track && m->key == key && m->value == value)
+			return 0;
+	}
+	if (s->nmeta == s->capmeta) {
+		size_t nc = s->capmeta ? s->capmeta * 2 : 64;
+		info_meta *p = realloc(s->meta, nc * sizeof(*p));
+		if (!p)
+			return TF_ENOMEM;
+		s->meta = p;
+		s->capmeta = nc;
+	}
+	s->meta[s->nmeta] = (info_meta){ key, value, track };
+	s->meta_slots[i] = (uint32_t)++s->nmeta;
+	return 0;
 }
 
 static void see_time(info_sink *s, info_track *t, int64_t a, int64_t b)
@@ -161,20 +213,8 @@ static int info_event(tf_sink *sk, const tf_event *ev)
 		break;
 	}
 	case TF_EV_METADATA:
-		if (s->nmeta >= INFO_MAX_METADATA) {
-			s->meta_dropped++;
-			return 0; /* metadata has no place in the time span */
-		}
-		if (s->nmeta == s->capmeta) {
-			size_t nc = s->capmeta ? s->capmeta * 2 : 64;
-			info_meta *p = realloc(s->meta, nc * sizeof(*p));
-			if (!p)
-				return TF_ENOMEM;
-			s->meta = p;
-			s->capmeta = nc;
-		}
-		s->meta[s->nmeta++] = (info_meta){ ev->name, ev->cat, ev->track };
-		return 0;
+		s->meta_events++;
+		return meta_add(s, ev->track, ev->name, ev->cat); /* no place in the time span */
 	default:
 		break;
 	}
@@ -191,6 +231,7 @@ static void info_free(info_sink *s)
 	free(s->ctrs);
 	free(s->trk);
 	free(s->meta);
+	free(s->meta_slots);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -322,7 +363,8 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 	}
 	printf("messages: %" PRIu64 " sent (%" PRIu64 " bytes), %" PRIu64 " received (%" PRIu64 " bytes)\n",
 	       s->msg_n[0], s->msg_bytes[0], s->msg_n[1], s->msg_bytes[1]);
-	printf("metadata: %zu entries%s\n", s->nmeta + (size_t)s->meta_dropped,
+	printf("metadata: %zu distinct entries%s from %" PRIu64 " events%s\n", s->nmeta,
+	       s->meta_dropped ? " (more not kept)" : "", s->meta_events,
 	       s->nmeta && !list_meta ? " (--metadata lists them)" : "");
 	if (list_meta)
 		for (size_t i = 0; i < s->nmeta; i++) {
