@@ -606,27 +606,24 @@ static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *
 	if (t < 0)
 		return tf_error_set(rd->err, TF_ENOMEM, path, (int64_t)off, -1, "out of memory");
 	tau_trk *s = &rd->trks[t];
+	bool entry_exit = r->par == 1 || r->par == -1;
+	if (d->kind == TK_TRIGGER || d->kind == TK_METADATA)
+		return on_trigger(rd, s, d, r->par, r->ti, index);
+	if (d->kind == TK_TRACER || (d->kind == TK_FLUSH && (!rd->show_flush || !entry_exit))) {
+		tf_count_skip(rd->ctx, TF_DIAG_ev_tracer); /* never releases held user-event records */
+		return 0;
+	}
+	if (s->npend && d->kind != TK_FLUSH) /* a flush may fall inside a triple */
+		TF_TRY(flush_pend(rd, s));
 	tf_event ev = { 0 };
 	switch (d->kind) {
-	case TK_TRIGGER:
-	case TK_METADATA:
-		return on_trigger(rd, s, d, r->par, r->ti, index);
-	case TK_TRACER:
-		tf_count_skip(rd->ctx, TF_DIAG_ev_tracer);
-		return 0;
 	case TK_FLUSH:
-		if (!rd->show_flush || (r->par != 1 && r->par != -1)) {
-			tf_count_skip(rd->ctx, TF_DIAG_ev_tracer);
-			return 0;
-		}
 		ev.kind = r->par == 1 ? TF_EV_BEGIN : TF_EV_END;
 		ev.name = rd->flush_name;
 		ev.cat = d->group;
 		break;
 	case TK_REGION:
-		if (r->par != 1 && r->par != -1) {
-			if (s->npend)
-				TF_TRY(flush_pend(rd, s));
+		if (!entry_exit) {
 			tf_count_skip(rd->ctx, TF_DIAG_bad_event);
 			return 0;
 		}
@@ -641,13 +638,9 @@ static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *
 		tf_tau_unpack_msg(r->par, &ev.msg);
 		break;
 	default:
-		if (s->npend)
-			TF_TRY(flush_pend(rd, s));
 		tf_count_skip(rd->ctx, TF_DIAG_ev_other);
 		return 0;
 	}
-	if (s->npend && d->kind != TK_FLUSH) /* a flush may fall inside a triple */
-		TF_TRY(flush_pend(rd, s));
 	ev.track = s->track;
 	ev.ts_ns = ts_of(r->ti);
 	ev.index = index;
@@ -805,6 +798,17 @@ static long first_nid(const char *path)
 	return r.nid;
 }
 
+/* dir/name if that file exists (malloc'd), else NULL. */
+static char *beside(const char *dir, const char *name)
+{
+	char *p = path_join(dir, name);
+	if (p && !file_exists(p)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
 /* The EDF that goes with a lone .trc: --edf, events.<node>.edf for
  * tautrace.<node>.*, <stem>.edf (tau.trc -> tau.edf), events.<nid of the
  * first record>.edf, tau.edf.  NULL if none exists (malloc'd). */
@@ -816,42 +820,24 @@ static char *edf_for_trc(const char *trc, const char *opt)
 	if (!dir)
 		return NULL;
 	const char *bn = base_name(trc);
+	const char *dot = strrchr(bn, '.');
 	char name[600];
 	char *p = NULL;
-	long node, context, thread;
+	long node, context, thread, nid;
 	if (parse_tautrace(bn, &node, &context, &thread)) {
 		snprintf(name, sizeof(name), "events.%ld.edf", node);
-		p = path_join(dir, name);
-		if (p && file_exists(p))
-			goto out;
-		free(p);
-		p = NULL;
+		p = beside(dir, name);
 	}
-	size_t bl = strlen(bn);
-	const char *dot = strrchr(bn, '.');
-	if (dot && bl < 500) {
+	if (!p && dot && dot - bn < 500) {
 		snprintf(name, sizeof(name), "%.*s.edf", (int)(dot - bn), bn);
-		p = path_join(dir, name);
-		if (p && file_exists(p))
-			goto out;
-		free(p);
-		p = NULL;
+		p = beside(dir, name);
 	}
-	long nid = first_nid(trc);
-	if (nid >= 0) {
+	if (!p && (nid = first_nid(trc)) >= 0) {
 		snprintf(name, sizeof(name), "events.%ld.edf", nid);
-		p = path_join(dir, name);
-		if (p && file_exists(p))
-			goto out;
-		free(p);
-		p = NULL;
+		p = beside(dir, name);
 	}
-	p = path_join(dir, "tau.edf");
-	if (p && !file_exists(p)) {
-		free(p);
-		p = NULL;
-	}
-out:
+	if (!p)
+		p = beside(dir, "tau.edf");
 	free(dir);
 	return p;
 }
@@ -952,6 +938,40 @@ static int read_one(tau_rd *rd, const char *trc, const char *edf_path)
 	return read_trc(rd, trc, e);
 }
 
+/* Every trace file of a directory (list_dir), each with its EDF. */
+static int read_dir(tau_rd *rd, const char *dir)
+{
+	trc_file *files = NULL;
+	size_t n = 0;
+	bool per_thread = false;
+	int rc = list_dir(dir, &files, &n, &per_thread, rd->err);
+	if (rc >= 0 && n == 0)
+		rc = tf_error_set(rd->err, TF_EFORMAT, dir, -1, -1,
+				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
+	const char *opt = tf_ctx_opts(rd->ctx)->edf_path;
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		char *trc = path_join(dir, files[i].name), *edf = NULL;
+		if (!trc) {
+			rc = tf_error_set(rd->err, TF_ENOMEM, dir, -1, -1, "out of memory");
+			break;
+		}
+		if (per_thread && !opt) { /* the node's EDF, shared by its threads */
+			char name[64];
+			snprintf(name, sizeof(name), "events.%ld.edf", files[i].node);
+			edf = beside(dir, name);
+		}
+		if (!edf)
+			edf = edf_for_trc(trc, opt);
+		rc = read_one(rd, trc, edf);
+		free(trc);
+		free(edf);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(files[i].name);
+	free(files);
+	return rc;
+}
+
 static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
 {
 	tau_rd rd = { .ctx = ctx, .sink = sink, .err = err, .input = input };
@@ -962,40 +982,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	if (stat(path, &sb) != 0) {
 		rc = tf_error_set(err, TF_EIO, path, -1, -1, "cannot open");
 	} else if (S_ISDIR(sb.st_mode)) {
-		trc_file *files = NULL;
-		size_t n = 0;
-		bool per_thread = false;
-		rc = list_dir(path, &files, &n, &per_thread, err);
-		if (rc >= 0 && n == 0)
-			rc = tf_error_set(err, TF_EFORMAT, path, -1, -1,
-					  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
-		for (size_t i = 0; i < n; i++) {
-			if (rc >= 0) {
-				char *trc = path_join(path, files[i].name);
-				char *edf = NULL;
-				if (!trc) {
-					rc = tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
-				} else {
-					const char *opt = tf_ctx_opts(ctx)->edf_path;
-					char name[64];
-					if (!opt && per_thread) {
-						snprintf(name, sizeof(name), "events.%ld.edf", files[i].node);
-						edf = path_join(path, name);
-						if (edf && !file_exists(edf)) {
-							free(edf);
-							edf = edf_for_trc(trc, NULL);
-						}
-					} else {
-						edf = edf_for_trc(trc, opt);
-					}
-					rc = read_one(&rd, trc, edf);
-				}
-				free(trc);
-				free(edf);
-			}
-			free(files[i].name);
-		}
-		free(files);
+		rc = read_dir(&rd, path);
 	} else {
 		char *edf = edf_for_trc(path, tf_ctx_opts(ctx)->edf_path);
 		rc = read_one(&rd, path, edf);
