@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
+#include "hmap.h"
 
 #define INFO_MAX_METADATA 100000
 
@@ -31,6 +32,7 @@ typedef struct info_track {
 typedef struct info_meta {
 	tf_str key, value;
 	uint32_t track;
+	uint32_t next; /* next entry with the same hash, UINT32_MAX: none */
 } info_meta;
 
 typedef struct info_input {
@@ -50,14 +52,13 @@ typedef struct info_sink {
 	size_t nby_str;
 	uint64_t nregions;
 	info_counter *ctrs;
-	size_t nctrs, capctrs;
+	uint32_t nctrs, capctrs;
 	info_track *trk;
 	size_t ntrk;
 	uint64_t msg_n[2], msg_bytes[2]; /* [0] send, [1] recv */
 	info_meta *meta;       /* distinct (track, key, value), first-seen order */
-	size_t nmeta, capmeta;
-	uint32_t *meta_slots;  /* open addressing over meta: index + 1 */
-	size_t nmeta_slots;
+	uint32_t nmeta, capmeta;
+	tf_hmap meta_idx;      /* hash of (track, key, value) -> first entry with it */
 	uint64_t meta_events, meta_dropped;
 	int oom;
 } info_sink;
@@ -94,53 +95,27 @@ static info_track *track_stat(info_sink *s, uint32_t t)
 	return &s->trk[t];
 }
 
-static uint32_t meta_hash(uint32_t track, tf_str key, tf_str value)
-{
-	uint64_t h = ((uint64_t)track * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)key << 32 | value);
-	h ^= h >> 29;
-	h *= 0xBF58476D1CE4E5B9ull;
-	return (uint32_t)(h ^ (h >> 32));
-}
-
 /* Keeps distinct (track, key, value) metadata entries, at most INFO_MAX_METADATA. */
 static int meta_add(info_sink *s, uint32_t track, tf_str key, tf_str value)
 {
-	if ((s->nmeta + 1) * 2 > s->nmeta_slots) {
-		if (s->nmeta >= INFO_MAX_METADATA) {
-			s->meta_dropped++;
-			return 0;
-		}
-		size_t ns = s->nmeta_slots ? s->nmeta_slots * 2 : 128;
-		uint32_t *sl = calloc(ns, sizeof(*sl));
-		if (!sl)
-			return TF_ENOMEM;
-		for (size_t k = 0; k < s->nmeta; k++) {
-			const info_meta *m = &s->meta[k];
-			size_t i = meta_hash(m->track, m->key, m->value) & (ns - 1);
-			while (sl[i])
-				i = (i + 1) & (ns - 1);
-			sl[i] = (uint32_t)k + 1;
-		}
-		free(s->meta_slots);
-		s->meta_slots = sl;
-		s->nmeta_slots = ns;
-	}
-	size_t mask = s->nmeta_slots - 1, i = meta_hash(track, key, value) & mask;
-	for (; s->meta_slots[i]; i = (i + 1) & mask) {
-		const info_meta *m = &s->meta[s->meta_slots[i] - 1];
+	uint64_t h = tf_mix64(((uint64_t)key << 32 | value) ^ tf_mix64(track));
+	uint32_t first = tf_hmap_get(&s->meta_idx, h), last = UINT32_MAX;
+	for (uint32_t i = first; i != UINT32_MAX; i = s->meta[i].next) {
+		const info_meta *m = &s->meta[i];
 		if (m->track == track && m->key == key && m->value == value)
 			return 0;
+		last = i;
 	}
-	if (s->nmeta == s->capmeta) {
-		size_t nc = s->capmeta ? s->capmeta * 2 : 64;
-		info_meta *p = realloc(s->meta, nc * sizeof(*p));
-		if (!p)
-			return TF_ENOMEM;
-		s->meta = p;
-		s->capmeta = nc;
+	if (s->nmeta >= INFO_MAX_METADATA) {
+		s->meta_dropped++;
+		return 0;
 	}
-	s->meta[s->nmeta] = (info_meta){ key, value, track };
-	s->meta_slots[i] = (uint32_t)++s->nmeta;
+	if (tf_grow((void **)&s->meta, &s->capmeta, s->nmeta + 1, sizeof(*s->meta)) < 0 ||
+	    (first == UINT32_MAX && tf_hmap_put(&s->meta_idx, h, s->nmeta) < 0))
+		return TF_ENOMEM;
+	if (last != UINT32_MAX)
+		s->meta[last].next = s->nmeta;
+	s->meta[s->nmeta++] = (info_meta){ key, value, track, UINT32_MAX };
 	return 0;
 }
 
@@ -184,14 +159,8 @@ static int info_event(tf_sink *sk, const tf_event *ev)
 		if (!slot)
 			return TF_ENOMEM;
 		if (!(*slot >> 1)) {
-			if (s->nctrs == s->capctrs) {
-				size_t nc = s->capctrs ? s->capctrs * 2 : 16;
-				info_counter *p = realloc(s->ctrs, nc * sizeof(*p));
-				if (!p)
-					return TF_ENOMEM;
-				s->ctrs = p;
-				s->capctrs = nc;
-			}
+			if (tf_grow((void **)&s->ctrs, &s->capctrs, s->nctrs + 1, sizeof(*s->ctrs)) < 0)
+				return TF_ENOMEM;
 			s->ctrs[s->nctrs] = (info_counter){ ev->name, 0, ev->value, ev->value, 0 };
 			*slot |= (uint32_t)(++s->nctrs) << 1;
 		}
@@ -231,7 +200,7 @@ static void info_free(info_sink *s)
 	free(s->ctrs);
 	free(s->trk);
 	free(s->meta);
-	free(s->meta_slots);
+	tf_hmap_free(&s->meta_idx);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -353,7 +322,7 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 			printf("%s %s %" PRIu64, any++ ? "," : "", tf_ev_kind_name(k), s->kind_n[k]);
 	printf("%s\n", any ? "" : " none");
 	printf("regions: %" PRIu64 " distinct\n", s->nregions);
-	printf("counters: %zu\n", s->nctrs);
+	printf("counters: %u\n", s->nctrs);
 	if (s->nctrs)
 		printf("  %12s %14s %14s %16s  name\n", "samples", "min", "max", "sum");
 	for (size_t i = 0; i < s->nctrs; i++) {
@@ -363,7 +332,7 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 	}
 	printf("messages: %" PRIu64 " sent (%" PRIu64 " bytes), %" PRIu64 " received (%" PRIu64 " bytes)\n",
 	       s->msg_n[0], s->msg_bytes[0], s->msg_n[1], s->msg_bytes[1]);
-	printf("metadata: %zu distinct entries%s from %" PRIu64 " events%s\n", s->nmeta,
+	printf("metadata: %u distinct entries%s from %" PRIu64 " events%s\n", s->nmeta,
 	       s->meta_dropped ? " (more not kept)" : "", s->meta_events,
 	       s->nmeta && !list_meta ? " (--metadata lists them)" : "");
 	if (list_meta)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "tracefold/reader.h"
 #include "tracefold/io.h"
+#include "hmap.h"
 #include "tau.h"
 
 #define TAU_EV_INIT_PARAM 3
@@ -127,28 +128,17 @@ typedef struct tau_edf {
 	char *path;
 	tau_def *defs;
 	uint32_t ndefs, cap;
-	uint32_t *slots; /* def index + 1 */
-	uint32_t nslots;
+	tf_hmap idx; /* id -> index in defs */
 	int rereads;
 } tau_edf;
 
-static uint32_t id_hash(int64_t id)
-{
-	uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
-	return (uint32_t)(h >> 32);
-}
-
 static tau_def *edf_find(const tau_edf *e, int64_t id)
 {
-	if (!e->nslots)
-		return NULL;
-	uint32_t mask = e->nslots - 1;
-	for (uint32_t i = id_hash(id) & mask; e->slots[i]; i = (i + 1) & mask)
-		if (e->defs[e->slots[i] - 1].id == id)
-			return &e->defs[e->slots[i] - 1];
-	return NULL;
+	uint32_t i = tf_hmap_get(&e->idx, (uint64_t)id);
+	return i == UINT32_MAX ? NULL : &e->defs[i];
 }
 
+/* Adds d, or replaces the definition with the same id. */
 static int edf_put(tau_edf *e, const tau_def *d)
 {
 	tau_def *old = edf_find(e, d->id);
@@ -156,34 +146,10 @@ static int edf_put(tau_edf *e, const tau_def *d)
 		*old = *d;
 		return 0;
 	}
-	if ((e->ndefs + 1) * 2 > e->nslots) {
-		uint32_t ns = e->nslots ? e->nslots * 2 : 256;
-		uint32_t *s = calloc(ns, sizeof(*s));
-		if (!s)
-			return TF_ENOMEM;
-		for (uint32_t k = 0; k < e->ndefs; k++) {
-			uint32_t i = id_hash(e->defs[k].id) & (ns - 1);
-			while (s[i])
-				i = (i + 1) & (ns - 1);
-			s[i] = k + 1;
-		}
-		free(e->slots);
-		e->slots = s;
-		e->nslots = ns;
-	}
-	if (e->ndefs == e->cap) {
-		uint32_t nc = e->cap ? e->cap * 2 : 128;
-		tau_def *nd = realloc(e->defs, nc * sizeof(*nd));
-		if (!nd)
-			return TF_ENOMEM;
-		e->defs = nd;
-		e->cap = nc;
-	}
-	uint32_t mask = e->nslots - 1, i = id_hash(d->id) & mask;
-	while (e->slots[i])
-		i = (i + 1) & mask;
-	e->defs[e->ndefs] = *d;
-	e->slots[i] = ++e->ndefs;
+	if (tf_grow((void **)&e->defs, &e->cap, e->ndefs + 1, sizeof(*e->defs)) < 0 ||
+	    tf_hmap_put(&e->idx, (uint64_t)d->id, e->ndefs) < 0)
+		return TF_ENOMEM;
+	e->defs[e->ndefs++] = *d;
 	return 0;
 }
 
@@ -193,7 +159,7 @@ static void edf_free(tau_edf *e)
 		return;
 	free(e->path);
 	free(e->defs);
-	free(e->slots);
+	tf_hmap_free(&e->idx);
 	free(e);
 }
 
@@ -382,8 +348,7 @@ typedef struct tau_rd {
 	/* per (nid, tid) state of the current file */
 	tau_trk *trks;
 	uint32_t ntrks, captrks;
-	uint32_t *tslots;
-	uint32_t ntslots;
+	tf_hmap trk_idx;             /* nid << 16 | tid -> index in trks */
 	uint32_t last_key, last_trk; /* cache */
 } tau_rd;
 
@@ -410,11 +375,6 @@ static tau_edf *rd_edf(tau_rd *rd, const char *path)
 	return e;
 }
 
-static uint32_t key_hash(uint32_t k)
-{
-	return (uint32_t)(((uint64_t)k * 0x9E3779B97F4A7C15ull) >> 32);
-}
-
 /* The state of (nid, tid), defining its track on first use.  Returns its
  * index or -1 on allocation failure. */
 static int64_t rd_trk(tau_rd *rd, uint16_t nid, uint16_t tid)
@@ -422,36 +382,15 @@ static int64_t rd_trk(tau_rd *rd, uint16_t nid, uint16_t tid)
 	uint32_t key = (uint32_t)nid << 16 | tid;
 	if (rd->ntrks && rd->last_key == key)
 		return rd->last_trk;
-	if ((rd->ntrks + 1) * 2 > rd->ntslots) {
-		uint32_t ns = rd->ntslots ? rd->ntslots * 2 : 16;
-		uint32_t *s = calloc(ns, sizeof(*s));
-		if (!s)
-			return -1;
-		for (uint32_t k = 0; k < rd->ntrks; k++) {
-			uint32_t i = key_hash(rd->trks[k].key) & (ns - 1);
-			while (s[i])
-				i = (i + 1) & (ns - 1);
-			s[i] = k + 1;
-		}
-		free(rd->tslots);
-		rd->tslots = s;
-		rd->ntslots = ns;
+	uint32_t k = tf_hmap_get(&rd->trk_idx, key);
+	if (k != UINT32_MAX) {
+		rd->last_key = key;
+		rd->last_trk = k;
+		return k;
 	}
-	uint32_t mask = rd->ntslots - 1, i = key_hash(key) & mask;
-	for (; rd->tslots[i]; i = (i + 1) & mask)
-		if (rd->trks[rd->tslots[i] - 1].key == key) {
-			rd->last_key = key;
-			rd->last_trk = rd->tslots[i] - 1;
-			return rd->last_trk;
-		}
-	if (rd->ntrks == rd->captrks) {
-		uint32_t nc = rd->captrks ? rd->captrks * 2 : 8;
-		tau_trk *nt = realloc(rd->trks, nc * sizeof(*nt));
-		if (!nt)
-			return -1;
-		rd->trks = nt;
-		rd->captrks = nc;
-	}
+	if (tf_grow((void **)&rd->trks, &rd->captrks, rd->ntrks + 1, sizeof(*rd->trks)) < 0 ||
+	    tf_hmap_put(&rd->trk_idx, key, rd->ntrks) < 0)
+		return -1;
 	tf_strtab *st = tf_ctx_strtab(rd->ctx);
 	char pk[16], tk[16], tn[32], pn[32];
 	snprintf(pk, sizeof(pk), "%u", (unsigned)nid);
@@ -471,11 +410,10 @@ static int64_t rd_trk(tau_rd *rd, uint16_t nid, uint16_t tid)
 	t->process_name = spn;
 	t->kind = TF_TRACK_CPU;
 	t->needs_sort = false;
-	tau_trk *s = &rd->trks[rd->ntrks];
+	tau_trk *s = &rd->trks[rd->ntrks++];
 	memset(s, 0, sizeof(*s));
 	s->key = key;
 	s->track = track;
-	rd->tslots[i] = ++rd->ntrks;
 	rd->last_key = key;
 	rd->last_trk = rd->ntrks - 1;
 	return rd->last_trk;
@@ -484,8 +422,7 @@ static int64_t rd_trk(tau_rd *rd, uint16_t nid, uint16_t tid)
 static void rd_reset_trks(tau_rd *rd)
 {
 	rd->ntrks = 0;
-	if (rd->tslots)
-		memset(rd->tslots, 0, rd->ntslots * sizeof(*rd->tslots));
+	tf_hmap_free(&rd->trk_idx);
 }
 
 static int64_t ts_of(uint64_t ti)
@@ -992,7 +929,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 		edf_free(rd.edfs[i]);
 	free(rd.edfs);
 	free(rd.trks);
-	free(rd.tslots);
+	tf_hmap_free(&rd.trk_idx);
 	return rc;
 }
 
