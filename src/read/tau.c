@@ -607,17 +607,13 @@ static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
 			break;
 		}
 		have += (size_t)n;
-		if (first) {
-			if (have < 24 && n > 0)
-				continue; /* keep reading until one record (or the end) */
-			if (have >= 24) {
-				lay = tf_tau_detect_layout(buf, have);
-				if (lay.guessed)
-					tf_ctx_note(rd->ctx,
-						    "'%s': the first record is not EV_INIT with parameter 3; "
-						    "assuming 24-byte records in this machine's byte order", path);
-				first = false;
-			}
+		if (first && have >= 24) { /* the first block decides the layout */
+			lay = tf_tau_detect_layout(buf, have);
+			if (lay.guessed)
+				tf_ctx_note(rd->ctx,
+					    "'%s': the first record is not EV_INIT with parameter 3; "
+					    "assuming 24-byte records in this machine's byte order", path);
+			first = false;
 		}
 		if (!first) {
 			size_t nrec = have / lay.recsize;
