@@ -209,28 +209,27 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Distinct ranks (or process keys when ranks are unknown). */
+/* Number of distinct processes (input, process key); the distinct ranks, sorted. */
 static size_t count_processes(tf_ctx *ctx, int64_t **ranks_out, size_t *nranks_out)
 {
 	uint32_t n = tf_ctx_track_count(ctx);
 	int64_t *r = malloc((n ? n : 1) * sizeof(*r));
-	size_t nr = 0, nproc = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	size_t nr = 0;
+	tf_hmap procs = { 0 }, ranks = { 0 };
+	for (uint32_t i = 0; i < n && r; i++) {
 		const tf_track *t = tf_ctx_track_get(ctx, i);
-		bool seen = false;
-		for (uint32_t j = 0; j < i && !seen; j++) {
-			const tf_track *u = tf_ctx_track_get(ctx, j);
-			seen = u->input == t->input && u->process_key == t->process_key;
-		}
-		nproc += !seen;
-		if (r && t->rank >= 0) {
-			bool dup = false;
-			for (size_t k = 0; k < nr && !dup; k++)
-				dup = r[k] == t->rank;
-			if (!dup)
-				r[nr++] = t->rank;
+		uint64_t pk = (uint64_t)t->input << 32 | t->process_key;
+		if (tf_hmap_get(&procs, pk) == UINT32_MAX && tf_hmap_put(&procs, pk, i) < 0)
+			break;
+		if (t->rank >= 0 && tf_hmap_get(&ranks, (uint64_t)t->rank) == UINT32_MAX) {
+			if (tf_hmap_put(&ranks, (uint64_t)t->rank, i) < 0)
+				break;
+			r[nr++] = t->rank;
 		}
 	}
+	size_t nproc = procs.n;
+	tf_hmap_free(&procs);
+	tf_hmap_free(&ranks);
 	if (r)
 		qsort(r, nr, sizeof(*r), cmp_i64);
 	*ranks_out = r;

@@ -58,6 +58,10 @@ check "info text: rank 1 thread named" grep -q 'rank 1, thread 0 "thread 0"' "$T
 check "info text: messages 6 sent 206144 bytes, 6 received 206144 bytes" \
 	grep -q 'messages: 6 sent (206144 bytes), 6 received (206144 bytes)' "$TMP/info.txt"
 check "info text: kernel flops 12 samples, sum 360000" grep -Eq '^ +12 +20000 +40000 +360000  kernel flops$' "$TMP/info.txt"
+$TF info $T/mpi_small $T/threads >"$TMP/two.txt" 2>&1
+check "info of two inputs: 3 processes (ranks 0 1), 7 threads, 1887 events" sh -c "
+	grep -q '^processes: 3 (ranks 0 1)\$' '$TMP/two.txt' && grep -q '^threads: 7\$' '$TMP/two.txt' &&
+	grep -q '^events: 1887 decoded' '$TMP/two.txt'"
 $TF info --metadata $T/tiny >"$TMP/meta.txt" 2>&1
 check "info --metadata lists TAU's metadata" grep -q 'TAU Version = 2.35.2-git' "$TMP/meta.txt"
 
