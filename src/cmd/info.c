@@ -126,6 +126,8 @@ static void see_time(info_sink *s, info_track *t, int64_t a, int64_t b)
 	if (!s->any_ts || b > s->max_ns)
 		s->max_ns = b;
 	s->any_ts = true;
+	if (!t)
+		return;
 	if (!t->any || a < t->first_ns)
 		t->first_ns = a;
 	if (!t->any || b > t->last_ns)
@@ -138,10 +140,12 @@ static int info_event(tf_sink *sk, const tf_event *ev)
 	info_sink *s = tf_container_of(sk, info_sink, sink);
 	if (ev->kind < TF_EV_KIND_COUNT)
 		s->kind_n[ev->kind]++;
-	info_track *t = track_stat(s, ev->track);
-	if (!t)
-		return TF_ENOMEM;
-	t->events++;
+	info_track *t = NULL; /* none for events of no track (TF_TRACK_NONE) */
+	if (ev->track != TF_TRACK_NONE) {
+		if (!(t = track_stat(s, ev->track)))
+			return TF_ENOMEM;
+		t->events++;
+	}
 	switch (ev->kind) {
 	case TF_EV_BEGIN:
 	case TF_EV_COMPLETE: {
@@ -336,7 +340,10 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 	       s->nmeta && !list_meta ? " (--metadata lists them)" : "");
 	if (list_meta)
 		for (size_t i = 0; i < s->nmeta; i++) {
-			printf("  track %u: %s", s->meta[i].track, tf_strtab_get(st, s->meta[i].key));
+			if (s->meta[i].track == TF_TRACK_NONE)
+				printf("  global: %s", tf_strtab_get(st, s->meta[i].key));
+			else
+				printf("  track %u: %s", s->meta[i].track, tf_strtab_get(st, s->meta[i].key));
 			if (s->meta[i].value)
 				printf(" = %s", tf_strtab_get(st, s->meta[i].value));
 			printf("\n");
@@ -457,7 +464,12 @@ static void print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
 	       s->msg_n[0], s->msg_bytes[0], s->msg_n[1], s->msg_bytes[1]);
 	printf("  \"metadata\": [");
 	for (size_t i = 0; i < s->nmeta; i++) {
-		printf("%s\n    {\"track\": %u, \"key\": ", i ? "," : "", s->meta[i].track);
+		printf("%s\n    {\"track\": ", i ? "," : "");
+		if (s->meta[i].track == TF_TRACK_NONE)
+			printf("null");
+		else
+			printf("%u", s->meta[i].track);
+		printf(", \"key\": ");
 		json_str(tf_strtab_get(st, s->meta[i].key));
 		printf(", \"value\": ");
 		json_str(tf_strtab_get(st, s->meta[i].value));
