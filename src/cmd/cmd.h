@@ -45,8 +45,9 @@ bool tf_is_help(const char *arg);
 /* Parses a non-negative integer / a double option value; false if malformed. */
 bool tf_parse_i64(const char *s, long long *out);
 bool tf_parse_double(const char *s, double *out);
-/* Prints the run's repair/warning counters to stderr (unless quiet). */
-void tf_report_diag(const tf_diag *d);
+/* Prints the run's repair/warning counters and where they happened (the
+ * ctx notes, first 10) to stderr, unless quiet. */
+void tf_report_diag(tf_ctx *ctx);
 
 /* Inputs -> aggregate (src/cmd/load.c): traces go through the readers and
  * the stack builder, pprof profiles (tf_pprof_sniff) through tf_pprof_read;

@@ -254,7 +254,7 @@ int tf_cmd_diff(int argc, char **argv)
 			goto done;
 		first += (uint32_t)ninputs[k];
 	}
-	tf_report_diag(tf_ctx_diag(ctx));
+	tf_report_diag(ctx);
 	tf_strtab *st = tf_ctx_strtab(ctx);
 	int tb = tf_report_type(agg[0], type_name);
 	if (tb < 0) {

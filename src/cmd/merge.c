@@ -81,7 +81,7 @@ int tf_cmd_merge(int argc, char **argv)
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
 	if (rc != TF_EXIT_OK)
 		goto done;
-	tf_report_diag(tf_ctx_diag(ctx));
+	tf_report_diag(ctx);
 	tf_error err;
 	tf_error_clear(&err);
 	if (tf_pprof_write(agg, out, &err) < 0) {

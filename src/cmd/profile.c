@@ -125,7 +125,7 @@ int tf_cmd_profile(int argc, char **argv)
 		rc = tf_report(&err);
 		goto done;
 	}
-	tf_report_diag(d);
+	tf_report_diag(ctx);
 	if (tf_verbose)
 		tf_msg("%s: %zu samples, %u call paths, %u threads; %s", out, tf_agg_nsamples(agg),
 		       tf_agg_nnodes(agg) - 1, tf_ctx_track_count(ctx), diagbuf);

@@ -262,7 +262,7 @@ int tf_cmd_top(int argc, char **argv)
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
 	if (rc != TF_EXIT_OK)
 		goto done;
-	tf_report_diag(tf_ctx_diag(ctx));
+	tf_report_diag(ctx);
 	int t = tf_report_type(agg, type_name);
 	if (t < 0) {
 		if (type_name)

@@ -64,11 +64,22 @@ bool tf_parse_double(const char *s, double *out)
 	return true;
 }
 
-void tf_report_diag(const tf_diag *d)
+void tf_report_diag(tf_ctx *ctx)
 {
+	const tf_diag *d = tf_ctx_diag(ctx);
 	if (tf_quiet || !tf_diag_problems(d))
 		return;
 	char buf[2048];
 	tf_diag_format(d, TF_SEV_REPAIR, ", ", buf, sizeof(buf));
 	tf_msg("repaired or skipped damaged input: %s (see docs/diagnostics.md)", buf);
+	size_t n = tf_ctx_nnotes(ctx), shown = 0;
+	for (size_t i = 0; i < n && shown < 10; i++) {
+		const char *note = tf_ctx_note_get(ctx, i);
+		if (note) {
+			tf_msg("  %s", note);
+			shown++;
+		}
+	}
+	if (n > shown)
+		tf_msg("  ... and %zu more", n - shown);
 }
