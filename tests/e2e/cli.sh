@@ -244,6 +244,42 @@ else
 	ci_trace=$TMP/all.pb.gz; ci_slow=$TMP/slow.pb.gz
 fi
 
+# --- TAU MPI traces (when the TAU reader is built in) -----------------------------------
+d=$DATA/tau/mpi_small
+if [ -d "$d" ] && $TF -q profile "$d" -o "$TMP/tau-all.pb.gz" 2>/dev/null; then
+	$TF -q profile "$d/tautrace.1.0.0.trc" -o "$TMP/tau1.pb.gz"
+	$TF -q profile "$d/tautrace.0.0.0.trc" -o "$TMP/tau0.pb.gz"
+	$TF merge "$TMP/tau1.pb.gz" "$TMP/tau0.pb.gz" -o "$TMP/tau-m.pb.gz"
+	dump "$TMP/tau-all.pb.gz" > "$TMP/ta"; dump "$TMP/tau-m.pb.gz" > "$TMP/tb"
+	check "TAU: merge of the per-rank profiles (1, 0) == the profile of the trace directory" cmp "$TMP/ta" "$TMP/tb"
+	check "TAU: the per-rank dump is not empty" test "$(grep -c rank= "$TMP/ta")" -gt 10
+	$TF -q top --format json -n 5 "$d" > "$TMP/tautop.json"
+	for r in 0 1; do
+		go tool pprof -top -unit=ns -nodefraction=0 -nodecount=1000000 "-tagfocus=rank=^$r\$" "$TMP/tau-all.pb.gz" > "$TMP/tau-r$r.txt" 2>/dev/null
+	done
+	check "TAU: top's per-rank min/max == pprof -tagfocus=rank=N cum" python3 - "$TMP/tautop.json" "$TMP/tau-r0.txt" "$TMP/tau-r1.txt" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["ranks"] == 2, d["ranks"]
+cums = []
+for f in sys.argv[2:]:
+    c = {}
+    for l in open(f):
+        m = re.match(r"^\s*(\S+)\s+\S+%\s+\S+%\s+(\S+)\s+\S+%\s+(.*?)\s*$", l)
+        if m and m.group(1) != "flat":
+            c[m.group(3)] = int(float(m.group(2).rstrip("ns") or 0))
+    cums.append(c)
+for fn in d["functions"]:
+    v = [c.get(fn["name"], 0) for c in cums]
+    rt = fn["rank_total"]
+    assert (rt["min"], rt["max"]) == (min(v), max(v)), (fn["name"], rt, v)
+    assert abs(rt["imbalance"] - max(v) / (sum(v) / 2)) < 1e-3
+print("per-rank numbers match for", [f["name"] for f in d["functions"]])
+PY
+else
+	ok "# SKIP TAU checks: no TAU reader or fixture"
+fi
+
 # --- docs/ci.md: the job step runs as shown -------------------------------------------
 python3 - docs/ci.md > "$TMP/ci-step.sh" <<'EOF'
 import sys, textwrap
