@@ -73,6 +73,9 @@ uint32_t tf_agg_nlabelsets(const tf_agg *a);
 
 /* Adds v to sample (node, labelset) at type index t. */
 int tf_agg_add(tf_agg *a, uint32_t node, uint32_t labelset, int t, int64_t v);
+/* The value vector of sample (node, labelset), created zeroed if new: one
+ * lookup for several adds.  Valid until the agg changes; NULL on failure. */
+int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t labelset);
 /* Adds a whole value vector (n_types values). */
 int tf_agg_add_values(tf_agg *a, uint32_t node, uint32_t labelset, const int64_t *values);
 

@@ -1,0 +1,365 @@
+/* agg.c - call-path tree + values per (call path, label set); merge by
+ * addition.  Memory grows with distinct call paths x label sets, never with
+ * trace length. */
+#include <stdlib.h>
+#include <string.h>
+#include "tracefold/agg.h"
+#include "tracefold/err.h"
+#include "hmap.h"
+
+typedef struct labelset {
+	int n;
+	tf_label l[TF_AGG_MAX_LABELS];
+} labelset;
+
+typedef struct sample_key {
+	uint32_t node, labelset;
+} sample_key;
+
+struct tf_agg {
+	tf_strtab *st;
+	tf_sample_type *types;
+	uint32_t ntypes, captypes;
+	int default_type;
+
+	tf_agg_node *nodes;
+	uint32_t nnodes, capnodes;
+	tf_hmap node_idx;      /* parent<<32 | frame -> node */
+
+	labelset *lsets;
+	uint32_t nlsets, caplsets;
+	tf_hmap lset_idx;      /* content hash -> first labelset with that hash */
+
+	sample_key *samples;
+	uint32_t nsamples, capsamples;
+	tf_hmap sample_idx;    /* node<<32 | labelset -> sample */
+	int64_t *values;       /* nsamples x stride */
+	uint32_t stride;       /* >= ntypes */
+	uint32_t capvalues;    /* in samples */
+
+	tf_agg_meta meta;
+	char **comments;
+	uint32_t ncomments, capcomments;
+};
+
+tf_agg *tf_agg_new(tf_strtab *st)
+{
+	tf_agg *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->st = st;
+	a->default_type = -1;
+	a->stride = 4;
+	a->meta.period = 1;
+	/* node 0: the root */
+	if (tf_grow((void **)&a->nodes, &a->capnodes, 1, sizeof(tf_agg_node)) < 0) {
+		free(a);
+		return NULL;
+	}
+	a->nodes[0] = (tf_agg_node){ 0, 0, 0 };
+	a->nnodes = 1;
+	return a;
+}
+
+void tf_agg_free(tf_agg *a)
+{
+	if (!a)
+		return;
+	free(a->types);
+	free(a->nodes);
+	tf_hmap_free(&a->node_idx);
+	free(a->lsets);
+	tf_hmap_free(&a->lset_idx);
+	free(a->samples);
+	tf_hmap_free(&a->sample_idx);
+	free(a->values);
+	for (uint32_t i = 0; i < a->ncomments; i++)
+		free(a->comments[i]);
+	free(a->comments);
+	free(a);
+}
+
+tf_strtab *tf_agg_strtab(const tf_agg *a) { return a->st; }
+int tf_agg_ntypes(const tf_agg *a) { return (int)a->ntypes; }
+tf_sample_type tf_agg_type_get(const tf_agg *a, int i) { return a->types[i]; }
+void tf_agg_set_default_type(tf_agg *a, int i) { a->default_type = i; }
+int tf_agg_default_type(const tf_agg *a) { return a->default_type; }
+uint32_t tf_agg_nnodes(const tf_agg *a) { return a->nnodes; }
+const tf_agg_node *tf_agg_node_get(const tf_agg *a, uint32_t id) { return &a->nodes[id]; }
+uint32_t tf_agg_nlabelsets(const tf_agg *a) { return a->nlsets; }
+size_t tf_agg_nsamples(const tf_agg *a) { return a->nsamples; }
+tf_agg_meta *tf_agg_meta_get(tf_agg *a) { return &a->meta; }
+size_t tf_agg_ncomments(const tf_agg *a) { return a->ncomments; }
+const char *tf_agg_comment_get(const tf_agg *a, size_t i) { return a->comments[i]; }
+
+int tf_agg_type_find(const tf_agg *a, const char *type)
+{
+	for (uint32_t i = 0; i < a->ntypes; i++)
+		if (strcmp(tf_strtab_get(a->st, a->types[i].type), type) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Re-lays the value matrix out with a larger stride. */
+static int widen(tf_agg *a, uint32_t stride)
+{
+	int64_t *v = calloc((size_t)(a->capvalues ? a->capvalues : 1) * stride, sizeof(int64_t));
+	if (!v)
+		return TF_ENOMEM;
+	for (uint32_t s = 0; s < a->nsamples; s++)
+		memcpy(v + (size_t)s * stride, a->values + (size_t)s * a->stride, a->stride * sizeof(int64_t));
+	free(a->values);
+	a->values = v;
+	a->stride = stride;
+	return 0;
+}
+
+int tf_agg_type(tf_agg *a, const char *type, const char *unit)
+{
+	int i = tf_agg_type_find(a, type);
+	if (i >= 0)
+		return strcmp(tf_strtab_get(a->st, a->types[i].unit), unit) == 0 ? i : TF_ECLASH;
+	if (tf_grow((void **)&a->types, &a->captypes, a->ntypes + 1, sizeof(tf_sample_type)) < 0)
+		return TF_ENOMEM;
+	if (a->ntypes + 1 > a->stride)
+		TF_TRY(widen(a, a->stride * 2));
+	tf_str t = tf_strtab_intern_cstr(a->st, type), u = tf_strtab_intern_cstr(a->st, unit);
+	if (t == (tf_str)-1 || u == (tf_str)-1)
+		return TF_ENOMEM;
+	a->types[a->ntypes] = (tf_sample_type){ t, u };
+	return (int)a->ntypes++;
+}
+
+uint32_t tf_agg_child(tf_agg *a, uint32_t parent, tf_str frame)
+{
+	uint64_t key = (uint64_t)parent << 32 | frame;
+	uint32_t id = tf_hmap_get(&a->node_idx, key);
+	if (id != UINT32_MAX)
+		return id;
+	if (tf_grow((void **)&a->nodes, &a->capnodes, a->nnodes + 1, sizeof(tf_agg_node)) < 0)
+		return (uint32_t)-1;
+	id = a->nnodes;
+	if (tf_hmap_put(&a->node_idx, key, id) < 0)
+		return (uint32_t)-1;
+	a->nodes[id] = (tf_agg_node){ parent, a->nodes[parent].depth + 1, frame };
+	a->nnodes++;
+	return id;
+}
+
+static int label_cmp(const void *x, const void *y)
+{
+	const tf_label *p = x, *q = y;
+	if (p->key != q->key)
+		return p->key < q->key ? -1 : 1;
+	return 0;
+}
+
+static uint64_t lset_hash(const labelset *ls)
+{
+	uint64_t h = (uint64_t)ls->n;
+	for (int i = 0; i < ls->n; i++) {
+		h = tf_mix64(h ^ ((uint64_t)ls->l[i].key << 32 | ls->l[i].str));
+		h = tf_mix64(h ^ (uint64_t)ls->l[i].num ^ ((uint64_t)ls->l[i].num_unit << 48));
+	}
+	return h;
+}
+
+static int lset_eq(const labelset *x, const labelset *y)
+{
+	if (x->n != y->n)
+		return 0;
+	for (int i = 0; i < x->n; i++)
+		if (x->l[i].key != y->l[i].key || x->l[i].str != y->l[i].str ||
+		    x->l[i].num != y->l[i].num || x->l[i].num_unit != y->l[i].num_unit)
+			return 0;
+	return 1;
+}
+
+uint32_t tf_agg_labelset(tf_agg *a, const tf_label *labels, int n)
+{
+	labelset ls;
+	memset(&ls, 0, sizeof(ls));
+	if (n > TF_AGG_MAX_LABELS)
+		n = TF_AGG_MAX_LABELS;
+	ls.n = n;
+	if (n > 0)
+		memcpy(ls.l, labels, (size_t)n * sizeof(tf_label));
+	qsort(ls.l, (size_t)n, sizeof(tf_label), label_cmp);
+	uint64_t h = lset_hash(&ls);
+	uint32_t id = tf_hmap_get(&a->lset_idx, h);
+	if (id != UINT32_MAX) {
+		if (lset_eq(&a->lsets[id], &ls))
+			return id;
+		for (uint32_t i = 0; i < a->nlsets; i++) /* hash collision: rare */
+			if (lset_eq(&a->lsets[i], &ls))
+				return i;
+	}
+	if (tf_grow((void **)&a->lsets, &a->caplsets, a->nlsets + 1, sizeof(labelset)) < 0)
+		return (uint32_t)-1;
+	uint32_t nid = a->nlsets;
+	if (id == UINT32_MAX && tf_hmap_put(&a->lset_idx, h, nid) < 0)
+		return (uint32_t)-1;
+	a->lsets[nid] = ls;
+	a->nlsets++;
+	return nid;
+}
+
+int tf_agg_labelset_get(const tf_agg *a, uint32_t id, const tf_label **labels_out)
+{
+	if (id >= a->nlsets) {
+		*labels_out = NULL;
+		return 0;
+	}
+	*labels_out = a->lsets[id].l;
+	return a->lsets[id].n;
+}
+
+static int64_t *sample_values(tf_agg *a, uint32_t node, uint32_t lset)
+{
+	uint64_t key = (uint64_t)node << 32 | lset;
+	uint32_t s = tf_hmap_get(&a->sample_idx, key);
+	if (s == UINT32_MAX) {
+		if (tf_grow((void **)&a->samples, &a->capsamples, a->nsamples + 1, sizeof(sample_key)) < 0)
+			return NULL;
+		if (a->nsamples + 1 > a->capvalues) {
+			uint32_t nc = a->capvalues ? a->capvalues * 2 : 256;
+			int64_t *v = realloc(a->values, (size_t)nc * a->stride * sizeof(int64_t));
+			if (!v)
+				return NULL;
+			a->values = v;
+			a->capvalues = nc;
+		}
+		s = a->nsamples;
+		if (tf_hmap_put(&a->sample_idx, key, s) < 0)
+			return NULL;
+		a->samples[s] = (sample_key){ node, lset };
+		memset(a->values + (size_t)s * a->stride, 0, a->stride * sizeof(int64_t));
+		a->nsamples++;
+	}
+	return a->values + (size_t)s * a->stride;
+}
+
+int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t lset)
+{
+	return node < a->nnodes ? sample_values(a, node, lset) : NULL;
+}
+
+int tf_agg_add(tf_agg *a, uint32_t node, uint32_t lset, int t, int64_t v)
+{
+	if (t < 0 || (uint32_t)t >= a->ntypes || node >= a->nnodes)
+		return TF_EUSAGE;
+	int64_t *vals = sample_values(a, node, lset);
+	if (!vals)
+		return TF_ENOMEM;
+	vals[t] += v;
+	return 0;
+}
+
+int tf_agg_add_values(tf_agg *a, uint32_t node, uint32_t lset, const int64_t *values)
+{
+	if (node >= a->nnodes)
+		return TF_EUSAGE;
+	int64_t *vals = sample_values(a, node, lset);
+	if (!vals)
+		return TF_ENOMEM;
+	for (uint32_t t = 0; t < a->ntypes; t++)
+		vals[t] += values[t];
+	return 0;
+}
+
+tf_agg_sample tf_agg_sample_get(const tf_agg *a, size_t i)
+{
+	return (tf_agg_sample){ a->samples[i].node, a->samples[i].labelset,
+				a->values + i * a->stride };
+}
+
+int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
+{
+	if (dst->st != src->st)
+		return TF_ECLASH;
+	int map[64];
+	if (src->ntypes > 64)
+		return TF_ECLASH;
+	for (uint32_t t = 0; t < src->ntypes; t++) {
+		const char *name = tf_strtab_get(src->st, src->types[t].type);
+		const char *unit = tf_strtab_get(src->st, src->types[t].unit);
+		int i = tf_agg_type_find(dst, name);
+		if (i < 0 && !allow_new_types)
+			return TF_ECLASH;
+		if (i >= 0 && strcmp(tf_strtab_get(dst->st, dst->types[i].unit), unit) != 0)
+			return TF_ECLASH;
+		if (i < 0)
+			TF_TRY(i = tf_agg_type(dst, name, unit));
+		map[t] = i;
+	}
+	if (dst->default_type < 0 && src->default_type >= 0)
+		dst->default_type = map[src->default_type];
+	/* nodes: parents always precede children, so one pass maps them */
+	uint32_t *nmap = malloc((size_t)src->nnodes * sizeof(uint32_t));
+	uint32_t *lmap = malloc((size_t)(src->nlsets ? src->nlsets : 1) * sizeof(uint32_t));
+	int rc = 0;
+	if (!nmap || !lmap) {
+		rc = TF_ENOMEM;
+		goto out;
+	}
+	nmap[0] = TF_AGG_ROOT;
+	for (uint32_t n = 1; n < src->nnodes; n++) {
+		nmap[n] = tf_agg_child(dst, nmap[src->nodes[n].parent], src->nodes[n].frame);
+		if (nmap[n] == (uint32_t)-1) {
+			rc = TF_ENOMEM;
+			goto out;
+		}
+	}
+	for (uint32_t l = 0; l < src->nlsets; l++) {
+		lmap[l] = tf_agg_labelset(dst, src->lsets[l].l, src->lsets[l].n);
+		if (lmap[l] == (uint32_t)-1) {
+			rc = TF_ENOMEM;
+			goto out;
+		}
+	}
+	for (uint32_t s = 0; s < src->nsamples; s++) {
+		const int64_t *v = src->values + (size_t)s * src->stride;
+		int64_t *d = sample_values(dst, nmap[src->samples[s].node], lmap[src->samples[s].labelset]);
+		if (!d) {
+			rc = TF_ENOMEM;
+			goto out;
+		}
+		for (uint32_t t = 0; t < src->ntypes; t++)
+			d[map[t]] += v[t];
+	}
+	/* span: earliest start, latest end */
+	if (src->meta.time_nanos || src->meta.duration_nanos) {
+		if (!dst->meta.time_nanos && !dst->meta.duration_nanos) {
+			dst->meta.time_nanos = src->meta.time_nanos;
+			dst->meta.duration_nanos = src->meta.duration_nanos;
+		} else {
+			int64_t s0 = dst->meta.time_nanos < src->meta.time_nanos ? dst->meta.time_nanos : src->meta.time_nanos;
+			int64_t e0 = dst->meta.time_nanos + dst->meta.duration_nanos;
+			int64_t e1 = src->meta.time_nanos + src->meta.duration_nanos;
+			dst->meta.time_nanos = s0;
+			dst->meta.duration_nanos = (e0 > e1 ? e0 : e1) - s0;
+		}
+	}
+out:
+	free(nmap);
+	free(lmap);
+	return rc;
+}
+
+int tf_agg_comment(tf_agg *a, const char *text)
+{
+	if (tf_grow((void **)&a->comments, &a->capcomments, a->ncomments + 1, sizeof(char *)) < 0)
+		return TF_ENOMEM;
+	char *c = strdup(text);
+	if (!c)
+		return TF_ENOMEM;
+	a->comments[a->ncomments++] = c;
+	return 0;
+}
+
+size_t tf_agg_bytes(const tf_agg *a)
+{
+	return (size_t)a->capnodes * sizeof(tf_agg_node) + (size_t)a->node_idx.cap * 12 +
+	       (size_t)a->caplsets * sizeof(labelset) + (size_t)a->capsamples * sizeof(sample_key) +
+	       (size_t)a->sample_idx.cap * 12 + (size_t)a->capvalues * a->stride * 8;
+}

@@ -1,0 +1,516 @@
+/* stack.c - rebuilds every track's call stack and feeds the aggregate.
+ *
+ * Rules (docs/stack-rules.md):
+ *  - streamed tracks (TAU, OTF2): events in input order; BEGIN pushes, END
+ *    pops the innermost region; an END naming a deeper region closes the
+ *    inner ones first (exit_mismatch); an END with nothing open, or naming
+ *    nothing open, is dropped (end_without_begin).
+ *  - sorted tracks (Chrome JSON): buffered per track; B/E are matched
+ *    innermost-first in (ts, ends before begins, file order) order; then all
+ *    spans (X and matched B/E) are ordered by start, longer first, file
+ *    order, and nested; a child that ends after its parent is clipped to the
+ *    parent's end (child_clipped).
+ *  - regions still open at the end of a track are closed at the track's last
+ *    timestamp (begin_unclosed).
+ * A closed region adds 1 call and its self time (duration minus the
+ * durations of its direct children) to its call path. */
+#include <stdlib.h>
+#include <string.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include "tracefold/stack.h"
+#include "hmap.h"
+
+typedef struct frame {
+	int64_t start_ns, end_ns; /* end known only for sorted tracks */
+	int64_t child_ns;
+	uint32_t node;
+	tf_str name;
+} frame;
+
+typedef struct span {
+	int64_t start_ns, end_ns;
+	tf_str name;
+	uint32_t seq;
+} span;
+
+typedef struct bemark {
+	int64_t ts_ns;
+	tf_str name;
+	uint32_t seq;
+	uint8_t is_end;
+} bemark;
+
+typedef struct cmark {
+	int64_t ts_ns;
+	double value;
+	int type;
+	uint32_t seq;
+} cmark;
+
+typedef struct tstate {
+	frame *stack;
+	uint32_t depth, capstack;
+	span *spans;
+	uint32_t nspans, capspans;
+	bemark *marks;
+	uint32_t nmarks, capmarks;
+	cmark *counters;
+	uint32_t ncounters, capcounters;
+	uint32_t seq;
+	int64_t first_ns, last_ns;
+	uint32_t labelset;
+	uint8_t seen, has_labels;
+} tstate;
+
+struct tf_stacks {
+	tf_sink sink;
+	tf_ctx *ctx;
+	tf_agg *agg;
+	tf_diag *diag;
+	int t_calls, t_wall;
+	tstate *tracks;
+	uint32_t ntracks, captracks;
+	/* counter selection: name id -> type index + 1 (0 = not selected) */
+	const char *const *counters;
+	int all_counters;
+	tf_hmap counter_type; /* tf_str -> type index; UINT32_MAX-1 for "not selected" */
+	int64_t min_ns, max_ns;
+	int any_time;
+};
+
+static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
+{
+	frame *f = &t->stack[--t->depth];
+	int64_t dur = end_ns - f->start_ns;
+	if (dur < 0) {
+		s->diag->n[TF_DIAG_negative_duration]++;
+		dur = 0;
+	}
+	int64_t self = dur - f->child_ns;
+	if (self < 0) /* children longer than the parent: only with non-monotonic clocks */
+		self = 0;
+	if (!t->has_labels) {
+		tf_label l[TF_AGG_MAX_LABELS];
+		int n = tf_track_labels(s->ctx, (uint32_t)(t - s->tracks), l, TF_AGG_MAX_LABELS);
+		t->labelset = tf_agg_labelset(s->agg, l, n);
+		if (t->labelset == (uint32_t)-1)
+			return TF_ENOMEM;
+		t->has_labels = 1;
+	}
+	int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
+	if (!v)
+		return TF_ENOMEM;
+	v[s->t_calls] += 1;
+	v[s->t_wall] += self;
+	if (t->depth)
+		t->stack[t->depth - 1].child_ns += dur;
+	return 0;
+}
+
+static int push_frame(tf_stacks *s, tstate *t, tf_str name, int64_t start_ns, int64_t end_ns)
+{
+	if (tf_grow((void **)&t->stack, &t->capstack, t->depth + 1, sizeof(frame)) < 0)
+		return TF_ENOMEM;
+	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
+	uint32_t node = tf_agg_child(s->agg, parent, name);
+	if (node == (uint32_t)-1)
+		return TF_ENOMEM;
+	t->stack[t->depth++] = (frame){ start_ns, end_ns, 0, node, name };
+	return 0;
+}
+
+static int counter_type(tf_stacks *s, tf_str name)
+{
+	if (!s->counters)
+		return -1;
+	uint32_t v = tf_hmap_get(&s->counter_type, name);
+	if (v != UINT32_MAX)
+		return v == UINT32_MAX - 1 ? -1 : (int)v;
+	const char *text = tf_strtab_get(tf_ctx_strtab(s->ctx), name);
+	int selected = s->all_counters;
+	for (int i = 0; !selected && s->counters[i]; i++)
+		selected = strcmp(s->counters[i], text) == 0;
+	int type = -1;
+	if (selected) {
+		type = tf_agg_type(s->agg, text, "count");
+		if (type < 0)
+			type = -1; /* a counter named like a built-in type with another unit */
+	}
+	if (tf_hmap_put(&s->counter_type, name, type < 0 ? UINT32_MAX - 1 : (uint32_t)type) < 0)
+		return -1;
+	return type;
+}
+
+static int add_counter(tf_stacks *s, tstate *t, int type, double value)
+{
+	if (!t->has_labels) {
+		tf_label l[TF_AGG_MAX_LABELS];
+		int n = tf_track_labels(s->ctx, (uint32_t)(t - s->tracks), l, TF_AGG_MAX_LABELS);
+		t->labelset = tf_agg_labelset(s->agg, l, n);
+		if (t->labelset == (uint32_t)-1)
+			return TF_ENOMEM;
+		t->has_labels = 1;
+	}
+	uint32_t node = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
+	int64_t v = (int64_t)(value < 0 ? value - 0.5 : value + 0.5);
+	if (node == TF_AGG_ROOT) {
+		/* pprof samples need a location: a counter outside any region goes to "[no region]" */
+		node = tf_agg_child(s->agg, TF_AGG_ROOT, tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), "[no region]"));
+		if (node == (uint32_t)-1)
+			return TF_ENOMEM;
+	}
+	return tf_agg_add(s->agg, node, t->labelset, type, v);
+}
+
+static tstate *track_state(tf_stacks *s, uint32_t track)
+{
+	if (track >= s->ntracks) {
+		if (tf_grow((void **)&s->tracks, &s->captracks, track + 1, sizeof(tstate)) < 0)
+			return NULL;
+		memset(s->tracks + s->ntracks, 0, (size_t)(track + 1 - s->ntracks) * sizeof(tstate));
+		s->ntracks = track + 1;
+	}
+	return &s->tracks[track];
+}
+
+static void note_time(tstate *t, int64_t ts_ns)
+{
+	if (!t->seen) {
+		t->first_ns = t->last_ns = ts_ns;
+		t->seen = 1;
+		return;
+	}
+	if (ts_ns < t->first_ns)
+		t->first_ns = ts_ns;
+	if (ts_ns > t->last_ns)
+		t->last_ns = ts_ns;
+}
+
+static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
+{
+	switch (ev->kind) {
+	case TF_EV_BEGIN:
+		return push_frame(s, t, ev->name, ev->ts_ns, 0);
+	case TF_EV_END: {
+		if (!t->depth) {
+			s->diag->n[TF_DIAG_end_without_begin]++;
+			return 0;
+		}
+		uint32_t k = t->depth; /* 1-based level of the region this END closes */
+		if (ev->name && t->stack[t->depth - 1].name != ev->name) {
+			k = 0;
+			for (uint32_t i = t->depth; i-- > 0;)
+				if (t->stack[i].name == ev->name) {
+					k = i + 1;
+					break;
+				}
+			if (!k) {
+				s->diag->n[TF_DIAG_end_without_begin]++;
+				return 0;
+			}
+			s->diag->n[TF_DIAG_exit_mismatch]++;
+		}
+		while (t->depth >= k)
+			TF_TRY(close_frame(s, t, ev->ts_ns));
+		return 0;
+	}
+	case TF_EV_COUNTER: {
+		int type = counter_type(s, ev->name);
+		return type >= 0 ? add_counter(s, t, type, ev->value) : 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
+{
+	uint32_t seq = t->seq++;
+	switch (ev->kind) {
+	case TF_EV_COMPLETE: {
+		int64_t dur = ev->dur_ns;
+		if (dur < 0) {
+			s->diag->n[TF_DIAG_negative_duration]++;
+			dur = 0;
+		}
+		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
+			return TF_ENOMEM;
+		t->spans[t->nspans++] = (span){ ev->ts_ns, ev->ts_ns + dur, ev->name, seq };
+		note_time(t, ev->ts_ns + dur);
+		return 0;
+	}
+	case TF_EV_BEGIN:
+	case TF_EV_END:
+		if (tf_grow((void **)&t->marks, &t->capmarks, t->nmarks + 1, sizeof(bemark)) < 0)
+			return TF_ENOMEM;
+		t->marks[t->nmarks++] = (bemark){ ev->ts_ns, ev->name, seq, ev->kind == TF_EV_END };
+		return 0;
+	case TF_EV_COUNTER: {
+		int type = counter_type(s, ev->name);
+		if (type < 0)
+			return 0;
+		if (tf_grow((void **)&t->counters, &t->capcounters, t->ncounters + 1, sizeof(cmark)) < 0)
+			return TF_ENOMEM;
+		t->counters[t->ncounters++] = (cmark){ ev->ts_ns, ev->value, type, seq };
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static int on_event(tf_sink *sink, const tf_event *ev)
+{
+	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
+	if (ev->kind != TF_EV_BEGIN && ev->kind != TF_EV_END && ev->kind != TF_EV_COMPLETE &&
+	    ev->kind != TF_EV_COUNTER)
+		return 0;
+	tstate *t = track_state(s, ev->track);
+	if (!t)
+		return TF_ENOMEM;
+	note_time(t, ev->ts_ns);
+	const tf_track *tr = tf_ctx_track_get(s->ctx, ev->track);
+	if ((tr && tr->needs_sort) || ev->kind == TF_EV_COMPLETE)
+		return buffer_event(s, t, ev);
+	return stream_event(s, t, ev);
+}
+
+static int span_cmp(const void *x, const void *y)
+{
+	const span *a = x, *b = y;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	if (a->end_ns != b->end_ns)
+		return a->end_ns > b->end_ns ? -1 : 1; /* longer first */
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int mark_cmp(const void *x, const void *y)
+{
+	const bemark *a = x, *b = y;
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	if (a->is_end != b->is_end)
+		return a->is_end ? -1 : 1; /* ends before begins */
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int cmark_cmp(const void *x, const void *y)
+{
+	const cmark *a = x, *b = y;
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Sorts only when needed: inputs are often already in order. */
+static void sort_if_needed(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	char *p = base;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * sz, p + i * sz) > 0) {
+			qsort(base, n, sz, cmp);
+			return;
+		}
+}
+
+/* B/E marks -> spans, innermost-first. */
+static int match_marks(tf_stacks *s, tstate *t)
+{
+	sort_if_needed(t->marks, t->nmarks, sizeof(bemark), mark_cmp);
+	uint32_t *open = NULL, nopen = 0, capopen = 0;
+	for (uint32_t i = 0; i < t->nmarks; i++) {
+		const bemark *m = &t->marks[i];
+		if (!m->is_end) {
+			if (tf_grow((void **)&open, &capopen, nopen + 1, sizeof(uint32_t)) < 0) {
+				free(open);
+				return TF_ENOMEM;
+			}
+			open[nopen++] = i;
+			continue;
+		}
+		if (!nopen) {
+			s->diag->n[TF_DIAG_end_without_begin]++;
+			continue;
+		}
+		const bemark *b = &t->marks[open[--nopen]];
+		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0) {
+			free(open);
+			return TF_ENOMEM;
+		}
+		t->spans[t->nspans++] = (span){ b->ts_ns, m->ts_ns, b->name, b->seq };
+	}
+	/* still open at the end of the track: close at its last timestamp */
+	for (uint32_t k = 0; k < nopen; k++) {
+		const bemark *b = &t->marks[open[k]];
+		s->diag->n[TF_DIAG_begin_unclosed]++;
+		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0) {
+			free(open);
+			return TF_ENOMEM;
+		}
+		t->spans[t->nspans++] = (span){ b->ts_ns, t->last_ns, b->name, b->seq };
+	}
+	free(open);
+	t->nmarks = 0;
+	return 0;
+}
+
+static int drain_counters(tf_stacks *s, tstate *t, uint32_t *ci, int64_t upto_ns, int inclusive)
+{
+	while (*ci < t->ncounters &&
+	       (t->counters[*ci].ts_ns < upto_ns || (inclusive && t->counters[*ci].ts_ns == upto_ns))) {
+		const cmark *c = &t->counters[*ci];
+		while (t->depth && t->stack[t->depth - 1].end_ns <= c->ts_ns)
+			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns));
+		TF_TRY(add_counter(s, t, c->type, c->value));
+		(*ci)++;
+	}
+	return 0;
+}
+
+/* Nests a sorted track's buffered spans and feeds the aggregate. */
+static int flush_sorted(tf_stacks *s, tstate *t)
+{
+	TF_TRY(match_marks(s, t));
+	sort_if_needed(t->spans, t->nspans, sizeof(span), span_cmp);
+	sort_if_needed(t->counters, t->ncounters, sizeof(cmark), cmark_cmp);
+	uint32_t ci = 0;
+	for (uint32_t i = 0; i < t->nspans; i++) {
+		span sp = t->spans[i];
+		TF_TRY(drain_counters(s, t, &ci, sp.start_ns, 0));
+		while (t->depth && t->stack[t->depth - 1].end_ns <= sp.start_ns)
+			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns));
+		if (t->depth && sp.end_ns > t->stack[t->depth - 1].end_ns) {
+			s->diag->n[TF_DIAG_child_clipped]++;
+			sp.end_ns = t->stack[t->depth - 1].end_ns;
+		}
+		TF_TRY(push_frame(s, t, sp.name, sp.start_ns, sp.end_ns));
+	}
+	TF_TRY(drain_counters(s, t, &ci, INT64_MAX, 1));
+	while (t->depth)
+		TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns));
+	free(t->spans);
+	free(t->marks);
+	free(t->counters);
+	t->spans = NULL;
+	t->marks = NULL;
+	t->counters = NULL;
+	t->nspans = t->capspans = t->nmarks = t->capmarks = t->ncounters = t->capcounters = 0;
+	return 0;
+}
+
+static void note_span(tf_stacks *s, const tstate *t)
+{
+	if (!t->seen)
+		return;
+	if (!s->any_time || t->first_ns < s->min_ns)
+		s->min_ns = t->first_ns;
+	if (!s->any_time || t->last_ns > s->max_ns)
+		s->max_ns = t->last_ns;
+	s->any_time = 1;
+}
+
+static int finish_track(tf_stacks *s, uint32_t id)
+{
+	tstate *t = &s->tracks[id];
+	if (t->nspans || t->nmarks || t->ncounters)
+		TF_TRY(flush_sorted(s, t));
+	while (t->depth) {
+		s->diag->n[TF_DIAG_begin_unclosed]++;
+		TF_TRY(close_frame(s, t, t->last_ns));
+	}
+	return 0;
+}
+
+static int on_end_input(tf_sink *sink, uint32_t input)
+{
+	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
+	for (uint32_t i = 0; i < s->ntracks; i++) {
+		const tf_track *tr = tf_ctx_track_get(s->ctx, i);
+		if (tr && tr->input == input) {
+			TF_TRY(finish_track(s, i));
+			note_span(s, &s->tracks[i]);
+			s->tracks[i].seen = 0;
+		}
+	}
+	return 0;
+}
+
+tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_stacks_opts *opts)
+{
+	tf_stacks *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->ctx = ctx;
+	s->agg = agg;
+	s->diag = tf_ctx_diag(ctx);
+	s->sink.event = on_event;
+	s->sink.end_input = on_end_input;
+	s->t_calls = tf_agg_type(agg, "calls", "count");
+	s->t_wall = tf_agg_type(agg, "wall", "nanoseconds");
+	if (s->t_calls < 0 || s->t_wall < 0) {
+		free(s);
+		return NULL;
+	}
+	tf_agg_set_default_type(agg, s->t_wall);
+	if (opts && opts->counters && opts->counters[0]) {
+		s->counters = opts->counters;
+		for (int i = 0; opts->counters[i]; i++)
+			if (strcmp(opts->counters[i], "all") == 0)
+				s->all_counters = 1;
+	}
+	return s;
+}
+
+void tf_stacks_free(tf_stacks *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->ntracks; i++) {
+		free(s->tracks[i].stack);
+		free(s->tracks[i].spans);
+		free(s->tracks[i].marks);
+		free(s->tracks[i].counters);
+	}
+	free(s->tracks);
+	tf_hmap_free(&s->counter_type);
+	free(s);
+}
+
+tf_sink *tf_stacks_sink(tf_stacks *s) { return &s->sink; }
+
+int tf_stacks_finish(tf_stacks *s)
+{
+	for (uint32_t i = 0; i < s->ntracks; i++) {
+		TF_TRY(finish_track(s, i));
+		note_span(s, &s->tracks[i]);
+		s->tracks[i].seen = 0;
+	}
+	if (s->any_time) {
+		tf_agg_meta *m = tf_agg_meta_get(s->agg);
+		/* pprof's time_nanos is wall-clock since the epoch: only when the
+		 * trace's clock looks like one (after 2001-09-09), else 0 */
+		m->time_nanos = s->min_ns >= 1000000000000000000ll ? s->min_ns : 0;
+		m->duration_nanos = s->max_ns - s->min_ns;
+	}
+	return 0;
+}
+
+int tf_track_labels(tf_ctx *ctx, uint32_t track, tf_label *out, int max)
+{
+	const tf_track *t = tf_ctx_track_get(ctx, track);
+	tf_strtab *st = tf_ctx_strtab(ctx);
+	int n = 0;
+	if (!t || max < 2)
+		return 0;
+	char buf[32];
+	if (t->rank >= 0) {
+		snprintf(buf, sizeof(buf), "%" PRId64, t->rank);
+		out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "rank"), tf_strtab_intern_cstr(st, buf), 0, 0 };
+	} else {
+		out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "pid"), t->process_key, 0, 0 };
+	}
+	out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "thread"), t->thread_name ? t->thread_name : t->thread_key, 0, 0 };
+	return n;
+}

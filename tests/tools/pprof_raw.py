@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Parse `go tool pprof -raw PROFILE` output (pprof's own decoding, independent
+of tracefold) into per-function numbers.
+
+usage: pprof_raw.py PROFILE.pb.gz [--json]
+Prints JSON: {"types": [...], "total": {type: sum}, "funcs": {name: {"self": {...},
+"cum": {...}}}, "labels": {key: sorted values}, "samples": N, "paths": {"a;b;c": {...}}}
+"self" sums a sample's values into its leaf function; "cum" into every
+distinct function on its stack (once per sample, like pprof's cum)."""
+import json, os, re, subprocess, sys
+
+LOC = re.compile(r'^\s*(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) (\S*):(\d+) s=(\d+)(?:\((.*)\))?\s*$')
+
+def raw(path):
+    env = dict(os.environ)
+    env.setdefault("GOCACHE", "/tmp/tf-gocache")
+    out = subprocess.run(["go", "tool", "pprof", "-raw", path], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        sys.exit("go tool pprof -raw failed: " + out.stderr)
+    return out.stdout, out.stderr
+
+def parse(text):
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines) and lines[i].strip() != "Samples:":
+        i += 1
+    i += 1
+    types = [t.replace("[dflt]", "") for t in lines[i].split()]
+    i += 1
+    samples = []
+    while i < len(lines) and lines[i].strip() not in ("Locations",):
+        ln = lines[i]
+        m = re.match(r'^\s*([-\d ]+):((?: \d+)*)\s*$', ln)
+        if m:
+            vals = [int(v) for v in m.group(1).split()]
+            locs = [int(v) for v in m.group(2).split()]
+            samples.append({"values": vals, "locs": locs, "labels": {}})
+        elif samples and ln.strip() and ":[" in ln:
+            for k, v in re.findall(r'(\S+):\[([^\]]*)\]', ln):
+                samples[-1]["labels"][k] = v
+        i += 1
+    i += 1
+    locs = {}
+    cur = None
+    while i < len(lines) and lines[i].strip() != "Mappings":
+        ln = lines[i]
+        m = LOC.match(ln)
+        if m:
+            cur = int(m.group(1))
+            name = m.group(6) if m.group(6) else m.group(2)   # system name = full frame text
+            locs[cur] = [name]
+        i += 1
+    return types, samples, locs
+
+def summarize(path):
+    text, err = raw(path)
+    types, samples, locs = parse(text)
+    funcs, total, labels, paths = {}, {t: 0 for t in types}, {}, {}
+    for s in samples:
+        names = [locs[l][0] for l in s["locs"]]
+        vals = dict(zip(types, s["values"]))
+        for t, v in vals.items():
+            total[t] += v
+        leaf = names[0]
+        f = funcs.setdefault(leaf, {"self": {t: 0 for t in types}, "cum": {t: 0 for t in types}})
+        for t, v in vals.items():
+            f["self"][t] += v
+        for n in set(names):
+            f = funcs.setdefault(n, {"self": {t: 0 for t in types}, "cum": {t: 0 for t in types}})
+            for t, v in vals.items():
+                f["cum"][t] += v
+        p = ";".join(reversed(names))
+        pp = paths.setdefault(p, {t: 0 for t in types})
+        for t, v in vals.items():
+            pp[t] += v
+        for k, v in s["labels"].items():
+            labels.setdefault(k, set()).add(v)
+    return {"types": types, "total": total, "funcs": funcs, "samples": len(samples),
+            "labels": {k: sorted(v) for k, v in labels.items()}, "paths": paths, "stderr": err}
+
+if __name__ == "__main__":
+    json.dump(summarize(sys.argv[1]), sys.stdout, indent=1, sort_keys=True)

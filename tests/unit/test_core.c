@@ -1,0 +1,293 @@
+/* test_core.c - strings, aggregate, stack-builder rules and repairs, pprof encoding. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracefold/ctx.h"
+#include "tracefold/reader.h"
+#include "tracefold/stack.h"
+#include "tracefold/pprof.h"
+#include "profile.pb-c.h"
+
+typedef struct fx {
+	tf_ctx *ctx;
+	tf_agg *agg;
+	tf_stacks *stk;
+	uint32_t track;
+	uint64_t idx;
+} fx;
+
+static void fx_init(fx *f, int sorted)
+{
+	f->ctx = tf_ctx_new();
+	f->agg = tf_agg_new(tf_ctx_strtab(f->ctx));
+	f->stk = tf_stacks_new(f->ctx, f->agg, NULL);
+	tf_strtab *st = tf_ctx_strtab(f->ctx);
+	f->track = tf_ctx_track(f->ctx, 0, tf_strtab_intern_cstr(st, "1"), tf_strtab_intern_cstr(st, "7"));
+	tf_ctx_track_get(f->ctx, f->track)->needs_sort = sorted;
+	f->idx = 0;
+}
+
+static void fx_free(fx *f)
+{
+	tf_stacks_free(f->stk);
+	tf_agg_free(f->agg);
+	tf_ctx_free(f->ctx);
+}
+
+static void ev(fx *f, tf_ev_kind k, const char *name, int64_t ts, int64_t dur)
+{
+	tf_event e;
+	memset(&e, 0, sizeof(e));
+	e.kind = (uint8_t)k;
+	e.track = f->track;
+	e.name = name ? tf_strtab_intern_cstr(tf_ctx_strtab(f->ctx), name) : 0;
+	e.ts_ns = ts;
+	e.dur_ns = dur;
+	e.index = f->idx++;
+	assert_int_equal(tf_emit(f->ctx, tf_stacks_sink(f->stk), &e), 0);
+}
+
+static void done(fx *f)
+{
+	assert_int_equal(tf_stacks_sink(f->stk)->end_input(tf_stacks_sink(f->stk), 0), 0);
+	assert_int_equal(tf_stacks_finish(f->stk), 0);
+}
+
+/* value of type t summed over samples whose leaf path is "a;b;c" (root first) */
+static int64_t path_value(fx *f, const char *path, int t)
+{
+	tf_strtab *st = tf_ctx_strtab(f->ctx);
+	int64_t sum = 0;
+	for (size_t i = 0; i < tf_agg_nsamples(f->agg); i++) {
+		tf_agg_sample s = tf_agg_sample_get(f->agg, i);
+		char buf[512] = "";
+		const char *names[64];
+		int n = 0;
+		for (uint32_t nd = s.node; nd; nd = tf_agg_node_get(f->agg, nd)->parent)
+			names[n++] = tf_strtab_get(st, tf_agg_node_get(f->agg, nd)->frame);
+		while (n--) {
+			strcat(buf, names[n]);
+			if (n)
+				strcat(buf, ";");
+		}
+		if (!strcmp(buf, path))
+			sum += s.values[t];
+	}
+	return sum;
+}
+#define CALLS 0
+#define WALL 1
+
+static void test_strtab(void **state)
+{
+	tf_strtab *st = tf_strtab_new();
+	assert_int_equal(tf_strtab_intern_cstr(st, ""), 0);
+	tf_str a = tf_strtab_intern_cstr(st, "aten::add");
+	assert_int_equal(tf_strtab_intern(st, "aten::add_x", 9), a);
+	char name[32];
+	for (int i = 0; i < 100000; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_int_equal(tf_strtab_intern_cstr(st, name), (tf_str)(i + 2));
+	}
+	assert_string_equal(tf_strtab_get(st, 50001), "n49999");
+	assert_string_equal(tf_strtab_get(st, a), "aten::add");
+	tf_strtab_free(st);
+}
+
+static void test_nesting_x(void **state)
+{
+	fx f;
+	fx_init(&f, 1);
+	/* out of order in the file; equal start: longer first */
+	ev(&f, TF_EV_COMPLETE, "child", 100, 50);
+	ev(&f, TF_EV_COMPLETE, "parent", 100, 200);
+	ev(&f, TF_EV_COMPLETE, "sib", 300, 0);   /* zero length at parent's end: sibling */
+	ev(&f, TF_EV_COMPLETE, "late", 150, 200); /* ends after parent: clipped to 300 */
+	done(&f);
+	assert_int_equal(path_value(&f, "parent", WALL), 200 - 50 - 150);
+	assert_int_equal(path_value(&f, "parent;child", WALL), 50);
+	assert_int_equal(path_value(&f, "parent;late", WALL), 150);
+	assert_int_equal(path_value(&f, "sib", CALLS), 1);
+	assert_int_equal(tf_ctx_diag(f.ctx)->n[TF_DIAG_child_clipped], 1);
+	fx_free(&f);
+}
+
+static void test_begin_end_equal_ts(void **state)
+{
+	fx f;
+	fx_init(&f, 1);
+	ev(&f, TF_EV_BEGIN, "a", 0, 0);
+	ev(&f, TF_EV_BEGIN, "b", 10, 0);   /* b begins at 10 ... */
+	ev(&f, TF_EV_END, NULL, 10, 0);    /* ... and an end at 10 closes a, not b: ends first */
+	ev(&f, TF_EV_END, NULL, 20, 0);
+	ev(&f, TF_EV_END, NULL, 30, 0);    /* nothing open: dropped */
+	ev(&f, TF_EV_BEGIN, "open", 40, 0);
+	ev(&f, TF_EV_COMPLETE, "x", 40, 10);
+	done(&f);
+	assert_int_equal(path_value(&f, "a", WALL), 10);
+	assert_int_equal(path_value(&f, "b", WALL), 10);
+	assert_int_equal(path_value(&f, "open", WALL), 0); /* closed at the last ts, 50 */
+	assert_int_equal(path_value(&f, "open;x", WALL), 10);
+	const tf_diag *d = tf_ctx_diag(f.ctx);
+	assert_int_equal(d->n[TF_DIAG_end_without_begin], 1);
+	assert_int_equal(d->n[TF_DIAG_begin_unclosed], 1);
+	assert_int_equal(d->n[TF_DIAG_events_read], 7);
+	assert_int_equal(d->n[TF_DIAG_ev_duration], 7);
+	fx_free(&f);
+}
+
+static void test_streamed(void **state)
+{
+	fx f;
+	fx_init(&f, 0);
+	ev(&f, TF_EV_BEGIN, "main", 0, 0);
+	ev(&f, TF_EV_BEGIN, "A", 5, 0);
+	ev(&f, TF_EV_BEGIN, "B", 5, 0);
+	ev(&f, TF_EV_END, "B", 5, 0);      /* equal timestamps keep file order */
+	ev(&f, TF_EV_END, "A", 9, 0);
+	ev(&f, TF_EV_BEGIN, "A", 10, 0);
+	ev(&f, TF_EV_BEGIN, "B", 11, 0);
+	ev(&f, TF_EV_END, "A", 20, 0);     /* exit of A while B open: B closed first */
+	ev(&f, TF_EV_END, "C", 21, 0);     /* never entered: dropped */
+	ev(&f, TF_EV_BEGIN, "D", 25, 0);   /* open at end: closed at 30 */
+	ev(&f, TF_EV_END, "main", 30, 0);  /* main exit closes D too */
+	done(&f);
+	assert_int_equal(path_value(&f, "main;A", CALLS), 2);
+	assert_int_equal(path_value(&f, "main;A", WALL), 4 + 1);
+	assert_int_equal(path_value(&f, "main;A;B", CALLS), 2);
+	assert_int_equal(path_value(&f, "main;A;B", WALL), 0 + 9);
+	assert_int_equal(path_value(&f, "main;D", WALL), 5);
+	assert_int_equal(path_value(&f, "main", WALL), 30 - 4 - 10 - 5);
+	const tf_diag *d = tf_ctx_diag(f.ctx);
+	assert_int_equal(d->n[TF_DIAG_exit_mismatch], 2);
+	assert_int_equal(d->n[TF_DIAG_end_without_begin], 1);
+	fx_free(&f);
+}
+
+static void test_counters(void **state)
+{
+	fx f;
+	f.ctx = tf_ctx_new();
+	f.agg = tf_agg_new(tf_ctx_strtab(f.ctx));
+	const char *sel[] = { "bytes", NULL };
+	tf_stacks_opts o = { .counters = sel };
+	f.stk = tf_stacks_new(f.ctx, f.agg, &o);
+	tf_strtab *st = tf_ctx_strtab(f.ctx);
+	f.track = tf_ctx_track(f.ctx, 0, tf_strtab_intern_cstr(st, "0"), tf_strtab_intern_cstr(st, "0"));
+	f.idx = 0;
+	ev(&f, TF_EV_BEGIN, "main", 0, 0);
+	tf_event e = { .kind = TF_EV_COUNTER, .track = f.track, .name = tf_strtab_intern_cstr(st, "bytes"),
+		       .ts_ns = 3, .value = 1024 };
+	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
+	e.name = tf_strtab_intern_cstr(st, "other");
+	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
+	ev(&f, TF_EV_END, "main", 10, 0);
+	done(&f);
+	int t = tf_agg_type_find(f.agg, "bytes");
+	assert_int_equal(t, 2);
+	assert_int_equal(tf_agg_type_find(f.agg, "other"), -1);
+	assert_int_equal(path_value(&f, "main", t), 1024);
+	fx_free(&f);
+}
+
+static void test_merge(void **state)
+{
+	tf_strtab *st = tf_strtab_new();
+	tf_agg *a = tf_agg_new(st), *b = tf_agg_new(st), *c = tf_agg_new(st);
+	tf_str x = tf_strtab_intern_cstr(st, "x"), y = tf_strtab_intern_cstr(st, "y");
+	tf_label l = { tf_strtab_intern_cstr(st, "rank"), tf_strtab_intern_cstr(st, "0"), 0, 0 };
+	assert_int_equal(tf_agg_type(a, "wall", "nanoseconds"), 0);
+	assert_int_equal(tf_agg_type(b, "wall", "nanoseconds"), 0);
+	uint32_t ls = tf_agg_labelset(a, &l, 1);
+	tf_agg_add(a, tf_agg_child(a, tf_agg_child(a, 0, x), y), ls, 0, 5);
+	uint32_t lb = tf_agg_labelset(b, &l, 1);
+	tf_agg_add(b, tf_agg_child(b, 0, y), lb, 0, 7);
+	tf_agg_add(b, tf_agg_child(b, tf_agg_child(b, 0, x), y), lb, 0, 1);
+	assert_int_equal(tf_agg_merge(a, b, 0), 0);
+	assert_int_equal(tf_agg_nsamples(a), 2);
+	int64_t tot = 0;
+	for (size_t i = 0; i < tf_agg_nsamples(a); i++)
+		tot += tf_agg_sample_get(a, i).values[0];
+	assert_int_equal(tot, 13);
+	assert_int_equal(tf_agg_type(c, "cpu", "nanoseconds"), 0);
+	assert_int_equal(tf_agg_merge(a, c, 0), TF_ECLASH);
+	assert_int_equal(tf_agg_type(a, "wall", "count"), TF_ECLASH);
+	tf_agg_free(a);
+	tf_agg_free(b);
+	tf_agg_free(c);
+	tf_strtab_free(st);
+}
+
+static void test_pprof_encode(void **state)
+{
+	fx f;
+	fx_init(&f, 1);
+	ev(&f, TF_EV_COMPLETE, "train_step", 0, 100);
+	ev(&f, TF_EV_COMPLETE, "torch/nn/module.py(1501): _call_impl", 10, 50);
+	ev(&f, TF_EV_COMPLETE, "aten::add", 20, 10);
+	done(&f);
+	unsigned char *buf;
+	size_t len;
+	assert_int_equal(tf_pprof_encode(f.agg, &buf, &len, NULL), 0);
+	Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, len, buf);
+	assert_non_null(p);
+	assert_string_equal(p->string_table[0], "");
+	assert_int_equal(p->n_sample_type, 2);
+	assert_string_equal(p->string_table[p->sample_type[1]->type], "wall");
+	assert_string_equal(p->string_table[p->default_sample_type], "wall");
+	assert_int_equal(p->n_sample, 3);
+	assert_int_equal(p->n_location, 3);
+	int64_t total = 0;
+	for (size_t i = 0; i < p->n_sample; i++) {
+		total += p->sample[i]->value[1];
+		for (size_t k = 0; k < p->sample[i]->n_location_id; k++)
+			assert_true(p->sample[i]->location_id[k] >= 1 && p->sample[i]->location_id[k] <= 3);
+		assert_int_equal(p->sample[i]->n_label, 2);
+	}
+	assert_int_equal(total, 100); /* self times add up to the busy time */
+	int found = 0;
+	for (size_t i = 0; i < p->n_function; i++) {
+		assert_int_equal(p->function[i]->id, i + 1);
+		if (!strcmp(p->string_table[p->function[i]->name], "_call_impl")) {
+			assert_string_equal(p->string_table[p->function[i]->filename], "torch/nn/module.py");
+			found = 1;
+		}
+	}
+	assert_true(found);
+	/* the leaf comes first */
+	for (size_t i = 0; i < p->n_sample; i++)
+		if (p->sample[i]->n_location_id == 3) {
+			uint64_t leaf = p->sample[i]->location_id[0];
+			uint64_t fid = p->location[leaf - 1]->line[0]->function_id;
+			assert_string_equal(p->string_table[p->function[fid - 1]->name], "aten::add");
+			assert_int_equal(p->location[1]->line[0]->line, 1501);
+		}
+	/* deterministic */
+	unsigned char *buf2;
+	size_t len2;
+	assert_int_equal(tf_pprof_encode(f.agg, &buf2, &len2, NULL), 0);
+	assert_int_equal(len, len2);
+	assert_memory_equal(buf, buf2, len);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(buf);
+	free(buf2);
+	fx_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_nesting_x),
+		cmocka_unit_test(test_begin_end_equal_ts),
+		cmocka_unit_test(test_streamed),
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_pprof_encode),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
