@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <otf2/otf2.h>
 #include "tracefold/reader.h"
+#include "tracefold/io.h"
 
 /* ---------------------------------------------------------------- id maps */
 
@@ -249,7 +250,8 @@ static __thread char otf2_msg[256];
 static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *fn,
 				  OTF2_ErrorCode code, const char *fmt, va_list va)
 {
-	otf2_msg[0] = 0;
+	if (otf2_msg[0])
+		return code; /* keep the first message: the root cause */
 	if (fmt)
 		vsnprintf(otf2_msg, sizeof(otf2_msg), fmt, va);
 	if (!otf2_msg[0])
@@ -1097,6 +1099,15 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 		if ((size_t)snprintf(anchor, sizeof(anchor), "%s", path) >= sizeof(anchor))
 			return tf_error_set(err, TF_EIO, path, -1, -1, "path too long");
 	}
+
+	/* libotf2 leaks its file handle when OTF2_Reader_Open fails on a file
+	 * that is no anchor at all: check the magic first */
+	unsigned char head[8];
+	ptrdiff_t nh = tf_file_head(anchor, head, sizeof(head), err);
+	if (nh < 0)
+		return (int)nh;
+	if (!is_anchor_head(head, (size_t)nh))
+		return tf_error_set(err, TF_EFORMAT, anchor, 0, -1, "not an OTF2 anchor file");
 
 	rd r = { .ctx = ctx, .sink = sink, .err = err, .path = path, .input = input };
 	clock_set(&r, 1000000000ull, 0);
