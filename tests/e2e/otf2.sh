@@ -47,6 +47,14 @@ expect_exit 0 "missing 1.evt: still a profile" $TF -v profile "$TMP/pp" -o "$TMP
 cp "$TMP/err" "$TMP/v"
 check "missing 1.evt: missing_location=1 reported" grep -q "missing_location=1" "$TMP/v"
 check "missing 1.evt: rank 0's 58 events read" grep -q "events_read=58," "$TMP/v"
+# an event file cut short: the records before the cut are read, the cut is counted
+cp "$DATA/otf2/scorep-ping-pong-mpi/traces/1.evt" "$TMP/pp/traces/1.evt" && chmod u+w "$TMP/pp/traces/1.evt"
+head -c 700 "$DATA/otf2/scorep-ping-pong-mpi/traces/1.evt" > "$TMP/pp/traces/1.evt"
+expect_exit 0 "1.evt cut at byte 700: still a profile" $TF -v profile "$TMP/pp" -o "$TMP/pp.pb.gz"
+cp "$TMP/err" "$TMP/v"
+check "1.evt cut at byte 700: truncated_record=1 reported" grep -q "truncated_record=1" "$TMP/v"
+check "1.evt cut at byte 700: more than rank 0's 58 events read" sh -c \
+	"n=\$(sed -n 's/.*events_read=\([0-9]*\).*/\1/p' '$TMP/v' | tail -1); test \$n -gt 59 && test \$n -lt 116"
 # broken and ambiguous inputs
 rm "$TMP/pp/traces.def"
 expect_exit 3 "no global definitions: input error" $TF -q profile "$TMP/pp" -o "$TMP/x.pb.gz"

@@ -94,7 +94,7 @@ static void wr_region(OTF2_GlobalDefWriter *g, uint32_t id, uint32_t name)
 
 typedef struct rec {
 	tf_sink sink;
-	tf_event ev[256];
+	tf_event ev[4096];
 	int n;
 	int stop_after; /* > 0: return TF_ESTOP after that many events */
 } rec;
@@ -102,7 +102,7 @@ typedef struct rec {
 static int rec_event(tf_sink *s, const tf_event *ev)
 {
 	rec *r = tf_container_of(s, rec, sink);
-	assert_true(r->n < 256);
+	assert_true(r->n < 4096);
 	r->ev[r->n++] = *ev;
 	if (r->stop_after && r->n >= r->stop_after)
 		return TF_ESTOP;
@@ -130,7 +130,7 @@ static run *read_archive(const char *path, int stop_after)
 	uint64_t sum = 0;
 	for (int i = TF_DIAG_ev_duration; i <= TF_DIAG_ev_tracer; i++)
 		sum += d->n[i];
-	sum += d->n[TF_DIAG_bad_event] + d->n[TF_DIAG_unknown_event_id];
+	sum += d->n[TF_DIAG_bad_event] + d->n[TF_DIAG_unknown_event_id] + d->n[TF_DIAG_truncated_record];
 	assert_int_equal(d->n[TF_DIAG_events_read], sum);
 	return x;
 }
@@ -342,6 +342,30 @@ static void test_clock(void **state)
 	assert_int_equal(x->rec.ev[0].ts_ns, 1763668414462ll);
 	run_free(x);
 
+	/* many ticks on odd clocks against a 128-bit reference (the reader
+	 * divides by a multiply-high estimate and corrects it) */
+	static const uint64_t clocks[][2] = {
+		{ 2500000007ull, 1000000000000ull }, { 3699958577ull, 6127384835033798ull },
+		{ 17999999999ull, 5 }, { 7, 0 }, { 2095197216ull, 7397466976977800ull },
+	};
+	static uint64_t tk[2000];
+	for (int c = 0; c < 5; c++) {
+		uint64_t res = clocks[c][0], off = clocks[c][1], t = off, seed = 99 + c;
+		for (int i = 0; i < 2000; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			t += i < 1000 ? seed >> 40 : seed >> 22; /* small steps, then large ones */
+			tk[i] = t;
+		}
+		x = clock_archive(res, off, tk, 2000);
+		for (int i = 0; i < 2000; i++) {
+			__int128 want = (__int128)(tk[i] - off) * 1000000000 / res;
+			if (want > INT64_MAX)
+				want = INT64_MAX;
+			assert_int_equal(x->rec.ev[i].ts_ns, (int64_t)want);
+		}
+		run_free(x);
+	}
+
 	/* ns resolution: identity after the offset */
 	static const uint64_t tns[] = { 5, 1000000000000000000ull };
 	x = clock_archive(1000000000ull, 5, tns, 2);
@@ -515,7 +539,23 @@ static void test_missing_event_file(void **state)
 	assert_int_equal(x->rec.n, 2);
 	assert_int_equal(x->rec.ev[0].track, track_of(x, "1", "1"));
 	assert_string_equal(S(x, x->rec.ev[1].name), "work");
+
+	/* an event file cut short: what precedes the damage is read */
+	snprintf(p, sizeof(p), "%s/traces/1.evt", w.dir);
+	FILE *f = fopen(p, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	long size = ftell(f);
+	fclose(f);
+	assert_int_equal(truncate(p, size - 3), 0);
 	run_free(x);
+	x = read_archive(w.anchor, 0);
+	assert_int_equal(x->rc, 0);
+	assert_int_equal(diag(x, TF_DIAG_missing_location), 1);
+	assert_true(x->rec.n <= 2);
+	assert_int_equal(x->rec.n + diag(x, TF_DIAG_truncated_record) > 0, 1);
+	run_free(x);
+	x = NULL;
 
 	/* a sink that stops early stops the reader */
 	x = read_archive(w.anchor, 1);
