@@ -145,8 +145,10 @@ typedef struct d_comm {
 } d_comm;
 
 typedef struct d_metric {
+	uint32_t id;
 	bool is_instance;
 	uint32_t klass;     /* instance: its class ref */
+	uint64_t recorder;  /* instance: the location that records it */
 	uint8_t n;
 	uint32_t *members;  /* class: member refs */
 	tf_str *names;      /* resolved member names (class only) */
@@ -485,6 +487,7 @@ static int metric_slot(rd *r, uint64_t id, d_metric **out)
 		free(r->metrics[i].names);
 	}
 	memset(&r->metrics[i], 0, sizeof(r->metrics[i]));
+	r->metrics[i].id = (uint32_t)id;
 	*out = &r->metrics[i];
 	return 0;
 }
@@ -517,6 +520,7 @@ static OTF2_CallbackCode def_metric_instance(void *ud, OTF2_MetricRef self, OTF2
 		DEF_FAIL(r, TF_ENOMEM);
 	m->is_instance = true;
 	m->klass = klass;
+	m->recorder = recorder;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -732,6 +736,21 @@ static int define_tracks(rd *r)
 			   (g && g->type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR)) ? TF_TRACK_GPU : TF_TRACK_CPU;
 		t->needs_sort = false;
 		L->track = id;
+	}
+	/* Score-P leaves metric locations unnamed: name them after what they record */
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		if (!r->metrics[i].is_instance)
+			continue;
+		uint64_t rec = r->metrics[i].recorder;
+		uint32_t li = idmap_get(&r->loc_ids, rec);
+		if (li == IDMAP_NONE || r->locs[li].type != OTF2_LOCATION_TYPE_METRIC)
+			continue;
+		tf_track *t = tf_ctx_track_get(r->ctx, r->locs[li].track);
+		if (!t || t->thread_name)
+			continue;
+		const d_metric *c = metric_class(r, r->metrics[i].id);
+		if (c && c->n && c->names)
+			t->thread_name = c->names[0];
 	}
 	return 0;
 }

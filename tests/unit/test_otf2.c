@@ -428,6 +428,8 @@ static void test_metrics(void **state)
 	assert_string_equal(S(x, e[0]->name), "energy");
 	assert_true(e[0]->value == 1234567.0);
 	assert_int_equal(tf_ctx_track_get(x->ctx, tm)->kind, TF_TRACK_CPU);
+	/* an unnamed metric location is named after the metric it records */
+	assert_string_equal(S(x, tf_ctx_track_get(x->ctx, tm)->thread_name), "energy");
 	assert_int_equal(diag(x, TF_DIAG_ev_counter), 3);
 	assert_int_equal(diag(x, TF_DIAG_unknown_event_id), 1);
 	assert_int_equal(diag(x, TF_DIAG_events_read), 6);
