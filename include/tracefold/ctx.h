@@ -47,4 +47,12 @@ uint32_t tf_ctx_track_count(const tf_ctx *c);
 /* Sets the process name of every track of (input, process_key), present and future. */
 void tf_ctx_set_process_name(tf_ctx *c, uint32_t input, tf_str process_key, tf_str name);
 
+/* Notes: where a diag counter says what was repaired or skipped, a note says
+ * where ("truncated last record at byte N of 'F'").  Readers add them, commands
+ * print them.  The first TF_CTX_MAX_NOTES are kept, later ones only counted. */
+#define TF_CTX_MAX_NOTES 64
+void tf_ctx_note(tf_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t tf_ctx_nnotes(const tf_ctx *c);       /* all notes, kept or not */
+const char *tf_ctx_note_get(const tf_ctx *c, size_t i); /* NULL if not kept */
+
 #endif

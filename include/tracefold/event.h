@@ -27,6 +27,9 @@ typedef enum tf_ev_kind {
 	TF_EV_KIND_COUNT
 } tf_ev_kind;
 
+/* tf_event.track of events that belong to no track (Chrome M metadata). */
+#define TF_TRACK_NONE UINT32_MAX
+
 typedef struct tf_message {
 	int64_t peer;     /* partner rank, -1 unknown */
 	int64_t tag;

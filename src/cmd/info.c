@@ -1,8 +1,622 @@
-/* info.c - placeholder: `tracefold info` is being written (see the open issues). */
+/* info.c - `tracefold info INPUT...`: what is in a trace, for every format.
+ *
+ * A tf_sink that keeps running statistics (no event is stored): tracks, time
+ * span, events by kind, distinct regions, counters (samples, min, max, sum),
+ * messages, metadata; plus the run's diagnostics counters and notes.  The
+ * events are also fed to the stack builder (tee), so the repairs it would make
+ * for a profile are counted too.  Memory grows with the number of distinct
+ * names, call paths and tracks, not with the events. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cmd.h"
+#include "tracefold/reader.h"
+#include "tracefold/stack.h"
+#include "hmap.h"
+
+#define INFO_MAX_METADATA 100000
+
+typedef struct info_counter {
+	tf_str name;
+	uint64_t n;
+	double min, max, sum;
+} info_counter;
+
+typedef struct info_track {
+	uint64_t events;
+	int64_t first_ns, last_ns;
+	bool any;
+} info_track;
+
+typedef struct info_meta {
+	tf_str key, value;
+	uint32_t track;
+	uint32_t next; /* next entry with the same hash, UINT32_MAX: none */
+} info_meta;
+
+typedef struct info_input {
+	const char *path;
+	const char *format;
+	uint64_t events;
+} info_input;
+
+typedef struct info_sink {
+	tf_sink sink;
+	tf_ctx *ctx;
+	uint64_t kind_n[TF_EV_KIND_COUNT];
+	int64_t min_ns, max_ns;
+	bool any_ts;
+	/* by tf_str id: bit 0 region seen, counter index + 1 in the rest */
+	uint32_t *by_str;
+	size_t nby_str;
+	uint64_t nregions;
+	info_counter *ctrs;
+	uint32_t nctrs, capctrs;
+	info_track *trk;
+	size_t ntrk;
+	uint64_t msg_n[2], msg_bytes[2]; /* [0] send, [1] recv */
+	info_meta *meta;       /* distinct (track, key, value), first-seen order */
+	uint32_t nmeta, capmeta;
+	tf_hmap meta_idx;      /* hash of (track, key, value) -> first entry with it */
+	uint64_t meta_events, meta_dropped;
+	int oom;
+} info_sink;
+
+static uint32_t *str_slot(info_sink *s, tf_str id)
+{
+	if (id >= s->nby_str) {
+		size_t n = s->nby_str ? s->nby_str : 256;
+		while (n <= id)
+			n *= 2;
+		uint32_t *p = realloc(s->by_str, n * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + s->nby_str, 0, (n - s->nby_str) * sizeof(*p));
+		s->by_str = p;
+		s->nby_str = n;
+	}
+	return &s->by_str[id];
+}
+
+static info_track *track_stat(info_sink *s, uint32_t t)
+{
+	if (t >= s->ntrk) {
+		size_t n = s->ntrk ? s->ntrk : 16;
+		while (n <= t)
+			n *= 2;
+		info_track *p = realloc(s->trk, n * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + s->ntrk, 0, (n - s->ntrk) * sizeof(*p));
+		s->trk = p;
+		s->ntrk = n;
+	}
+	return &s->trk[t];
+}
+
+/* Keeps distinct (track, key, value) metadata entries, at most INFO_MAX_METADATA. */
+static int meta_add(info_sink *s, uint32_t track, tf_str key, tf_str value)
+{
+	uint64_t h = tf_mix64(((uint64_t)key << 32 | value) ^ tf_mix64(track));
+	uint32_t first = tf_hmap_get(&s->meta_idx, h), last = UINT32_MAX;
+	for (uint32_t i = first; i != UINT32_MAX; i = s->meta[i].next) {
+		const info_meta *m = &s->meta[i];
+		if (m->track == track && m->key == key && m->value == value)
+			return 0;
+		last = i;
+	}
+	if (s->nmeta >= INFO_MAX_METADATA) {
+		s->meta_dropped++;
+		return 0;
+	}
+	if (tf_grow((void **)&s->meta, &s->capmeta, s->nmeta + 1, sizeof(*s->meta)) < 0 ||
+	    (first == UINT32_MAX && tf_hmap_put(&s->meta_idx, h, s->nmeta) < 0))
+		return TF_ENOMEM;
+	if (last != UINT32_MAX)
+		s->meta[last].next = s->nmeta;
+	s->meta[s->nmeta++] = (info_meta){ key, value, track, UINT32_MAX };
+	return 0;
+}
+
+static void see_time(info_sink *s, info_track *t, int64_t a, int64_t b)
+{
+	if (!s->any_ts || a < s->min_ns)
+		s->min_ns = a;
+	if (!s->any_ts || b > s->max_ns)
+		s->max_ns = b;
+	s->any_ts = true;
+	if (!t)
+		return;
+	if (!t->any || a < t->first_ns)
+		t->first_ns = a;
+	if (!t->any || b > t->last_ns)
+		t->last_ns = b;
+	t->any = true;
+}
+
+static int info_event(tf_sink *sk, const tf_event *ev)
+{
+	info_sink *s = tf_container_of(sk, info_sink, sink);
+	if (ev->kind < TF_EV_KIND_COUNT)
+		s->kind_n[ev->kind]++;
+	info_track *t = NULL; /* none for events of no track (TF_TRACK_NONE) */
+	if (ev->track != TF_TRACK_NONE) {
+		if (!(t = track_stat(s, ev->track)))
+			return TF_ENOMEM;
+		t->events++;
+	}
+	switch (ev->kind) {
+	case TF_EV_BEGIN:
+	case TF_EV_COMPLETE: {
+		uint32_t *slot = str_slot(s, ev->name);
+		if (!slot)
+			return TF_ENOMEM;
+		if (!(*slot & 1)) {
+			*slot |= 1;
+			s->nregions++;
+		}
+		break;
+	}
+	case TF_EV_COUNTER: {
+		uint32_t *slot = str_slot(s, ev->name);
+		if (!slot)
+			return TF_ENOMEM;
+		if (!(*slot >> 1)) {
+			if (tf_grow((void **)&s->ctrs, &s->capctrs, s->nctrs + 1, sizeof(*s->ctrs)) < 0)
+				return TF_ENOMEM;
+			s->ctrs[s->nctrs] = (info_counter){ ev->name, 0, ev->value, ev->value, 0 };
+			*slot |= (uint32_t)(++s->nctrs) << 1;
+		}
+		info_counter *c = &s->ctrs[(*slot >> 1) - 1];
+		c->n++;
+		c->sum += ev->value;
+		if (ev->value < c->min)
+			c->min = ev->value;
+		if (ev->value > c->max)
+			c->max = ev->value;
+		break;
+	}
+	case TF_EV_SEND:
+	case TF_EV_RECV: {
+		int k = ev->kind == TF_EV_RECV;
+		s->msg_n[k]++;
+		if (ev->msg.bytes > 0)
+			s->msg_bytes[k] += (uint64_t)ev->msg.bytes;
+		break;
+	}
+	case TF_EV_METADATA:
+		s->meta_events++;
+		return meta_add(s, ev->track, ev->name, ev->cat); /* no place in the time span */
+	default:
+		break;
+	}
+	int64_t end = ev->ts_ns;
+	if (ev->kind == TF_EV_COMPLETE && ev->dur_ns > 0)
+		end += ev->dur_ns;
+	see_time(s, t, ev->ts_ns, end);
+	return 0;
+}
+
+static void info_free(info_sink *s)
+{
+	free(s->by_str);
+	free(s->ctrs);
+	free(s->trk);
+	free(s->meta);
+	tf_hmap_free(&s->meta_idx);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Number of distinct processes (input, process key); the distinct ranks, sorted. */
+static size_t count_processes(tf_ctx *ctx, int64_t **ranks_out, size_t *nranks_out)
+{
+	uint32_t n = tf_ctx_track_count(ctx);
+	int64_t *r = malloc((n ? n : 1) * sizeof(*r));
+	size_t nr = 0;
+	tf_hmap procs = { 0 }, ranks = { 0 };
+	for (uint32_t i = 0; i < n && r; i++) {
+		const tf_track *t = tf_ctx_track_get(ctx, i);
+		uint64_t pk = (uint64_t)t->input << 32 | t->process_key;
+		if (tf_hmap_get(&procs, pk) == UINT32_MAX && tf_hmap_put(&procs, pk, i) < 0)
+			break;
+		if (t->rank >= 0 && tf_hmap_get(&ranks, (uint64_t)t->rank) == UINT32_MAX) {
+			if (tf_hmap_put(&ranks, (uint64_t)t->rank, i) < 0)
+				break;
+			r[nr++] = t->rank;
+		}
+	}
+	size_t nproc = procs.n;
+	tf_hmap_free(&procs);
+	tf_hmap_free(&ranks);
+	if (r)
+		qsort(r, nr, sizeof(*r), cmp_i64);
+	*ranks_out = r;
+	*nranks_out = nr;
+	return nproc;
+}
+
+static const char *fmt_dur(int64_t ns, char *buf, size_t len)
+{
+	double v = (double)ns;
+	if (ns < 0)
+		v = -v;
+	if (v >= 1e9)
+		snprintf(buf, len, "%.6g s", (double)ns / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, len, "%.6g ms", (double)ns / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, len, "%.6g us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%lld ns", (long long)ns);
+	return buf;
+}
+
+static const char *sev_name(tf_severity s)
+{
+	switch (s) {
+	case TF_SEV_INFO: return "info";
+	case TF_SEV_SKIP: return "skip";
+	case TF_SEV_REPAIR: return "repair";
+	default: return "warning";
+	}
+}
+
+static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin, bool list_meta)
+{
+	tf_strtab *st = tf_ctx_strtab(ctx);
+	const tf_diag *d = tf_ctx_diag(ctx);
+	char b1[64];
+	for (int i = 0; i < nin; i++)
+		printf("input %d: %s (format %s, %" PRIu64 " events)\n", i, in[i].path, in[i].format,
+		       in[i].events);
+	int64_t *ranks = NULL;
+	size_t nranks = 0, nproc = count_processes(ctx, &ranks, &nranks);
+	uint32_t ntr = tf_ctx_track_count(ctx);
+	printf("processes: %zu", nproc);
+	if (nranks) {
+		printf(" (ranks");
+		for (size_t k = 0; k < nranks && k < 32; k++)
+			printf(" %lld", (long long)ranks[k]);
+		printf("%s)", nranks > 32 ? " ..." : "");
+	}
+	printf("\nthreads: %u\n", ntr);
+	for (uint32_t i = 0; i < ntr; i++) {
+		const tf_track *t = tf_ctx_track_get(ctx, i);
+		const info_track *it = i < s->ntrk ? &s->trk[i] : NULL;
+		printf("  track %u: input %u, process %s", i, t->input, tf_strtab_get(st, t->process_key));
+		if (t->process_name)
+			printf(" \"%s\"", tf_strtab_get(st, t->process_name));
+		if (t->rank >= 0)
+			printf(", rank %lld", (long long)t->rank);
+		printf(", thread %s", tf_strtab_get(st, t->thread_key));
+		if (t->thread_name)
+			printf(" \"%s\"", tf_strtab_get(st, t->thread_name));
+		if (t->kind == TF_TRACK_GPU)
+			printf(" (gpu)");
+		printf(": %" PRIu64 " events", it ? it->events : 0);
+		if (it && it->any)
+			printf(", %s", fmt_dur(it->last_ns - it->first_ns, b1, sizeof(b1)));
+		printf("\n");
+	}
+	free(ranks);
+	if (s->any_ts)
+		printf("time span: %s (%lld .. %lld ns)\n", fmt_dur(s->max_ns - s->min_ns, b1, sizeof(b1)),
+		       (long long)s->min_ns, (long long)s->max_ns);
+	else
+		printf("time span: none\n");
+	printf("events: %" PRIu64 " decoded\n", d->n[TF_DIAG_events_read]);
+	for (int i = 0; i < TF_DIAG_COUNT; i++) {
+		tf_severity sev = tf_diag_severity(i);
+		if (i == TF_DIAG_events_read || !d->n[i] || (sev != TF_SEV_INFO && sev != TF_SEV_SKIP))
+			continue;
+		printf("  %12" PRIu64 "  %-20s %s%s\n", d->n[i], tf_diag_name(i),
+		       sev == TF_SEV_SKIP ? "(skipped) " : "", tf_diag_text(i));
+	}
+	printf("  by kind:");
+	int any = 0;
+	for (int k = 0; k < TF_EV_KIND_COUNT; k++)
+		if (s->kind_n[k])
+			printf("%s %s %" PRIu64, any++ ? "," : "", tf_ev_kind_name(k), s->kind_n[k]);
+	printf("%s\n", any ? "" : " none");
+	printf("regions: %" PRIu64 " distinct\n", s->nregions);
+	printf("counters: %u\n", s->nctrs);
+	if (s->nctrs)
+		printf("  %12s %14s %14s %16s  name\n", "samples", "min", "max", "sum");
+	for (size_t i = 0; i < s->nctrs; i++) {
+		const info_counter *c = &s->ctrs[i];
+		printf("  %12" PRIu64 " %14.6g %14.6g %16.10g  %s\n", c->n, c->min, c->max, c->sum,
+		       tf_strtab_get(st, c->name));
+	}
+	printf("messages: %" PRIu64 " sent (%" PRIu64 " bytes), %" PRIu64 " received (%" PRIu64 " bytes)\n",
+	       s->msg_n[0], s->msg_bytes[0], s->msg_n[1], s->msg_bytes[1]);
+	printf("metadata: %u distinct entries%s from %" PRIu64 " events%s\n", s->nmeta,
+	       s->meta_dropped ? " (more not kept)" : "", s->meta_events,
+	       s->nmeta && !list_meta ? " (--metadata lists them)" : "");
+	if (list_meta)
+		for (size_t i = 0; i < s->nmeta; i++) {
+			if (s->meta[i].track == TF_TRACK_NONE)
+				printf("  global: %s", tf_strtab_get(st, s->meta[i].key));
+			else
+				printf("  track %u: %s", s->meta[i].track, tf_strtab_get(st, s->meta[i].key));
+			if (s->meta[i].value)
+				printf(" = %s", tf_strtab_get(st, s->meta[i].value));
+			printf("\n");
+		}
+	uint64_t np = tf_diag_problems(d);
+	printf("repairs and warnings: %s\n", np ? "" : "none");
+	for (int i = 0; i < TF_DIAG_COUNT; i++) {
+		tf_severity sev = tf_diag_severity(i);
+		if (!d->n[i] || (sev != TF_SEV_REPAIR && sev != TF_SEV_WARN))
+			continue;
+		printf("  %12" PRIu64 "  %-20s (%s) %s\n", d->n[i], tf_diag_name(i), sev_name(sev),
+		       tf_diag_text(i));
+	}
+	size_t nn = tf_ctx_nnotes(ctx);
+	if (nn) {
+		printf("notes:\n");
+		for (size_t i = 0; i < nn; i++) {
+			const char *n = tf_ctx_note_get(ctx, i);
+			if (!n) {
+				printf("  ... and %zu more\n", nn - i);
+				break;
+			}
+			printf("  %s\n", n);
+		}
+	}
+}
+
+static void json_str(const char *p)
+{
+	putchar('"');
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_num(double v)
+{
+	if (isfinite(v))
+		printf("%.17g", v);
+	else
+		printf("null");
+}
+
+static void print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
+{
+	tf_strtab *st = tf_ctx_strtab(ctx);
+	const tf_diag *d = tf_ctx_diag(ctx);
+	printf("{\n  \"inputs\": [");
+	for (int i = 0; i < nin; i++) {
+		printf("%s\n    {\"path\": ", i ? "," : "");
+		json_str(in[i].path);
+		printf(", \"format\": ");
+		json_str(in[i].format);
+		printf(", \"events\": %" PRIu64 "}", in[i].events);
+	}
+	int64_t *ranks = NULL;
+	size_t nranks = 0, nproc = count_processes(ctx, &ranks, &nranks);
+	printf("\n  ],\n  \"processes\": %zu,\n  \"ranks\": [", nproc);
+	for (size_t k = 0; k < nranks; k++)
+		printf("%s%lld", k ? ", " : "", (long long)ranks[k]);
+	free(ranks);
+	uint32_t ntr = tf_ctx_track_count(ctx);
+	printf("],\n  \"threads\": [");
+	for (uint32_t i = 0; i < ntr; i++) {
+		const tf_track *t = tf_ctx_track_get(ctx, i);
+		const info_track *it = i < s->ntrk ? &s->trk[i] : NULL;
+		printf("%s\n    {\"track\": %u, \"input\": %u, \"process\": ", i ? "," : "", i, t->input);
+		json_str(tf_strtab_get(st, t->process_key));
+		printf(", \"process_name\": ");
+		json_str(tf_strtab_get(st, t->process_name));
+		printf(", \"rank\": %lld, \"thread\": ", (long long)t->rank);
+		json_str(tf_strtab_get(st, t->thread_key));
+		printf(", \"thread_name\": ");
+		json_str(tf_strtab_get(st, t->thread_name));
+		printf(", \"gpu\": %s, \"events\": %" PRIu64, t->kind == TF_TRACK_GPU ? "true" : "false",
+		       it ? it->events : 0);
+		if (it && it->any)
+			printf(", \"first_ns\": %lld, \"last_ns\": %lld", (long long)it->first_ns,
+			       (long long)it->last_ns);
+		printf("}");
+	}
+	printf("\n  ],\n");
+	if (s->any_ts)
+		printf("  \"time_span\": {\"first_ns\": %lld, \"last_ns\": %lld, \"duration_ns\": %lld},\n",
+		       (long long)s->min_ns, (long long)s->max_ns, (long long)(s->max_ns - s->min_ns));
+	else
+		printf("  \"time_span\": null,\n");
+	printf("  \"diagnostics\": {");
+	int any = 0;
+	for (int i = 0; i < TF_DIAG_COUNT; i++)
+		printf("%s\"%s\": %" PRIu64, any++ ? ", " : "", tf_diag_name(i), d->n[i]);
+	printf("},\n  \"events_by_kind\": {");
+	for (int k = 0; k < TF_EV_KIND_COUNT; k++)
+		printf("%s\"%s\": %" PRIu64, k ? ", " : "", tf_ev_kind_name(k), s->kind_n[k]);
+	printf("},\n  \"regions\": %" PRIu64 ",\n  \"counters\": [", s->nregions);
+	for (size_t i = 0; i < s->nctrs; i++) {
+		const info_counter *c = &s->ctrs[i];
+		printf("%s\n    {\"name\": ", i ? "," : "");
+		json_str(tf_strtab_get(st, c->name));
+		printf(", \"samples\": %" PRIu64 ", \"min\": ", c->n);
+		json_num(c->min);
+		printf(", \"max\": ");
+		json_num(c->max);
+		printf(", \"sum\": ");
+		json_num(c->sum);
+		printf("}");
+	}
+	printf("%s],\n", s->nctrs ? "\n  " : "");
+	printf("  \"messages\": {\"sent\": %" PRIu64 ", \"sent_bytes\": %" PRIu64 ", \"received\": %" PRIu64
+	       ", \"received_bytes\": %" PRIu64 "},\n",
+	       s->msg_n[0], s->msg_bytes[0], s->msg_n[1], s->msg_bytes[1]);
+	printf("  \"metadata\": [");
+	for (size_t i = 0; i < s->nmeta; i++) {
+		printf("%s\n    {\"track\": ", i ? "," : "");
+		if (s->meta[i].track == TF_TRACK_NONE)
+			printf("null");
+		else
+			printf("%u", s->meta[i].track);
+		printf(", \"key\": ");
+		json_str(tf_strtab_get(st, s->meta[i].key));
+		printf(", \"value\": ");
+		json_str(tf_strtab_get(st, s->meta[i].value));
+		printf("}");
+	}
+	printf("%s],\n  \"problems\": %" PRIu64 ",\n  \"notes\": [", s->nmeta ? "\n  " : "",
+	       tf_diag_problems(d));
+	size_t nn = tf_ctx_nnotes(ctx);
+	for (size_t i = 0; i < nn; i++) {
+		const char *n = tf_ctx_note_get(ctx, i);
+		if (!n)
+			break;
+		printf("%s", i ? ", " : "");
+		json_str(n);
+	}
+	printf("]\n}\n");
+}
+
+static void help(void)
+{
+	printf("usage: tracefold info [OPTIONS] INPUT...\n"
+	       "\n"
+	       "Describes traces without writing a profile: inputs and their formats,\n"
+	       "processes/ranks, threads (with names), time span, events by kind, distinct\n"
+	       "regions, counters (samples, min, max, sum), messages, metadata, and every\n"
+	       "repair or warning (docs/diagnostics.md), with notes saying where.\n"
+	       "\n"
+	       "options:\n"
+	       "  -f, --format NAME   read inputs as NAME (chrome, tau, otf2) instead of sniffing;\n"
+	       "                      --format json / --format text choose the output instead\n"
+	       "      --json          JSON output\n"
+	       "      --metadata      list metadata entries (text output; JSON always has them)\n"
+	       "      --edf FILE      TAU: event definitions for a lone .trc file\n"
+	       "      --tau-flush     TAU: count trace-buffer flushes as a [TAU trace flush] region\n"
+	       "  -h, --help          this text\n"
+	       "\n"
+	       "exit status: 0 ok, 2 usage error, 3 unreadable input\n");
+}
 
 int tf_cmd_info(int argc, char **argv)
 {
-	tf_msg("'info' is not implemented yet");
-	return TF_EXIT_USAGE;
+	bool json = false, list_meta = false, show_flush = false;
+	const char *force = NULL, *edf = NULL;
+	char **paths = calloc((size_t)argc, sizeof(*paths));
+	int npaths = 0;
+	if (!paths) {
+		tf_msg("out of memory");
+		return TF_EXIT_INPUT;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (tf_is_help(a)) {
+			free(paths);
+			help();
+			return TF_EXIT_OK;
+		} else if (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0 || strcmp(a, "--edf") == 0) {
+			if (i + 1 >= argc) {
+				free(paths);
+				return tf_usage_error("info", "option '%s' needs a value", a);
+			}
+			const char *v = argv[++i];
+			if (strcmp(a, "--edf") == 0) {
+				edf = v;
+			} else if (strcmp(v, "json") == 0 || strcmp(v, "text") == 0) {
+				json = strcmp(v, "json") == 0;
+			} else if (tf_format_by_name(v)) {
+				force = v;
+			} else {
+				free(paths);
+				return tf_usage_error("info", "unknown format '%s'", v);
+			}
+		} else if (strcmp(a, "--json") == 0) {
+			json = true;
+		} else if (strcmp(a, "--metadata") == 0) {
+			list_meta = true;
+		} else if (strcmp(a, "--tau-flush") == 0) {
+			show_flush = true;
+		} else if (strcmp(a, "--") == 0) {
+			for (i++; i < argc; i++)
+				paths[npaths++] = argv[i];
+		} else if (a[0] == '-' && a[1]) {
+			free(paths);
+			return tf_usage_error("info", "unknown option '%s'", a);
+		} else {
+			paths[npaths++] = argv[i];
+		}
+	}
+	if (!npaths) {
+		free(paths);
+		return tf_usage_error("info", "no input given");
+	}
+	tf_ctx *ctx = tf_ctx_new();
+	info_input *in = calloc((size_t)npaths, sizeof(*in));
+	info_sink s = { .sink = { .event = info_event }, .ctx = ctx };
+	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
+	tf_stacks *stacks = agg ? tf_stacks_new(ctx, agg, NULL) : NULL;
+	tf_tee tee;
+	tf_tee_init(&tee);
+	tf_tee_add(&tee, &s.sink);
+	if (stacks)
+		tf_tee_add(&tee, tf_stacks_sink(stacks));
+	int rc = TF_EXIT_OK;
+	if (!ctx || !in || !stacks) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto out;
+	}
+	tf_ctx_opts(ctx)->edf_path = edf;
+	tf_ctx_opts(ctx)->show_tau_flush = show_flush;
+	for (int i = 0; i < npaths; i++) {
+		tf_error err;
+		tf_error_clear(&err);
+		in[i].path = paths[i];
+		const tf_format *f = tf_format_find(paths[i], force, &err);
+		if (!f) {
+			rc = tf_report(&err);
+			goto out;
+		}
+		in[i].format = f->name;
+		uint64_t before = tf_ctx_diag(ctx)->n[TF_DIAG_events_read];
+		int r = f->read(paths[i], (uint32_t)i, ctx, &tee.sink, &err);
+		if (r >= 0 || r == TF_ESTOP)
+			r = tee.sink.end_input(&tee.sink, (uint32_t)i);
+		if (r < 0 && r != TF_ESTOP) {
+			if (!err.code)
+				tf_error_set(&err, r, paths[i], -1, -1, "%s", tf_strerror(r));
+			rc = tf_report(&err);
+			goto out;
+		}
+		in[i].events = tf_ctx_diag(ctx)->n[TF_DIAG_events_read] - before;
+	}
+	int r = tf_stacks_finish(stacks);
+	if (r < 0) {
+		tf_msg("cannot build stacks: %s", tf_strerror(r));
+		rc = TF_EXIT_INPUT;
+		goto out;
+	}
+	if (json)
+		print_json(&s, ctx, in, npaths);
+	else
+		print_text(&s, ctx, in, npaths, list_meta);
+out:
+	tf_stacks_free(stacks);
+	tf_agg_free(agg);
+	info_free(&s);
+	free(in);
+	free(paths);
+	tf_ctx_free(ctx);
+	return rc;
 }

@@ -1,5 +1,7 @@
 /* ctx.c - the per-run context: strings, tracks, diagnostics, options; and
  * the event accounting every reader goes through (tf_emit). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/ctx.h"
@@ -16,6 +18,8 @@ struct tf_ctx {
 	/* process names set before their tracks exist */
 	struct pname { uint32_t input; tf_str key, name; } *pnames;
 	size_t npnames, cappnames;
+	char *notes[TF_CTX_MAX_NOTES];
+	size_t nnotes;
 };
 
 tf_ctx *tf_ctx_new(void)
@@ -41,6 +45,8 @@ void tf_ctx_free(tf_ctx *c)
 	free(c->tracks);
 	free(c->slots);
 	free(c->pnames);
+	for (size_t i = 0; i < c->nnotes && i < TF_CTX_MAX_NOTES; i++)
+		free(c->notes[i]);
 	free(c);
 }
 
@@ -202,4 +208,24 @@ void tf_tee_add(tf_tee *t, tf_sink *s)
 {
 	if (t->n < (int)(sizeof(t->to) / sizeof(t->to[0])))
 		t->to[t->n++] = s;
+}
+
+void tf_ctx_note(tf_ctx *c, const char *fmt, ...)
+{
+	if (c->nnotes < TF_CTX_MAX_NOTES) {
+		char buf[1024];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		c->notes[c->nnotes] = strdup(buf);
+	}
+	c->nnotes++;
+}
+
+size_t tf_ctx_nnotes(const tf_ctx *c) { return c->nnotes; }
+
+const char *tf_ctx_note_get(const tf_ctx *c, size_t i)
+{
+	return i < c->nnotes && i < TF_CTX_MAX_NOTES ? c->notes[i] : NULL;
 }

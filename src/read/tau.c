@@ -1,14 +1,971 @@
-/* tau.c - placeholder: this reader is being written (see the open issues). */
+/* tau.c - TAU binary traces (.trc records + .edf definitions) -> tf_event.
+ *
+ * Inputs: a trace directory (tautrace.<node>.<context>.<thread>.trc with
+ * events.<node>.edf, or a merged tau.trc + tau.edf), or one .trc file (its
+ * EDF beside it, or --edf).  Records are read in fixed-size blocks, so memory
+ * does not depend on the trace length.  Every record becomes exactly one
+ * tf_emit or one tf_count_skip.  Format facts and the choices made here:
+ * docs/format-tau.md. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include "tracefold/reader.h"
+#include "tracefold/io.h"
+#include "hmap.h"
+#include "tau.h"
 
-static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n)
+#define TAU_EV_INIT_PARAM 3
+/* A multiple of 24 and 32, so blocks hold whole records of either layout. */
+#define TAU_BLOCK_BYTES (96u * 1024u)
+#define TAU_FLUSH_NAME "[TAU trace flush]"
+#define TAU_MAX_REREADS 16
+
+/* ---- records ---- */
+
+static inline uint16_t ld16(const unsigned char *p, bool sw)
 {
-	return TF_SNIFF_NO;
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return sw ? __builtin_bswap16(v) : v;
+}
+static inline uint32_t ld32(const unsigned char *p, bool sw)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return sw ? __builtin_bswap32(v) : v;
+}
+static inline uint64_t ld64(const unsigned char *p, bool sw)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return sw ? __builtin_bswap64(v) : v;
+}
+
+void tf_tau_decode(const unsigned char *p, tf_tau_layout lay, tf_tau_rec *r)
+{
+	if (lay.recsize == 24) {
+		r->ev = (int32_t)ld32(p, lay.swap);
+		r->nid = ld16(p + 4, lay.swap);
+		r->tid = ld16(p + 6, lay.swap);
+		r->par = (int64_t)ld64(p + 8, lay.swap);
+		r->ti = ld64(p + 16, lay.swap);
+	} else {
+		r->ev = (int64_t)ld64(p, lay.swap);
+		r->nid = ld16(p + 8, lay.swap);
+		r->tid = ld16(p + 10, lay.swap);
+		r->par = (int64_t)ld64(p + 16, lay.swap);
+		r->ti = ld64(p + 24, lay.swap);
+	}
+}
+
+tf_tau_layout tf_tau_detect_layout(const unsigned char *p, size_t n)
+{
+	static const tf_tau_layout hyp[4] = { { 24, false, false }, { 24, true, false },
+					      { 32, false, false }, { 32, true, false } };
+	int nmatch = 0, which = 0;
+	for (int i = 0; i < 4; i++) {
+		unsigned off = hyp[i].recsize == 24 ? 8 : 16;
+		if (n < hyp[i].recsize)
+			continue;
+		if (ld64(p + off, hyp[i].swap) == TAU_EV_INIT_PARAM) {
+			if (!nmatch)
+				which = i;
+			nmatch++;
+		}
+	}
+	tf_tau_layout l = hyp[0];
+	if (nmatch == 1)
+		l = hyp[which];
+	else
+		l.guessed = true;
+	return l;
+}
+
+void tf_tau_unpack_msg(int64_t spar, tf_message *m)
+{
+	uint64_t par = (uint64_t)spar;
+	m->bytes = (int64_t)((par & 0xFFFFu) | (((par >> 32) & 0x3FFu) << 16));
+	m->tag = (int64_t)(((par >> 16) & 0xFFu) | (((par >> 48) & 0xFFu) << 8));
+	m->peer = (int64_t)(((par >> 24) & 0xFFu) | (((par >> 56) & 0xFFu) << 8));
+	m->comm = (int64_t)((par >> 42) & 0x3Fu);
+}
+
+size_t tf_tau_trim_len(const char *s, size_t len)
+{
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	return len;
+}
+
+/* ---- definitions (.edf) ---- */
+
+enum tau_kind {
+	TK_UNKNOWN = 0, /* not defined (yet) */
+	TK_REGION,      /* EntryExit */
+	TK_TRIGGER,     /* TriggerValue user event */
+	TK_METADATA,    /* TriggerValue named "<key> | <value>" */
+	TK_SEND,        /* tag -7 */
+	TK_RECV,        /* tag -8 */
+	TK_FLUSH,       /* TRACER FLUSH (EntryExit) */
+	TK_TRACER,      /* TRACER EV_INIT, WALL_CLOCK, FLUSH_CLOSE, ... */
+	TK_OTHER,       /* any other kind ("none"/"par" outside TRACER) */
+	TK_BAD,         /* still unknown after re-reading the EDF */
+};
+
+typedef struct tau_def {
+	int64_t id;
+	uint8_t kind;
+	tf_str name;  /* trimmed; for metadata: the key */
+	tf_str group;
+	tf_str value; /* metadata value */
+} tau_def;
+
+typedef struct tau_edf {
+	char *path;
+	tau_def *defs;
+	uint32_t ndefs, cap;
+	tf_hmap idx; /* id -> index in defs */
+	int rereads;
+} tau_edf;
+
+static tau_def *edf_find(const tau_edf *e, int64_t id)
+{
+	uint32_t i = tf_hmap_get(&e->idx, (uint64_t)id);
+	return i == UINT32_MAX ? NULL : &e->defs[i];
+}
+
+/* Adds d, or replaces the definition with the same id. */
+static int edf_put(tau_edf *e, const tau_def *d)
+{
+	tau_def *old = edf_find(e, d->id);
+	if (old) {
+		*old = *d;
+		return 0;
+	}
+	if (tf_grow((void **)&e->defs, &e->cap, e->ndefs + 1, sizeof(*e->defs)) < 0 ||
+	    tf_hmap_put(&e->idx, (uint64_t)d->id, e->ndefs) < 0)
+		return TF_ENOMEM;
+	e->defs[e->ndefs++] = *d;
+	return 0;
+}
+
+static void edf_free(tau_edf *e)
+{
+	if (!e)
+		return;
+	free(e->path);
+	free(e->defs);
+	tf_hmap_free(&e->idx);
+	free(e);
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static bool parse_int(const char **pp, const char *end, int64_t *out)
+{
+	const char *p = *pp;
+	bool neg = false;
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	if (p >= end || !isdigit((unsigned char)*p))
+		return false;
+	uint64_t v = 0;
+	while (p < end && isdigit((unsigned char)*p)) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return false;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	*pp = p;
+	return true;
+}
+
+int tf_tau_edf_parse_line(const char *line, size_t len, tf_tau_edf_line *o)
+{
+	const char *end = line + len;
+	while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	const char *p = skip_ws(line, end);
+	if (p == end || *p == '#')
+		return 0;
+	const char *q = p;
+	if (!parse_int(&q, end, &o->id))
+		return -1;
+	q = skip_ws(q, end);
+	/* header: "<N> dynamic_trace_events" (N is not trusted: TAU's per-node
+	 * files count one more line than they hold) */
+	static const char hdr[] = "dynamic_trace_events";
+	if ((size_t)(end - q) >= sizeof(hdr) - 1 && memcmp(q, hdr, sizeof(hdr) - 1) == 0 &&
+	    skip_ws(q + sizeof(hdr) - 1, end) == end)
+		return 0;
+	if (q == end || *q == '"')
+		return -1;
+	o->group = q;
+	while (q < end && *q != ' ' && *q != '\t')
+		q++;
+	o->group_len = (size_t)(q - o->group);
+	q = skip_ws(q, end);
+	if (!parse_int(&q, end, &o->tag))
+		return -1;
+	q = skip_ws(q, end);
+	if (q == end || *q != '"')
+		return -1;
+	/* the name runs to the LAST quote of the line: names may hold quotes */
+	const char *last = end - 1;
+	while (last > q && *last != '"')
+		last--;
+	if (last == q)
+		return -1;
+	o->name = q + 1;
+	o->name_len = (size_t)(last - (q + 1));
+	const char *k = skip_ws(last + 1, end);
+	const char *kend = end;
+	while (kend > k && (kend[-1] == ' ' || kend[-1] == '\t'))
+		kend--;
+	o->kind = k;
+	o->kind_len = (size_t)(kend - k);
+	return 1;
+}
+
+static bool eq(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+static int edf_add_line(tau_edf *e, tf_strtab *st, const tf_tau_edf_line *l)
+{
+	tau_def d = { .id = l->id };
+	size_t nlen = tf_tau_trim_len(l->name, l->name_len);
+	bool tracer_group = eq(l->group, l->group_len, "TRACER");
+	d.group = tf_strtab_intern(st, l->group, l->group_len);
+	if (l->tag == -7) {
+		d.kind = TK_SEND;
+	} else if (l->tag == -8) {
+		d.kind = TK_RECV;
+	} else if (tracer_group && eq(l->name, nlen, "FLUSH")) {
+		d.kind = TK_FLUSH;
+	} else if (tracer_group) {
+		d.kind = TK_TRACER;
+	} else if (eq(l->kind, l->kind_len, "EntryExit")) {
+		d.kind = TK_REGION;
+	} else if (eq(l->kind, l->kind_len, "TriggerValue")) {
+		/* metadata: "<key> | <value>" (the value may be empty: "<key> | ") */
+		const char *bar = NULL;
+		for (size_t i = 0; i + 2 <= l->name_len; i++)
+			if (memcmp(l->name + i, " |", 2) == 0 &&
+			    (i + 2 == l->name_len || l->name[i + 2] == ' ')) {
+				bar = l->name + i;
+				break;
+			}
+		if (bar) {
+			const char *v = bar + 2 + (bar + 2 < l->name + l->name_len);
+			d.kind = TK_METADATA;
+			d.value = tf_strtab_intern(st, v, tf_tau_trim_len(v, (size_t)(l->name + l->name_len - v)));
+			nlen = tf_tau_trim_len(l->name, (size_t)(bar - l->name));
+		} else {
+			d.kind = TK_TRIGGER;
+		}
+	} else {
+		d.kind = TK_OTHER;
+	}
+	d.name = tf_strtab_intern(st, l->name, nlen);
+	if (d.name == (tf_str)-1 || d.group == (tf_str)-1 || d.value == (tf_str)-1)
+		return TF_ENOMEM;
+	return edf_put(e, &d);
+}
+
+/* (Re)reads the whole EDF; definitions replace earlier ones with the same id. */
+static int edf_load(tau_edf *e, tf_ctx *ctx, tf_error *err)
+{
+	FILE *f = fopen(e->path, "r");
+	if (!f)
+		return tf_error_set(err, TF_EIO, e->path, -1, -1, "cannot open the event definitions");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int64_t off = 0, lineno = 0;
+	int rc = 0, bad = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		tf_tau_edf_line l;
+		int r = tf_tau_edf_parse_line(line, (size_t)n, &l);
+		if (r > 0)
+			rc = edf_add_line(e, tf_ctx_strtab(ctx), &l);
+		else if (r < 0 && !bad++)
+			tf_ctx_note(ctx, "'%s' line %lld (byte %lld): not an event definition: ignored",
+				    e->path, (long long)lineno, (long long)off);
+		if (rc < 0)
+			break;
+		off += n;
+	}
+	int ioerr = ferror(f);
+	free(line);
+	fclose(f);
+	if (rc < 0)
+		return tf_error_set(err, rc, e->path, -1, -1, "out of memory");
+	if (ioerr)
+		return tf_error_set(err, TF_EIO, e->path, off, -1, "read failed");
+	return 0;
+}
+
+/* ---- the reader ---- */
+
+typedef struct tau_pend {
+	tau_def def;
+	int64_t par;
+	uint64_t ti, index;
+} tau_pend;
+
+typedef struct tau_trk {
+	uint32_t key;   /* nid << 16 | tid */
+	uint32_t track; /* ctx track id */
+	int npend;      /* user-event records held back to recognise 0/value/0 */
+	tau_pend pend[2];
+} tau_trk;
+
+typedef struct tau_rd {
+	tf_ctx *ctx;
+	tf_sink *sink;
+	tf_error *err;
+	uint32_t input;
+	bool show_flush;
+	tf_str flush_name;
+	uint64_t index; /* records of this input so far */
+	/* edfs loaded for this input (by path) */
+	tau_edf **edfs;
+	size_t nedfs;
+	/* per (nid, tid) state of the current file */
+	tau_trk *trks;
+	uint32_t ntrks, captrks;
+	tf_hmap trk_idx;             /* nid << 16 | tid -> index in trks */
+	uint32_t last_key, last_trk; /* cache */
+} tau_rd;
+
+static tau_edf *rd_edf(tau_rd *rd, const char *path)
+{
+	for (size_t i = 0; i < rd->nedfs; i++)
+		if (strcmp(rd->edfs[i]->path, path) == 0)
+			return rd->edfs[i];
+	tau_edf *e = calloc(1, sizeof(*e));
+	tau_edf **ne = realloc(rd->edfs, (rd->nedfs + 1) * sizeof(*ne));
+	if (!e || !ne || !(e->path = strdup(path))) {
+		free(e);
+		if (ne)
+			rd->edfs = ne;
+		tf_error_set(rd->err, TF_ENOMEM, path, -1, -1, "out of memory");
+		return NULL;
+	}
+	rd->edfs = ne;
+	if (edf_load(e, rd->ctx, rd->err) < 0) {
+		edf_free(e);
+		return NULL;
+	}
+	rd->edfs[rd->nedfs++] = e;
+	return e;
+}
+
+/* The state of (nid, tid), defining its track on first use.  Returns its
+ * index or -1 on allocation failure. */
+static int64_t rd_trk(tau_rd *rd, uint16_t nid, uint16_t tid)
+{
+	uint32_t key = (uint32_t)nid << 16 | tid;
+	if (rd->ntrks && rd->last_key == key)
+		return rd->last_trk;
+	uint32_t k = tf_hmap_get(&rd->trk_idx, key);
+	if (k != UINT32_MAX) {
+		rd->last_key = key;
+		rd->last_trk = k;
+		return k;
+	}
+	if (tf_grow((void **)&rd->trks, &rd->captrks, rd->ntrks + 1, sizeof(*rd->trks)) < 0 ||
+	    tf_hmap_put(&rd->trk_idx, key, rd->ntrks) < 0)
+		return -1;
+	tf_strtab *st = tf_ctx_strtab(rd->ctx);
+	char pk[16], tk[16], tn[32], pn[32];
+	snprintf(pk, sizeof(pk), "%u", (unsigned)nid);
+	snprintf(tk, sizeof(tk), "%u", (unsigned)tid);
+	snprintf(tn, sizeof(tn), "thread %u", (unsigned)tid);
+	snprintf(pn, sizeof(pn), "node %u", (unsigned)nid);
+	tf_str spk = tf_strtab_intern_cstr(st, pk), stk = tf_strtab_intern_cstr(st, tk);
+	tf_str stn = tf_strtab_intern_cstr(st, tn), spn = tf_strtab_intern_cstr(st, pn);
+	if (spk == (tf_str)-1 || stk == (tf_str)-1 || stn == (tf_str)-1 || spn == (tf_str)-1)
+		return -1;
+	uint32_t track = tf_ctx_track(rd->ctx, rd->input, spk, stk);
+	if (track == (uint32_t)-1)
+		return -1;
+	tf_track *t = tf_ctx_track_get(rd->ctx, track);
+	t->rank = nid;
+	t->thread_name = stn;
+	t->process_name = spn;
+	t->kind = TF_TRACK_CPU;
+	t->needs_sort = false;
+	tau_trk *s = &rd->trks[rd->ntrks++];
+	memset(s, 0, sizeof(*s));
+	s->key = key;
+	s->track = track;
+	rd->last_key = key;
+	rd->last_trk = rd->ntrks - 1;
+	return rd->last_trk;
+}
+
+static void rd_reset_trks(tau_rd *rd)
+{
+	rd->ntrks = 0;
+	tf_hmap_free(&rd->trk_idx);
+}
+
+static int64_t ts_of(uint64_t ti)
+{
+	return (int64_t)(ti * 1000u);
+}
+
+/* One user-event record as a counter (or metadata) event. */
+static int emit_trigger(tau_rd *rd, uint32_t track, const tau_def *d, int64_t par, uint64_t ti,
+			uint64_t index)
+{
+	tf_event ev = { 0 };
+	ev.track = track;
+	ev.name = d->name;
+	ev.ts_ns = ts_of(ti);
+	ev.index = index;
+	if (d->kind == TK_METADATA) {
+		ev.kind = TF_EV_METADATA;
+		ev.cat = d->value;
+	} else {
+		ev.kind = TF_EV_COUNTER;
+		ev.value = (double)par;
+	}
+	return tf_emit(rd->ctx, rd->sink, &ev);
+}
+
+/* Emits held-back user-event records of s as single samples. */
+static int flush_pend(tau_rd *rd, tau_trk *s)
+{
+	for (int i = 0; i < s->npend; i++) {
+		tau_pend *p = &s->pend[i];
+		int rc = emit_trigger(rd, s->track, &p->def, p->par, p->ti, p->index);
+		if (rc < 0) {
+			s->npend = 0;
+			return rc;
+		}
+	}
+	s->npend = 0;
+	return 0;
+}
+
+/* User-event records: TAU writes each trigger as three records of one id on
+ * one thread: 0, value, 0.  A record with parameter 0 is held back; a second
+ * record of the same id is held too; a third of the same id with parameter 0
+ * completes the triple (its middle value is emitted, the zeros are counted as
+ * tau_trigger_frame).  Anything else on the thread (another user event, a
+ * region, a message) releases what is held as single samples, e.g. TAU's
+ * single-record TauTraceClockOffset* events.  Tracer records never break a
+ * triple (a buffer flush may fall inside one). */
+static int on_trigger(tau_rd *rd, tau_trk *s, const tau_def *d, int64_t par, uint64_t ti, uint64_t index)
+{
+	for (;;) {
+		if (s->npend == 0) {
+			if (par != 0)
+				return emit_trigger(rd, s->track, d, par, ti, index);
+			s->pend[0] = (tau_pend){ *d, par, ti, index };
+			s->npend = 1;
+			return 0;
+		}
+		if (d->id != s->pend[0].def.id) {
+			TF_TRY(flush_pend(rd, s));
+			continue;
+		}
+		if (s->npend == 1) {
+			s->pend[1] = (tau_pend){ *d, par, ti, index };
+			s->npend = 2;
+			return 0;
+		}
+		if (par == 0) { /* a complete 0, value, 0 */
+			tau_pend v = s->pend[1];
+			s->npend = 0;
+			tf_count_skip(rd->ctx, TF_DIAG_tau_trigger_frame);
+			tf_count_skip(rd->ctx, TF_DIAG_tau_trigger_frame);
+			return emit_trigger(rd, s->track, &v.def, v.par, v.ti, v.index);
+		}
+		/* 0, x, y with y != 0: the first zero stood alone; x may open a triple */
+		tau_pend first = s->pend[0], second = s->pend[1];
+		s->npend = 0;
+		TF_TRY(emit_trigger(rd, s->track, &first.def, first.par, first.ti, first.index));
+		TF_TRY(on_trigger(rd, s, &second.def, second.par, second.ti, second.index));
+		/* then retry the current record against the new state */
+	}
+}
+
+static int flush_all_pend(tau_rd *rd)
+{
+	for (uint32_t k = 0; k < rd->ntrks; k++)
+		if (rd->trks[k].npend)
+			TF_TRY(flush_pend(rd, &rd->trks[k]));
+	return 0;
+}
+
+static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *path, uint64_t off)
+{
+	uint64_t index = rd->index++;
+	const tau_def *d = edf_find(edf, r->ev);
+	if (!d && edf->rereads < TAU_MAX_REREADS) {
+		/* TAU rewrites the EDF while the program runs: read it again */
+		edf->rereads++;
+		TF_TRY(edf_load(edf, rd->ctx, rd->err));
+		d = edf_find(edf, r->ev);
+		if (!d) {
+			tau_def bad = { .id = r->ev, .kind = TK_BAD };
+			TF_TRY(edf_put(edf, &bad));
+			tf_ctx_note(rd->ctx, "'%s' byte %llu: event id %lld is not defined in '%s'", path,
+				    (unsigned long long)off, (long long)r->ev, edf->path);
+		}
+	}
+	if (!d || d->kind == TK_BAD || d->kind == TK_UNKNOWN) {
+		tf_count_skip(rd->ctx, TF_DIAG_unknown_event_id);
+		return 0;
+	}
+	if (r->ti > (uint64_t)INT64_MAX / 1000u) {
+		tf_count_skip(rd->ctx, TF_DIAG_bad_event);
+		return 0;
+	}
+	int64_t t = rd_trk(rd, r->nid, r->tid);
+	if (t < 0)
+		return tf_error_set(rd->err, TF_ENOMEM, path, (int64_t)off, -1, "out of memory");
+	tau_trk *s = &rd->trks[t];
+	bool entry_exit = r->par == 1 || r->par == -1;
+	if (d->kind == TK_TRIGGER || d->kind == TK_METADATA)
+		return on_trigger(rd, s, d, r->par, r->ti, index);
+	if (d->kind == TK_TRACER || (d->kind == TK_FLUSH && (!rd->show_flush || !entry_exit))) {
+		tf_count_skip(rd->ctx, TF_DIAG_ev_tracer); /* never releases held user-event records */
+		return 0;
+	}
+	if (s->npend && d->kind != TK_FLUSH) /* a flush may fall inside a triple */
+		TF_TRY(flush_pend(rd, s));
+	tf_event ev = { 0 };
+	switch (d->kind) {
+	case TK_FLUSH:
+		ev.kind = r->par == 1 ? TF_EV_BEGIN : TF_EV_END;
+		ev.name = rd->flush_name;
+		ev.cat = d->group;
+		break;
+	case TK_REGION:
+		if (!entry_exit) {
+			tf_count_skip(rd->ctx, TF_DIAG_bad_event);
+			return 0;
+		}
+		ev.kind = r->par == 1 ? TF_EV_BEGIN : TF_EV_END;
+		ev.name = d->name;
+		ev.cat = d->group;
+		break;
+	case TK_SEND:
+	case TK_RECV:
+		ev.kind = d->kind == TK_SEND ? TF_EV_SEND : TF_EV_RECV;
+		ev.name = d->name;
+		tf_tau_unpack_msg(r->par, &ev.msg);
+		break;
+	default:
+		tf_count_skip(rd->ctx, TF_DIAG_ev_other);
+		return 0;
+	}
+	ev.track = s->track;
+	ev.ts_ns = ts_of(r->ti);
+	ev.index = index;
+	return tf_emit(rd->ctx, rd->sink, &ev);
+}
+
+/* Streams one .trc file through the definitions in edf. */
+static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
+{
+	tf_in *in = NULL;
+	TF_TRY(tf_in_open(&in, path, rd->err));
+	unsigned char *buf = malloc(TAU_BLOCK_BYTES);
+	if (!buf) {
+		tf_in_close(in);
+		return tf_error_set(rd->err, TF_ENOMEM, path, -1, -1, "out of memory");
+	}
+	int rc = 0;
+	size_t have = 0;
+	uint64_t off = 0; /* file offset of buf[0] */
+	tf_tau_layout lay = { 0 };
+	bool first = true;
+	rd_reset_trks(rd);
+	for (;;) {
+		ptrdiff_t n = tf_in_read(in, buf + have, TAU_BLOCK_BYTES - have, rd->err);
+		if (n < 0) {
+			rc = (int)n;
+			break;
+		}
+		have += (size_t)n;
+		if (first && have >= 24) { /* the first block decides the layout */
+			lay = tf_tau_detect_layout(buf, have);
+			if (lay.guessed)
+				tf_ctx_note(rd->ctx,
+					    "'%s': the first record is not EV_INIT with parameter 3; "
+					    "assuming 24-byte records in this machine's byte order", path);
+			first = false;
+		}
+		if (!first) {
+			size_t nrec = have / lay.recsize;
+			for (size_t k = 0; k < nrec; k++) {
+				tf_tau_rec r;
+				tf_tau_decode(buf + k * lay.recsize, lay, &r);
+				rc = on_record(rd, edf, &r, path, off + k * lay.recsize);
+				if (rc < 0)
+					goto done;
+			}
+			size_t used = nrec * lay.recsize;
+			memmove(buf, buf + used, have - used);
+			have -= used;
+			off += used;
+		}
+		if (n == 0)
+			break;
+	}
+	if (have) {
+		tf_count_skip(rd->ctx, TF_DIAG_truncated_record);
+		tf_ctx_note(rd->ctx, "'%s': truncated last record at byte %llu (%zu of %u bytes): ignored",
+			    path, (unsigned long long)off, have, first ? 24u : lay.recsize);
+	}
+done:
+	if (rc >= 0)
+		rc = flush_all_pend(rd);
+	free(buf);
+	tf_in_close(in);
+	return rc;
+}
+
+/* ---- inputs: files and directories ---- */
+
+static char *path_join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *p = malloc(dl + nl + 2);
+	if (!p)
+		return NULL;
+	memcpy(p, dir, dl);
+	size_t k = dl;
+	if (k && p[k - 1] != '/')
+		p[k++] = '/';
+	memcpy(p + k, name, nl + 1);
+	return p;
+}
+
+static bool file_exists(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* "tautrace.<node>.<context>.<thread>.trc" -> true and the three numbers. */
+static bool parse_tautrace(const char *name, long *node, long *context, long *thread)
+{
+	if (strncmp(name, "tautrace.", 9) != 0)
+		return false;
+	const char *p = name + 9;
+	long v[3];
+	for (int i = 0; i < 3; i++) {
+		if (!isdigit((unsigned char)*p))
+			return false;
+		char *e;
+		v[i] = strtol(p, &e, 10);
+		if (*e != '.')
+			return false;
+		p = e + 1;
+	}
+	if (strcmp(p, "trc") != 0 && strcmp(p, "trc.gz") != 0)
+		return false;
+	*node = v[0];
+	*context = v[1];
+	*thread = v[2];
+	return true;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static char *dir_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return strdup(".");
+	size_t n = (size_t)(s - path);
+	char *d = malloc(n + 2);
+	if (!d)
+		return NULL;
+	if (n == 0)
+		d[n++] = '/';
+	else
+		memcpy(d, path, n);
+	d[n] = 0;
+	return d;
+}
+
+/* Node id of the first record of a .trc, or -1. */
+static long first_nid(const char *path)
+{
+	unsigned char head[32];
+	tf_error e;
+	tf_error_clear(&e);
+	ptrdiff_t n = tf_file_head(path, head, sizeof(head), &e);
+	if (n < 24)
+		return -1;
+	tf_tau_layout lay = tf_tau_detect_layout(head, (size_t)n);
+	if ((size_t)n < lay.recsize)
+		return -1;
+	tf_tau_rec r;
+	tf_tau_decode(head, lay, &r);
+	return r.nid;
+}
+
+/* dir/name if that file exists (malloc'd), else NULL. */
+static char *beside(const char *dir, const char *name)
+{
+	char *p = path_join(dir, name);
+	if (p && !file_exists(p)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+/* The EDF that goes with a lone .trc: --edf, events.<node>.edf for
+ * tautrace.<node>.*, <stem>.edf (tau.trc -> tau.edf), events.<nid of the
+ * first record>.edf, tau.edf.  NULL if none exists (malloc'd). */
+static char *edf_for_trc(const char *trc, const char *opt)
+{
+	if (opt)
+		return strdup(opt);
+	char *dir = dir_name(trc);
+	if (!dir)
+		return NULL;
+	const char *bn = base_name(trc);
+	const char *dot = strrchr(bn, '.');
+	char name[600];
+	char *p = NULL;
+	long node, context, thread, nid;
+	if (parse_tautrace(bn, &node, &context, &thread)) {
+		snprintf(name, sizeof(name), "events.%ld.edf", node);
+		p = beside(dir, name);
+	}
+	if (!p && dot && dot - bn < 500) {
+		snprintf(name, sizeof(name), "%.*s.edf", (int)(dot - bn), bn);
+		p = beside(dir, name);
+	}
+	if (!p && (nid = first_nid(trc)) >= 0) {
+		snprintf(name, sizeof(name), "events.%ld.edf", nid);
+		p = beside(dir, name);
+	}
+	if (!p)
+		p = beside(dir, "tau.edf");
+	free(dir);
+	return p;
+}
+
+typedef struct trc_file {
+	char *name;
+	long node, context, thread;
+} trc_file;
+
+static int cmp_trc(const void *a, const void *b)
+{
+	const trc_file *x = a, *y = b;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->context != y->context)
+		return x->context < y->context ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* Lists the directory's trace files: per-thread tautrace files if any,
+ * else every other *.trc (a merged tau.trc). */
+static int list_dir(const char *dir, trc_file **out, size_t *nout, bool *per_thread, tf_error *err)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return tf_error_set(err, TF_EIO, dir, -1, -1, "cannot open the directory");
+	trc_file *v = NULL;
+	size_t n = 0, cap = 0, nthread = 0;
+	struct dirent *de;
+	int rc = 0;
+	while ((de = readdir(d))) {
+		long a = -1, b = -1, c = -1;
+		bool t = parse_tautrace(de->d_name, &a, &b, &c);
+		if (!t && !ends_with(de->d_name, ".trc") && !ends_with(de->d_name, ".trc.gz"))
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			trc_file *nv = realloc(v, nc * sizeof(*nv));
+			if (!nv) {
+				rc = TF_ENOMEM;
+				break;
+			}
+			v = nv;
+			cap = nc;
+		}
+		v[n].name = strdup(de->d_name);
+		if (!v[n].name) {
+			rc = TF_ENOMEM;
+			break;
+		}
+		v[n].node = t ? a : -1;
+		v[n].context = b;
+		v[n].thread = c;
+		nthread += t;
+		n++;
+	}
+	closedir(d);
+	if (rc < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i].name);
+		free(v);
+		return tf_error_set(err, rc, dir, -1, -1, "out of memory");
+	}
+	if (nthread && nthread < n) { /* keep the per-thread files only */
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].node >= 0)
+				v[k++] = v[i];
+			else
+				free(v[i].name);
+		}
+		n = k;
+	}
+	qsort(v, n, sizeof(*v), cmp_trc);
+	*out = v;
+	*nout = n;
+	*per_thread = nthread > 0;
+	return 0;
+}
+
+static int read_one(tau_rd *rd, const char *trc, const char *edf_path)
+{
+	if (!edf_path)
+		return tf_error_set(rd->err, TF_EFORMAT, trc, -1, -1,
+				    "no event definitions found beside it (events.<node>.edf or tau.edf); "
+				    "name them with --edf");
+	tau_edf *e = rd_edf(rd, edf_path);
+	if (!e)
+		return rd->err && rd->err->code ? rd->err->code : TF_EIO;
+	return read_trc(rd, trc, e);
+}
+
+/* Every trace file of a directory (list_dir), each with its EDF. */
+static int read_dir(tau_rd *rd, const char *dir)
+{
+	trc_file *files = NULL;
+	size_t n = 0;
+	bool per_thread = false;
+	int rc = list_dir(dir, &files, &n, &per_thread, rd->err);
+	if (rc >= 0 && n == 0)
+		rc = tf_error_set(rd->err, TF_EFORMAT, dir, -1, -1,
+				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
+	const char *opt = tf_ctx_opts(rd->ctx)->edf_path;
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		char *trc = path_join(dir, files[i].name), *edf = NULL;
+		if (!trc) {
+			rc = tf_error_set(rd->err, TF_ENOMEM, dir, -1, -1, "out of memory");
+			break;
+		}
+		if (per_thread && !opt) { /* the node's EDF, shared by its threads */
+			char name[64];
+			snprintf(name, sizeof(name), "events.%ld.edf", files[i].node);
+			edf = beside(dir, name);
+		}
+		if (!edf)
+			edf = edf_for_trc(trc, opt);
+		rc = read_one(rd, trc, edf);
+		free(trc);
+		free(edf);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(files[i].name);
+	free(files);
+	return rc;
 }
 
 static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
 {
-	return tf_error_set(err, TF_ENOTIMPL, path, -1, -1, "the tau reader is not built yet");
+	tau_rd rd = { .ctx = ctx, .sink = sink, .err = err, .input = input };
+	rd.show_flush = tf_ctx_opts(ctx)->show_tau_flush;
+	rd.flush_name = tf_strtab_intern_cstr(tf_ctx_strtab(ctx), TAU_FLUSH_NAME);
+	int rc = 0;
+	struct stat sb;
+	if (stat(path, &sb) != 0) {
+		rc = tf_error_set(err, TF_EIO, path, -1, -1, "cannot open");
+	} else if (S_ISDIR(sb.st_mode)) {
+		rc = read_dir(&rd, path);
+	} else {
+		char *edf = edf_for_trc(path, tf_ctx_opts(ctx)->edf_path);
+		rc = read_one(&rd, path, edf);
+		free(edf);
+	}
+	for (size_t i = 0; i < rd.nedfs; i++)
+		edf_free(rd.edfs[i]);
+	free(rd.edfs);
+	free(rd.trks);
+	tf_hmap_free(&rd.trk_idx);
+	return rc;
 }
 
-const tf_format tf_format_tau = { "tau", "tau (not yet implemented)", sniff, read_input };
+/* ---- sniffing ---- */
+
+static bool head_is_tau(const unsigned char *head, size_t n)
+{
+	if (n < 24)
+		return false;
+	tf_tau_layout l = tf_tau_detect_layout(head, n);
+	return !l.guessed;
+}
+
+static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n)
+{
+	if (is_dir) {
+		DIR *d = opendir(path);
+		if (!d)
+			return TF_SNIFF_NO;
+		int ans = TF_SNIFF_NO;
+		struct dirent *de;
+		long a, b, c;
+		while ((de = readdir(d))) {
+			if (parse_tautrace(de->d_name, &a, &b, &c) || strcmp(de->d_name, "tau.trc") == 0) {
+				ans = TF_SNIFF_YES;
+				break;
+			}
+		}
+		closedir(d);
+		return ans;
+	}
+	bool named = ends_with(path, ".trc") || ends_with(path, ".trc.gz");
+	if (named)
+		return TF_SNIFF_YES;
+	return head_is_tau(head, n) ? TF_SNIFF_MAYBE : TF_SNIFF_NO;
+}
+
+const tf_format tf_format_tau = {
+	"tau",
+	"TAU traces: a directory of tautrace.N.C.T.trc + events.N.edf, a merged tau.trc, or one .trc",
+	sniff,
+	read_input,
+};

@@ -3,8 +3,9 @@
  * One sample per (call path, label set): values are the leaf's calls and
  * SELF time (plus selected counters), so pprof's flat = self and cum =
  * inclusive, and the profile total is the threads' busy time, counted once.
- * Locations are leaf-first, one per distinct frame, ids from 1; functions
- * split "path/file.py(123): fn" into name fn, file and line. */
+ * Locations are leaf-first, one per distinct frame, ids from 1; one function
+ * per distinct frame, "path/file.py(123): fn" split into name fn, file and
+ * line, the full text kept as the system name. */
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/pprof.h"
@@ -26,7 +27,7 @@ typedef struct enc {
 	tf_hmap str_idx;     /* tf_str -> pprof string index */
 	char **strings;
 	uint32_t nstrings, capstrings;
-	tf_hmap fn_idx;      /* name<<32|file -> function index */
+	tf_hmap fn_idx;      /* frame tf_str -> function index */
 	PB_Function *fns;
 	uint32_t nfns, capfns;
 	tf_hmap loc_idx;     /* frame tf_str -> location index */
@@ -92,9 +93,10 @@ static int64_t location_for(enc *e, tf_str frame)
 		file = tf_strtab_intern(e->st, text, file_len);
 		if (name == (tf_str)-1 || file == (tf_str)-1)
 			return -1;
-		text = tf_strtab_get(e->st, frame); /* interning may have moved nothing, but be safe */
 	}
-	uint64_t fkey = (uint64_t)name << 32 | file;
+	/* one function per distinct frame text: file.py(10): f and file.py(20): f
+	 * are different Python functions; pprof still groups -top by name */
+	uint64_t fkey = frame;
 	uint32_t fi = tf_hmap_get(&e->fn_idx, fkey);
 	if (fi == UINT32_MAX) {
 		if (tf_grow((void **)&e->fns, &e->capfns, e->nfns + 1, sizeof(PB_Function)) < 0)
@@ -107,6 +109,7 @@ static int64_t location_for(enc *e, tf_str frame)
 		f.name = str_index(e, name);
 		f.system_name = str_index(e, frame);
 		f.filename = str_index(e, file);
+		f.start_line = line;
 		if (f.name < 0 || f.system_name < 0 || f.filename < 0)
 			return -1;
 		e->fns[e->nfns++] = f;

@@ -49,7 +49,7 @@ def main():
     funcs = {}
     union = 0
     def f(name):
-        return funcs.setdefault(name, {"calls": 0, "self_ns": 0, "incl_ns": 0, "recursive": False})
+        return funcs.setdefault(name, {"calls": 0, "self_ns": 0, "incl_ns": 0, "recursive": False, "clipped": 0})
     for tr in tracks.values():
         spans = tr["spans"]
         last = max([s[1] for s in spans] + [m[0] for m in tr["marks"]], default=0)
@@ -84,6 +84,7 @@ def main():
                     close()
                 if st and e0 > st[-1][1]:
                     e0 = st[-1][1]
+                    f(name)["clipped"] += 1
             if not st:
                 union += e0 - s0
             st.append([s0, e0, name, 0])

@@ -46,7 +46,7 @@ check(not bad and not extra, "%d functions: calls, self and inclusive time equal
       % (len(exp["funcs"]), ("; " + "; ".join(bad[:5]) + (" ...%d more" % (len(bad) - 5) if len(bad) > 5 else "")) if bad else "")
       + ("; unexpected: " + ", ".join(sorted(extra)[:5]) if extra else ""))
 if oracle:
-    cbad, ibad, n = [], [], 0
+    cbad, ibad, nclip_only, n = [], [], [], 0
     for r in csv.DictReader(open(oracle)):
         fn = r["name"]
         if fn not in exp["funcs"]:
@@ -60,8 +60,14 @@ if oracle:
             continue
         want = int(r["cpu_total_us"]) * 1000
         incl = g["cum"]["wall/nanoseconds"] if g else 0
-        if abs(incl - want) > want * 0.01:
+        # clipping an overhanging child removes at most 1 us per clipped call
+        # (oracle/README.md); otherwise the totals agree within 1%
+        clip_ns = exp["funcs"][fn]["clipped"] * 1000
+        if abs(incl - want) > max(want * 0.01, clip_ns):
             ibad.append("%s %d != %d" % (fn, incl, want))
+        elif abs(incl - want) > want * 0.01:
+            nclip_only.append(fn)
     check(n > 0 and not cbad, "calls of %d ops equal PyTorch's key_averages counts %s" % (n, "; ".join(cbad[:5])))
-    check(n > 0 and not ibad, "inclusive time of %d ops within 1%% of PyTorch's CPU total %s" % (n, "; ".join(ibad[:5])))
+    check(n > 0 and not ibad, "inclusive time of %d ops within 1%% of PyTorch's CPU total (%d ops within 1 us per clipped overhang: %s) %s"
+          % (n, len(nclip_only), ", ".join(nclip_only), "; ".join(ibad[:5])))
 sys.exit(1 if fails else 0)
