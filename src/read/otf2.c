@@ -210,6 +210,8 @@ typedef struct locst {
 	rd *r;
 	uint32_t track;
 	int64_t rank;
+	uint64_t loc;       /* location id */
+	bool noted;         /* an undefined id on this location was noted */
 } locst;
 
 static void rd_free(rd *r)
@@ -774,15 +776,29 @@ static inline OTF2_CallbackCode skip(rd *r, tf_diag_id why)
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Says where an undefined id was met (once per location); pos is libotf2's
+ * 1-based record number within the location. */
+static OTF2_CallbackCode skip_undefined(locst *l, const char *what, uint64_t id, uint64_t pos)
+{
+	if (!l->noted) {
+		l->noted = true;
+		tf_ctx_note(l->r->ctx, "'%s': location %" PRIu64 " record #%" PRIu64 ": %s %" PRIu64
+			    " is not defined: skipped (and any later ones on this location)",
+			    l->r->path, l->loc, pos, what, id);
+	}
+	return skip(l->r, TF_DIAG_unknown_event_id);
+}
+
 #define EV_ARGS OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud, OTF2_AttributeList *al
 
-static inline OTF2_CallbackCode region_event(void *ud, OTF2_TimeStamp t, uint32_t region, uint8_t kind)
+static inline OTF2_CallbackCode region_event(void *ud, OTF2_TimeStamp t, uint64_t pos, uint32_t region,
+					     uint8_t kind)
 {
 	locst *l = ud;
 	rd *r = l->r;
 	tf_str name = region_name(r, region);
 	if (name == NO_STR)
-		return skip(r, TF_DIAG_unknown_event_id);
+		return skip_undefined(l, "region", region, pos);
 	tf_event ev = { .kind = kind, .track = l->track, .name = name, .ts_ns = ticks_to_ns(r, t),
 			.msg = { -1, 0, 0, -1 }, .index = r->index++ };
 	return emit(r, &ev);
@@ -790,12 +806,12 @@ static inline OTF2_CallbackCode region_event(void *ud, OTF2_TimeStamp t, uint32_
 
 static OTF2_CallbackCode ev_enter(EV_ARGS, OTF2_RegionRef region)
 {
-	return region_event(ud, t, region, TF_EV_BEGIN);
+	return region_event(ud, t, pos, region, TF_EV_BEGIN);
 }
 
 static OTF2_CallbackCode ev_leave(EV_ARGS, OTF2_RegionRef region)
 {
-	return region_event(ud, t, region, TF_EV_END);
+	return region_event(ud, t, pos, region, TF_EV_END);
 }
 
 static OTF2_CallbackCode ev_metric(EV_ARGS, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
@@ -809,7 +825,7 @@ static OTF2_CallbackCode ev_metric(EV_ARGS, OTF2_MetricRef metric, uint8_t n, co
 	int64_t ts = ticks_to_ns(r, t);
 	for (uint8_t k = 0; k < n; k++) {
 		if (!m || k >= m->n) {
-			skip(r, TF_DIAG_unknown_event_id);
+			skip_undefined(l, m ? "member index" : "metric", m ? k : metric, pos);
 			continue;
 		}
 		double v;
@@ -1057,6 +1073,20 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
 	return cb;
 }
 
+static const char *loc_name(const rd *r, const d_loc *L)
+{
+	const char *s = str_text(r, L->name);
+	return s ? s : "";
+}
+
+static void missing(rd *r, const d_loc *L, const char *anchor)
+{
+	tf_ctx_diag(r->ctx)->n[TF_DIAG_missing_location]++;
+	tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): event data missing or unreadable (libotf2: %s): "
+		    "skipped, the other locations are read", anchor, L->id, loc_name(r, L),
+		    otf2_msg[0] ? otf2_msg : "?");
+}
+
 /* Reads the events of every location, one location at a time, each in the
  * order the archive stores them.  A location whose event data cannot be
  * read is counted (missing_location) and the others are still read. */
@@ -1076,7 +1106,6 @@ static int read_events(rd *r, OTF2_Reader *rdr, const char *anchor)
 	if (!cb)
 		return TF_ENOMEM;
 	int rc = 0;
-	tf_diag *diag = tf_ctx_diag(r->ctx);
 	for (size_t i = 0; i < r->nlocs && rc == 0; i++) {
 		d_loc *L = &r->locs[i];
 		if (defs_open) {
@@ -1092,10 +1121,10 @@ static int read_events(rd *r, OTF2_Reader *rdr, const char *anchor)
 		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rdr, L->id);
 		if (!er) {
 			if (L->nevents)
-				diag->n[TF_DIAG_missing_location]++;
+				missing(r, L, anchor);
 			continue;
 		}
-		locst ls = { .r = r, .track = L->track };
+		locst ls = { .r = r, .track = L->track, .loc = L->id };
 		const tf_track *t = tf_ctx_track_get(r->ctx, L->track);
 		ls.rank = t ? t->rank : -1;
 		uint64_t before = r->index, n = 0;
@@ -1110,11 +1139,14 @@ static int read_events(rd *r, OTF2_Reader *rdr, const char *anchor)
 			 * something read: the rest of it is damaged */
 			if (r->index == before) {
 				if (L->nevents)
-					diag->n[TF_DIAG_missing_location]++;
+					missing(r, L, anchor);
 			} else {
 				/* the undecodable rest counts as one truncated record */
 				tf_count_skip(r->ctx, TF_DIAG_truncated_record);
 				r->index++;
+				tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): event data damaged after %"
+					    PRIu64 " events (libotf2: %s): the rest of this location is lost",
+					    anchor, L->id, loc_name(r, L), n, otf2_msg[0] ? otf2_msg : "?");
 			}
 		}
 	}

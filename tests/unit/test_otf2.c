@@ -432,6 +432,8 @@ static void test_metrics(void **state)
 	assert_string_equal(S(x, tf_ctx_track_get(x->ctx, tm)->thread_name), "energy");
 	assert_int_equal(diag(x, TF_DIAG_ev_counter), 3);
 	assert_int_equal(diag(x, TF_DIAG_unknown_event_id), 1);
+	assert_int_equal(tf_ctx_nnotes(x->ctx), 1);
+	assert_non_null(strstr(tf_ctx_note_get(x->ctx, 0), "location 7 record #2: metric 99 is not defined"));
 	assert_int_equal(diag(x, TF_DIAG_events_read), 6);
 	run_free(x);
 	wr_rmrf(&w);
@@ -538,6 +540,8 @@ static void test_missing_event_file(void **state)
 	run *x = read_archive(w.anchor, 0);
 	assert_int_equal(x->rc, 0);
 	assert_int_equal(diag(x, TF_DIAG_missing_location), 1);
+	assert_int_equal(tf_ctx_nnotes(x->ctx), 1); /* and where */
+	assert_non_null(strstr(tf_ctx_note_get(x->ctx, 0), "location 0 (\"T0\"): event data missing"));
 	assert_int_equal(x->rec.n, 2);
 	assert_int_equal(x->rec.ev[0].track, track_of(x, "1", "1"));
 	assert_string_equal(S(x, x->rec.ev[1].name), "work");
