@@ -1127,7 +1127,7 @@ static int read_events(rd *r, OTF2_Reader *rdr, const char *anchor)
 		locst ls = { .r = r, .track = L->track, .loc = L->id };
 		const tf_track *t = tf_ctx_track_get(r->ctx, L->track);
 		ls.rank = t ? t->rank : -1;
-		uint64_t before = r->index, n = 0;
+		uint64_t n = 0; /* records libotf2 decoded, with or without a callback */
 		ec = OTF2_Reader_RegisterEvtCallbacks(rdr, er, cb, &ls);
 		if (ec == OTF2_SUCCESS)
 			ec = OTF2_Reader_ReadAllLocalEvents(rdr, er, &n);
@@ -1137,7 +1137,7 @@ static int read_events(rd *r, OTF2_Reader *rdr, const char *anchor)
 		} else if (ec != OTF2_SUCCESS) {
 			/* nothing read: the event file is missing or unreadable;
 			 * something read: the rest of it is damaged */
-			if (r->index == before) {
+			if (n == 0) {
 				if (L->nevents)
 					missing(r, L, anchor);
 			} else {
