@@ -25,6 +25,10 @@ struct tf_agg {
 	tf_agg_node *nodes;
 	uint32_t nnodes, capnodes;
 	tf_hmap node_idx;      /* parent<<32 | frame -> node */
+	/* per-node caches that make the hash lookups rare: call stacks repeat,
+	 * so a parent's last child and a node's last sample usually hit */
+	struct node_cache { uint32_t last_child, last_sample, last_lset; } *ncache;
+	uint32_t capncache;
 
 	labelset *lsets;
 	uint32_t nlsets, caplsets;
@@ -58,6 +62,13 @@ tf_agg *tf_agg_new(tf_strtab *st)
 	}
 	a->nodes[0] = (tf_agg_node){ 0, 0, 0 };
 	a->nnodes = 1;
+	if (tf_grow((void **)&a->ncache, &a->capncache, 1, sizeof(struct node_cache)) < 0) {
+		free(a->nodes);
+		free(a);
+		return NULL;
+	}
+	memset(a->ncache, 0, (size_t)a->capncache * sizeof(struct node_cache));
+	a->ncache[0].last_sample = UINT32_MAX;
 	return a;
 }
 
@@ -67,6 +78,7 @@ void tf_agg_free(tf_agg *a)
 		return;
 	free(a->types);
 	free(a->nodes);
+	free(a->ncache);
 	tf_hmap_free(&a->node_idx);
 	free(a->lsets);
 	tf_hmap_free(&a->lset_idx);
@@ -132,17 +144,26 @@ int tf_agg_type(tf_agg *a, const char *type, const char *unit)
 
 uint32_t tf_agg_child(tf_agg *a, uint32_t parent, tf_str frame)
 {
+	uint32_t c = a->ncache[parent].last_child;
+	if (c && a->nodes[c].frame == frame)
+		return c;
 	uint64_t key = (uint64_t)parent << 32 | frame;
 	uint32_t id = tf_hmap_get(&a->node_idx, key);
-	if (id != UINT32_MAX)
-		return id;
-	if (tf_grow((void **)&a->nodes, &a->capnodes, a->nnodes + 1, sizeof(tf_agg_node)) < 0)
-		return (uint32_t)-1;
-	id = a->nnodes;
-	if (tf_hmap_put(&a->node_idx, key, id) < 0)
-		return (uint32_t)-1;
-	a->nodes[id] = (tf_agg_node){ parent, a->nodes[parent].depth + 1, frame };
-	a->nnodes++;
+	if (id == UINT32_MAX) {
+		if (tf_grow((void **)&a->nodes, &a->capnodes, a->nnodes + 1, sizeof(tf_agg_node)) < 0)
+			return (uint32_t)-1;
+		uint32_t cap = a->capncache;
+		if (tf_grow((void **)&a->ncache, &a->capncache, a->nnodes + 1, sizeof(struct node_cache)) < 0)
+			return (uint32_t)-1;
+		memset(a->ncache + cap, 0, (size_t)(a->capncache - cap) * sizeof(struct node_cache));
+		id = a->nnodes;
+		if (tf_hmap_put(&a->node_idx, key, id) < 0)
+			return (uint32_t)-1;
+		a->nodes[id] = (tf_agg_node){ parent, a->nodes[parent].depth + 1, frame };
+		a->ncache[id].last_sample = UINT32_MAX;
+		a->nnodes++;
+	}
+	a->ncache[parent].last_child = id;
 	return id;
 }
 
@@ -216,6 +237,9 @@ int tf_agg_labelset_get(const tf_agg *a, uint32_t id, const tf_label **labels_ou
 
 static int64_t *sample_values(tf_agg *a, uint32_t node, uint32_t lset)
 {
+	struct node_cache *cache = &a->ncache[node];
+	if (cache->last_sample != UINT32_MAX && cache->last_lset == lset)
+		return a->values + (size_t)cache->last_sample * a->stride;
 	uint64_t key = (uint64_t)node << 32 | lset;
 	uint32_t s = tf_hmap_get(&a->sample_idx, key);
 	if (s == UINT32_MAX) {
@@ -236,6 +260,8 @@ static int64_t *sample_values(tf_agg *a, uint32_t node, uint32_t lset)
 		memset(a->values + (size_t)s * a->stride, 0, a->stride * sizeof(int64_t));
 		a->nsamples++;
 	}
+	cache->last_sample = s;
+	cache->last_lset = lset;
 	return a->values + (size_t)s * a->stride;
 }
 
@@ -359,7 +385,8 @@ int tf_agg_comment(tf_agg *a, const char *text)
 
 size_t tf_agg_bytes(const tf_agg *a)
 {
-	return (size_t)a->capnodes * sizeof(tf_agg_node) + (size_t)a->node_idx.cap * 12 +
+	return (size_t)a->capnodes * sizeof(tf_agg_node) + (size_t)a->capncache * sizeof(struct node_cache) +
+	       (size_t)a->node_idx.cap * 12 +
 	       (size_t)a->caplsets * sizeof(labelset) + (size_t)a->capsamples * sizeof(sample_key) +
 	       (size_t)a->sample_idx.cap * 12 + (size_t)a->capvalues * a->stride * 8;
 }

@@ -61,6 +61,7 @@ typedef struct tstate {
 	int64_t first_ns, last_ns;
 	uint32_t labelset;
 	uint8_t seen, has_labels;
+	uint8_t mode;      /* 0 unknown, 1 streamed, 2 sorted (tf_track.needs_sort) */
 } tstate;
 
 struct tf_stacks {
@@ -266,12 +267,15 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 	if (ev->kind != TF_EV_BEGIN && ev->kind != TF_EV_END && ev->kind != TF_EV_COMPLETE &&
 	    ev->kind != TF_EV_COUNTER)
 		return 0;
-	tstate *t = track_state(s, ev->track);
+	tstate *t = ev->track < s->ntracks ? &s->tracks[ev->track] : track_state(s, ev->track);
 	if (!t)
 		return TF_ENOMEM;
 	note_time(t, ev->ts_ns);
-	const tf_track *tr = tf_ctx_track_get(s->ctx, ev->track);
-	if ((tr && tr->needs_sort) || ev->kind == TF_EV_COMPLETE)
+	if (!t->mode) {
+		const tf_track *tr = tf_ctx_track_get(s->ctx, ev->track);
+		t->mode = tr && tr->needs_sort ? 2 : 1;
+	}
+	if (t->mode == 2 || ev->kind == TF_EV_COMPLETE)
 		return buffer_event(s, t, ev);
 	return stream_event(s, t, ev);
 }
