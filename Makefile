@@ -97,6 +97,7 @@ test: tracefold unit san
 	sh tests/run.sh
 
 bench: deps tracefold
+	sh tests/deps.sh bench
 	sh bench/run.sh
 
 clean:

@@ -2,12 +2,14 @@
 # Installs what is missing, on Debian/Ubuntu (as root, or through sudo).
 #   sh tests/deps.sh build   compiler and libraries for `make`
 #   sh tests/deps.sh test    the above plus the independent readers the tests use
+#   sh tests/deps.sh bench   the build packages plus what bench/*.sh use
 set -e
 what=${1:-build}
 build_pkgs="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libotf2-trace-dev libzstd-dev"
 test_pkgs="libcmocka-dev golang-go otf2-tools python3 time"
 pkgs=$build_pkgs
 [ "$what" = test ] && pkgs="$pkgs $test_pkgs"
+[ "$what" = bench ] && pkgs="$pkgs time python3 gzip"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -280,8 +280,8 @@ else
 	ok "# SKIP TAU checks: no TAU reader or fixture"
 fi
 
-# --- docs/ci.md: the job step runs as shown -------------------------------------------
-python3 - docs/ci.md > "$TMP/ci-step.sh" <<'EOF'
+# --- README.md "Use in CI": the job step runs as shown -------------------------------------------
+python3 - README.md > "$TMP/ci-step.sh" <<'EOF'
 import sys, textwrap
 lines = open(sys.argv[1]).read().splitlines()
 i = next(k for k, l in enumerate(lines) if l.strip() == "run: |")
@@ -301,7 +301,7 @@ run_ci() { # BASE_TRACE NEW_TRACE
 	(cd "$TMP/ci" && PATH="$TMP/bin:$PATH" tracefold -q profile "$1" -o perf/baseline.pb.gz) || return 9
 	(cd "$TMP/ci" && PATH="$TMP/bin:$PATH" GITHUB_STEP_SUMMARY="$TMP/ci/summary.md" PR_NUMBER= sh -e "$TMP/ci-step.sh")
 }
-grep -q "tracefold diff perf/baseline.pb.gz new.pb.gz" "$TMP/ci-step.sh" && ok "extracted the CI step from docs/ci.md" || fail "extracted the CI step from docs/ci.md"
+grep -q "tracefold diff perf/baseline.pb.gz new.pb.gz" "$TMP/ci-step.sh" && ok "extracted the CI step from README.md" || fail "extracted the CI step from README.md"
 run_ci "$ci_trace" "$ci_trace" >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc = 0 ] && ok "CI step: an unchanged run passes" || { fail "CI step: an unchanged run passes (exit $rc)"; sed 's/^/#   /' "$TMP/err"; }
 check "CI step: posts a well-formed Markdown table" python3 tests/tools/check_md.py "$TMP/ci/summary.md" 9 1

@@ -25,7 +25,10 @@ def parse(text):
     while i < len(lines) and lines[i].strip() != "Samples:":
         i += 1
     i += 1
-    types = [t.replace("[dflt]", "") for t in lines[i].split()]
+    # "calls/count wall/nanoseconds[dflt]": a type name may contain spaces,
+    # each entry ends in "/<unit>" followed by a space or the end of line
+    types = [t.replace("[dflt]", "") for t in re.findall(r'(.+?/\S+?)(?:\[dflt\])?(?: |$)', lines[i].strip())]
+    types = [t.strip() for t in types]
     i += 1
     samples = []
     while i < len(lines) and lines[i].strip() not in ("Locations",):
@@ -36,7 +39,9 @@ def parse(text):
             locs = [int(v) for v in m.group(2).split()]
             samples.append({"values": vals, "locs": locs, "labels": {}})
         elif samples and ln.strip() and ":[" in ln:
-            for k, v in re.findall(r'(\S+):\[([^\]]*)\]', ln):
+            # key:[value] pairs; a value may itself contain ']' (e.g. HIP[0:0]),
+            # so a value ends at the "]" that is followed by a space and the next key or the end
+            for k, v in re.findall(r'(\S+?):\[(.*?)\](?=\s+\S+?:\[|\s*$)', ln):
                 samples[-1]["labels"][k] = v
         i += 1
     i += 1
