@@ -27,7 +27,11 @@ struct tf_agg {
 	tf_hmap node_idx;      /* parent<<32 | frame -> node */
 	/* per-node caches that make the hash lookups rare: call stacks repeat,
 	 * so a parent's last child and a node's last sample usually hit */
-	struct node_cache { uint32_t last_child, last_sample, last_lset; } *ncache;
+	struct node_cache {
+		uint32_t child[4];    /* recently used children (0 = empty), round robin */
+		uint32_t last_sample, last_lset;
+		uint32_t next;
+	} *ncache;
 	uint32_t capncache;
 
 	labelset *lsets;
@@ -144,9 +148,10 @@ int tf_agg_type(tf_agg *a, const char *type, const char *unit)
 
 uint32_t tf_agg_child(tf_agg *a, uint32_t parent, tf_str frame)
 {
-	uint32_t c = a->ncache[parent].last_child;
-	if (c && a->nodes[c].frame == frame)
-		return c;
+	struct node_cache *pc = &a->ncache[parent];
+	for (int k = 0; k < 4; k++)
+		if (pc->child[k] && a->nodes[pc->child[k]].frame == frame)
+			return pc->child[k];
 	uint64_t key = (uint64_t)parent << 32 | frame;
 	uint32_t id = tf_hmap_get(&a->node_idx, key);
 	if (id == UINT32_MAX) {
@@ -163,7 +168,8 @@ uint32_t tf_agg_child(tf_agg *a, uint32_t parent, tf_str frame)
 		a->ncache[id].last_sample = UINT32_MAX;
 		a->nnodes++;
 	}
-	a->ncache[parent].last_child = id;
+	pc = &a->ncache[parent]; /* ncache may have moved */
+	pc->child[pc->next++ & 3] = id;
 	return id;
 }
 
@@ -267,7 +273,12 @@ static int64_t *sample_values(tf_agg *a, uint32_t node, uint32_t lset)
 
 int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t lset)
 {
-	return node < a->nnodes ? sample_values(a, node, lset) : NULL;
+	if (node >= a->nnodes)
+		return NULL;
+	const struct node_cache *c = &a->ncache[node];
+	if (c->last_sample != UINT32_MAX && c->last_lset == lset) /* the usual case */
+		return a->values + (size_t)c->last_sample * a->stride;
+	return sample_values(a, node, lset);
 }
 
 int tf_agg_add(tf_agg *a, uint32_t node, uint32_t lset, int t, int64_t v)
