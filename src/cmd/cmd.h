@@ -53,6 +53,41 @@ void tf_report_diag(tf_ctx *ctx);
  * the stack builder, pprof profiles (tf_pprof_sniff) through tf_pprof_read;
  * all are summed into agg (empty, over ctx's string table).  Prints what
  * went wrong and returns an exit status (TF_EXIT_OK or TF_EXIT_INPUT). */
+/* Input options every trace-reading command shares (docs/cli.md "Inputs"):
+ *   -F, --input-format NAME   read traces as NAME instead of sniffing
+ *   -c, --counters LIST       counters that become sample types ("all" = every one)
+ *       --edf FILE            TAU: definitions for a lone .trc file
+ *       --tau-flush           TAU: show buffer flushes as a [TAU trace flush] frame */
+typedef struct tf_input_opts {
+	const char *format;
+	const char **counters;  /* NULL-terminated, split from the LIST */
+	char *counters_buf;
+	const char *edf;
+	bool tau_flush;
+} tf_input_opts;
+/* If argv[*i] is one of the input options, consumes it and its value and
+ * returns 1; returns 0 if it is not one; prints a usage error for a missing
+ * or bad value and returns -1. */
+int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opts *o);
+/* Sets the reader options (edf, tau_flush) of ctx. */
+void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx);
+void tf_input_opts_free(tf_input_opts *o);
+/* The help lines of the input options, for each command's --help. */
+#define TF_INPUT_OPTS_HELP                                                                    \
+	"  -F, --input-format NAME  read traces as NAME (chrome, tau, otf2) instead of sniffing\n" \
+	"  -c, --counters LIST  add a sample type per named counter (comma-separated, or\n"       \
+	"                       'all'), attributed to the call path active when it fired\n"       \
+	"      --edf FILE       TAU: event definitions for a lone .trc file\n"                   \
+	"      --tau-flush      TAU: show trace-buffer flushes as a [TAU trace flush] frame\n"
+
+/* Output formats of the report commands. */
+enum { TF_OUT_TEXT = 1, TF_OUT_MARKDOWN = 2, TF_OUT_JSON = 4 };
+/* Parses a --format value among the allowed ones (a mask); prints a usage
+ * error and returns -1 if it is not one of them. */
+int tf_out_format(const char *cmd, const char *value, int allowed, int *fmt_out);
+/* True when argv[*i] needs a value and has none: prints the usage error. */
+bool tf_missing_value(const char *cmd, int argc, char **argv, int i);
+
 typedef struct tf_load_opts {
 	const char *format;             /* force this trace reader (no pprof sniffing), or NULL */
 	const char *const *counters;    /* tf_stacks_opts.counters */

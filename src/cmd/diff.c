@@ -16,7 +16,7 @@
 #include "tracefold/reader.h"
 
 enum { BY_SELF, BY_TOTAL };
-enum { FMT_TEXT, FMT_MD, FMT_JSON };
+enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON };
 
 static void help(void)
 {
@@ -44,8 +44,10 @@ static void help(void)
 	       "                         --fail-above check always covers every row\n"
 	       "      --sample-index T   the sample type to compare (default: BASE's default\n"
 	       "                         type, else wall, else the last type)\n"
-	       "  -F, --input-format NAME  read trace inputs as NAME instead of sniffing\n"
 	       "  -h, --help             this text\n"
+	       "\n"
+	       "trace inputs:\n"
+	       TF_INPUT_OPTS_HELP
 	       "\n"
 	       "exit status: 0 ok (no regression), 1 regression above --fail-above,\n"
 	       "             2 usage error, 3 unreadable or invalid input\n");
@@ -129,7 +131,8 @@ int tf_cmd_diff(int argc, char **argv)
 	int rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT, paths = 0, normalize = 0;
 	double fail_above = -1, min_share = 1;
 	long long count = 20;
-	const char *type_name = NULL, *iformat = NULL, *pos[2] = { NULL, NULL };
+	tf_input_opts iopts = { 0 };
+	const char *type_name = NULL, *pos[2] = { NULL, NULL };
 	char *argcopy[2] = { NULL, NULL };
 	const char **inputs[2] = { NULL, NULL };
 	int ninputs[2] = { 0, 0 };
@@ -141,12 +144,19 @@ int tf_cmd_diff(int argc, char **argv)
 	memset(fs, 0, sizeof(fs));
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-#define NEED_ARG()                                                                  \
-	do {                                                                        \
-		if (i + 1 >= argc) {                                                \
-			rc = tf_usage_error("diff", "option '%s' needs a value", a); \
-			goto done;                                                  \
-		}                                                                   \
+		int io = tf_input_option("diff", argc, argv, &i, &iopts);
+		if (io < 0) {
+			rc = TF_EXIT_USAGE;
+			goto done;
+		}
+		if (io > 0)
+			continue;
+#define NEED_ARG()                                         \
+	do {                                               \
+		if (tf_missing_value("diff", argc, argv, i)) { \
+			rc = TF_EXIT_USAGE;                \
+			goto done;                         \
+		}                                          \
 	} while (0)
 		if (tf_is_help(a)) {
 			help();
@@ -170,15 +180,8 @@ int tf_cmd_diff(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--format")) {
 			NEED_ARG();
-			const char *v = argv[++i];
-			if (!strcmp(v, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(v, "markdown") || !strcmp(v, "md"))
-				fmt = FMT_MD;
-			else if (!strcmp(v, "json"))
-				fmt = FMT_JSON;
-			else {
-				rc = tf_usage_error("diff", "--format takes text, markdown or json, not '%s'", v);
+			if (tf_out_format("diff", argv[++i], TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &fmt) < 0) {
+				rc = TF_EXIT_USAGE;
 				goto done;
 			}
 		} else if (!strcmp(a, "--fail-above") || !strcmp(a, "--min-share")) {
@@ -199,13 +202,6 @@ int tf_cmd_diff(int argc, char **argv)
 		} else if (!strcmp(a, "--sample-index")) {
 			NEED_ARG();
 			type_name = argv[++i];
-		} else if (!strcmp(a, "-F") || !strcmp(a, "--input-format")) {
-			NEED_ARG();
-			iformat = argv[++i];
-			if (!tf_format_by_name(iformat)) {
-				rc = tf_usage_error("diff", "unknown input format '%s'", iformat);
-				goto done;
-			}
 		} else if (a[0] == '-' && a[1]) {
 			rc = tf_usage_error("diff", "unknown option '%s'", a);
 			goto done;
@@ -248,7 +244,8 @@ int tf_cmd_diff(int argc, char **argv)
 			rc = tf_usage_error("diff", "empty input '%s'", pos[k]);
 			goto done;
 		}
-		tf_load_opts lo = { .format = iformat, .first_input = first };
+		tf_input_opts_apply(&iopts, ctx);
+		tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .first_input = first };
 		rc = tf_load_inputs(ctx, agg[k], inputs[k], ninputs[k], &lo);
 		if (rc != TF_EXIT_OK)
 			goto done;
@@ -477,5 +474,6 @@ done:
 		free(argcopy[k]);
 	}
 	tf_ctx_free(ctx);
+	tf_input_opts_free(&iopts);
 	return rc;
 }

@@ -498,21 +498,21 @@ static void help(void)
 	       "repair or warning (docs/diagnostics.md), with notes saying where.\n"
 	       "\n"
 	       "options:\n"
-	       "  -f, --format NAME   read inputs as NAME (chrome, tau, otf2) instead of sniffing;\n"
-	       "                      --format json / --format text choose the output instead\n"
-	       "      --json          JSON output\n"
+	       "      --format FMT    text (default) or json\n"
+	       "      --json          the same as --format json\n"
 	       "      --metadata      list metadata entries (text output; JSON always has them)\n"
-	       "      --edf FILE      TAU: event definitions for a lone .trc file\n"
-	       "      --tau-flush     TAU: count trace-buffer flushes as a [TAU trace flush] region\n"
 	       "  -h, --help          this text\n"
+	       "\n"
+	       "trace inputs:\n"
+	       TF_INPUT_OPTS_HELP
 	       "\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable input\n");
 }
 
 int tf_cmd_info(int argc, char **argv)
 {
-	bool json = false, list_meta = false, show_flush = false;
-	const char *force = NULL, *edf = NULL;
+	bool json = false, list_meta = false;
+	tf_input_opts iopts = { 0 };
 	char **paths = calloc((size_t)argc, sizeof(*paths));
 	int npaths = 0;
 	if (!paths) {
@@ -521,37 +521,38 @@ int tf_cmd_info(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int io = tf_input_option("info", argc, argv, &i, &iopts);
+		if (io != 0) {
+			if (io > 0)
+				continue;
+			free(paths);
+			tf_input_opts_free(&iopts);
+			return TF_EXIT_USAGE;
+		}
 		if (tf_is_help(a)) {
 			free(paths);
+			tf_input_opts_free(&iopts);
 			help();
 			return TF_EXIT_OK;
-		} else if (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0 || strcmp(a, "--edf") == 0) {
-			if (i + 1 >= argc) {
+		} else if (strcmp(a, "--format") == 0) {
+			int fmt;
+			if (tf_missing_value("info", argc, argv, i) ||
+			    tf_out_format("info", argv[++i], TF_OUT_TEXT | TF_OUT_JSON, &fmt) < 0) {
 				free(paths);
-				return tf_usage_error("info", "option '%s' needs a value", a);
+				tf_input_opts_free(&iopts);
+				return TF_EXIT_USAGE;
 			}
-			const char *v = argv[++i];
-			if (strcmp(a, "--edf") == 0) {
-				edf = v;
-			} else if (strcmp(v, "json") == 0 || strcmp(v, "text") == 0) {
-				json = strcmp(v, "json") == 0;
-			} else if (tf_format_by_name(v)) {
-				force = v;
-			} else {
-				free(paths);
-				return tf_usage_error("info", "unknown format '%s'", v);
-			}
+			json = fmt == TF_OUT_JSON;
 		} else if (strcmp(a, "--json") == 0) {
 			json = true;
 		} else if (strcmp(a, "--metadata") == 0) {
 			list_meta = true;
-		} else if (strcmp(a, "--tau-flush") == 0) {
-			show_flush = true;
 		} else if (strcmp(a, "--") == 0) {
 			for (i++; i < argc; i++)
 				paths[npaths++] = argv[i];
 		} else if (a[0] == '-' && a[1]) {
 			free(paths);
+			tf_input_opts_free(&iopts);
 			return tf_usage_error("info", "unknown option '%s'", a);
 		} else {
 			paths[npaths++] = argv[i];
@@ -559,6 +560,7 @@ int tf_cmd_info(int argc, char **argv)
 	}
 	if (!npaths) {
 		free(paths);
+		tf_input_opts_free(&iopts);
 		return tf_usage_error("info", "no input given");
 	}
 	tf_ctx *ctx = tf_ctx_new();
@@ -577,13 +579,12 @@ int tf_cmd_info(int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto out;
 	}
-	tf_ctx_opts(ctx)->edf_path = edf;
-	tf_ctx_opts(ctx)->show_tau_flush = show_flush;
+	tf_input_opts_apply(&iopts, ctx);
 	for (int i = 0; i < npaths; i++) {
 		tf_error err;
 		tf_error_clear(&err);
 		in[i].path = paths[i];
-		const tf_format *f = tf_format_find(paths[i], force, &err);
+		const tf_format *f = tf_format_find(paths[i], iopts.format, &err);
 		if (!f) {
 			rc = tf_report(&err);
 			goto out;
@@ -617,6 +618,7 @@ out:
 	info_free(&s);
 	free(in);
 	free(paths);
+	tf_input_opts_free(&iopts);
 	tf_ctx_free(ctx);
 	return rc;
 }

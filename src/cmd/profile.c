@@ -20,11 +20,7 @@ static void help(void)
 	       "\n"
 	       "options:\n"
 	       "  -o, --output FILE    where to write the profile ('-' = stdout); required\n"
-	       "  -f, --format NAME    read inputs as NAME (chrome, tau, otf2) instead of sniffing\n"
-	       "  -c, --counters LIST  add a sample type per named counter (comma-separated,\n"
-	       "                       or 'all'), attributed to the call path active when it fired\n"
-	       "      --edf FILE       TAU: event definitions for a lone .trc file\n"
-	       "      --tau-flush      TAU: show trace-buffer flushes as a [TAU trace flush] frame\n"
+	       TF_INPUT_OPTS_HELP
 	       "  -h, --help           this text\n"
 	       "\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable input or unwritable output\n");
@@ -32,13 +28,12 @@ static void help(void)
 
 int tf_cmd_profile(int argc, char **argv)
 {
-	const char *out = NULL, *format = NULL, *counters_arg = NULL;
+	const char *out = NULL;
 	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
 	int ninputs = 0, rc = TF_EXIT_OK;
 	tf_ctx *ctx = NULL;
 	tf_agg *agg = NULL;
-	char *counters_buf = NULL;
-	const char **counters = NULL;
+	tf_input_opts iopts = { 0 };
 	if (!inputs)
 		return TF_EXIT_INPUT;
 	ctx = tf_ctx_new();
@@ -46,37 +41,23 @@ int tf_cmd_profile(int argc, char **argv)
 		free(inputs);
 		return TF_EXIT_INPUT;
 	}
-	tf_read_opts *ropts = tf_ctx_opts(ctx);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-#define NEED_ARG()                                                                  \
-	do {                                                                        \
-		if (i + 1 >= argc) {                                                \
-			rc = tf_usage_error("profile", "option '%s' needs a value", a); \
-			goto done;                                                  \
-		}                                                                   \
-	} while (0)
-		if (tf_is_help(a)) {
+		int io = tf_input_option("profile", argc, argv, &i, &iopts);
+		if (io < 0) {
+			rc = TF_EXIT_USAGE;
+			goto done;
+		} else if (io > 0) {
+			continue;
+		} else if (tf_is_help(a)) {
 			help();
 			goto done;
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			NEED_ARG();
-			out = argv[++i];
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
-			NEED_ARG();
-			format = argv[++i];
-			if (!tf_format_by_name(format)) {
-				rc = tf_usage_error("profile", "unknown format '%s'", format);
+			if (tf_missing_value("profile", argc, argv, i)) {
+				rc = TF_EXIT_USAGE;
 				goto done;
 			}
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--counters")) {
-			NEED_ARG();
-			counters_arg = argv[++i];
-		} else if (!strcmp(a, "--edf")) {
-			NEED_ARG();
-			ropts->edf_path = argv[++i];
-		} else if (!strcmp(a, "--tau-flush")) {
-			ropts->show_tau_flush = true;
+			out = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			rc = tf_usage_error("profile", "unknown option '%s'", a);
 			goto done;
@@ -92,17 +73,7 @@ int tf_cmd_profile(int argc, char **argv)
 		rc = tf_usage_error("profile", "no output given (use -o OUT.pb.gz, or -o - for stdout)");
 		goto done;
 	}
-	if (counters_arg) {
-		counters_buf = strdup(counters_arg);
-		counters = calloc(strlen(counters_arg) + 2, sizeof(char *));
-		if (!counters_buf || !counters) {
-			rc = TF_EXIT_INPUT;
-			goto done;
-		}
-		int n = 0;
-		for (char *tok = strtok(counters_buf, ","); tok; tok = strtok(NULL, ","))
-			counters[n++] = tok;
-	}
+	tf_input_opts_apply(&iopts, ctx);
 	agg = tf_agg_new(tf_ctx_strtab(ctx));
 	if (!agg) {
 		tf_msg("out of memory");
@@ -112,7 +83,7 @@ int tf_cmd_profile(int argc, char **argv)
 	char note[64];
 	snprintf(note, sizeof(note), "tracefold %s", TRACEFOLD_VERSION);
 	tf_agg_comment(agg, note);
-	tf_load_opts lopts = { .format = format, .counters = counters, .comments = true };
+	tf_load_opts lopts = { .format = iopts.format, .counters = iopts.counters, .comments = true };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
 	if (rc != TF_EXIT_OK)
 		goto done;
@@ -133,7 +104,6 @@ done:
 	tf_agg_free(agg);
 	tf_ctx_free(ctx);
 	free(inputs);
-	free(counters);
-	free(counters_buf);
+	tf_input_opts_free(&iopts);
 	return rc;
 }

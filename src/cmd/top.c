@@ -14,7 +14,7 @@
 #include "tracefold/reader.h"
 
 enum { BY_SELF, BY_TOTAL, BY_CALLS };
-enum { FMT_TEXT, FMT_MD, FMT_JSON };
+enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON };
 
 static void help(void)
 {
@@ -34,9 +34,10 @@ static void help(void)
 	       "      --format FMT       text (default), markdown (GitHub table) or json\n"
 	       "      --sample-index T   the sample type to rank by (default: the profile's\n"
 	       "                         default type, else wall, else the last type)\n"
-	       "  -F, --input-format NAME  read inputs as NAME (chrome, tau, otf2) instead of sniffing\n"
-	       "      --edf FILE         TAU: event definitions for a lone .trc file\n"
 	       "  -h, --help             this text\n"
+	       "\n"
+	       "trace inputs:\n"
+	       TF_INPUT_OPTS_HELP
 	       "\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input\n");
 }
@@ -172,7 +173,8 @@ int tf_cmd_top(int argc, char **argv)
 	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
 	int ninputs = 0, rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT;
 	long long count = 20;
-	const char *type_name = NULL, *iformat = NULL;
+	tf_input_opts iopts = { 0 };
+	const char *type_name = NULL;
 	tf_ctx *ctx = NULL;
 	tf_agg *agg = NULL;
 	tf_fnstats s;
@@ -186,12 +188,19 @@ int tf_cmd_top(int argc, char **argv)
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-#define NEED_ARG()                                                                 \
-	do {                                                                       \
-		if (i + 1 >= argc) {                                               \
-			rc = tf_usage_error("top", "option '%s' needs a value", a); \
-			goto done;                                                 \
-		}                                                                  \
+		int io = tf_input_option("top", argc, argv, &i, &iopts);
+		if (io < 0) {
+			rc = TF_EXIT_USAGE;
+			goto done;
+		}
+		if (io > 0)
+			continue;
+#define NEED_ARG()                                         \
+	do {                                               \
+		if (tf_missing_value("top", argc, argv, i)) { \
+			rc = TF_EXIT_USAGE;                \
+			goto done;                         \
+		}                                          \
 	} while (0)
 		if (tf_is_help(a)) {
 			help();
@@ -217,30 +226,13 @@ int tf_cmd_top(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--format")) {
 			NEED_ARG();
-			const char *v = argv[++i];
-			if (!strcmp(v, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(v, "markdown") || !strcmp(v, "md"))
-				fmt = FMT_MD;
-			else if (!strcmp(v, "json"))
-				fmt = FMT_JSON;
-			else {
-				rc = tf_usage_error("top", "--format takes text, markdown or json, not '%s'", v);
+			if (tf_out_format("top", argv[++i], TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &fmt) < 0) {
+				rc = TF_EXIT_USAGE;
 				goto done;
 			}
 		} else if (!strcmp(a, "--sample-index")) {
 			NEED_ARG();
 			type_name = argv[++i];
-		} else if (!strcmp(a, "-F") || !strcmp(a, "--input-format")) {
-			NEED_ARG();
-			iformat = argv[++i];
-			if (!tf_format_by_name(iformat)) {
-				rc = tf_usage_error("top", "unknown input format '%s'", iformat);
-				goto done;
-			}
-		} else if (!strcmp(a, "--edf")) {
-			NEED_ARG();
-			tf_ctx_opts(ctx)->edf_path = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			rc = tf_usage_error("top", "unknown option '%s'", a);
 			goto done;
@@ -258,7 +250,8 @@ int tf_cmd_top(int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	tf_load_opts lo = { .format = iformat };
+	tf_input_opts_apply(&iopts, ctx);
+	tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
 	if (rc != TF_EXIT_OK)
 		goto done;
@@ -415,5 +408,6 @@ done:
 	tf_agg_free(agg);
 	tf_ctx_free(ctx);
 	free(inputs);
+	tf_input_opts_free(&iopts);
 	return rc;
 }

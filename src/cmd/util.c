@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
+#include "tracefold/reader.h"
 
 int tf_verbose;
 int tf_quiet;
@@ -82,4 +83,88 @@ void tf_report_diag(tf_ctx *ctx)
 	}
 	if (n > shown)
 		tf_msg("  ... and %zu more", n - shown);
+}
+
+bool tf_missing_value(const char *cmd, int argc, char **argv, int i)
+{
+	if (i + 1 < argc)
+		return false;
+	tf_usage_error(cmd, "option '%s' needs a value", argv[i]);
+	return true;
+}
+
+static int split_counters(tf_input_opts *o, const char *list)
+{
+	free(o->counters_buf);
+	free(o->counters);
+	o->counters_buf = strdup(list);
+	o->counters = calloc(strlen(list) + 2, sizeof(char *));
+	if (!o->counters_buf || !o->counters)
+		return -1;
+	int n = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(o->counters_buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		o->counters[n++] = tok;
+	return 0;
+}
+
+int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opts *o)
+{
+	const char *a = argv[*i];
+	if (!strcmp(a, "--tau-flush")) {
+		o->tau_flush = true;
+		return 1;
+	}
+	bool fmt = !strcmp(a, "-F") || !strcmp(a, "--input-format");
+	bool ctr = !strcmp(a, "-c") || !strcmp(a, "--counters");
+	bool edf = !strcmp(a, "--edf");
+	if (!fmt && !ctr && !edf)
+		return 0;
+	if (tf_missing_value(cmd, argc, argv, *i))
+		return -1;
+	const char *v = argv[++*i];
+	if (fmt) {
+		if (!tf_format_by_name(v)) {
+			tf_usage_error(cmd, "unknown input format '%s' (chrome, tau or otf2)", v);
+			return -1;
+		}
+		o->format = v;
+	} else if (ctr) {
+		if (!*v || split_counters(o, v) < 0) {
+			tf_usage_error(cmd, "'%s' needs a comma-separated list of counter names", a);
+			return -1;
+		}
+	} else {
+		o->edf = v;
+	}
+	return 1;
+}
+
+void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx)
+{
+	tf_read_opts *r = tf_ctx_opts(ctx);
+	r->edf_path = o->edf;
+	r->show_tau_flush = o->tau_flush;
+}
+
+void tf_input_opts_free(tf_input_opts *o)
+{
+	free(o->counters);
+	free(o->counters_buf);
+	o->counters = NULL;
+	o->counters_buf = NULL;
+}
+
+int tf_out_format(const char *cmd, const char *v, int allowed, int *fmt_out)
+{
+	int f = !strcmp(v, "text") ? TF_OUT_TEXT
+		: (!strcmp(v, "markdown") || !strcmp(v, "md")) ? TF_OUT_MARKDOWN
+		: !strcmp(v, "json") ? TF_OUT_JSON : 0;
+	if (!(f & allowed)) {
+		tf_usage_error(cmd, "--format takes %s%s%s, not '%s'", (allowed & TF_OUT_TEXT) ? "text" : "",
+			       (allowed & TF_OUT_MARKDOWN) ? ", markdown" : "", (allowed & TF_OUT_JSON) ? " or json" : "", v);
+		return -1;
+	}
+	*fmt_out = f;
+	return 0;
 }

@@ -68,7 +68,8 @@ int tf_in_open(tf_in **out, const char *path, tf_error *err)
 			if (S_ISDIR(sb.st_mode)) {
 				close(in->fd);
 				free(in);
-				return tf_error_set(err, TF_EUSAGE, path, -1, -1, "is a directory");
+				errno = EISDIR;
+				return tf_error_set(err, TF_EIO, path, -1, -1, "cannot open as a file");
 			}
 			in->file_size = sb.st_size;
 		}

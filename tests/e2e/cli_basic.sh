@@ -15,7 +15,7 @@ expect_exit 2 "unknown global option" $TF --frob
 expect_exit 2 "profile without -o" $TF profile "$t"
 expect_exit 2 "profile without input" $TF profile -o "$TMP/x.pb.gz"
 expect_exit 2 "profile with unknown option" $TF profile --bogus "$t" -o "$TMP/x.pb.gz"
-expect_exit 2 "profile with unknown format" $TF profile -f nope "$t" -o "$TMP/x.pb.gz"
+expect_exit 2 "profile with unknown input format" $TF profile -F nope "$t" -o "$TMP/x.pb.gz"
 expect_exit 3 "profile of a missing file" $TF profile "$TMP/missing.json" -o "$TMP/x.pb.gz"
 grep -q "cannot read '$TMP/missing.json'" "$TMP/err" && ok "missing file is named in the error" || fail "missing file is named in the error"
 printf 'hello, not a trace\n' > "$TMP/junk.txt"
@@ -31,6 +31,22 @@ expect_exit 3 "unwritable output directory" $TF profile "$t" -o "$TMP/no/such/di
 printf '[{"name":"a","ph":"B","ts":1,"pid":1,"tid":1},{"name":"b","ph":"E","ts":0.5,"pid":1,"tid":1},{"name":"c","ph":"X","ts":2,"dur":1,"pid":1,"tid":1}]' > "$TMP/rep.json"
 expect_exit 0 "repairable damage is not fatal" $TF profile "$TMP/rep.json" -o "$TMP/rep.pb.gz"
 grep -q "end_without_begin=1" "$TMP/err" && grep -q "begin_unclosed=1" "$TMP/err" && ok "repairs are reported on stderr" || { fail "repairs are reported on stderr"; sed 's/^/#   /' "$TMP/err"; }
+# --help and docs/cli.md agree: every long option a command's --help names is documented
+for c in profile info top diff merge; do
+	$TF $c --help > "$TMP/help.txt"
+	undoc=$(grep -o -- '--[a-z][a-z-]*' "$TMP/help.txt" | sort -u | while read -r o; do grep -q -- "$o" docs/cli.md || echo "$o"; done)
+	[ -z "$undoc" ] && ok "$c: every option of --help is in docs/cli.md" || fail "$c: undocumented options: $undoc"
+done
+# the trace input options are shared and behave the same everywhere
+for c in profile info top diff; do
+	expect_exit 2 "$c -F with an unknown reader" $TF $c -F nope "$t"
+	expect_exit 2 "$c --edf without a value" $TF $c --edf
+done
+expect_exit 0 "info -F tau reads a TAU directory" $TF info -F tau $DATA/tau/tiny
+expect_exit 3 "info -F chrome on a TAU directory is an input error" $TF info -F chrome $DATA/tau/tiny
+$TF top -c 'bytes processed' --sample-index 'bytes processed' --format json $DATA/tau/tiny > "$TMP/ctr.json" 2>"$TMP/err"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); b=[f for f in d["functions"] if f["name"]=="B"][0]; sys.exit(0 if b["self"]==122880 else 1)' "$TMP/ctr.json" \
+	&& ok "top -c: TAU counter 'bytes processed' is attributed to B (sum 122880)" || { fail "top -c counter attribution"; head -c 600 "$TMP/ctr.json" | sed 's/^/#   /'; }
 # every diagnostic counter is documented
 missing=$(sed -n 's/^X(\([a-z_0-9]*\),.*/\1/p' src/core/diag.def | while read -r c; do grep -q "| \`$c\` |" docs/diagnostics.md || echo "$c"; done)
 [ -z "$missing" ] && ok "docs/diagnostics.md describes every counter of diag.def" || fail "undocumented counters: $missing"
