@@ -19,6 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <otf2/otf2.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "tracefold/reader.h"
 #include "tracefold/io.h"
 
@@ -1247,15 +1250,17 @@ typedef struct prec {
 typedef struct batch {
 	uint32_t n, nnotes;
 	char note[PIPE_NOTES][sizeof(otf2_msg)];
-	prec rec[PIPE_RECS];
+	_Alignas(64) prec rec[PIPE_RECS];
 } batch;
 
+/* Shared by the two threads.  The main thread's and the decode thread's
+ * fields are on separate cache lines, and the decode thread keeps its own
+ * copy of what it reads from rd (which lives on the main thread's stack
+ * next to fields the main thread writes for every event): sharing a cache
+ * line with the other thread's per-event writes costs more than the
+ * pipeline gains. */
 typedef struct piped {
-	const rd *r;
-	OTF2_Reader *rdr;
-	const OTF2_EvtReaderCallbacks *cb;
-	bool defs_open;
-	batch *all[PIPE_BATCHES];
+	/* both, under mu (a few times per batch) */
 	pthread_mutex_t mu;
 	pthread_cond_t filled, emptied;
 	batch *full[PIPE_BATCHES]; /* ring: decoded, not yet applied */
@@ -1264,9 +1269,32 @@ typedef struct piped {
 	unsigned nspare;
 	bool stop;                 /* main -> worker: stop decoding */
 	bool done;                 /* worker -> main: no more batches */
-	batch *cur;                /* worker only: being filled; NULL once stopped */
-	prec *wp, *wend;           /* worker only: next free record in cur, its end */
+	batch *all[PIPE_BATCHES];  /* main: to free */
+
+	/* decode thread only (set before pthread_create) */
+	_Alignas(64) batch *cur;   /* being filled; NULL once stopped */
+	prec *wp, *wend;           /* next free record in cur, its end */
+	OTF2_Reader *rdr;
+	const OTF2_EvtReaderCallbacks *cb;
+	bool defs_open;
+	const d_loc *locs;
+	size_t nlocs;
+	const tf_str *region_dense; /* region_name()'s tables */
+	size_t ndense;
+	idmap region_ids;
+	const tf_str *region_str;
+	_Alignas(64) char end[1];
 } piped;
+
+static inline tf_str pipe_region_name(const piped *p, uint32_t region)
+{
+	if (region < p->ndense)
+		return p->region_dense[region];
+	if (p->region_dense)
+		return NO_STR;
+	uint32_t i = idmap_get(&p->region_ids, region);
+	return i == IDMAP_NONE ? NO_STR : p->region_str[i];
+}
 
 /* Worker: queues the current batch and takes a spare one; false (and cur =
  * NULL) when the main thread said stop. */
@@ -1274,6 +1302,9 @@ static bool pipe_flush(piped *p)
 {
 	if (!p->cur)
 		return false;
+#ifdef __SSE2__
+	_mm_sfence(); /* the records before the hand-over */
+#endif
 	p->cur->n = (uint32_t)(p->wp - p->cur->rec);
 	p->wp = p->wend = NULL;
 	pthread_mutex_lock(&p->mu);
@@ -1320,20 +1351,32 @@ static prec *pipe_put_note(piped *p, uint8_t kind, uint32_t n)
 
 #define W_FAIL(q) do { if (!(q)) return OTF2_CALLBACK_INTERRUPT; } while (0)
 
+/* One record, written with a non-temporal store: the main thread reads it
+ * on another core, so keeping it in this core's cache only costs a
+ * transfer later (and one more when the batch is refilled). */
+static inline OTF2_CallbackCode pipe_put1(piped *p, uint8_t kind, uint32_t a, uint64_t x)
+{
+	if (__builtin_expect(p->wp == p->wend, 0))
+		if (!pipe_flush(p))
+			return OTF2_CALLBACK_INTERRUPT;
+	prec *q = p->wp++;
+#ifdef __SSE2__
+	_mm_stream_si128((__m128i *)q, _mm_set_epi64x((long long)x, (long long)((uint64_t)a << 32 | kind)));
+#else
+	q->kind = kind;
+	q->a = a;
+	q->x.u = x;
+#endif
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static inline OTF2_CallbackCode w_region(void *ud, OTF2_TimeStamp t, uint64_t pos, uint32_t region, uint8_t kind)
 {
 	piped *p = ud;
-	tf_str name = region_name(p->r, region);
-	prec *q = pipe_put(p, name == NO_STR ? P_UNDEF : kind, 1);
-	W_FAIL(q);
-	if (name == NO_STR) {
-		q->a = region;
-		q->x.u = pos;
-	} else {
-		q->a = name;
-		q->x.u = t;
-	}
-	return OTF2_CALLBACK_SUCCESS;
+	tf_str name = pipe_region_name(p, region);
+	if (name == NO_STR)
+		return pipe_put1(p, P_UNDEF, region, pos);
+	return pipe_put1(p, kind, name, t);
 }
 
 static OTF2_CallbackCode w_enter(EV_ARGS, OTF2_RegionRef region)
@@ -1465,9 +1508,8 @@ static OTF2_EvtReaderCallbacks *pipe_callbacks(void)
 static void *pipe_worker(void *arg)
 {
 	piped *p = arg;
-	const rd *r = p->r;
-	for (size_t i = 0; i < r->nlocs && p->cur; i++) {
-		const d_loc *L = &r->locs[i];
+	for (size_t i = 0; i < p->nlocs && p->cur; i++) {
+		const d_loc *L = &p->locs[i];
 		prec *q = pipe_put(p, P_LOC, 1);
 		if (!q)
 			break;
@@ -1559,61 +1601,66 @@ static int pipe_apply(rd *r, const batch *b, const char *anchor, locst *l)
  * the caller reads serially). */
 static int read_piped(rd *r, OTF2_Reader *rdr, const char *anchor, bool defs_open)
 {
-	piped p = { .r = r, .rdr = rdr, .defs_open = defs_open };
+	piped *p = aligned_alloc(64, sizeof(piped));
 	OTF2_EvtReaderCallbacks *cb = pipe_callbacks();
-	int rc = cb ? 0 : TF_ENOMEM;
+	int rc = p && cb ? 0 : TF_ENOMEM;
+	if (p)
+		*p = (piped){ .rdr = rdr, .cb = cb, .defs_open = defs_open, .locs = r->locs, .nlocs = r->nlocs,
+			      .region_dense = r->region_dense, .ndense = r->ndense, .region_ids = r->region_ids,
+			      .region_str = r->region_str };
 	for (int i = 0; i < PIPE_BATCHES && rc == 0; i++)
-		if (!(p.all[i] = malloc(sizeof(batch))))
+		if (!(p->all[i] = aligned_alloc(64, sizeof(batch))))
 			rc = TF_ENOMEM;
 	if (rc < 0)
 		goto out;
-	p.cb = cb;
-	p.cur = p.all[0];
-	p.cur->n = p.cur->nnotes = 0;
-	p.wp = p.cur->rec;
-	p.wend = p.cur->rec + PIPE_RECS;
+	p->cur = p->all[0];
+	p->cur->n = p->cur->nnotes = 0;
+	p->wp = p->cur->rec;
+	p->wend = p->cur->rec + PIPE_RECS;
 	for (int i = 1; i < PIPE_BATCHES; i++)
-		p.spare[p.nspare++] = p.all[i];
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.filled, NULL);
-	pthread_cond_init(&p.emptied, NULL);
+		p->spare[p->nspare++] = p->all[i];
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->filled, NULL);
+	pthread_cond_init(&p->emptied, NULL);
 	pthread_t th;
-	if (pthread_create(&th, NULL, pipe_worker, &p) != 0) {
+	if (pthread_create(&th, NULL, pipe_worker, p) != 0) {
 		rc = 1;
 		goto destroy;
 	}
 	locst l = { .r = r };
 	for (;;) {
-		pthread_mutex_lock(&p.mu);
-		while (!p.nfull && !p.done)
-			pthread_cond_wait(&p.filled, &p.mu);
+		pthread_mutex_lock(&p->mu);
+		while (!p->nfull && !p->done)
+			pthread_cond_wait(&p->filled, &p->mu);
 		batch *b = NULL;
-		if (p.nfull) {
-			b = p.full[p.head];
-			p.head = (p.head + 1) % PIPE_BATCHES;
-			p.nfull--;
+		if (p->nfull) {
+			b = p->full[p->head];
+			p->head = (p->head + 1) % PIPE_BATCHES;
+			p->nfull--;
 		}
-		pthread_mutex_unlock(&p.mu);
+		pthread_mutex_unlock(&p->mu);
 		if (!b)
 			break;
 		rc = pipe_apply(r, b, anchor, &l);
-		pthread_mutex_lock(&p.mu);
-		p.spare[p.nspare++] = b;
+		pthread_mutex_lock(&p->mu);
+		p->spare[p->nspare++] = b;
 		if (rc < 0)
-			p.stop = true;
-		pthread_cond_signal(&p.emptied);
-		pthread_mutex_unlock(&p.mu);
+			p->stop = true;
+		pthread_cond_signal(&p->emptied);
+		pthread_mutex_unlock(&p->mu);
 		if (rc < 0)
 			break;
 	}
 	pthread_join(th, NULL);
 destroy:
-	pthread_cond_destroy(&p.emptied);
-	pthread_cond_destroy(&p.filled);
-	pthread_mutex_destroy(&p.mu);
+	pthread_cond_destroy(&p->emptied);
+	pthread_cond_destroy(&p->filled);
+	pthread_mutex_destroy(&p->mu);
 out:
-	for (int i = 0; i < PIPE_BATCHES; i++)
-		free(p.all[i]);
+	if (p)
+		for (int i = 0; i < PIPE_BATCHES; i++)
+			free(p->all[i]);
+	free(p);
 	if (cb)
 		OTF2_EvtReaderCallbacks_Delete(cb);
 	return rc;
