@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <otf2/otf2.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -1219,8 +1218,8 @@ static int read_serial(rd *r, OTF2_Reader *rdr, const char *anchor, bool defs_op
  * the records in the order they were decoded. */
 
 enum {
-	P_ENTER,   /* a = tf_str name, x.u = ticks */
-	P_LEAVE,
+	P_ENTER = TF_EV_BEGIN, /* a = tf_str name, x.u = ticks */
+	P_LEAVE = TF_EV_END,
 	P_UNDEF,   /* Enter/Leave of undefined region a, x.u = pos */
 	P_METRIC,  /* a = metric, k = member count, x.u = ticks; then P_DATA x.u = pos, k x P_DATA x.v */
 	P_SEND,    /* a = peer, x.u = ticks; then P_DATA a = comm, x.u = length; P_DATA a = tag */
@@ -1246,6 +1245,7 @@ typedef struct prec {
 #endif
 #define PIPE_BATCHES 4  /* batches in all: one being filled, up to 3 queued */
 #define PIPE_NOTES 8    /* libotf2 messages per batch */
+_Static_assert(TF_EV_BEGIN == 0 && TF_EV_END == 1, "P_ENTER, P_LEAVE are the event kinds");
 
 typedef struct batch {
 	uint32_t n, nnotes;
@@ -1549,13 +1549,13 @@ static int pipe_apply(rd *r, const batch *b, const char *anchor, locst *l)
 	for (uint32_t i = 0; i < b->n; i++) {
 		const prec *q = &b->rec[i];
 		OTF2_CallbackCode cc = OTF2_CALLBACK_SUCCESS;
+		if (__builtin_expect(q->kind <= P_LEAVE, 1)) {
+			/* one well-predicted branch: which of the two is data */
+			if (do_region(l, q->kind, q->a, ticks_to_ns(r, q->x.u)) != OTF2_CALLBACK_SUCCESS)
+				return r->rc;
+			continue;
+		}
 		switch (q->kind) {
-		case P_ENTER:
-			cc = do_region(l, TF_EV_BEGIN, q->a, ticks_to_ns(r, q->x.u));
-			break;
-		case P_LEAVE:
-			cc = do_region(l, TF_EV_END, q->a, ticks_to_ns(r, q->x.u));
-			break;
 		case P_UNDEF:
 			skip_undefined(l, "region", q->a, q->x.u);
 			break;
@@ -1666,14 +1666,14 @@ out:
 	return rc;
 }
 
-/* TRACEFOLD_THREADS=1: the serial path; unset: the pipeline where there is
- * more than one CPU; 2 or more: the pipeline. */
+/* TRACEFOLD_THREADS=2 (or more): the pipeline, whatever the number of
+ * CPUs; unset or 1: the serial path.  Serial is the default because on the
+ * 2-core machine it was measured on (shared with other jobs) the pipeline
+ * did not reliably beat it (docs/performance.md, "OTF2 reader"). */
 static bool use_pipeline(void)
 {
 	const char *e = getenv("TRACEFOLD_THREADS");
-	if (e && *e)
-		return atoi(e) != 1;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	return e && atoi(e) >= 2;
 }
 
 /* Reads the events of every location, one location at a time, each in the
