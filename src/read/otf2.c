@@ -3,7 +3,10 @@
  *   anchor file --libotf2--> global definitions (strings, regions, locations,
  *   location groups, groups, communicators, metrics, clock) --> tracks
  *   then, one location at a time: local definitions (mapping tables, clock
- *   offsets: applied by libotf2) and the location's events in stored order.
+ *   offsets: applied by libotf2) and the location's events in stored order,
+ *   either emitted from libotf2's callbacks (serial, the default) or, with
+ *   TRACEFOLD_THREADS=2, decoded on a second thread into batches of compact
+ *   records that the main thread emits in the same order (read_piped).
  *
  * Facts relied on, the clock conversion, the rank/thread mapping and what is
  * counted for each record type: docs/format-otf2.md. */
