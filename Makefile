@@ -17,8 +17,8 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CSTD     := -std=gnu11
 INCS     := -Iinclude -Isrc/core -Isrc/cmd -Ibuild/gen
 OPT      ?= -O2 -g
-CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lm $(LDLIBS)
+CFLAGS_ALL = $(CSTD) $(OPT) -pthread $(WARN) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

@@ -8,8 +8,9 @@ mkdir -p build; : > "$log"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 count_cmocka() { # file rc name
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -1)
+	# a test program may run several groups: add them up
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | awk '{ s += $1 } END { print s + 0 }')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1" | awk '{ s += $1 } END { print s + 0 }')
 	p=${p:-0}; f=${f:-0}
 	if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	pass=$((pass + p)); fail=$((fail + f))

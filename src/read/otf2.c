@@ -3,11 +3,15 @@
  *   anchor file --libotf2--> global definitions (strings, regions, locations,
  *   location groups, groups, communicators, metrics, clock) --> tracks
  *   then, one location at a time: local definitions (mapping tables, clock
- *   offsets: applied by libotf2) and the location's events in stored order.
+ *   offsets: applied by libotf2) and the location's events in stored order,
+ *   either emitted from libotf2's callbacks (serial, the default) or, with
+ *   TRACEFOLD_THREADS=2, decoded on a second thread into batches of compact
+ *   records that the main thread emits in the same order (read_piped).
  *
  * Facts relied on, the clock conversion, the rank/thread mapping and what is
  * counted for each record type: docs/format-otf2.md. */
 #include <dirent.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -17,6 +21,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <otf2/otf2.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "tracefold/reader.h"
 #include "tracefold/io.h"
 
@@ -759,6 +766,10 @@ static int define_tracks(rd *r)
 
 /* --------------------------------------------------------- event callbacks */
 
+/* What the serial callbacks and the pipelined main thread (below) both do
+ * with a decoded record: they share these, so both paths emit, skip, count
+ * and note exactly the same things. */
+
 static inline OTF2_CallbackCode emit(rd *r, const tf_event *ev)
 {
 	int rc = tf_emit(r->ctx, r->sink, ev);
@@ -789,19 +800,61 @@ static OTF2_CallbackCode skip_undefined(locst *l, const char *what, uint64_t id,
 	return skip(l->r, TF_DIAG_unknown_event_id);
 }
 
+static inline OTF2_CallbackCode do_region(locst *l, uint8_t kind, tf_str name, int64_t ts)
+{
+	rd *r = l->r;
+	tf_event ev = { .kind = kind, .track = l->track, .name = name, .ts_ns = ts,
+			.msg = { -1, 0, 0, -1 }, .index = r->index++ };
+	return emit(r, &ev);
+}
+
+static inline double metric_value(OTF2_Type type, OTF2_MetricValue v)
+{
+	switch (type) {
+	case OTF2_TYPE_INT64: return (double)v.signed_int;
+	case OTF2_TYPE_DOUBLE: return v.floating_point;
+	default: return (double)v.unsigned_int;
+	}
+}
+
+/* Member k of a metric record; m is its class (NULL: undefined). */
+static inline OTF2_CallbackCode do_metric_value(locst *l, const d_metric *m, uint32_t metric, uint8_t k,
+						int64_t ts, uint64_t pos, double v)
+{
+	if (!m || k >= m->n) {
+		skip_undefined(l, m ? "member index" : "metric", m ? k : metric, pos);
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	rd *r = l->r;
+	tf_event ev = { .kind = TF_EV_COUNTER, .track = l->track, .name = m->names[k], .ts_ns = ts,
+			.value = v, .msg = { -1, 0, 0, -1 }, .index = r->index++ };
+	return emit(r, &ev);
+}
+
+static inline OTF2_CallbackCode do_msg(locst *l, uint8_t kind, int64_t ts, uint32_t peer, OTF2_CommRef comm,
+				       uint32_t tag, uint64_t len)
+{
+	rd *r = l->r;
+	tf_event ev = { .kind = kind, .track = l->track, .ts_ns = ts, .index = r->index++ };
+	ev.msg.peer = peer_rank(r, l, comm, peer);
+	ev.msg.tag = tag;
+	ev.msg.bytes = len > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)len;
+	ev.msg.comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int64_t)comm;
+	return emit(r, &ev);
+}
+
+/* The serial path: libotf2's callbacks convert and emit directly. */
+
 #define EV_ARGS OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud, OTF2_AttributeList *al
 
 static inline OTF2_CallbackCode region_event(void *ud, OTF2_TimeStamp t, uint64_t pos, uint32_t region,
 					     uint8_t kind)
 {
 	locst *l = ud;
-	rd *r = l->r;
-	tf_str name = region_name(r, region);
+	tf_str name = region_name(l->r, region);
 	if (name == NO_STR)
 		return skip_undefined(l, "region", region, pos);
-	tf_event ev = { .kind = kind, .track = l->track, .name = name, .ts_ns = ticks_to_ns(r, t),
-			.msg = { -1, 0, 0, -1 }, .index = r->index++ };
-	return emit(r, &ev);
+	return do_region(l, kind, name, ticks_to_ns(l->r, t));
 }
 
 static OTF2_CallbackCode ev_enter(EV_ARGS, OTF2_RegionRef region)
@@ -823,97 +876,81 @@ static OTF2_CallbackCode ev_metric(EV_ARGS, OTF2_MetricRef metric, uint8_t n, co
 	if (n == 0)
 		return skip(r, TF_DIAG_ev_other);
 	int64_t ts = ticks_to_ns(r, t);
-	for (uint8_t k = 0; k < n; k++) {
-		if (!m || k >= m->n) {
-			skip_undefined(l, m ? "member index" : "metric", m ? k : metric, pos);
-			continue;
-		}
-		double v;
-		switch (types[k]) {
-		case OTF2_TYPE_INT64: v = (double)values[k].signed_int; break;
-		case OTF2_TYPE_DOUBLE: v = values[k].floating_point; break;
-		default: v = (double)values[k].unsigned_int; break;
-		}
-		tf_event ev = { .kind = TF_EV_COUNTER, .track = l->track, .name = m->names[k], .ts_ns = ts,
-				.value = v, .msg = { -1, 0, 0, -1 }, .index = r->index++ };
-		if (emit(r, &ev) != OTF2_CALLBACK_SUCCESS)
+	for (uint8_t k = 0; k < n; k++)
+		if (do_metric_value(l, m, metric, k, ts, pos, metric_value(types[k], values[k])) !=
+		    OTF2_CALLBACK_SUCCESS)
 			return OTF2_CALLBACK_INTERRUPT;
-	}
 	return OTF2_CALLBACK_SUCCESS;
-}
-
-static inline OTF2_CallbackCode msg_event(void *ud, OTF2_TimeStamp t, uint8_t kind, uint32_t peer,
-					  OTF2_CommRef comm, uint32_t tag, uint64_t len)
-{
-	locst *l = ud;
-	rd *r = l->r;
-	tf_event ev = { .kind = kind, .track = l->track, .ts_ns = ticks_to_ns(r, t), .index = r->index++ };
-	ev.msg.peer = peer_rank(r, l, comm, peer);
-	ev.msg.tag = tag;
-	ev.msg.bytes = len > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)len;
-	ev.msg.comm = comm == OTF2_UNDEFINED_COMM ? -1 : (int64_t)comm;
-	return emit(r, &ev);
 }
 
 static OTF2_CallbackCode ev_send(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-	return msg_event(ud, t, TF_EV_SEND, receiver, comm, tag, len);
+	locst *l = ud;
+	return do_msg(l, TF_EV_SEND, ticks_to_ns(l->r, t), receiver, comm, tag, len);
 }
 
 static OTF2_CallbackCode ev_isend(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len,
 				  uint64_t req)
 {
-	return msg_event(ud, t, TF_EV_SEND, receiver, comm, tag, len);
+	locst *l = ud;
+	return do_msg(l, TF_EV_SEND, ticks_to_ns(l->r, t), receiver, comm, tag, len);
 }
 
 static OTF2_CallbackCode ev_recv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-	return msg_event(ud, t, TF_EV_RECV, sender, comm, tag, len);
+	locst *l = ud;
+	return do_msg(l, TF_EV_RECV, ticks_to_ns(l->r, t), sender, comm, tag, len);
 }
 
 static OTF2_CallbackCode ev_irecv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len,
 				  uint64_t req)
 {
-	return msg_event(ud, t, TF_EV_RECV, sender, comm, tag, len);
+	locst *l = ud;
+	return do_msg(l, TF_EV_RECV, ticks_to_ns(l->r, t), sender, comm, tag, len);
 }
 
 /* Read and counted, not used: MPI collectives, thread fork/join, calling
  * context records (docs/format-otf2.md). */
-static OTF2_CallbackCode ev_coll_begin(EV_ARGS)
+static OTF2_CallbackCode ev_other(void *ud)
 {
 	return skip(((locst *)ud)->r, TF_DIAG_ev_other);
+}
+
+static OTF2_CallbackCode ev_coll_begin(EV_ARGS)
+{
+	return ev_other(ud);
 }
 
 static OTF2_CallbackCode ev_coll_end(EV_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
 				     uint64_t sent, uint64_t received)
 {
-	return skip(((locst *)ud)->r, TF_DIAG_ev_other);
+	return ev_other(ud);
 }
 
 static OTF2_CallbackCode ev_fork(EV_ARGS, OTF2_Paradigm model, uint32_t n)
 {
-	return skip(((locst *)ud)->r, TF_DIAG_ev_other);
+	return ev_other(ud);
 }
 
 static OTF2_CallbackCode ev_join(EV_ARGS, OTF2_Paradigm model)
 {
-	return skip(((locst *)ud)->r, TF_DIAG_ev_other);
+	return ev_other(ud);
 }
 
 static OTF2_CallbackCode ev_cc_enter(EV_ARGS, OTF2_CallingContextRef cc, uint32_t unwind)
 {
-	return skip(((locst *)ud)->r, TF_DIAG_ev_other);
+	return ev_other(ud);
 }
 
 static OTF2_CallbackCode ev_cc_leave(EV_ARGS, OTF2_CallingContextRef cc)
 {
-	return skip(((locst *)ud)->r, TF_DIAG_ev_other);
+	return ev_other(ud);
 }
 
 static OTF2_CallbackCode ev_cc_sample(EV_ARGS, OTF2_CallingContextRef cc, uint32_t unwind,
 				      OTF2_InterruptGeneratorRef gen)
 {
-	return skip(((locst *)ud)->r, TF_DIAG_ev_other);
+	return ev_other(ud);
 }
 
 /* ------------------------------------------------------ finding the anchor */
@@ -1079,12 +1116,567 @@ static const char *loc_name(const rd *r, const d_loc *L)
 	return s ? s : "";
 }
 
-static void missing(rd *r, const d_loc *L, const char *anchor)
+static void missing(rd *r, const d_loc *L, const char *anchor, const char *msg)
 {
+	if (!L->nevents)
+		return;
 	tf_ctx_diag(r->ctx)->n[TF_DIAG_missing_location]++;
 	tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): event data missing or unreadable (libotf2: %s): "
 		    "skipped, the other locations are read", anchor, L->id, loc_name(r, L),
-		    otf2_msg[0] ? otf2_msg : "?");
+		    msg[0] ? msg : "?");
+}
+
+/* After a location's events: ec and n (records libotf2 decoded, with or
+ * without a callback) say whether all of it was read. */
+static void location_done(rd *r, const d_loc *L, const char *anchor, OTF2_ErrorCode ec, uint64_t n,
+			  const char *msg)
+{
+	if (ec == OTF2_SUCCESS)
+		return;
+	/* nothing read: the event file is missing or unreadable;
+	 * something read: the rest of it is damaged */
+	if (n == 0) {
+		missing(r, L, anchor, msg);
+	} else {
+		/* the undecodable rest counts as one truncated record */
+		tf_count_skip(r->ctx, TF_DIAG_truncated_record);
+		r->index++;
+		tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): event data damaged after %"
+			    PRIu64 " events (libotf2: %s): the rest of this location is lost",
+			    anchor, L->id, loc_name(r, L), n, msg[0] ? msg : "?");
+	}
+}
+
+static locst location_state(rd *r, const d_loc *L)
+{
+	locst ls = { .r = r, .track = L->track, .loc = L->id };
+	const tf_track *t = tf_ctx_track_get(r->ctx, L->track);
+	ls.rank = t ? t->rank : -1;
+	return ls;
+}
+
+/* Reads one location's local definitions (mapping tables and clock offsets;
+ * libotf2 applies them to the events) and its events into cb with ud.
+ * Returns false when its event reader cannot be had (then otf2_msg says
+ * why); else *ec_out and *n_out are as location_done() wants them. */
+static bool read_location(OTF2_Reader *rdr, const d_loc *L, bool defs_open, const OTF2_EvtReaderCallbacks *cb,
+			  void *ud, OTF2_ErrorCode *ec_out, uint64_t *n_out)
+{
+	if (defs_open) {
+		OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, L->id);
+		if (dr) {
+			uint64_t nd = 0;
+			OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nd);
+			OTF2_Reader_CloseDefReader(rdr, dr);
+		}
+	}
+	otf2_msg[0] = 0;
+	OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rdr, L->id);
+	if (!er)
+		return false;
+	uint64_t n = 0;
+	OTF2_ErrorCode ec = OTF2_Reader_RegisterEvtCallbacks(rdr, er, cb, ud);
+	if (ec == OTF2_SUCCESS)
+		ec = OTF2_Reader_ReadAllLocalEvents(rdr, er, &n);
+	OTF2_Reader_CloseEvtReader(rdr, er);
+	*ec_out = ec;
+	*n_out = n;
+	return true;
+}
+
+/* The serial path: one location at a time, libotf2's callbacks emit. */
+static int read_serial(rd *r, OTF2_Reader *rdr, const char *anchor, bool defs_open)
+{
+	OTF2_EvtReaderCallbacks *cb = event_callbacks();
+	if (!cb)
+		return TF_ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < r->nlocs && rc == 0; i++) {
+		d_loc *L = &r->locs[i];
+		locst ls = location_state(r, L);
+		OTF2_ErrorCode ec;
+		uint64_t n;
+		if (!read_location(rdr, L, defs_open, cb, &ls, &ec, &n))
+			missing(r, L, anchor, otf2_msg);
+		else if (r->rc < 0)
+			rc = r->rc; /* the sink stopped us */
+		else
+			location_done(r, L, anchor, ec, n, otf2_msg);
+	}
+	OTF2_EvtReaderCallbacks_Delete(cb);
+	return rc;
+}
+
+/* ------------------------------------------------- the pipelined reader
+ *
+ *   decode thread: libotf2 -> w_* callbacks -> compact records (prec) in
+ *                  batches --bounded queue--> main thread: the same do_*
+ *                  helpers as the serial path -> tf_emit -> sink
+ *
+ * The decode thread owns the OTF2_Reader from pthread_create to
+ * pthread_join (the main thread does not touch it meanwhile).  It reads
+ * only what is fixed once the definitions are read (clock, region names,
+ * locations); everything that interns, counts, notes or resolves lazily
+ * (metric classes, communicators) stays on the main thread, which applies
+ * the records in the order they were decoded. */
+
+enum {
+	P_ENTER = TF_EV_BEGIN, /* a = tf_str name, x.u = ticks */
+	P_LEAVE = TF_EV_END,
+	P_UNDEF,   /* Enter/Leave of undefined region a, x.u = pos */
+	P_METRIC,  /* a = metric, k = member count, x.u = ticks; then P_DATA x.u = pos, k x P_DATA x.v */
+	P_SEND,    /* a = peer, x.u = ticks; then P_DATA a = comm, x.u = length; P_DATA a = tag */
+	P_RECV,
+	P_OTHER,   /* counted as ev_other */
+	P_LOC,     /* a = location index: its events follow */
+	P_MISSING, /* a = location index, k = note: no event reader */
+	P_END,     /* a = location index, k = note, x.u = records decoded; then P_DATA a = error code */
+	P_DATA,    /* more of the record before */
+};
+
+typedef struct prec {
+	uint8_t kind, k;
+	uint32_t a;
+	union {
+		uint64_t u;
+		double v;
+	} x;
+} prec;
+
+#ifndef PIPE_RECS
+#define PIPE_RECS 16384 /* records per batch (256 KiB) */
+#endif
+#define PIPE_BATCHES 4  /* batches in all: one being filled, up to 3 queued */
+#define PIPE_NOTES 8    /* libotf2 messages per batch */
+_Static_assert(TF_EV_BEGIN == 0 && TF_EV_END == 1, "P_ENTER, P_LEAVE are the event kinds");
+
+typedef struct batch {
+	uint32_t n, nnotes;
+	char note[PIPE_NOTES][sizeof(otf2_msg)];
+	_Alignas(64) prec rec[PIPE_RECS];
+} batch;
+
+/* Shared by the two threads.  The main thread's and the decode thread's
+ * fields are on separate cache lines, and the decode thread keeps its own
+ * copy of what it reads from rd (which lives on the main thread's stack
+ * next to fields the main thread writes for every event): sharing a cache
+ * line with the other thread's per-event writes costs more than the
+ * pipeline gains. */
+typedef struct piped {
+	/* both, under mu (a few times per batch) */
+	pthread_mutex_t mu;
+	pthread_cond_t filled, emptied;
+	batch *full[PIPE_BATCHES]; /* ring: decoded, not yet applied */
+	unsigned head, nfull;
+	batch *spare[PIPE_BATCHES];
+	unsigned nspare;
+	bool stop;                 /* main -> worker: stop decoding */
+	bool done;                 /* worker -> main: no more batches */
+	batch *all[PIPE_BATCHES];  /* main: to free */
+
+	/* decode thread only (set before pthread_create) */
+	_Alignas(64) batch *cur;   /* being filled; NULL once stopped */
+	prec *wp, *wend;           /* next free record in cur, its end */
+	OTF2_Reader *rdr;
+	const OTF2_EvtReaderCallbacks *cb;
+	bool defs_open;
+	const d_loc *locs;
+	size_t nlocs;
+	const tf_str *region_dense; /* region_name()'s tables */
+	size_t ndense;
+	idmap region_ids;
+	const tf_str *region_str;
+	_Alignas(64) char end[1];
+} piped;
+
+static inline tf_str pipe_region_name(const piped *p, uint32_t region)
+{
+	if (region < p->ndense)
+		return p->region_dense[region];
+	if (p->region_dense)
+		return NO_STR;
+	uint32_t i = idmap_get(&p->region_ids, region);
+	return i == IDMAP_NONE ? NO_STR : p->region_str[i];
+}
+
+/* Worker: queues the current batch and takes a spare one; false (and cur =
+ * NULL) when the main thread said stop. */
+static bool pipe_flush(piped *p)
+{
+	if (!p->cur)
+		return false;
+#ifdef __SSE2__
+	_mm_sfence(); /* the records before the hand-over */
+#endif
+	p->cur->n = (uint32_t)(p->wp - p->cur->rec);
+	p->wp = p->wend = NULL;
+	pthread_mutex_lock(&p->mu);
+	p->full[(p->head + p->nfull++) % PIPE_BATCHES] = p->cur;
+	pthread_cond_signal(&p->filled);
+	while (!p->nspare && !p->stop)
+		pthread_cond_wait(&p->emptied, &p->mu);
+	p->cur = p->stop ? NULL : p->spare[--p->nspare];
+	pthread_mutex_unlock(&p->mu);
+	if (!p->cur)
+		return false;
+	p->cur->n = p->cur->nnotes = 0;
+	p->wp = p->cur->rec;
+	p->wend = p->cur->rec + PIPE_RECS;
+	return true;
+}
+
+/* Room for n consecutive records in the current batch (NULL: stopped). */
+static inline prec *pipe_put(piped *p, uint8_t kind, uint32_t n)
+{
+	if (__builtin_expect((size_t)(p->wend - p->wp) < n, 0))
+		if (!pipe_flush(p))
+			return NULL;
+	prec *q = p->wp;
+	p->wp = q + n;
+	q->kind = kind;
+	for (uint32_t i = 1; i < n; i++)
+		q[i].kind = P_DATA;
+	return q;
+}
+
+/* A record carrying libotf2's current message (a note slot in k). */
+static prec *pipe_put_note(piped *p, uint8_t kind, uint32_t n)
+{
+	if (p->cur && p->cur->nnotes == PIPE_NOTES && !pipe_flush(p))
+		return NULL;
+	prec *q = pipe_put(p, kind, n);
+	if (!q)
+		return NULL;
+	q->k = (uint8_t)p->cur->nnotes++;
+	memcpy(p->cur->note[q->k], otf2_msg, sizeof(otf2_msg));
+	return q;
+}
+
+#define W_FAIL(q) do { if (!(q)) return OTF2_CALLBACK_INTERRUPT; } while (0)
+
+/* One record, written with a non-temporal store: the main thread reads it
+ * on another core, so keeping it in this core's cache only costs a
+ * transfer later (and one more when the batch is refilled). */
+static inline OTF2_CallbackCode pipe_put1(piped *p, uint8_t kind, uint32_t a, uint64_t x)
+{
+	if (__builtin_expect(p->wp == p->wend, 0))
+		if (!pipe_flush(p))
+			return OTF2_CALLBACK_INTERRUPT;
+	prec *q = p->wp++;
+#ifdef __SSE2__
+	_mm_stream_si128((__m128i *)q, _mm_set_epi64x((long long)x, (long long)((uint64_t)a << 32 | kind)));
+#else
+	q->kind = kind;
+	q->a = a;
+	q->x.u = x;
+#endif
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static inline OTF2_CallbackCode w_region(void *ud, OTF2_TimeStamp t, uint64_t pos, uint32_t region, uint8_t kind)
+{
+	piped *p = ud;
+	tf_str name = pipe_region_name(p, region);
+	if (name == NO_STR)
+		return pipe_put1(p, P_UNDEF, region, pos);
+	return pipe_put1(p, kind, name, t);
+}
+
+static OTF2_CallbackCode w_enter(EV_ARGS, OTF2_RegionRef region)
+{
+	return w_region(ud, t, pos, region, P_ENTER);
+}
+
+static OTF2_CallbackCode w_leave(EV_ARGS, OTF2_RegionRef region)
+{
+	return w_region(ud, t, pos, region, P_LEAVE);
+}
+
+static OTF2_CallbackCode w_metric(EV_ARGS, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
+				  const OTF2_MetricValue *values)
+{
+	piped *p = ud;
+	prec *q = pipe_put(p, P_METRIC, 2 + (uint32_t)n);
+	W_FAIL(q);
+	q->a = metric;
+	q->k = n;
+	q->x.u = t;
+	q[1].x.u = pos;
+	for (uint8_t k = 0; k < n; k++)
+		q[2 + k].x.v = metric_value(types[k], values[k]);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static inline OTF2_CallbackCode w_msg(void *ud, OTF2_TimeStamp t, uint8_t kind, uint32_t peer, OTF2_CommRef comm,
+				      uint32_t tag, uint64_t len)
+{
+	piped *p = ud;
+	prec *q = pipe_put(p, kind, 3);
+	W_FAIL(q);
+	q->a = peer;
+	q->x.u = t;
+	q[1].a = comm;
+	q[1].x.u = len;
+	q[2].a = tag;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode w_send(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+	return w_msg(ud, t, P_SEND, receiver, comm, tag, len);
+}
+
+static OTF2_CallbackCode w_isend(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len,
+				 uint64_t req)
+{
+	return w_msg(ud, t, P_SEND, receiver, comm, tag, len);
+}
+
+static OTF2_CallbackCode w_recv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+	return w_msg(ud, t, P_RECV, sender, comm, tag, len);
+}
+
+static OTF2_CallbackCode w_irecv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len,
+				 uint64_t req)
+{
+	return w_msg(ud, t, P_RECV, sender, comm, tag, len);
+}
+
+static OTF2_CallbackCode w_other(void *ud)
+{
+	return pipe_put(ud, P_OTHER, 1) ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_CallbackCode w_coll_begin(EV_ARGS)
+{
+	return w_other(ud);
+}
+
+static OTF2_CallbackCode w_coll_end(EV_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
+				    uint64_t sent, uint64_t received)
+{
+	return w_other(ud);
+}
+
+static OTF2_CallbackCode w_fork(EV_ARGS, OTF2_Paradigm model, uint32_t n)
+{
+	return w_other(ud);
+}
+
+static OTF2_CallbackCode w_join(EV_ARGS, OTF2_Paradigm model)
+{
+	return w_other(ud);
+}
+
+static OTF2_CallbackCode w_cc_enter(EV_ARGS, OTF2_CallingContextRef cc, uint32_t unwind)
+{
+	return w_other(ud);
+}
+
+static OTF2_CallbackCode w_cc_leave(EV_ARGS, OTF2_CallingContextRef cc)
+{
+	return w_other(ud);
+}
+
+static OTF2_CallbackCode w_cc_sample(EV_ARGS, OTF2_CallingContextRef cc, uint32_t unwind,
+				     OTF2_InterruptGeneratorRef gen)
+{
+	return w_other(ud);
+}
+
+static OTF2_EvtReaderCallbacks *pipe_callbacks(void)
+{
+	OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+	if (!cb)
+		return NULL;
+	OTF2_EvtReaderCallbacks_SetEnterCallback(cb, w_enter);
+	OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, w_leave);
+	OTF2_EvtReaderCallbacks_SetMetricCallback(cb, w_metric);
+	OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, w_send);
+	OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, w_isend);
+	OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, w_recv);
+	OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, w_irecv);
+	OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, w_coll_begin);
+	OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, w_coll_end);
+	OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, w_fork);
+	OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, w_join);
+	OTF2_EvtReaderCallbacks_SetCallingContextEnterCallback(cb, w_cc_enter);
+	OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(cb, w_cc_leave);
+	OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(cb, w_cc_sample);
+	return cb;
+}
+
+/* The decode thread: every location, as read_serial, into records. */
+static void *pipe_worker(void *arg)
+{
+	piped *p = arg;
+	for (size_t i = 0; i < p->nlocs && p->cur; i++) {
+		const d_loc *L = &p->locs[i];
+		prec *q = pipe_put(p, P_LOC, 1);
+		if (!q)
+			break;
+		q->a = (uint32_t)i;
+		OTF2_ErrorCode ec;
+		uint64_t n;
+		if (!read_location(p->rdr, L, p->defs_open, p->cb, p, &ec, &n)) {
+			if ((q = pipe_put_note(p, P_MISSING, 1)))
+				q->a = (uint32_t)i;
+			continue;
+		}
+		if (!p->cur)
+			break; /* stopped inside the location */
+		q = ec == OTF2_SUCCESS ? pipe_put(p, P_END, 2) : pipe_put_note(p, P_END, 2);
+		if (q) {
+			q->a = (uint32_t)i;
+			q->x.u = n;
+			q[1].a = (uint32_t)ec;
+		}
+	}
+	pthread_mutex_lock(&p->mu);
+	if (p->cur) {
+		p->cur->n = (uint32_t)(p->wp - p->cur->rec);
+		p->full[(p->head + p->nfull++) % PIPE_BATCHES] = p->cur;
+	}
+	p->cur = NULL;
+	p->done = true;
+	pthread_cond_signal(&p->filled);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Main thread: one batch's records, in order, through the shared helpers.
+ * Returns r->rc when the sink stopped the read. */
+static int pipe_apply(rd *r, const batch *b, const char *anchor, locst *l)
+{
+	for (uint32_t i = 0; i < b->n; i++) {
+		const prec *q = &b->rec[i];
+		OTF2_CallbackCode cc = OTF2_CALLBACK_SUCCESS;
+		if (__builtin_expect(q->kind <= P_LEAVE, 1)) {
+			/* one well-predicted branch: which of the two is data */
+			if (do_region(l, q->kind, q->a, ticks_to_ns(r, q->x.u)) != OTF2_CALLBACK_SUCCESS)
+				return r->rc;
+			continue;
+		}
+		switch (q->kind) {
+		case P_UNDEF:
+			skip_undefined(l, "region", q->a, q->x.u);
+			break;
+		case P_METRIC: {
+			const d_metric *m = metric_class(r, q->a);
+			if (q->k == 0)
+				skip(r, TF_DIAG_ev_other);
+			int64_t ts = q->k ? ticks_to_ns(r, q->x.u) : 0;
+			for (uint8_t k = 0; k < q->k && cc == OTF2_CALLBACK_SUCCESS; k++)
+				cc = do_metric_value(l, m, q->a, k, ts, q[1].x.u, q[2 + k].x.v);
+			i += 1 + q->k;
+			break;
+		}
+		case P_SEND:
+		case P_RECV:
+			cc = do_msg(l, q->kind == P_SEND ? TF_EV_SEND : TF_EV_RECV, ticks_to_ns(r, q->x.u), q->a,
+				    q[1].a, q[2].a,
+				    q[1].x.u);
+			i += 2;
+			break;
+		case P_OTHER:
+			skip(r, TF_DIAG_ev_other);
+			break;
+		case P_LOC:
+			*l = location_state(r, &r->locs[q->a]);
+			break;
+		case P_MISSING:
+			missing(r, &r->locs[q->a], anchor, b->note[q->k]);
+			break;
+		case P_END:
+			location_done(r, &r->locs[q->a], anchor, (OTF2_ErrorCode)q[1].a, q->x.u,
+				      q[1].a == OTF2_SUCCESS ? "" : b->note[q->k]);
+			i++;
+			break;
+		}
+		if (cc != OTF2_CALLBACK_SUCCESS)
+			return r->rc;
+	}
+	return 0;
+}
+
+/* Returns 1 when the pipeline could not be started (then nothing was read:
+ * the caller reads serially). */
+static int read_piped(rd *r, OTF2_Reader *rdr, const char *anchor, bool defs_open)
+{
+	piped *p = aligned_alloc(64, sizeof(piped));
+	OTF2_EvtReaderCallbacks *cb = pipe_callbacks();
+	int rc = p && cb ? 0 : TF_ENOMEM;
+	if (p)
+		*p = (piped){ .rdr = rdr, .cb = cb, .defs_open = defs_open, .locs = r->locs, .nlocs = r->nlocs,
+			      .region_dense = r->region_dense, .ndense = r->ndense, .region_ids = r->region_ids,
+			      .region_str = r->region_str };
+	for (int i = 0; i < PIPE_BATCHES && rc == 0; i++)
+		if (!(p->all[i] = aligned_alloc(64, sizeof(batch))))
+			rc = TF_ENOMEM;
+	if (rc < 0)
+		goto out;
+	p->cur = p->all[0];
+	p->cur->n = p->cur->nnotes = 0;
+	p->wp = p->cur->rec;
+	p->wend = p->cur->rec + PIPE_RECS;
+	for (int i = 1; i < PIPE_BATCHES; i++)
+		p->spare[p->nspare++] = p->all[i];
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->filled, NULL);
+	pthread_cond_init(&p->emptied, NULL);
+	pthread_t th;
+	if (pthread_create(&th, NULL, pipe_worker, p) != 0) {
+		rc = 1;
+		goto destroy;
+	}
+	locst l = { .r = r };
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		while (!p->nfull && !p->done)
+			pthread_cond_wait(&p->filled, &p->mu);
+		batch *b = NULL;
+		if (p->nfull) {
+			b = p->full[p->head];
+			p->head = (p->head + 1) % PIPE_BATCHES;
+			p->nfull--;
+		}
+		pthread_mutex_unlock(&p->mu);
+		if (!b)
+			break;
+		rc = pipe_apply(r, b, anchor, &l);
+		pthread_mutex_lock(&p->mu);
+		p->spare[p->nspare++] = b;
+		if (rc < 0)
+			p->stop = true;
+		pthread_cond_signal(&p->emptied);
+		pthread_mutex_unlock(&p->mu);
+		if (rc < 0)
+			break;
+	}
+	pthread_join(th, NULL);
+destroy:
+	pthread_cond_destroy(&p->emptied);
+	pthread_cond_destroy(&p->filled);
+	pthread_mutex_destroy(&p->mu);
+out:
+	if (p)
+		for (int i = 0; i < PIPE_BATCHES; i++)
+			free(p->all[i]);
+	free(p);
+	if (cb)
+		OTF2_EvtReaderCallbacks_Delete(cb);
+	return rc;
+}
+
+/* TRACEFOLD_THREADS=2 (or more): the pipeline, whatever the number of
+ * CPUs; unset or 1: the serial path.  Serial is the default because on the
+ * 2-core machine it was measured on (shared with other jobs) the pipeline
+ * did not reliably beat it (docs/performance.md, "OTF2 reader"). */
+static bool use_pipeline(void)
+{
+	const char *e = getenv("TRACEFOLD_THREADS");
+	return e && atoi(e) >= 2;
 }
 
 /* Reads the events of every location, one location at a time, each in the
@@ -1102,55 +1694,11 @@ static int read_events(rd *r, OTF2_Reader *rdr, const char *anchor)
 			OTF2_Reader_CloseDefFiles(rdr);
 		return otf2_fail(r, anchor, "cannot open the event files", ec);
 	}
-	OTF2_EvtReaderCallbacks *cb = event_callbacks();
-	if (!cb)
-		return TF_ENOMEM;
-	int rc = 0;
-	for (size_t i = 0; i < r->nlocs && rc == 0; i++) {
-		d_loc *L = &r->locs[i];
-		if (defs_open) {
-			/* mapping tables and clock offsets; libotf2 applies them to the events */
-			OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, L->id);
-			if (dr) {
-				uint64_t nd = 0;
-				OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nd);
-				OTF2_Reader_CloseDefReader(rdr, dr);
-			}
-		}
-		otf2_msg[0] = 0;
-		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rdr, L->id);
-		if (!er) {
-			if (L->nevents)
-				missing(r, L, anchor);
-			continue;
-		}
-		locst ls = { .r = r, .track = L->track, .loc = L->id };
-		const tf_track *t = tf_ctx_track_get(r->ctx, L->track);
-		ls.rank = t ? t->rank : -1;
-		uint64_t n = 0; /* records libotf2 decoded, with or without a callback */
-		ec = OTF2_Reader_RegisterEvtCallbacks(rdr, er, cb, &ls);
-		if (ec == OTF2_SUCCESS)
-			ec = OTF2_Reader_ReadAllLocalEvents(rdr, er, &n);
-		OTF2_Reader_CloseEvtReader(rdr, er);
-		if (r->rc < 0) {
-			rc = r->rc; /* the sink stopped us */
-		} else if (ec != OTF2_SUCCESS) {
-			/* nothing read: the event file is missing or unreadable;
-			 * something read: the rest of it is damaged */
-			if (n == 0) {
-				if (L->nevents)
-					missing(r, L, anchor);
-			} else {
-				/* the undecodable rest counts as one truncated record */
-				tf_count_skip(r->ctx, TF_DIAG_truncated_record);
-				r->index++;
-				tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): event data damaged after %"
-					    PRIu64 " events (libotf2: %s): the rest of this location is lost",
-					    anchor, L->id, loc_name(r, L), n, otf2_msg[0] ? otf2_msg : "?");
-			}
-		}
-	}
-	OTF2_EvtReaderCallbacks_Delete(cb);
+	int rc = 1;
+	if (use_pipeline())
+		rc = read_piped(r, rdr, anchor, defs_open);
+	if (rc == 1)
+		rc = read_serial(r, rdr, anchor, defs_open);
 	OTF2_Reader_CloseEvtFiles(rdr);
 	if (defs_open)
 		OTF2_Reader_CloseDefFiles(rdr);

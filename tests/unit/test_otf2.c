@@ -580,6 +580,189 @@ static void test_missing_event_file(void **state)
 	wr_rmrf(&w);
 }
 
+/* ------------------------------------------- serial vs pipelined reading */
+
+/* A sink that folds every event into a digest (names as text, so the two
+ * runs' string tables need not agree) and can stop or fail at event N. */
+typedef struct digest {
+	tf_sink sink;
+	tf_ctx *ctx;
+	uint64_t n, h;
+	uint64_t stop_at; /* > 0: return `stop_rc` at that event */
+	int stop_rc;
+} digest;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int digest_event(tf_sink *s, const tf_event *ev)
+{
+	digest *d = tf_container_of(s, digest, sink);
+	const char *name = ev->name ? tf_strtab_get(tf_ctx_strtab(d->ctx), ev->name) : "";
+	int64_t v[] = { ev->kind, ev->track, ev->ts_ns, ev->msg.peer, ev->msg.tag, ev->msg.bytes, ev->msg.comm,
+			(int64_t)ev->index };
+	d->h = fnv(d->h, v, sizeof(v));
+	d->h = fnv(d->h, &ev->value, sizeof(ev->value));
+	d->h = fnv(d->h, name, strlen(name) + 1);
+	if (++d->n == d->stop_at)
+		return d->stop_rc;
+	return 0;
+}
+
+typedef struct outcome {
+	int rc;
+	uint64_t n, h;
+	tf_diag diag;
+	uint64_t notes; /* digest of the notes */
+	size_t nnotes;
+} outcome;
+
+static outcome read_mode(const char *path, const char *threads, uint64_t stop_at, int stop_rc)
+{
+	setenv("TRACEFOLD_THREADS", threads, 1);
+	outcome o = { 0 };
+	digest d = { .sink.event = digest_event, .ctx = tf_ctx_new(), .h = 14695981039346656037ull,
+		     .stop_at = stop_at, .stop_rc = stop_rc };
+	assert_non_null(d.ctx);
+	tf_error err;
+	tf_error_clear(&err);
+	o.rc = tf_format_by_name("otf2")->read(path, 0, d.ctx, &d.sink, &err);
+	o.n = d.n;
+	o.h = d.h;
+	o.diag = *tf_ctx_diag(d.ctx);
+	o.nnotes = tf_ctx_nnotes(d.ctx);
+	o.notes = 1;
+	for (size_t i = 0; i < o.nnotes; i++) {
+		const char *t = tf_ctx_note_get(d.ctx, i);
+		if (t)
+			o.notes = fnv(o.notes, t, strlen(t) + 1);
+	}
+	tf_ctx_free(d.ctx);
+	return o;
+}
+
+static void same_outcome(const outcome *a, const outcome *b)
+{
+	assert_int_equal(a->rc, b->rc);
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->h, b->h);
+	assert_int_equal(a->nnotes, b->nnotes);
+	assert_int_equal(a->notes, b->notes);
+	for (int i = 0; i < TF_DIAG_COUNT; i++)
+		assert_int_equal(a->diag.n[i], b->diag.n[i]);
+}
+
+/* Enough records for many batches of the pipeline, with everything that
+ * travels through it: undefined regions (notes), metrics (defined and not),
+ * messages, skipped records, a location without an event file between two
+ * with events, and one cut short. */
+static void test_serial_vs_pipelined(void **state)
+{
+	const char *env = getenv("TRACEFOLD_THREADS");
+	char *was = env ? strdup(env) : NULL;
+	wr w;
+	wr_open(&w);
+	enum { N = 40000 };
+	OTF2_EvtWriter *a = wr_loc(&w, 0), *b = wr_loc(&w, 1), *c = wr_loc(&w, 2), *d = wr_loc(&w, 3);
+	OTF2_Type ty[2] = { OTF2_TYPE_INT64, OTF2_TYPE_DOUBLE };
+	OTF2_MetricValue v[2];
+	uint64_t t = 1000;
+	for (int i = 0; i < N; i++) {
+		OTF2_EvtWriter_Enter(a, NULL, t++, (uint32_t)(i % 2));
+		if (i % 1000 == 7)
+			OTF2_EvtWriter_Enter(a, NULL, t++, 77); /* undefined region */
+		if (i % 500 == 3) {
+			v[0].signed_int = -i;
+			v[1].floating_point = i / 3.0;
+			OTF2_EvtWriter_Metric(a, NULL, t++, i % 1500 == 3 ? 99 : 4, 2, ty, v);
+		}
+		if (i % 700 == 5) {
+			OTF2_EvtWriter_MpiSend(a, NULL, t++, 1, 0, (uint32_t)i, 64 + (uint64_t)i);
+			OTF2_EvtWriter_MpiRecv(a, NULL, t++, 1, 0, (uint32_t)i, 8);
+			OTF2_EvtWriter_ThreadFork(a, NULL, t++, OTF2_PARADIGM_OPENMP, 4);
+		}
+		OTF2_EvtWriter_Leave(a, NULL, t++, (uint32_t)(i % 2));
+	}
+	for (int i = 0; i < N / 2; i++) {
+		OTF2_EvtWriter_Enter(b, NULL, 5 + 2 * (uint64_t)i, 1);
+		OTF2_EvtWriter_Leave(b, NULL, 6 + 2 * (uint64_t)i, 1);
+		OTF2_EvtWriter_Enter(c, NULL, 5 + 2 * (uint64_t)i, 0);
+		OTF2_EvtWriter_Leave(c, NULL, 6 + 2 * (uint64_t)i, 0);
+		OTF2_EvtWriter_Enter(d, NULL, 5 + 2 * (uint64_t)i, 0);
+		OTF2_EvtWriter_Leave(d, NULL, 6 + 2 * (uint64_t)i, 0);
+	}
+	OTF2_Archive_CloseEvtWriter(w.a, a);
+	OTF2_Archive_CloseEvtWriter(w.a, b);
+	OTF2_Archive_CloseEvtWriter(w.a, c);
+	OTF2_Archive_CloseEvtWriter(w.a, d);
+	OTF2_GlobalDefWriter *g = wr_defs(&w);
+	std_defs(g, 2500000007ull, 17);
+	OTF2_GlobalDefWriter_WriteString(g, 20, "temp");
+	OTF2_GlobalDefWriter_WriteString(g, 21, "power");
+	OTF2_GlobalDefWriter_WriteLocation(g, 0, 6, OTF2_LOCATION_TYPE_CPU_THREAD, 2 * N, 0);
+	OTF2_GlobalDefWriter_WriteLocation(g, 1, 7, OTF2_LOCATION_TYPE_CPU_THREAD, N, 1);
+	OTF2_GlobalDefWriter_WriteLocation(g, 2, 8, OTF2_LOCATION_TYPE_CPU_THREAD, N, 0);
+	OTF2_GlobalDefWriter_WriteLocation(g, 3, 8, OTF2_LOCATION_TYPE_CPU_THREAD, N, 0);
+	OTF2_GlobalDefWriter_WriteMetricMember(g, 0, 20, 0, OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ABSOLUTE_POINT,
+					       OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, 0);
+	OTF2_GlobalDefWriter_WriteMetricMember(g, 1, 21, 0, OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ABSOLUTE_POINT,
+					       OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0, 0);
+	OTF2_MetricMemberRef c4[2] = { 0, 1 };
+	OTF2_GlobalDefWriter_WriteMetricClass(g, 4, 2, c4, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU);
+	wr_close(&w);
+
+	outcome s = read_mode(w.anchor, "1", 0, 0), p = read_mode(w.anchor, "2", 0, 0);
+	assert_int_equal(s.rc, 0);
+	assert_true(s.n > 2 * N + N);
+	assert_int_equal(s.diag.n[TF_DIAG_unknown_event_id], 40 + 27 * 2);
+	assert_int_equal(s.diag.n[TF_DIAG_ev_other], 58);
+	assert_int_equal(s.nnotes, 1);
+	same_outcome(&s, &p);
+
+	/* location 2 without its event file, location 3 cut short */
+	char path[400];
+	snprintf(path, sizeof(path), "%s/traces/2.evt", w.dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/traces/3.evt", w.dir);
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	long size = ftell(f);
+	fclose(f);
+	assert_int_equal(truncate(path, size / 2 + 1), 0);
+	s = read_mode(w.anchor, "1", 0, 0);
+	p = read_mode(w.anchor, "2", 0, 0);
+	assert_int_equal(s.rc, 0);
+	assert_int_equal(s.diag.n[TF_DIAG_missing_location], 1);
+	assert_int_equal(s.nnotes, 3);
+	same_outcome(&s, &p);
+
+	/* a sink that stops or fails: at the first event, inside a batch, at
+	 * a batch boundary, in the last location */
+	static const uint64_t at[] = { 1, 5000, 16384, 16385, 50000, 80001 };
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		for (int k = 0; k < 2; k++) {
+			int code = k ? TF_EFORMAT : TF_ESTOP;
+			s = read_mode(w.anchor, "1", at[i], code);
+			p = read_mode(w.anchor, "2", at[i], code);
+			assert_int_equal(s.rc, code);
+			assert_int_equal(s.n, at[i]);
+			same_outcome(&s, &p);
+		}
+	}
+	if (was)
+		setenv("TRACEFOLD_THREADS", was, 1);
+	else
+		unsetenv("TRACEFOLD_THREADS");
+	free(was);
+	wr_rmrf(&w);
+}
+
 static void test_sniff(void **state)
 {
 	wr w;
@@ -618,6 +801,16 @@ static void test_sniff(void **state)
 	wr_rmrf(&w);
 }
 
+static int serial(void **state)
+{
+	return setenv("TRACEFOLD_THREADS", "1", 1);
+}
+
+static int pipelined(void **state)
+{
+	return setenv("TRACEFOLD_THREADS", "2", 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +821,9 @@ int main(void)
 		cmocka_unit_test(test_mpi),
 		cmocka_unit_test(test_missing_event_file),
 		cmocka_unit_test(test_sniff),
+		cmocka_unit_test(test_serial_vs_pipelined),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/* every test against both event paths (src/read/otf2.c) */
+	int rc = cmocka_run_group_tests_name("otf2 serial", tests, serial, NULL);
+	return rc + cmocka_run_group_tests_name("otf2 pipelined", tests, pipelined, NULL);
 }
