@@ -33,6 +33,7 @@
 #include "tracefold/io.h"
 #include "profile.pb-c.h"
 #include "hmap.h"
+#include "sat.h"
 
 typedef Perftools__Profiles__Profile PB_Profile;
 
@@ -335,7 +336,7 @@ static int add_sample(rd *r, const Perftools__Profiles__Sample *s, const int *ma
 	int nt = tf_agg_ntypes(r->agg);
 	memset(vals, 0, (size_t)nt * sizeof(int64_t));
 	for (size_t t = 0; t < s->n_value; t++)
-		vals[map[t]] += s->value[t];
+		vals[map[t]] = tf_sat_add(vals[map[t]], s->value[t]);
 	if (tf_agg_add_values(r->agg, node, lset, vals) < 0)
 		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 	return 0;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include "tracefold/stack.h"
 #include "hmap.h"
+#include "sat.h"
 
 typedef struct frame {
 	int64_t start_ns, end_ns; /* end known only for sorted tracks */
@@ -83,12 +84,12 @@ struct tf_stacks {
 static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 {
 	frame *f = &t->stack[--t->depth];
-	int64_t dur = end_ns - f->start_ns;
+	int64_t dur = tf_sat_sub(end_ns, f->start_ns);
 	if (dur < 0) {
 		s->diag->n[TF_DIAG_negative_duration]++;
 		dur = 0;
 	}
-	int64_t self = dur - f->child_ns;
+	int64_t self = tf_sat_sub(dur, f->child_ns);
 	if (self < 0) /* children longer than the parent: only with non-monotonic clocks */
 		self = 0;
 	if (!t->has_labels) {
@@ -103,9 +104,9 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 	if (!v)
 		return TF_ENOMEM;
 	v[s->t_calls] += 1;
-	v[s->t_wall] += self;
+	v[s->t_wall] = tf_sat_add(v[s->t_wall], self);
 	if (t->depth)
-		t->stack[t->depth - 1].child_ns += dur;
+		t->stack[t->depth - 1].child_ns = tf_sat_add(t->stack[t->depth - 1].child_ns, dur);
 	return 0;
 }
 
@@ -154,7 +155,7 @@ static int add_counter(tf_stacks *s, tstate *t, int type, double value)
 		t->has_labels = 1;
 	}
 	uint32_t node = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
-	int64_t v = (int64_t)(value < 0 ? value - 0.5 : value + 0.5);
+	int64_t v = tf_sat_from_double(value);
 	if (node == TF_AGG_ROOT) {
 		/* pprof samples need a location: a counter outside any region goes to "[no region]" */
 		node = tf_agg_child(s->agg, TF_AGG_ROOT, tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), "[no region]"));
@@ -237,8 +238,9 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 		}
 		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
 			return TF_ENOMEM;
-		t->spans[t->nspans++] = (span){ ev->ts_ns, ev->ts_ns + dur, ev->name, seq };
-		note_time(t, ev->ts_ns + dur);
+		int64_t end_ns = tf_sat_add(ev->ts_ns, dur);
+		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, seq };
+		note_time(t, end_ns);
 		return 0;
 	}
 	case TF_EV_BEGIN:
@@ -496,7 +498,7 @@ int tf_stacks_finish(tf_stacks *s)
 		/* pprof's time_nanos is wall-clock since the epoch: only when the
 		 * trace's clock looks like one (after 2001-09-09), else 0 */
 		m->time_nanos = s->min_ns >= 1000000000000000000ll ? s->min_ns : 0;
-		m->duration_nanos = s->max_ns - s->min_ns;
+		m->duration_nanos = tf_sat_sub(s->max_ns, s->min_ns);
 	}
 	return 0;
 }
