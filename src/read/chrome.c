@@ -1071,7 +1071,9 @@ static int process_event(tf_chrome *r, const fields *f)
 	TF_TRY(intern_span(r, &f->cat, 1, &ev.cat));
 	if (ph == 'M')
 		return do_metadata(r, f, &ev);
-	if (!span_ns(&f->ts, &ev.ts_ns) || (ph == 'X' && !span_ns(&f->dur, &ev.dur_ns))) {
+	int64_t end_ns;
+	if (!span_ns(&f->ts, &ev.ts_ns) || (ph == 'X' && !span_ns(&f->dur, &ev.dur_ns)) ||
+	    (ph == 'X' && __builtin_add_overflow(ev.ts_ns, ev.dur_ns, &end_ns))) { /* ends beyond int64 ns */
 		tf_count_skip(r->ctx, TF_DIAG_bad_event);
 		return 0;
 	}
