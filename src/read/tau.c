@@ -302,7 +302,7 @@ static int edf_load(tau_edf *e, tf_ctx *ctx, tf_error *err)
 		int r = tf_tau_edf_parse_line(line, (size_t)n, &l);
 		if (r > 0)
 			rc = edf_add_line(e, tf_ctx_strtab(ctx), &l);
-		else if (r < 0 && !bad++)
+		else if (r < 0 && !bad++ && !e->rereads) /* noted once, not again on each re-read */
 			tf_ctx_note(ctx, "'%s' line %lld (byte %lld): not an event definition: ignored",
 				    e->path, (long long)lineno, (long long)off);
 		if (rc < 0)
