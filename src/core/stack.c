@@ -22,6 +22,9 @@
 #include "hmap.h"
 #include "sat.h"
 
+/* Call paths longer than this are folded (depth_limited). */
+#define TF_STACK_MAX_DEPTH 4096u
+
 typedef struct frame {
 	int64_t start_ns, end_ns; /* end known only for sorted tracks */
 	int64_t child_ns;
@@ -115,9 +118,18 @@ static int push_frame(tf_stacks *s, tstate *t, tf_str name, int64_t start_ns, in
 	if (tf_grow((void **)&t->stack, &t->capstack, t->depth + 1, sizeof(frame)) < 0)
 		return TF_ENOMEM;
 	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
-	uint32_t node = tf_agg_child(s->agg, parent, name);
-	if (node == (uint32_t)-1)
-		return TF_ENOMEM;
+	uint32_t node = parent;
+	if (t->depth < TF_STACK_MAX_DEPTH) {
+		node = tf_agg_child(s->agg, parent, name);
+		if (node == (uint32_t)-1)
+			return TF_ENOMEM;
+	} else {
+		/* damaged input (lost exits): every sample carries its whole path,
+		 * so an unbounded depth d makes a profile of size d^2 (30000 B
+		 * events without E: 4 GB).  Deeper frames still nest and match
+		 * here, but their calls and self time go to the frame at the limit. */
+		s->diag->n[TF_DIAG_depth_limited]++;
+	}
 	t->stack[t->depth++] = (frame){ start_ns, end_ns, 0, node, name };
 	return 0;
 }
