@@ -214,7 +214,11 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 		uint32_t k = t->depth; /* 1-based level of the region this END closes */
 		if (ev->name && t->stack[t->depth - 1].name != ev->name) {
 			k = 0;
-			for (uint32_t i = t->depth; i-- > 0;)
+			/* only the innermost TF_STACK_MAX_DEPTH open regions: on a
+			 * deeper (damaged) stack, unmatched exits would make the
+			 * scan quadratic */
+			uint32_t stop = t->depth > TF_STACK_MAX_DEPTH ? t->depth - TF_STACK_MAX_DEPTH : 0;
+			for (uint32_t i = t->depth; i-- > stop;)
 				if (t->stack[i].name == ev->name) {
 					k = i + 1;
 					break;

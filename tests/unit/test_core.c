@@ -325,6 +325,20 @@ static void test_depth_limit(void **state)
 		assert_int_equal(maxdepth, 4096);
 		fx_free(&f);
 	}
+	/* streamed: an exit is looked for among the innermost 4096 open regions only */
+	fx f;
+	fx_init(&f, 0);
+	ev(&f, TF_EV_BEGIN, "bottom", 0, 0);
+	for (int i = 0; i < 4096; i++)
+		ev(&f, TF_EV_BEGIN, "x", 1 + i, 0);
+	ev(&f, TF_EV_END, "bottom", 5000, 0); /* 4097 levels down: not searched, dropped */
+	ev(&f, TF_EV_END, "x", 5001, 0);
+	done(&f);
+	const tf_diag *d = tf_ctx_diag(f.ctx);
+	assert_int_equal(d->n[TF_DIAG_end_without_begin], 1);
+	assert_int_equal(d->n[TF_DIAG_exit_mismatch], 0);
+	assert_int_equal(d->n[TF_DIAG_begin_unclosed], 4096);
+	fx_free(&f);
 }
 
 static void test_pprof_encode(void **state)
