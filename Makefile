@@ -4,6 +4,7 @@
 #   make demo       install missing packages, build, profile samples/, print the top view
 #   make check      install test tools, build (release + ASan/UBSan), run every test
 #   make bench      generate large inputs and measure speed/memory (docs/performance.md)
+#   make fuzz       fuzz every input path with libFuzzer (clang) for FUZZ_SECONDS each
 #   make clean
 #
 # Sources are found by wildcard: a new reader, writer or command is a new
@@ -35,7 +36,21 @@ UNIT_REL := $(patsubst tests/unit/%.c,build/rel/tests/%,$(UNIT_SRC))
 UNIT_SAN := $(patsubst tests/unit/%.c,build/san/tests/%,$(UNIT_SRC))
 HDRS     := $(wildcard include/tracefold/*.h src/*/*.h) src/core/diag.def
 
-.PHONY: all demo check test test-fast bench clean deps deps-test unit san golden-update
+# Fuzz targets (tests/fuzz/fuzz_*.c, docs/testing.md): with regress.c as main
+# they replay a corpus (built with the unit tests, run by make check); with
+# libFuzzer (clang) they fuzz (make fuzz).
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_DEP := tests/fuzz/fuzz.h tests/fuzz/common.c tests/fuzz/regress.c
+FUZZ_REL := $(patsubst tests/fuzz/%.c,build/rel/fuzz/%,$(FUZZ_SRC))
+FUZZ_SAN := $(patsubst tests/fuzz/%.c,build/san/fuzz/%,$(FUZZ_SRC))
+FUZZ_LF  := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+FUZZ_CC  ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS = $(CSTD) -O1 -g $(filter-out -Werror,$(WARN)) $(INCS) $(PKG_CFLAGS) $(FUZZ_SAN_FLAGS)
+FUZZ_OBJ := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC)) build/fuzz/obj/gen/profile.pb-c.o
+
+.PHONY: all demo check test test-fast bench clean deps deps-test unit san golden-update fuzz fuzz-build
 all: tracefold
 
 $(GEN_C) $(GEN_H): proto/profile.proto
@@ -72,8 +87,27 @@ build/san/tests/%: tests/unit/%.c build/san/libtracefold.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SAN) -Itests/unit $< build/san/libtracefold.a $(LDLIBS_ALL) -lcmocka -o $@
 
-unit: $(UNIT_REL)
-san: build/san/tracefold $(UNIT_SAN)
+build/rel/fuzz/%: tests/fuzz/%.c $(FUZZ_DEP) build/rel/libtracefold.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/fuzz $< tests/fuzz/common.c tests/fuzz/regress.c build/rel/libtracefold.a $(LDLIBS_ALL) -o $@
+build/san/fuzz/%: tests/fuzz/%.c $(FUZZ_DEP) build/san/libtracefold.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SAN) -Itests/fuzz $< tests/fuzz/common.c tests/fuzz/regress.c build/san/libtracefold.a $(LDLIBS_ALL) -o $@
+
+# libFuzzer builds: the library with coverage, ASan and UBSan (clang)
+build/fuzz/obj/%.o: src/%.c $(HDRS) $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+build/fuzz/obj/gen/%.o: build/gen/%.c $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CSTD) -O1 -g $(INCS) $(PKG_CFLAGS) $(FUZZ_SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+build/fuzz/libtracefold.a: $(FUZZ_OBJ)
+	@rm -f $@; ar rcs $@ $^
+build/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h tests/fuzz/common.c build/fuzz/libtracefold.a $(HDRS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Itests/fuzz $< tests/fuzz/common.c build/fuzz/libtracefold.a $(LDLIBS_ALL) -o $@
+
+unit: $(UNIT_REL) $(FUZZ_REL)
+san: build/san/tracefold $(UNIT_SAN) $(FUZZ_SAN)
 
 # Installs build dependencies that are missing (Debian, as root or with sudo).
 deps:
@@ -95,6 +129,14 @@ check: deps-test
 # Tests without installing anything (for a quick edit-test loop).
 test: tracefold unit san
 	sh tests/run.sh
+
+# Not part of check: fuzzes each target for FUZZ_SECONDS (default 60) if
+# clang with libFuzzer is there; new inputs go to build/fuzz/corpus/, crashes
+# to build/fuzz/artifacts/ (docs/testing.md says how to keep them).
+fuzz-build: $(FUZZ_LF)
+fuzz:
+	@sh tests/deps.sh fuzz || echo "make fuzz: cannot install clang; trying anyway"
+	@FUZZ_CC='$(FUZZ_CC)' FUZZ_SECONDS='$(FUZZ_SECONDS)' MAKE='$(MAKE)' sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 bench: deps tracefold
 	sh tests/deps.sh bench

@@ -3,6 +3,7 @@
 #   sh tests/deps.sh build   compiler and libraries for `make`
 #   sh tests/deps.sh test    the above plus the independent readers the tests use
 #   sh tests/deps.sh bench   the build packages plus what bench/*.sh use
+#   sh tests/deps.sh fuzz    the build packages plus clang (libFuzzer) for make fuzz
 set -e
 what=${1:-build}
 build_pkgs="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libotf2-trace-dev libzstd-dev"
@@ -10,6 +11,7 @@ test_pkgs="libcmocka-dev golang-go otf2-tools python3 time"
 pkgs=$build_pkgs
 [ "$what" = test ] && pkgs="$pkgs $test_pkgs"
 [ "$what" = bench ] && pkgs="$pkgs time python3 gzip"
+[ "$what" = fuzz ] && pkgs="$pkgs clang python3"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

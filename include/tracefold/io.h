@@ -11,7 +11,10 @@
 typedef struct tf_in tf_in;
 
 /* Opens path ("-" = stdin); gzip is detected by its magic bytes and
- * decompressed on the fly (concatenated members too). */
+ * decompressed on the fly (concatenated members too).  Gzip data that ends
+ * before its end marker (a cut file) is not an error: the bytes it held are
+ * delivered, then the end of input, and tf_in_truncated() says so.  Corrupt
+ * gzip data is TF_EFORMAT at the (decompressed) offset where it was met. */
 int tf_in_open(tf_in **out, const char *path, tf_error *err);
 void tf_in_close(tf_in *in); /* NULL-safe */
 /* Reads up to n bytes; returns bytes read, 0 at end, negative TF_E* on error. */
@@ -23,6 +26,8 @@ ptrdiff_t tf_in_chunk(tf_in *in, const unsigned char **data, tf_error *err);
 /* Peeks the first n bytes without consuming (n <= 4096); returns bytes available. */
 ptrdiff_t tf_in_peek(tf_in *in, const void **data, size_t n, tf_error *err);
 bool tf_in_is_gzip(const tf_in *in);
+/* After the end of input: the gzip data was cut (no end marker). */
+bool tf_in_truncated(const tf_in *in);
 /* Decompressed bytes consumed so far. */
 uint64_t tf_in_offset(const tf_in *in);
 const char *tf_in_path(const tf_in *in);

@@ -14,6 +14,7 @@
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
 #include "hmap.h"
+#include "sat.h"
 
 #define INFO_MAX_METADATA 100000
 
@@ -193,7 +194,7 @@ static int info_event(tf_sink *sk, const tf_event *ev)
 	}
 	int64_t end = ev->ts_ns;
 	if (ev->kind == TF_EV_COMPLETE && ev->dur_ns > 0)
-		end += ev->dur_ns;
+		end = tf_sat_add(end, ev->dur_ns);
 	see_time(s, t, ev->ts_ns, end);
 	return 0;
 }

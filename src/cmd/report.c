@@ -4,6 +4,7 @@
 #include <string.h>
 #include "report.h"
 #include "tracefold/err.h"
+#include "sat.h"
 
 int tf_report_type(const tf_agg *a, const char *name)
 {
@@ -86,13 +87,13 @@ int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths)
 		tf_agg_sample smp = tf_agg_sample_get(a, k);
 		int64_t v = t >= 0 ? smp.values[t] : 0;
 		int64_t c = s->calls_type >= 0 ? smp.values[s->calls_type] : 0;
-		s->total += v;
-		s->calls_total += c;
+		s->total = tf_sat_add(s->total, v);
+		s->calls_total = tf_sat_add(s->calls_total, c);
 		if (smp.node == TF_AGG_ROOT)
 			continue;
 		tf_fnstat *leaf = &s->fn[s->node_fn[smp.node]];
-		leaf->self += v;
-		leaf->calls += c;
+		leaf->self = tf_sat_add(leaf->self, v);
+		leaf->calls = tf_sat_add(leaf->calls, c);
 		/* inclusive: every distinct function (path prefix) on the path, once */
 		uint32_t mark = (uint32_t)k + 1;
 		for (uint32_t n = smp.node; n != TF_AGG_ROOT; n = tf_agg_node_get(a, n)->parent) {
@@ -100,7 +101,7 @@ int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths)
 			if (stamp[f] == mark)
 				continue;
 			stamp[f] = mark;
-			s->fn[f].total += v;
+			s->fn[f].total = tf_sat_add(s->fn[f].total, v);
 		}
 	}
 	rc = 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "report.h"
+#include "sat.h"
 #include "tracefold/reader.h"
 
 enum { BY_SELF, BY_TOTAL, BY_CALLS };
@@ -134,7 +135,8 @@ static int rank_stats(tf_agg *a, const tf_fnstats *s, const uint32_t *order, siz
 			if (sel[f] < 0 || stamp[f] == (uint32_t)k + 1)
 				continue;
 			stamp[f] = (uint32_t)k + 1;
-			m[(size_t)sel[f] * (size_t)nranks + (size_t)r] += v;
+			int64_t *cell = &m[(size_t)sel[f] * (size_t)nranks + (size_t)r];
+			*cell = tf_sat_add(*cell, v);
 		}
 	}
 	for (size_t i = 0; i < nsel; i++) {

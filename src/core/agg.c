@@ -6,6 +6,7 @@
 #include "tracefold/agg.h"
 #include "tracefold/err.h"
 #include "hmap.h"
+#include "sat.h"
 
 typedef struct labelset {
 	int n;
@@ -288,7 +289,7 @@ int tf_agg_add(tf_agg *a, uint32_t node, uint32_t lset, int t, int64_t v)
 	int64_t *vals = sample_values(a, node, lset);
 	if (!vals)
 		return TF_ENOMEM;
-	vals[t] += v;
+	vals[t] = tf_sat_add(vals[t], v);
 	return 0;
 }
 
@@ -300,7 +301,7 @@ int tf_agg_add_values(tf_agg *a, uint32_t node, uint32_t lset, const int64_t *va
 	if (!vals)
 		return TF_ENOMEM;
 	for (uint32_t t = 0; t < a->ntypes; t++)
-		vals[t] += values[t];
+		vals[t] = tf_sat_add(vals[t], values[t]);
 	return 0;
 }
 
@@ -362,7 +363,7 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 			goto out;
 		}
 		for (uint32_t t = 0; t < src->ntypes; t++)
-			d[map[t]] += v[t];
+			d[map[t]] = tf_sat_add(d[map[t]], v[t]);
 	}
 	/* span: earliest start, latest end */
 	if (src->meta.time_nanos || src->meta.duration_nanos) {
@@ -371,10 +372,10 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 			dst->meta.duration_nanos = src->meta.duration_nanos;
 		} else {
 			int64_t s0 = dst->meta.time_nanos < src->meta.time_nanos ? dst->meta.time_nanos : src->meta.time_nanos;
-			int64_t e0 = dst->meta.time_nanos + dst->meta.duration_nanos;
-			int64_t e1 = src->meta.time_nanos + src->meta.duration_nanos;
+			int64_t e0 = tf_sat_add(dst->meta.time_nanos, dst->meta.duration_nanos);
+			int64_t e1 = tf_sat_add(src->meta.time_nanos, src->meta.duration_nanos);
 			dst->meta.time_nanos = s0;
-			dst->meta.duration_nanos = (e0 > e1 ? e0 : e1) - s0;
+			dst->meta.duration_nanos = tf_sat_sub(e0 > e1 ? e0 : e1, s0);
 		}
 	}
 out:

@@ -33,6 +33,7 @@
 #include "tracefold/io.h"
 #include "profile.pb-c.h"
 #include "hmap.h"
+#include "sat.h"
 
 typedef Perftools__Profiles__Profile PB_Profile;
 
@@ -69,6 +70,9 @@ static int slurp(const char *path, unsigned char **buf_out, size_t *len_out, tf_
 		memcpy(buf + len, data, (size_t)n);
 		len += (size_t)n;
 	}
+	/* a profile cannot be used in part */
+	if (rc == 0 && tf_in_truncated(in))
+		rc = tf_error_set(err, TF_EFORMAT, path, (int64_t)len, -1, "gzip data ends early (truncated file)");
 	tf_in_close(in);
 	if (rc < 0) {
 		free(buf);
@@ -335,7 +339,7 @@ static int add_sample(rd *r, const Perftools__Profiles__Sample *s, const int *ma
 	int nt = tf_agg_ntypes(r->agg);
 	memset(vals, 0, (size_t)nt * sizeof(int64_t));
 	for (size_t t = 0; t < s->n_value; t++)
-		vals[map[t]] += s->value[t];
+		vals[map[t]] = tf_sat_add(vals[map[t]], s->value[t]);
 	if (tf_agg_add_values(r->agg, node, lset, vals) < 0)
 		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 	return 0;
@@ -458,14 +462,19 @@ bool tf_pprof_sniff(const char *path)
 	unsigned char head[4096];
 	tf_error err;
 	tf_error_clear(&err);
-	ptrdiff_t n = tf_file_head(path, head, sizeof(head), &err);
+	tf_in *in;
+	if (tf_in_open(&in, path, &err) < 0)
+		return false;
+	ptrdiff_t n = tf_in_read(in, head, sizeof(head), &err);
+	/* the head is the whole file, unless a cut gzip file ended it */
+	int whole = n >= 0 && (size_t)n < sizeof(head) && !tf_in_truncated(in);
+	tf_in_close(in);
 	if (n <= 0)
 		return false;
 	/* Walk the head as Profile fields: each must be a known field number
 	 * with its wire type (1-6, 11: length-delimited; 7-10, 12, 14, 15:
 	 * varint; 13: varint or packed).  The last field may run past the head. */
 	size_t i = 0, fields = 0;
-	int whole = (size_t)n < sizeof(head); /* the head is the whole file */
 	while (i < (size_t)n) {
 		uint64_t tag, v;
 		if (!varint(head, (size_t)n, &i, &tag))

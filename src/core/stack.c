@@ -20,6 +20,10 @@
 #include <stdio.h>
 #include "tracefold/stack.h"
 #include "hmap.h"
+#include "sat.h"
+
+/* Call paths longer than this are folded (depth_limited). */
+#define TF_STACK_MAX_DEPTH 4096u
 
 typedef struct frame {
 	int64_t start_ns, end_ns; /* end known only for sorted tracks */
@@ -83,12 +87,12 @@ struct tf_stacks {
 static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 {
 	frame *f = &t->stack[--t->depth];
-	int64_t dur = end_ns - f->start_ns;
+	int64_t dur = tf_sat_sub(end_ns, f->start_ns);
 	if (dur < 0) {
 		s->diag->n[TF_DIAG_negative_duration]++;
 		dur = 0;
 	}
-	int64_t self = dur - f->child_ns;
+	int64_t self = tf_sat_sub(dur, f->child_ns);
 	if (self < 0) /* children longer than the parent: only with non-monotonic clocks */
 		self = 0;
 	if (!t->has_labels) {
@@ -103,9 +107,9 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 	if (!v)
 		return TF_ENOMEM;
 	v[s->t_calls] += 1;
-	v[s->t_wall] += self;
+	v[s->t_wall] = tf_sat_add(v[s->t_wall], self);
 	if (t->depth)
-		t->stack[t->depth - 1].child_ns += dur;
+		t->stack[t->depth - 1].child_ns = tf_sat_add(t->stack[t->depth - 1].child_ns, dur);
 	return 0;
 }
 
@@ -114,9 +118,18 @@ static int push_frame(tf_stacks *s, tstate *t, tf_str name, int64_t start_ns, in
 	if (tf_grow((void **)&t->stack, &t->capstack, t->depth + 1, sizeof(frame)) < 0)
 		return TF_ENOMEM;
 	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
-	uint32_t node = tf_agg_child(s->agg, parent, name);
-	if (node == (uint32_t)-1)
-		return TF_ENOMEM;
+	uint32_t node = parent;
+	if (t->depth < TF_STACK_MAX_DEPTH) {
+		node = tf_agg_child(s->agg, parent, name);
+		if (node == (uint32_t)-1)
+			return TF_ENOMEM;
+	} else {
+		/* damaged input (lost exits): every sample carries its whole path,
+		 * so an unbounded depth d makes a profile of size d^2 (30000 B
+		 * events without E: 4 GB).  Deeper frames still nest and match
+		 * here, but their calls and self time go to the frame at the limit. */
+		s->diag->n[TF_DIAG_depth_limited]++;
+	}
 	t->stack[t->depth++] = (frame){ start_ns, end_ns, 0, node, name };
 	return 0;
 }
@@ -154,7 +167,7 @@ static int add_counter(tf_stacks *s, tstate *t, int type, double value)
 		t->has_labels = 1;
 	}
 	uint32_t node = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
-	int64_t v = (int64_t)(value < 0 ? value - 0.5 : value + 0.5);
+	int64_t v = tf_sat_from_double(value);
 	if (node == TF_AGG_ROOT) {
 		/* pprof samples need a location: a counter outside any region goes to "[no region]" */
 		node = tf_agg_child(s->agg, TF_AGG_ROOT, tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), "[no region]"));
@@ -201,7 +214,11 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 		uint32_t k = t->depth; /* 1-based level of the region this END closes */
 		if (ev->name && t->stack[t->depth - 1].name != ev->name) {
 			k = 0;
-			for (uint32_t i = t->depth; i-- > 0;)
+			/* only the innermost TF_STACK_MAX_DEPTH open regions: on a
+			 * deeper (damaged) stack, unmatched exits would make the
+			 * scan quadratic */
+			uint32_t stop = t->depth > TF_STACK_MAX_DEPTH ? t->depth - TF_STACK_MAX_DEPTH : 0;
+			for (uint32_t i = t->depth; i-- > stop;)
 				if (t->stack[i].name == ev->name) {
 					k = i + 1;
 					break;
@@ -237,8 +254,9 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 		}
 		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
 			return TF_ENOMEM;
-		t->spans[t->nspans++] = (span){ ev->ts_ns, ev->ts_ns + dur, ev->name, seq };
-		note_time(t, ev->ts_ns + dur);
+		int64_t end_ns = tf_sat_add(ev->ts_ns, dur);
+		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, seq };
+		note_time(t, end_ns);
 		return 0;
 	}
 	case TF_EV_BEGIN:
@@ -496,7 +514,7 @@ int tf_stacks_finish(tf_stacks *s)
 		/* pprof's time_nanos is wall-clock since the epoch: only when the
 		 * trace's clock looks like one (after 2001-09-09), else 0 */
 		m->time_nanos = s->min_ns >= 1000000000000000000ll ? s->min_ns : 0;
-		m->duration_nanos = s->max_ns - s->min_ns;
+		m->duration_nanos = tf_sat_sub(s->max_ns, s->min_ns);
 	}
 	return 0;
 }

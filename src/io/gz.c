@@ -18,6 +18,7 @@
 struct tf_in {
 	int fd;
 	bool own_fd, gzip, raw_eof, z_end;
+	bool truncated;         /* the gzip data ended before its end marker */
 	z_stream z;
 	unsigned char *raw;     /* compressed bytes (gzip) */
 	size_t raw_len;
@@ -140,9 +141,10 @@ static ptrdiff_t refill(tf_in *in, tf_error *err)
 	while (in->len == 0) {
 		if (in->z.avail_in == 0) {
 			if (in->raw_eof) {
-				if (!in->z_end)
-					return tf_error_set(err, TF_EFORMAT, in->path, (int64_t)in->offset, -1,
-							    "gzip data ends early (truncated file)");
+				/* a cut .gz (killed writer, partial download): what
+				 * was decompressed is delivered, then the end; the
+				 * reader decides (tf_in_truncated) */
+				in->truncated = !in->z_end;
 				return 0;
 			}
 			ptrdiff_t n = read_full(in->fd, in->raw, RAW_BYTES);
@@ -227,6 +229,7 @@ ptrdiff_t tf_in_peek(tf_in *in, const void **data, size_t n, tf_error *err)
 }
 
 bool tf_in_is_gzip(const tf_in *in) { return in->gzip; }
+bool tf_in_truncated(const tf_in *in) { return in->truncated; }
 uint64_t tf_in_offset(const tf_in *in) { return in->offset; }
 const char *tf_in_path(const tf_in *in) { return in->path; }
 int64_t tf_in_file_size(const tf_in *in) { return in->file_size; }
@@ -240,8 +243,6 @@ ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err)
 	tf_error local;
 	tf_error_clear(&local);
 	ptrdiff_t got = tf_in_read(in, buf, n, &local);
-	if (got < 0 && local.code == TF_EFORMAT) /* truncated gzip: what we got is fine for sniffing */
-		got = 0;
 	tf_in_close(in);
 	if (got < 0 && err)
 		*err = local;

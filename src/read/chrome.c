@@ -1071,7 +1071,9 @@ static int process_event(tf_chrome *r, const fields *f)
 	TF_TRY(intern_span(r, &f->cat, 1, &ev.cat));
 	if (ph == 'M')
 		return do_metadata(r, f, &ev);
-	if (!span_ns(&f->ts, &ev.ts_ns) || (ph == 'X' && !span_ns(&f->dur, &ev.dur_ns))) {
+	int64_t end_ns;
+	if (!span_ns(&f->ts, &ev.ts_ns) || (ph == 'X' && !span_ns(&f->dur, &ev.dur_ns)) ||
+	    (ph == 'X' && __builtin_add_overflow(ev.ts_ns, ev.dur_ns, &end_ns))) { /* ends beyond int64 ns */
 		tf_count_skip(r->ctx, TF_DIAG_bad_event);
 		return 0;
 	}
@@ -1516,8 +1518,17 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 		if (rc < 0)
 			break;
 	}
+	uint64_t cut = tf_ctx_diag(ctx)->n[TF_DIAG_truncated_record];
 	if (rc == 0)
 		rc = tf_chrome_finish(r, err);
+	if (rc == 0 && tf_in_truncated(in)) {
+		/* the events before the cut are read; the lost rest counts as
+		 * one truncated record unless the cut one already did */
+		if (tf_ctx_diag(ctx)->n[TF_DIAG_truncated_record] == cut)
+			tf_count_skip(ctx, TF_DIAG_truncated_record);
+		tf_ctx_note(ctx, "'%s': gzip data ends early (truncated file) after %llu bytes of JSON: "
+			    "the events before the cut are read", path, (unsigned long long)tf_in_offset(in));
+	}
 	tf_chrome_free(r);
 	tf_in_close(in);
 	return rc;

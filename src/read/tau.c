@@ -302,7 +302,7 @@ static int edf_load(tau_edf *e, tf_ctx *ctx, tf_error *err)
 		int r = tf_tau_edf_parse_line(line, (size_t)n, &l);
 		if (r > 0)
 			rc = edf_add_line(e, tf_ctx_strtab(ctx), &l);
-		else if (r < 0 && !bad++)
+		else if (r < 0 && !bad++ && !e->rereads) /* noted once, not again on each re-read */
 			tf_ctx_note(ctx, "'%s' line %lld (byte %lld): not an event definition: ignored",
 				    e->path, (long long)lineno, (long long)off);
 		if (rc < 0)
@@ -636,7 +636,12 @@ static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
 		tf_count_skip(rd->ctx, TF_DIAG_truncated_record);
 		tf_ctx_note(rd->ctx, "'%s': truncated last record at byte %llu (%zu of %u bytes): ignored",
 			    path, (unsigned long long)off, have, first ? 24u : lay.recsize);
+	} else if (tf_in_truncated(in)) {
+		tf_count_skip(rd->ctx, TF_DIAG_truncated_record); /* the lost rest */
 	}
+	if (tf_in_truncated(in))
+		tf_ctx_note(rd->ctx, "'%s': gzip data ends early (truncated file) after %llu bytes of records: "
+			    "the records before the cut are read", path, (unsigned long long)tf_in_offset(in));
 done:
 	if (rc >= 0)
 		rc = flush_all_pend(rd);

@@ -487,6 +487,24 @@ static void test_metadata(void **state)
 
 /* ---- phases ---- */
 
+/* An X whose end ts + dur is beyond int64 nanoseconds is bad_event (found
+ * by fuzzing: the stack builder computed ts + dur with signed overflow). */
+static void test_x_end_overflow(void **state)
+{
+	(void)state;
+	run u;
+	run_init(&u);
+	assert_int_equal(parse(&u, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":9223372036854775,\"dur\":1},"
+				   "{\"ph\":\"X\",\"name\":\"b\",\"ts\":9223372036854775,\"dur\":0.807},"
+				   "{\"ph\":\"X\",\"name\":\"c\",\"ts\":-9223372036854775,\"dur\":-0.809}]"),
+			 0);
+	assert_int_equal(diag(&u, TF_DIAG_bad_event), 2);
+	assert_int_equal(u.rec.n, 1);
+	assert_int_equal(u.rec.ev[0].ts_ns + u.rec.ev[0].dur_ns, INT64_MAX);
+	check_accounting(&u);
+	run_free(&u);
+}
+
 static void test_phases(void **state)
 {
 	(void)state;
@@ -675,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_pid_tid),
 		cmocka_unit_test(test_metadata),
 		cmocka_unit_test(test_phases),
+		cmocka_unit_test(test_x_end_overflow),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_sniff),

@@ -222,6 +222,125 @@ static void test_merge(void **state)
 	tf_strtab_free(st);
 }
 
+/* Timestamps, durations and values at the ends of int64 (damaged input):
+ * sums and differences clamp instead of overflowing (undefined behaviour,
+ * caught by the ASan+UBSan run of this test).  Found by fuzzing. */
+static void test_extreme_values(void **state)
+{
+	fx f;
+	fx_init(&f, 1);
+	ev(&f, TF_EV_COMPLETE, "late", INT64_MAX - 10, 1000); /* ends past INT64_MAX */
+	ev(&f, TF_EV_COMPLETE, "early", INT64_MIN, 5);        /* the span: end - start > INT64_MAX */
+	ev(&f, TF_EV_BEGIN, "open", -100, 0);                 /* closed at the last ts, INT64_MAX */
+	done(&f);
+	assert_int_equal(path_value(&f, "open;late", WALL), 10);
+	assert_int_equal(path_value(&f, "open", WALL), INT64_MAX - 10);
+	assert_int_equal(path_value(&f, "early", WALL), 5);
+	assert_int_equal(tf_agg_meta_get(f.agg)->duration_nanos, INT64_MAX);
+	fx_free(&f);
+
+	fx_init(&f, 0);
+	ev(&f, TF_EV_BEGIN, "a", INT64_MIN, 0);
+	ev(&f, TF_EV_BEGIN, "b", 0, 0);
+	ev(&f, TF_EV_END, "b", INT64_MAX, 0);
+	ev(&f, TF_EV_END, "a", INT64_MAX, 0);
+	ev(&f, TF_EV_BEGIN, "a", INT64_MIN, 0);
+	ev(&f, TF_EV_END, "a", INT64_MAX, 0);
+	done(&f);
+	assert_int_equal(path_value(&f, "a;b", WALL), INT64_MAX);
+	assert_int_equal(path_value(&f, "a", WALL), INT64_MAX); /* INT64_MAX + 0 + INT64_MAX, clamped */
+	fx_free(&f);
+
+	/* counter values beyond int64, and sums of them */
+	f.ctx = tf_ctx_new();
+	f.agg = tf_agg_new(tf_ctx_strtab(f.ctx));
+	const char *all[] = { "all", NULL };
+	tf_stacks_opts o = { .counters = all };
+	f.stk = tf_stacks_new(f.ctx, f.agg, &o);
+	tf_strtab *st = tf_ctx_strtab(f.ctx);
+	f.track = tf_ctx_track(f.ctx, 0, tf_strtab_intern_cstr(st, "0"), tf_strtab_intern_cstr(st, "0"));
+	tf_event e = { .kind = TF_EV_COUNTER, .track = f.track, .name = tf_strtab_intern_cstr(st, "big"),
+		       .ts_ns = 1, .value = 9e18 };
+	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
+	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
+	e.value = 1e300;
+	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
+	e.name = tf_strtab_intern_cstr(st, "small");
+	e.value = -1e300;
+	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
+	e.value = -1.0 / 0.0;
+	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
+	e.name = tf_strtab_intern_cstr(st, "nan");
+	e.value = 0.0 / 0.0;
+	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
+	done(&f);
+	assert_int_equal(path_value(&f, "[no region]", tf_agg_type_find(f.agg, "big")), INT64_MAX);
+	assert_int_equal(path_value(&f, "[no region]", tf_agg_type_find(f.agg, "small")), INT64_MIN);
+	assert_int_equal(path_value(&f, "[no region]", tf_agg_type_find(f.agg, "nan")), 0);
+
+	/* merging aggregates whose sums overflow */
+	tf_agg *b = tf_agg_new(st);
+	assert_int_equal(tf_agg_merge(b, f.agg, 1), 0);
+	assert_int_equal(tf_agg_merge(b, f.agg, 1), 0);
+	assert_int_equal(tf_agg_add(b, 1, 0, tf_agg_type_find(b, "big"), INT64_MAX), 0);
+	int64_t big = 0;
+	for (size_t i = 0; i < tf_agg_nsamples(b); i++)
+		if (tf_agg_sample_get(b, i).values[tf_agg_type_find(b, "big")])
+			big = tf_agg_sample_get(b, i).values[tf_agg_type_find(b, "big")];
+	assert_int_equal(big, INT64_MAX);
+	tf_agg_free(b);
+	fx_free(&f);
+}
+
+/* Regions nested deeper than 4096 levels (damaged input: lost exits) fold
+ * into the frame at level 4096; the time is kept.  Without the limit, 30000
+ * B events without E made a 4 GB profile. */
+static void test_depth_limit(void **state)
+{
+	for (int sorted = 0; sorted < 2; sorted++) {
+		fx f;
+		fx_init(&f, sorted);
+		for (int i = 0; i < 5000; i++)
+			ev(&f, TF_EV_BEGIN, i % 2 ? "odd" : "even", i, 0);
+		if (!sorted)
+			for (int i = 4999; i >= 0; i--)
+				ev(&f, TF_EV_END, i % 2 ? "odd" : "even", 10000 - i, 0);
+		else
+			ev(&f, TF_EV_COMPLETE, "last", 10000, 0); /* B never closed: closed at the last ts */
+		done(&f);
+		const tf_diag *d = tf_ctx_diag(f.ctx);
+		assert_int_equal(d->n[TF_DIAG_depth_limited], 5000 - 4096);
+		assert_int_equal(tf_agg_nnodes(f.agg), 4096 + 1 + sorted); /* + "last" */
+		int64_t wall = 0, calls = 0;
+		uint32_t maxdepth = 0;
+		for (size_t i = 0; i < tf_agg_nsamples(f.agg); i++) {
+			tf_agg_sample s = tf_agg_sample_get(f.agg, i);
+			wall += s.values[WALL];
+			calls += s.values[CALLS];
+			if (tf_agg_node_get(f.agg, s.node)->depth > maxdepth)
+				maxdepth = tf_agg_node_get(f.agg, s.node)->depth;
+		}
+		assert_int_equal(wall, 10000);  /* the outermost region's span */
+		assert_int_equal(calls, 5000 + sorted);
+		assert_int_equal(maxdepth, 4096);
+		fx_free(&f);
+	}
+	/* streamed: an exit is looked for among the innermost 4096 open regions only */
+	fx f;
+	fx_init(&f, 0);
+	ev(&f, TF_EV_BEGIN, "bottom", 0, 0);
+	for (int i = 0; i < 4096; i++)
+		ev(&f, TF_EV_BEGIN, "x", 1 + i, 0);
+	ev(&f, TF_EV_END, "bottom", 5000, 0); /* 4097 levels down: not searched, dropped */
+	ev(&f, TF_EV_END, "x", 5001, 0);
+	done(&f);
+	const tf_diag *d = tf_ctx_diag(f.ctx);
+	assert_int_equal(d->n[TF_DIAG_end_without_begin], 1);
+	assert_int_equal(d->n[TF_DIAG_exit_mismatch], 0);
+	assert_int_equal(d->n[TF_DIAG_begin_unclosed], 4096);
+	fx_free(&f);
+}
+
 static void test_pprof_encode(void **state)
 {
 	fx f;
@@ -287,6 +406,8 @@ int main(void)
 		cmocka_unit_test(test_streamed),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_extreme_values),
+		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test(test_pprof_encode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -577,6 +577,32 @@ static void test_unknown_ids(void **state)
 	rm_tmpdir();
 }
 
+/* A malformed EDF line is noted once, not again on each of the re-reads
+ * that unknown ids trigger (found by fuzzing: 16 copies of the note). */
+static void test_bad_edf_line_noted_once(void **state)
+{
+	make_tmpdir();
+	tf_tau_rec recs[] = { R(60000, 3, 1), R(1, 1, 2), R(8, 1, 3), R(9, 1, 4), R(1, -1, 7) };
+	char edf[2048];
+	snprintf(edf, sizeof(edf), "%sthis is not a definition\n", SYN_EDF);
+	const char *trc = write_syn(recs, 5, edf);
+	tf_ctx *ctx = tf_ctx_new();
+	coll c;
+	coll_init(&c);
+	tf_error err;
+	assert_int_equal(read_tau(ctx, trc, &c, &err), 0);
+	assert_int_equal(diag(ctx, TF_DIAG_unknown_event_id), 2);
+	int line_notes = 0;
+	for (size_t i = 0; i < tf_ctx_nnotes(ctx); i++)
+		line_notes += strstr(tf_ctx_note_get(ctx, i), "line 15 (byte ") != NULL;
+	assert_int_equal(line_notes, 1);
+	assert_int_equal(tf_ctx_nnotes(ctx), 3); /* the line, ids 8 and 9 */
+	check_accounting(ctx);
+	free(c.ev);
+	tf_ctx_free(ctx);
+	rm_tmpdir();
+}
+
 static void test_truncated(void **state)
 {
 	make_tmpdir();
@@ -718,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_triples),
 		cmocka_unit_test(test_demux),
 		cmocka_unit_test(test_unknown_ids),
+		cmocka_unit_test(test_bad_edf_line_noted_once),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_merged),
