@@ -56,6 +56,8 @@ int tf_agg_type(tf_agg *a, const char *type, const char *unit);
 int tf_agg_type_find(const tf_agg *a, const char *type); /* -1 if absent */
 int tf_agg_ntypes(const tf_agg *a);
 tf_sample_type tf_agg_type_get(const tf_agg *a, int i);
+/* "type/unit type/unit ..." of the sample types, for messages (always NUL-terminated). */
+void tf_agg_types_text(const tf_agg *a, char *buf, size_t len);
 /* The default sample type index for viewers (pprof default_sample_type), -1 none. */
 void tf_agg_set_default_type(tf_agg *a, int i);
 int tf_agg_default_type(const tf_agg *a);

@@ -15,21 +15,6 @@
 #include "tracefold/stack.h"
 #include "tracefold/pprof.h"
 
-static void types_text(const tf_agg *a, char *buf, size_t len)
-{
-	tf_strtab *st = tf_agg_strtab(a);
-	size_t o = 0;
-	buf[0] = '\0';
-	for (int t = 0; t < tf_agg_ntypes(a) && o < len; t++) {
-		tf_sample_type ty = tf_agg_type_get(a, t);
-		int w = snprintf(buf + o, len - o, "%s%s/%s", t ? " " : "", tf_strtab_get(st, ty.type),
-				 tf_strtab_get(st, ty.unit));
-		if (w < 0)
-			break;
-		o += (size_t)w;
-	}
-}
-
 /* Same set of (type, unit) names? */
 static bool same_types(const tf_agg *a, const tf_agg *b)
 {
@@ -133,8 +118,8 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 		}
 		if (types_from && !same_types(agg, tmp)) {
 			char a[800], b[800];
-			types_text(agg, a, sizeof(a));
-			types_text(tmp, b, sizeof(b));
+			tf_agg_types_text(agg, a, sizeof(a));
+			tf_agg_types_text(tmp, b, sizeof(b));
 			tf_msg("cannot combine '%s' with '%s': sample types differ: '%s' has [%s], '%s' has [%s]",
 			       inputs[i], types_from, inputs[i], b, types_from, a);
 			rc = TF_EXIT_INPUT;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "tracefold/agg.h"
 #include "tracefold/err.h"
+#include <stdio.h>
 #include "hmap.h"
 #include "sat.h"
 
@@ -108,6 +109,20 @@ size_t tf_agg_nsamples(const tf_agg *a) { return a->nsamples; }
 tf_agg_meta *tf_agg_meta_get(tf_agg *a) { return &a->meta; }
 size_t tf_agg_ncomments(const tf_agg *a) { return a->ncomments; }
 const char *tf_agg_comment_get(const tf_agg *a, size_t i) { return a->comments[i]; }
+
+void tf_agg_types_text(const tf_agg *a, char *buf, size_t len)
+{
+	size_t o = 0;
+	if (len)
+		buf[0] = '\0';
+	for (uint32_t t = 0; t < a->ntypes && o < len; t++) {
+		int w = snprintf(buf + o, len - o, "%s%s/%s", t ? " " : "", tf_strtab_get(a->st, a->types[t].type),
+				 tf_strtab_get(a->st, a->types[t].unit));
+		if (w < 0)
+			break;
+		o += (size_t)w;
+	}
+}
 
 int tf_agg_type_find(const tf_agg *a, const char *type)
 {

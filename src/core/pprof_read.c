@@ -204,22 +204,6 @@ static const char *function_frame(const PB_Profile *p, const Perftools__Profiles
 	return name;
 }
 
-/* "type/unit type/unit ..." of the agg's types, for messages. */
-static void agg_types_text(const tf_agg *a, char *buf, size_t len)
-{
-	tf_strtab *st = tf_agg_strtab(a);
-	size_t o = 0;
-	buf[0] = '\0';
-	for (int t = 0; t < tf_agg_ntypes(a) && o < len; t++) {
-		tf_sample_type ty = tf_agg_type_get(a, t);
-		int w = snprintf(buf + o, len - o, "%s%s/%s", t ? " " : "", tf_strtab_get(st, ty.type),
-				 tf_strtab_get(st, ty.unit));
-		if (w < 0)
-			break;
-		o += (size_t)w;
-	}
-}
-
 static void pb_types_text(const PB_Profile *p, char *buf, size_t len)
 {
 	size_t o = 0;
@@ -257,7 +241,7 @@ static int map_types(tf_agg *agg, const PB_Profile *p, int *map, const char *pat
 	}
 	if (clash) {
 		char have[600], got[600];
-		agg_types_text(agg, have, sizeof(have));
+		tf_agg_types_text(agg, have, sizeof(have));
 		pb_types_text(p, got, sizeof(got));
 		return tf_error_set(err, TF_ECLASH, path, -1, -1,
 				    "sample types differ: this profile has [%s], the profile it is added to has [%s]",

@@ -84,6 +84,19 @@ struct tf_stacks {
 	int any_time;
 };
 
+/* The track's label set, resolved when its first sample is added (for sorted
+ * tracks that is after the input's metadata has been read). */
+static int resolve_labels(tf_stacks *s, tstate *t)
+{
+	tf_label l[TF_AGG_MAX_LABELS];
+	int n = tf_track_labels(s->ctx, (uint32_t)(t - s->tracks), l, TF_AGG_MAX_LABELS);
+	t->labelset = tf_agg_labelset(s->agg, l, n);
+	if (t->labelset == (uint32_t)-1)
+		return TF_ENOMEM;
+	t->has_labels = 1;
+	return 0;
+}
+
 static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 {
 	frame *f = &t->stack[--t->depth];
@@ -95,14 +108,8 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 	int64_t self = tf_sat_sub(dur, f->child_ns);
 	if (self < 0) /* children longer than the parent: only with non-monotonic clocks */
 		self = 0;
-	if (!t->has_labels) {
-		tf_label l[TF_AGG_MAX_LABELS];
-		int n = tf_track_labels(s->ctx, (uint32_t)(t - s->tracks), l, TF_AGG_MAX_LABELS);
-		t->labelset = tf_agg_labelset(s->agg, l, n);
-		if (t->labelset == (uint32_t)-1)
-			return TF_ENOMEM;
-		t->has_labels = 1;
-	}
+	if (!t->has_labels)
+		TF_TRY(resolve_labels(s, t));
 	int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
 	if (!v)
 		return TF_ENOMEM;
@@ -158,14 +165,8 @@ static int counter_type(tf_stacks *s, tf_str name)
 
 static int add_counter(tf_stacks *s, tstate *t, int type, double value)
 {
-	if (!t->has_labels) {
-		tf_label l[TF_AGG_MAX_LABELS];
-		int n = tf_track_labels(s->ctx, (uint32_t)(t - s->tracks), l, TF_AGG_MAX_LABELS);
-		t->labelset = tf_agg_labelset(s->agg, l, n);
-		if (t->labelset == (uint32_t)-1)
-			return TF_ENOMEM;
-		t->has_labels = 1;
-	}
+	if (!t->has_labels)
+		TF_TRY(resolve_labels(s, t));
 	uint32_t node = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
 	int64_t v = tf_sat_from_double(value);
 	if (node == TF_AGG_ROOT) {
