@@ -26,10 +26,18 @@ typedef struct tf_track {
 
 typedef struct tf_ctx tf_ctx;
 
-/* Options that readers honour. */
+/* Default of tf_read_opts.clip_tolerance_ns: Kineto and PyTorch's legacy
+ * exporter round start and end to microseconds independently. */
+#define TF_CLIP_TOLERANCE_NS_DEFAULT 1000
+
+/* Options that readers and the stack builder honour (tf_ctx_new sets the
+ * defaults). */
 typedef struct tf_read_opts {
 	const char *edf_path;     /* TAU: --edf for a lone .trc */
 	bool show_tau_flush;      /* TAU: show buffer flushes as a [TAU trace flush] frame */
+	bool keep_trace_span;     /* Chrome: keep Kineto's whole-trace span (X of cat "Trace") */
+	int64_t clip_tolerance_ns; /* stack builder: a child overhanging its parent by at most
+				    * this is clipped; a larger overlap cuts the parent */
 } tf_read_opts;
 
 tf_ctx *tf_ctx_new(void);

@@ -27,6 +27,10 @@ typedef enum tf_ev_kind {
 	TF_EV_KIND_COUNT
 } tf_ev_kind;
 
+/* tf_event.dur_ns of a complete event whose end is unknown: it lasts until
+ * the end of its track (the stack builder closes it there, begin_unclosed). */
+#define TF_DUR_UNTIL_END INT64_MIN
+
 /* tf_event.track of events that belong to no track (Chrome M metadata). */
 #define TF_TRACK_NONE UINT32_MAX
 
@@ -44,7 +48,9 @@ typedef struct tf_event {
 	tf_str name;
 	tf_str cat;
 	int64_t ts_ns;
-	int64_t dur_ns;   /* TF_EV_COMPLETE only (may be negative in bad input) */
+	int64_t dur_ns;   /* TF_EV_COMPLETE only (may be negative in bad input;
+			   * TF_DUR_UNTIL_END: an X without dur, still running
+			   * when tracing stopped) */
 	double value;     /* TF_EV_COUNTER */
 	tf_message msg;     /* TF_EV_SEND / TF_EV_RECV */
 	uint64_t id;      /* flow/async id when present */

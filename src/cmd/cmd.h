@@ -45,6 +45,8 @@ bool tf_is_help(const char *arg);
 /* Parses a non-negative integer / a double option value; false if malformed. */
 bool tf_parse_i64(const char *s, long long *out);
 bool tf_parse_double(const char *s, double *out);
+/* "1us", "500ns", "2.5ms", "1s" (or "0") -> ns; false if malformed. */
+bool tf_parse_duration_ns(const char *s, int64_t *ns_out);
 /* Prints the run's repair/warning counters and where they happened (the
  * ctx notes, first 10) to stderr, unless quiet. */
 void tf_report_diag(tf_ctx *ctx);
@@ -57,13 +59,18 @@ void tf_report_diag(tf_ctx *ctx);
  *   -F, --input-format NAME   read traces as NAME instead of sniffing
  *   -c, --counters LIST       counters that become sample types ("all" = every one)
  *       --edf FILE            TAU: definitions for a lone .trc file
- *       --tau-flush           TAU: show buffer flushes as a [TAU trace flush] frame */
+ *       --tau-flush           TAU: show buffer flushes as a [TAU trace flush] frame
+ *       --keep-trace-span     Chrome: keep Kineto's whole-trace span
+ *       --clip-tolerance DUR  stack builder: largest overhang clipped (default 1us) */
 typedef struct tf_input_opts {
 	const char *format;
 	const char **counters;  /* NULL-terminated, split from the LIST */
 	char *counters_buf;
 	const char *edf;
 	bool tau_flush;
+	bool keep_trace_span;
+	bool has_clip_tolerance;
+	int64_t clip_tolerance_ns;
 } tf_input_opts;
 /* If argv[*i] is one of the input options, consumes it and its value and
  * returns 1; returns 0 if it is not one; prints a usage error for a missing
@@ -78,7 +85,11 @@ void tf_input_opts_free(tf_input_opts *o);
 	"  -c, --counters LIST  add a sample type per named counter (comma-separated, or\n"       \
 	"                       'all'), attributed to the call path active when it fired\n"       \
 	"      --edf FILE       TAU: event definitions for a lone .trc file\n"                   \
-	"      --tau-flush      TAU: show trace-buffer flushes as a [TAU trace flush] frame\n"
+	"      --tau-flush      TAU: show trace-buffer flushes as a [TAU trace flush] frame\n"     \
+	"      --keep-trace-span  Chrome: keep Kineto's whole-trace span 'PyTorch Profiler'\n"  \
+	"      --clip-tolerance DUR  a child overhanging its parent by at most DUR (default\n"   \
+	"                       1us) is clipped; a larger overlap ends the parent where the\n"  \
+	"                       child starts (docs/stack-rules.md)\n"
 
 /* Output formats of the report commands. */
 enum { TF_OUT_TEXT = 1, TF_OUT_MARKDOWN = 2, TF_OUT_JSON = 4 };

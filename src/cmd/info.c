@@ -355,7 +355,13 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 		tf_severity sev = tf_diag_severity(i);
 		if (!d->n[i] || (sev != TF_SEV_REPAIR && sev != TF_SEV_WARN))
 			continue;
-		printf("  %12" PRIu64 "  %-20s (%s) %s\n", d->n[i], tf_diag_name(i), sev_name(sev),
+		char moved[48] = "";
+		if (d->ns[i]) {
+			char t[32];
+			tf_fmt_ns(d->ns[i], t, sizeof(t));
+			snprintf(moved, sizeof(moved), ", moved %s", t);
+		}
+		printf("  %12" PRIu64 "  %-20s (%s%s) %s\n", d->n[i], tf_diag_name(i), sev_name(sev), moved,
 		       tf_diag_text(i));
 	}
 	size_t nn = tf_ctx_nnotes(ctx);
@@ -441,8 +447,11 @@ static void print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
 		printf("  \"time_span\": null,\n");
 	printf("  \"diagnostics\": {");
 	int any = 0;
-	for (int i = 0; i < TF_DIAG_COUNT; i++)
+	for (int i = 0; i < TF_DIAG_COUNT; i++) {
 		printf("%s\"%s\": %" PRIu64, any++ ? ", " : "", tf_diag_name(i), d->n[i]);
+		if (tf_diag_severity(i) == TF_SEV_REPAIR)
+			printf(", \"%s_ns\": %" PRIu64, tf_diag_name(i), d->ns[i]);
+	}
 	printf("},\n  \"events_by_kind\": {");
 	for (int k = 0; k < TF_EV_KIND_COUNT; k++)
 		printf("%s\"%s\": %" PRIu64, k ? ", " : "", tf_ev_kind_name(k), s->kind_n[k]);

@@ -30,6 +30,22 @@ static bool same_types(const tf_agg *a, const tf_agg *b)
 	return true;
 }
 
+/* -c NAME that selects nothing is said, not silently ignored. */
+static void warn_unmatched_counters(tf_ctx *ctx, const tf_agg *agg, const char *const *counters)
+{
+	if (!counters || tf_quiet)
+		return;
+	for (int i = 0; counters[i]; i++) {
+		if (!strcmp(counters[i], "all")) {
+			if (!tf_ctx_diag(ctx)->n[TF_DIAG_ev_counter])
+				tf_msg("--counters all: the input has no counters");
+		} else if (tf_agg_type_find(agg, counters[i]) < 0) {
+			tf_msg("--counters: no counter named '%s' in the input ('tracefold info' lists them)",
+			       counters[i]);
+		}
+	}
+}
+
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
 {
 	const char *format = o ? o->format : NULL;
@@ -94,9 +110,10 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 			rc = TF_EXIT_INPUT;
 			goto done;
 		}
+		warn_unmatched_counters(ctx, agg, o ? o->counters : NULL);
 		if (comments) {
 			char diagbuf[2048];
-			tf_diag_format(tf_ctx_diag(ctx), TF_SEV_INFO, ", ", diagbuf, sizeof(diagbuf));
+			tf_diag_format(tf_ctx_diag(ctx), TF_SEV_INFO, ", ", 0, diagbuf, sizeof(diagbuf));
 			snprintf(note, sizeof(note), "events: %s", diagbuf);
 			tf_agg_comment(agg, note);
 		}

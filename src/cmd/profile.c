@@ -89,7 +89,7 @@ int tf_cmd_profile(int argc, char **argv)
 		goto done;
 	const tf_diag *d = tf_ctx_diag(ctx);
 	char diagbuf[2048];
-	tf_diag_format(d, TF_SEV_INFO, ", ", diagbuf, sizeof(diagbuf));
+	tf_diag_format(d, TF_SEV_INFO, ", ", 0, diagbuf, sizeof(diagbuf));
 	tf_error err;
 	tf_error_clear(&err);
 	if (tf_pprof_write(agg, out, &err) < 0) {

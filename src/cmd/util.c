@@ -71,7 +71,7 @@ void tf_report_diag(tf_ctx *ctx)
 	if (tf_quiet || !tf_diag_problems(d))
 		return;
 	char buf[2048];
-	tf_diag_format(d, TF_SEV_REPAIR, ", ", buf, sizeof(buf));
+	tf_diag_format(d, TF_SEV_REPAIR, ", ", 1, buf, sizeof(buf));
 	tf_msg("repaired or skipped damaged input: %s (see docs/diagnostics.md)", buf);
 	size_t n = tf_ctx_nnotes(ctx), shown = 0;
 	for (size_t i = 0; i < n && shown < 10; i++) {
@@ -108,6 +108,31 @@ static int split_counters(tf_input_opts *o, const char *list)
 	return 0;
 }
 
+bool tf_parse_duration_ns(const char *s, int64_t *ns_out)
+{
+	static const struct { const char *unit; double scale; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { NULL, 0 },
+	};
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0))
+		return false;
+	for (int i = 0; units[i].unit; i++)
+		if (!strcmp(end, units[i].unit)) {
+			double ns = v * units[i].scale;
+			if (ns > 9.2e18)
+				return false;
+			*ns_out = (int64_t)(ns + 0.5);
+			return true;
+		}
+	if (!*end && v == 0) {
+		*ns_out = 0;
+		return true;
+	}
+	return false;
+}
+
 int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opts *o)
 {
 	const char *a = argv[*i];
@@ -115,10 +140,15 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 		o->tau_flush = true;
 		return 1;
 	}
+	if (!strcmp(a, "--keep-trace-span")) {
+		o->keep_trace_span = true;
+		return 1;
+	}
 	bool fmt = !strcmp(a, "-F") || !strcmp(a, "--input-format");
 	bool ctr = !strcmp(a, "-c") || !strcmp(a, "--counters");
 	bool edf = !strcmp(a, "--edf");
-	if (!fmt && !ctr && !edf)
+	bool tol = !strcmp(a, "--clip-tolerance");
+	if (!fmt && !ctr && !edf && !tol)
 		return 0;
 	if (tf_missing_value(cmd, argc, argv, *i))
 		return -1;
@@ -134,6 +164,12 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 			tf_usage_error(cmd, "'%s' needs a comma-separated list of counter names", a);
 			return -1;
 		}
+	} else if (tol) {
+		if (!tf_parse_duration_ns(v, &o->clip_tolerance_ns)) {
+			tf_usage_error(cmd, "'%s' needs a duration with a unit (ns, us, ms, s), like 1us, not '%s'", a, v);
+			return -1;
+		}
+		o->has_clip_tolerance = true;
 	} else {
 		o->edf = v;
 	}
@@ -145,6 +181,9 @@ void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx)
 	tf_read_opts *r = tf_ctx_opts(ctx);
 	r->edf_path = o->edf;
 	r->show_tau_flush = o->tau_flush;
+	r->keep_trace_span = o->keep_trace_span;
+	if (o->has_clip_tolerance)
+		r->clip_tolerance_ns = o->clip_tolerance_ns;
 }
 
 void tf_input_opts_free(tf_input_opts *o)

@@ -34,6 +34,7 @@ tf_ctx *tf_ctx_new(void)
 		tf_ctx_free(c);
 		return NULL;
 	}
+	c->opts.clip_tolerance_ns = TF_CLIP_TOLERANCE_NS_DEFAULT;
 	return c;
 }
 

@@ -80,8 +80,17 @@ tf_severity tf_diag_severity(tf_diag_id id) { return diag_table[id].sev; }
 
 void tf_diag_add(tf_diag *dst, const tf_diag *src)
 {
-	for (int i = 0; i < TF_DIAG_COUNT; i++)
+	for (int i = 0; i < TF_DIAG_COUNT; i++) {
 		dst->n[i] += src->n[i];
+		dst->ns[i] = dst->ns[i] + src->ns[i] < dst->ns[i] ? UINT64_MAX : dst->ns[i] + src->ns[i];
+	}
+}
+
+void tf_diag_repair(tf_diag *d, tf_diag_id id, int64_t ns)
+{
+	d->n[id]++;
+	if (ns > 0)
+		d->ns[id] = d->ns[id] + (uint64_t)ns < d->ns[id] ? UINT64_MAX : d->ns[id] + (uint64_t)ns;
 }
 
 uint64_t tf_diag_problems(const tf_diag *d)
@@ -93,7 +102,20 @@ uint64_t tf_diag_problems(const tf_diag *d)
 	return n;
 }
 
-void tf_diag_format(const tf_diag *d, tf_severity min_sev, const char *sep, char *buf, size_t len)
+void tf_fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	double v = (double)ns;
+	if (v >= 1e9)
+		snprintf(buf, len, "%.6g s", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, len, "%.6g ms", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, len, "%.6g us", v / 1e3);
+	else
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+}
+
+void tf_diag_format(const tf_diag *d, tf_severity min_sev, const char *sep, int human, char *buf, size_t len)
 {
 	size_t used = 0;
 	if (len)
@@ -107,8 +129,17 @@ void tf_diag_format(const tf_diag *d, tf_severity min_sev, const char *sep, char
 		int min = min_sev == TF_SEV_INFO ? 0 : min_sev == TF_SEV_SKIP ? 1 : min_sev == TF_SEV_REPAIR ? 2 : 3;
 		if (rank < min)
 			continue;
-		int w = snprintf(buf + used, used < len ? len - used : 0, "%s%s=%llu",
-				 used ? sep : "", diag_table[i].name, (unsigned long long)d->n[i]);
+		char moved[64] = "";
+		if (d->ns[i] && human) {
+			char t[32];
+			tf_fmt_ns(d->ns[i], t, sizeof(t));
+			snprintf(moved, sizeof(moved), " (moved %s)", t);
+		} else if (d->ns[i]) {
+			snprintf(moved, sizeof(moved), "%s%s_ns=%llu", sep, diag_table[i].name,
+				 (unsigned long long)d->ns[i]);
+		}
+		int w = snprintf(buf + used, used < len ? len - used : 0, "%s%s=%llu%s",
+				 used ? sep : "", diag_table[i].name, (unsigned long long)d->n[i], moved);
 		if (w < 0)
 			break;
 		used += (size_t)w;

@@ -6,12 +6,16 @@
  *    inner ones first (exit_mismatch); an END with nothing open, or naming
  *    nothing open, is dropped (end_without_begin).
  *  - sorted tracks (Chrome JSON): buffered per track; B/E are matched
- *    innermost-first in (ts, ends before begins, file order) order; then all
- *    spans (X and matched B/E) are ordered by start, longer first, file
- *    order, and nested; a child that ends after its parent is clipped to the
- *    parent's end (child_clipped).
- *  - regions still open at the end of a track are closed at the track's last
- *    timestamp (begin_unclosed).
+ *    innermost-first in (ts, file order) order; then all spans (X and
+ *    matched B/E) are ordered by start, longer first, file order, and
+ *    nested.  A span starting where the open one ends is its sibling, unless
+ *    both are B/E and the open one's E comes after the span's B in the file.
+ *    A child that ends after its parent by at most the clip tolerance is
+ *    clipped to the parent's end (child_clipped); a larger overlap ends the
+ *    parent where the child starts (overlap_cut), so no time is lost.
+ *  - regions still open at the end of a track, and X events without dur,
+ *    are closed at the track's last timestamp (begin_unclosed).
+ * Every repair adds the time it moved to tf_diag.ns.
  * A closed region adds 1 call and its self time (duration minus the
  * durations of its direct children) to its call path. */
 #include <stdlib.h>
@@ -25,17 +29,28 @@
 /* Call paths longer than this are folded (depth_limited). */
 #define TF_STACK_MAX_DEPTH 4096u
 
+/* When a sorted span ends, against events at its end timestamp (end_seq):
+ * an X ends before anything that starts there (END_X); a B/E pair ends at
+ * its E, whose place in the file is seq + 1; a region closed at the end of
+ * its track ends after everything (END_LAST). */
+#define END_X 0u
+#define END_LAST UINT32_MAX
+
 typedef struct frame {
 	int64_t start_ns, end_ns; /* end known only for sorted tracks */
 	int64_t child_ns;
 	uint32_t node;
 	tf_str name;
+	uint32_t end_seq;
+	uint8_t limited;          /* deeper than TF_STACK_MAX_DEPTH: folded */
 } frame;
 
 typedef struct span {
-	int64_t start_ns, end_ns;
+	int64_t start_ns, end_ns; /* end_ns INT64_MIN: X without dur, until the track's end */
 	tf_str name;
-	uint32_t seq;
+	uint32_t seq;             /* the begin's place among the track's events */
+	uint32_t end_seq;
+	uint32_t unused;
 } span;
 
 typedef struct bemark {
@@ -82,6 +97,8 @@ struct tf_stacks {
 	tf_hmap counter_type; /* tf_str -> type index; UINT32_MAX-1 for "not selected" */
 	int64_t min_ns, max_ns;
 	int any_time;
+	int64_t clip_tol_ns;
+	tf_str unnamed;       /* "[unnamed]", interned on first use */
 };
 
 /* The track's label set, resolved when its first sample is added (for sorted
@@ -102,12 +119,14 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 	frame *f = &t->stack[--t->depth];
 	int64_t dur = tf_sat_sub(end_ns, f->start_ns);
 	if (dur < 0) {
-		s->diag->n[TF_DIAG_negative_duration]++;
+		tf_diag_repair(s->diag, TF_DIAG_negative_duration, tf_sat_sub(0, dur));
 		dur = 0;
 	}
 	int64_t self = tf_sat_sub(dur, f->child_ns);
 	if (self < 0) /* children longer than the parent: only with non-monotonic clocks */
 		self = 0;
+	if (f->limited && self > 0) /* counted when opened; the time it folds */
+		s->diag->ns[TF_DIAG_depth_limited] += (uint64_t)self;
 	if (!t->has_labels)
 		TF_TRY(resolve_labels(s, t));
 	int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
@@ -120,13 +139,24 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 	return 0;
 }
 
-static int push_frame(tf_stacks *s, tstate *t, tf_str name, int64_t start_ns, int64_t end_ns)
+static int push_frame(tf_stacks *s, tstate *t, tf_str name, int64_t start_ns, int64_t end_ns,
+		      uint32_t end_seq)
 {
 	if (tf_grow((void **)&t->stack, &t->capstack, t->depth + 1, sizeof(frame)) < 0)
 		return TF_ENOMEM;
+	if (!name) { /* an event without a name still gets a visible frame */
+		if (!s->unnamed)
+			s->unnamed = tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), "[unnamed]");
+		if (s->unnamed == (tf_str)-1) {
+			s->unnamed = 0;
+			return TF_ENOMEM;
+		}
+		name = s->unnamed;
+	}
 	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
 	uint32_t node = parent;
-	if (t->depth < TF_STACK_MAX_DEPTH) {
+	bool limited = t->depth >= TF_STACK_MAX_DEPTH;
+	if (!limited) {
 		node = tf_agg_child(s->agg, parent, name);
 		if (node == (uint32_t)-1)
 			return TF_ENOMEM;
@@ -137,7 +167,7 @@ static int push_frame(tf_stacks *s, tstate *t, tf_str name, int64_t start_ns, in
 		 * here, but their calls and self time go to the frame at the limit. */
 		s->diag->n[TF_DIAG_depth_limited]++;
 	}
-	t->stack[t->depth++] = (frame){ start_ns, end_ns, 0, node, name };
+	t->stack[t->depth++] = (frame){ start_ns, end_ns, 0, node, name, end_seq, limited };
 	return 0;
 }
 
@@ -206,7 +236,7 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
 	switch (ev->kind) {
 	case TF_EV_BEGIN:
-		return push_frame(s, t, ev->name, ev->ts_ns, 0);
+		return push_frame(s, t, ev->name, ev->ts_ns, 0, END_LAST);
 	case TF_EV_END: {
 		if (!t->depth) {
 			s->diag->n[TF_DIAG_end_without_begin]++;
@@ -248,15 +278,19 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 	uint32_t seq = t->seq++;
 	switch (ev->kind) {
 	case TF_EV_COMPLETE: {
-		int64_t dur = ev->dur_ns;
-		if (dur < 0) {
-			s->diag->n[TF_DIAG_negative_duration]++;
-			dur = 0;
-		}
 		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
 			return TF_ENOMEM;
+		int64_t dur = ev->dur_ns;
+		if (dur == TF_DUR_UNTIL_END) { /* still running when tracing stopped */
+			t->spans[t->nspans++] = (span){ ev->ts_ns, INT64_MIN, ev->name, seq, END_LAST, 0 };
+			return 0;
+		}
+		if (dur < 0) {
+			tf_diag_repair(s->diag, TF_DIAG_negative_duration, -dur);
+			dur = 0;
+		}
 		int64_t end_ns = tf_sat_add(ev->ts_ns, dur);
-		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, seq };
+		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, seq, END_X, 0 };
 		note_time(t, end_ns);
 		return 0;
 	}
@@ -309,13 +343,13 @@ static int span_cmp(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* Stable by timestamp: at equal timestamps B and E keep their file order
+ * (a region entered and left in the same microsecond stays one region). */
 static int mark_cmp(const void *x, const void *y)
 {
 	const bemark *a = x, *b = y;
 	if (a->ts_ns != b->ts_ns)
 		return a->ts_ns < b->ts_ns ? -1 : 1;
-	if (a->is_end != b->is_end)
-		return a->is_end ? -1 : 1; /* ends before begins */
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -362,17 +396,17 @@ static int match_marks(tf_stacks *s, tstate *t)
 			free(open);
 			return TF_ENOMEM;
 		}
-		t->spans[t->nspans++] = (span){ b->ts_ns, m->ts_ns, b->name, b->seq };
+		t->spans[t->nspans++] = (span){ b->ts_ns, m->ts_ns, b->name, b->seq, m->seq + 1, 0 };
 	}
 	/* still open at the end of the track: close at its last timestamp */
 	for (uint32_t k = 0; k < nopen; k++) {
 		const bemark *b = &t->marks[open[k]];
-		s->diag->n[TF_DIAG_begin_unclosed]++;
+		tf_diag_repair(s->diag, TF_DIAG_begin_unclosed, tf_sat_sub(t->last_ns, b->ts_ns));
 		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0) {
 			free(open);
 			return TF_ENOMEM;
 		}
-		t->spans[t->nspans++] = (span){ b->ts_ns, t->last_ns, b->name, b->seq };
+		t->spans[t->nspans++] = (span){ b->ts_ns, t->last_ns, b->name, b->seq, END_LAST, 0 };
 	}
 	free(open);
 	t->nmarks = 0;
@@ -392,9 +426,21 @@ static int drain_counters(tf_stacks *s, tstate *t, uint32_t *ci, int64_t upto_ns
 	return 0;
 }
 
+/* Has the open frame f ended before span sp begins? */
+static inline bool ended_before(const frame *f, const span *sp)
+{
+	return f->end_ns < sp->start_ns || (f->end_ns == sp->start_ns && f->end_seq <= sp->seq);
+}
+
 /* Nests a sorted track's buffered spans and feeds the aggregate. */
 static int flush_sorted(tf_stacks *s, tstate *t)
 {
+	for (uint32_t i = 0; i < t->nspans; i++)
+		if (t->spans[i].end_ns == INT64_MIN) { /* X without dur: until the track's end */
+			span *sp = &t->spans[i];
+			sp->end_ns = t->last_ns > sp->start_ns ? t->last_ns : sp->start_ns;
+			tf_diag_repair(s->diag, TF_DIAG_begin_unclosed, sp->end_ns - sp->start_ns);
+		}
 	TF_TRY(match_marks(s, t));
 	sort_if_needed(t->spans, t->nspans, sizeof(span), span_cmp);
 	sort_if_needed(t->counters, t->ncounters, sizeof(cmark), cmark_cmp);
@@ -402,13 +448,22 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 	for (uint32_t i = 0; i < t->nspans; i++) {
 		span sp = t->spans[i];
 		TF_TRY(drain_counters(s, t, &ci, sp.start_ns, 0));
-		while (t->depth && t->stack[t->depth - 1].end_ns <= sp.start_ns)
+		while (t->depth && ended_before(&t->stack[t->depth - 1], &sp))
 			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns));
+		/* overlapping by more than the tolerance (Bazel's merged spans
+		 * run seconds into the next action): the open region ends where
+		 * this one starts, and this one continues at its level */
+		while (t->depth && sp.end_ns > tf_sat_add(t->stack[t->depth - 1].end_ns, s->clip_tol_ns)) {
+			tf_diag_repair(s->diag, TF_DIAG_overlap_cut,
+				       tf_sat_sub(t->stack[t->depth - 1].end_ns, sp.start_ns));
+			TF_TRY(close_frame(s, t, sp.start_ns));
+		}
 		if (t->depth && sp.end_ns > t->stack[t->depth - 1].end_ns) {
-			s->diag->n[TF_DIAG_child_clipped]++;
+			tf_diag_repair(s->diag, TF_DIAG_child_clipped,
+				       tf_sat_sub(sp.end_ns, t->stack[t->depth - 1].end_ns));
 			sp.end_ns = t->stack[t->depth - 1].end_ns;
 		}
-		TF_TRY(push_frame(s, t, sp.name, sp.start_ns, sp.end_ns));
+		TF_TRY(push_frame(s, t, sp.name, sp.start_ns, sp.end_ns, sp.end_seq));
 	}
 	TF_TRY(drain_counters(s, t, &ci, INT64_MAX, 1));
 	while (t->depth)
@@ -440,7 +495,8 @@ static int finish_track(tf_stacks *s, uint32_t id)
 	if (t->nspans || t->nmarks || t->ncounters)
 		TF_TRY(flush_sorted(s, t));
 	while (t->depth) {
-		s->diag->n[TF_DIAG_begin_unclosed]++;
+		tf_diag_repair(s->diag, TF_DIAG_begin_unclosed,
+			       tf_sat_sub(t->last_ns, t->stack[t->depth - 1].start_ns));
 		TF_TRY(close_frame(s, t, t->last_ns));
 	}
 	return 0;
@@ -468,6 +524,7 @@ tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_stacks_opts *opts)
 	s->ctx = ctx;
 	s->agg = agg;
 	s->diag = tf_ctx_diag(ctx);
+	s->clip_tol_ns = tf_ctx_opts(ctx)->clip_tolerance_ns;
 	s->sink.event = on_event;
 	s->sink.end_input = on_end_input;
 	s->t_calls = tf_agg_type(agg, "calls", "count");

@@ -18,6 +18,7 @@
  *   escapes are decoded into reusable scratch buffers, the last (pid, tid)
  *   -> track lookup is cached.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,9 @@ struct tf_chrome {
 
 	uint64_t index;        /* next event's 0-based index in the input */
 	int64_t rank;          /* distributedInfo.rank, -1 none */
+	tf_str trace_cat;      /* "Trace" (Kineto's whole-trace span) */
+	bool lines;            /* JSON lines: events separated by newlines, no commas */
+	bool nl;               /* a newline since the last event (S_ARR_NEXT) */
 
 	/* scratch for decoded strings: 0 name, 1 cat, 2 pid, 3 tid */
 	char *scr[NSCRATCH];
@@ -256,10 +260,14 @@ static int skip_nested(tf_chrome *r, const u8 *p, const u8 *end, const u8 **out)
 	}
 }
 
+/* true, false, null; and NaN and Infinity, which are not JSON but are what
+ * Python's json module writes for non-finite floats (-Infinity is read as a
+ * number).  Used as a time or value they make the event bad_event. */
 static bool lit_ok(const u8 *p, size_t n)
 {
 	return (n == 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0)) ||
-	       (n == 5 && memcmp(p, "false", 5) == 0);
+	       (n == 5 && memcmp(p, "false", 5) == 0) || (n == 3 && memcmp(p, "NaN", 3) == 0) ||
+	       (n == 8 && memcmp(p, "Infinity", 8) == 0);
 }
 
 /* Any JSON value at p (p < end, not whitespace). */
@@ -440,6 +448,11 @@ static bool span_is(const span *s, const char *lit)
 	return s->type == V_STR && !s->esc && s->n == n && memcmp(s->p, lit, n) == 0;
 }
 
+static bool span_is_null(const span *s)
+{
+	return s->type == V_LIT && s->n == 4 && memcmp(s->p, "null", 4) == 0;
+}
+
 /* ---- strings ---- */
 
 static unsigned hex4(const u8 *p)
@@ -486,8 +499,8 @@ static size_t put_utf8(char *o, unsigned cp)
 }
 
 /* Decodes JSON string contents s[0..n) into out (at least n bytes: the
- * decoded text is never longer).  Lone surrogates become U+FFFD, a bad
- * \u escape '?', an unknown escape its character. */
+ * decoded text is never longer).  Lone surrogates and \u0000 become U+FFFD,
+ * a bad \u escape '?', an unknown escape its character. */
 static size_t json_unescape(const u8 *s, size_t n, char *out)
 {
 	size_t o = 0, i = 0;
@@ -523,8 +536,8 @@ static size_t json_unescape(const u8 *s, size_t n, char *out)
 				} else {
 					cp = 0xFFFD;
 				}
-			} else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-				cp = 0xFFFD;
+			} else if ((cp >= 0xDC00 && cp <= 0xDFFF) || cp == 0) {
+				cp = 0xFFFD; /* \u0000 too: names are C strings in pprof */
 			}
 			o += put_utf8(out + o, cp);
 			break;
@@ -754,16 +767,44 @@ static uint64_t span_id(const span *s)
 	return hash_bytes(s->p, s->n);
 }
 
+/* A decimal number as JSON writes it, also with a leading '+', ".5" or "5."
+ * (the forms tf_chrome_us_to_ns accepts); no hex, inf, nan or spaces. */
+static bool is_decimal(const u8 *p, size_t n)
+{
+	size_t i = 0, d = 0;
+	if (i < n && (p[i] == '-' || p[i] == '+'))
+		i++;
+	for (; i < n && is_digit[p[i]]; i++)
+		d++;
+	if (i < n && p[i] == '.')
+		for (i++; i < n && is_digit[p[i]]; i++)
+			d++;
+	if (!d)
+		return false;
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < n && (p[i] == '-' || p[i] == '+'))
+			i++;
+		if (i >= n || !is_digit[p[i]])
+			return false;
+		while (i < n && is_digit[p[i]])
+			i++;
+	}
+	return i == n;
+}
+
+/* A finite number, written as a JSON number or as a numeric string (Bazel
+ * writes counter values as "8.395000000000001"). */
 static bool span_double(const span *s, double *out)
 {
-	if (s->type != V_NUM || s->n >= 64)
+	if ((s->type != V_NUM && s->type != V_STR) || s->esc || s->n >= 64 || !is_decimal(s->p, s->n))
 		return false;
 	char b[64];
 	memcpy(b, s->p, s->n);
 	b[s->n] = 0;
 	char *e;
 	*out = strtod(b, &e);
-	return *e == 0;
+	return *e == 0 && isfinite(*out);
 }
 
 /* ---- tracks ---- */
@@ -998,10 +1039,11 @@ static int do_counter(tf_chrome *r, const fields *f, tf_event *ev)
 	span key, val;
 	objit it;
 	int nnum = 0;
+	double v;
 	if (f->args.type == V_OBJ) {
 		obj_begin(&it, r, &f->args);
 		while (obj_next(&it, &key, &val))
-			nnum += val.type == V_NUM;
+			nnum += span_double(&val, &v);
 	}
 	if (nnum == 0) {
 		tf_count_skip(r->ctx, TF_DIAG_bad_event);
@@ -1013,12 +1055,8 @@ static int do_counter(tf_chrome *r, const fields *f, tf_event *ev)
 	ev->kind = TF_EV_COUNTER;
 	obj_begin(&it, r, &f->args);
 	while (obj_next(&it, &key, &val)) {
-		if (val.type != V_NUM)
+		if (!span_double(&val, &ev->value))
 			continue;
-		if (!span_double(&val, &ev->value)) {
-			tf_count_skip(r->ctx, TF_DIAG_bad_event);
-			continue;
-		}
 		if (nnum == 1) {
 			ev->name = ev->name ? ev->name : (nn ? tf_strtab_intern(r->st, nt, nn) : 0);
 		} else {
@@ -1071,12 +1109,20 @@ static int process_event(tf_chrome *r, const fields *f)
 	TF_TRY(intern_span(r, &f->cat, 1, &ev.cat));
 	if (ph == 'M')
 		return do_metadata(r, f, &ev);
+	if (ph == 'X' && ev.cat && ev.cat == r->trace_cat && !tf_ctx_opts(r->ctx)->keep_trace_span) {
+		/* Kineto's "PyTorch Profiler (0)": the trace window, not work */
+		tf_count_skip(r->ctx, TF_DIAG_trace_span);
+		return 0;
+	}
 	int64_t end_ns;
-	if (!span_ns(&f->ts, &ev.ts_ns) || (ph == 'X' && !span_ns(&f->dur, &ev.dur_ns)) ||
-	    (ph == 'X' && __builtin_add_overflow(ev.ts_ns, ev.dur_ns, &end_ns))) { /* ends beyond int64 ns */
+	bool no_dur = ph == 'X' && (f->dur.type == V_NONE || span_is_null(&f->dur));
+	if (!span_ns(&f->ts, &ev.ts_ns) || (ph == 'X' && !no_dur && !span_ns(&f->dur, &ev.dur_ns)) ||
+	    (ph == 'X' && !no_dur && __builtin_add_overflow(ev.ts_ns, ev.dur_ns, &end_ns))) { /* ends beyond int64 ns */
 		tf_count_skip(r->ctx, TF_DIAG_bad_event);
 		return 0;
 	}
+	if (no_dur) /* still running when tracing stopped (Chrome writes these) */
+		ev.dur_ns = TF_DUR_UNTIL_END;
 	TF_TRY(track_for(r, &f->pid, &f->tid, &ev.track));
 	if (cat_is_gpu(r, ev.cat))
 		tf_ctx_track_get(r->ctx, ev.track)->kind = TF_TRACK_GPU;
@@ -1167,6 +1213,18 @@ done:
 	return (size_t)(p - s);
 }
 
+/* q at an event's '{': parses and emits it (R_NEED if it is cut). */
+static int read_event(tf_chrome *r, const u8 *q, const u8 *end, const u8 **np)
+{
+	fields f;
+	int rc = parse_event(r, q, end, &f, np);
+	if (rc != R_OK)
+		return rc;
+	r->state = S_ARR_NEXT;
+	r->nl = false;
+	return process_event(r, &f);
+}
+
 /* One unit at the current state.  R_OK: *np is where the next starts.
  * R_NEED: the unit is cut by `end`; nothing was changed. */
 static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
@@ -1185,6 +1243,8 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 		return R_OK;
 	}
 	SKIP_WS(q, end);
+	if (r->state == S_ARR_NEXT && memchr(p, '\n', (size_t)(q - p)))
+		r->nl = true;
 	if (q >= end) {
 		*np = q;
 		return R_OK;
@@ -1195,6 +1255,23 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 		if (c == '[') {
 			r->state = S_ARR_FIRST;
 		} else if (c == '{') {
+			/* JSON lines with no enclosing array: the first object's
+			 * first key is an event field, not a top-level key */
+			const u8 *k = q + 1, *after;
+			SKIP_WS(k, end);
+			if (k >= end)
+				return R_NEED;
+			if (*k == '"') {
+				span key;
+				fields unused;
+				int rc = parse_string(k, end, &key, &after);
+				if (rc != R_OK)
+					return rc;
+				if (field_for(&unused, &key)) {
+					r->lines = true;
+					return read_event(r, q, end, np);
+				}
+			}
 			r->object_form = true;
 			r->state = S_TOP_KEY_FIRST;
 		} else {
@@ -1277,12 +1354,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			return R_OK;
 		}
 		if (c == '{') {
-			fields f;
-			int rc = parse_event(r, q, end, &f, np);
-			if (rc != R_OK)
-				return rc;
-			r->state = S_ARR_NEXT;
-			return process_event(r, &f);
+			return read_event(r, q, end, np);
 		} else {
 			span v;
 			int rc = get_value(r, q, end, &v, np);
@@ -1294,6 +1366,11 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			return R_OK;
 		}
 	case S_ARR_NEXT:
+		if (c == '{' && (r->lines || r->nl)) {
+			/* JSON lines (DFTracer .pfw): one event per line, no commas */
+			r->lines = true;
+			return read_event(r, q, end, np);
+		}
 		if (c == ',')
 			r->state = S_ARR_ELEM;
 		else if (c == ']')
@@ -1355,8 +1432,9 @@ int tf_chrome_feed(tf_chrome *r, const unsigned char *data, size_t n, tf_error *
 	int64_t base = r->base;
 	r->base += (int64_t)n;
 	size_t pos = 0;
-	if (r->carry_len) {
+	while (r->carry_len) {
 		size_t l0 = r->carry_len, cur = 0;
+		bool done = false;
 		for (;;) {
 			size_t add = n - cur;
 			if (add > r->want)
@@ -1369,10 +1447,20 @@ int tf_chrome_feed(tf_chrome *r, const unsigned char *data, size_t n, tf_error *
 			int rc = step(r, r->carry, r->carry + r->carry_len, &np);
 			if (rc == R_OK) {
 				size_t used = (size_t)(np - r->carry);
-				/* the unit needed bytes beyond the old carry: used > l0 */
-				pos = used > l0 ? used - l0 : 0;
-				r->carry_len = 0;
-				r->want = WANT0;
+				if (used >= l0) { /* the unit needed bytes of this chunk */
+					pos = used - l0;
+					r->carry_len = 0;
+					r->want = WANT0;
+					done = true;
+					break;
+				}
+				if (used == 0)
+					return fail_at(r, r->carry, "internal error: no progress");
+				/* the unit ended inside the old carry (it looked ahead):
+				 * keep the rest of the carry and go on from there */
+				memmove(r->carry, r->carry + used, l0 - used);
+				r->carry_len = l0 - used;
+				r->carry_off += (int64_t)used;
 				break;
 			}
 			if (rc != R_NEED)
@@ -1381,6 +1469,8 @@ int tf_chrome_feed(tf_chrome *r, const unsigned char *data, size_t n, tf_error *
 				return 0;
 			r->want *= 2;
 		}
+		if (done)
+			break;
 	}
 	return run(r, data + pos, n - pos, base + (int64_t)pos);
 }
@@ -1415,6 +1505,11 @@ tf_chrome *tf_chrome_new(const char *path, uint32_t input, tf_ctx *ctx, tf_sink 
 	r->state = S_START;
 	r->want = WANT0;
 	r->rank = -1;
+	r->trace_cat = tf_strtab_intern_cstr(r->st, "Trace");
+	if (r->trace_cat == (tf_str)-1) {
+		free(r);
+		return NULL;
+	}
 	return r;
 }
 

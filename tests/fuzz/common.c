@@ -158,7 +158,7 @@ void fz_check_accounting(const tf_ctx *ctx)
 {
 	const tf_diag *d = tf_ctx_diag((tf_ctx *)ctx);
 	uint64_t sum = 0;
-	for (int i = TF_DIAG_ev_duration; i <= TF_DIAG_tau_trigger_frame; i++)
+	for (int i = TF_DIAG_ev_duration; i <= TF_DIAG_trace_span; i++)
 		sum += d->n[i];
 	sum += d->n[TF_DIAG_truncated_record] + d->n[TF_DIAG_bad_event] + d->n[TF_DIAG_unknown_event_id];
 	if (d->n[TF_DIAG_events_read] != sum)

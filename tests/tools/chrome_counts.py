@@ -32,6 +32,18 @@ def is_time(v):
             return False
     return False
 
+def is_number(v):
+    if isinstance(v, bool) or v is None:
+        return False
+    if isinstance(v, int):
+        return True
+    if isinstance(v, Decimal):
+        return v.is_finite()
+    if isinstance(v, str):
+        import re
+        return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", v) is not None
+    return False
+
 def main():
     c = {}
     def add(k, n=1):
@@ -47,11 +59,16 @@ def main():
             kind = "ev_async"
         if len(ph) != 1 or kind is None:
             add("ev_other"); continue
-        if kind != "ev_metadata" and (not is_time(e.get("ts")) or (ph == "X" and not is_time(e.get("dur")))):
+        if ph == "X" and e.get("cat") == "Trace":   # Kineto's whole-trace span, left out
+            add("trace_span"); continue
+        # an X without dur (or with null) runs to the end of its track
+        if kind != "ev_metadata" and (not is_time(e.get("ts")) or
+                                      (ph == "X" and e.get("dur") is not None and not is_time(e.get("dur")))):
             add("bad_event"); continue
         if ph == "C":
             args = e.get("args") if isinstance(e.get("args"), dict) else {}
-            n = sum(1 for v in args.values() if isinstance(v, (int, Decimal)) and not isinstance(v, bool))
+            # numbers, also written as strings ("8.395"), finite only
+            n = sum(1 for v in args.values() if is_number(v))
             if n == 0:
                 add("bad_event"); continue
             add(kind, n); continue

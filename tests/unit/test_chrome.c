@@ -82,10 +82,10 @@ static void check_accounting(run *u)
 	uint64_t sum = 0;
 	for (int i = TF_DIAG_ev_duration; i <= TF_DIAG_ev_tracer; i++)
 		sum += d->n[i];
-	sum += d->n[TF_DIAG_truncated_record] + d->n[TF_DIAG_bad_event];
+	sum += d->n[TF_DIAG_truncated_record] + d->n[TF_DIAG_bad_event] + d->n[TF_DIAG_trace_span];
 	assert_int_equal(d->n[TF_DIAG_events_read], sum);
 	uint64_t passed = d->n[TF_DIAG_events_read] - d->n[TF_DIAG_ev_other] - d->n[TF_DIAG_ev_tracer] -
-			  d->n[TF_DIAG_truncated_record] - d->n[TF_DIAG_bad_event];
+			  d->n[TF_DIAG_truncated_record] - d->n[TF_DIAG_bad_event] - d->n[TF_DIAG_trace_span];
 	assert_int_equal(passed, u->rec.n);
 }
 
@@ -487,6 +487,91 @@ static void test_metadata(void **state)
 
 /* ---- phases ---- */
 
+/* Real traces from other tools (docs/format-chrome.md): X without dur,
+ * numbers as strings, NaN/Infinity, \u0000, Kineto's Trace span. */
+static void test_other_tools(void **state)
+{
+	(void)state;
+	run u;
+	run_init(&u);
+	assert_int_equal(parse(&u, "{\"traceEvents\":["
+				   "{\"ph\":\"X\",\"name\":\"open\",\"ts\":5,\"pid\":1,\"tid\":1},"
+				   "{\"ph\":\"X\",\"name\":\"null\",\"ts\":6,\"dur\":null,\"pid\":1,\"tid\":1},"
+				   "{\"ph\":\"C\",\"name\":\"action count\",\"ts\":\"7\",\"pid\":\"1\",\"args\":{\"action\":\"8.395000000000001\"}},"
+				   "{\"ph\":\"C\",\"name\":\"c\",\"ts\":7,\"args\":{\"a\":\"0x10\",\"b\":\"nan\",\"c\":\"inf\",\"d\":-Infinity,\"e\":\" 1\"}},"
+				   "{\"ph\":\"X\",\"ts\":NaN,\"dur\":1},{\"ph\":\"X\",\"ts\":Infinity,\"dur\":1},"
+				   "{\"ph\":\"X\",\"ts\":-Infinity,\"dur\":1},{\"ph\":\"X\",\"ts\":1,\"dur\":NaN},"
+				   "{\"ph\":\"X\",\"ts\":\"NaN\",\"dur\":1},"
+				   "{\"ph\":\"X\",\"name\":\"a\\u0000b\",\"ts\":8,\"dur\":1},"
+				   "{\"ph\":\"X\",\"cat\":\"Trace\",\"name\":\"PyTorch Profiler (0)\",\"ts\":0,\"dur\":100},"
+				   "{\"ph\":\"X\",\"cat\":\"Trace\",\"name\":\"PyTorch Profiler (0)\",\"ts\":0,\"dur\":100}"
+				   "]}"),
+			 0);
+	assert_int_equal(u.rec.n, 4);
+	assert_int_equal(u.rec.ev[0].dur_ns, TF_DUR_UNTIL_END);
+	assert_int_equal(u.rec.ev[1].dur_ns, TF_DUR_UNTIL_END);
+	assert_int_equal(u.rec.ev[2].kind, TF_EV_COUNTER);
+	assert_true(u.rec.ev[2].value == 8.395000000000001);
+	assert_int_equal(u.rec.ev[2].ts_ns, 7000);
+	assert_string_equal(S(&u, u.rec.ev[3].name), "a\xEF\xBF\xBD" "b"); /* U+FFFD */
+	assert_int_equal(diag(&u, TF_DIAG_bad_event), 6); /* counter c has no finite number */
+	assert_int_equal(diag(&u, TF_DIAG_trace_span), 2);
+	check_accounting(&u);
+	run_free(&u);
+	/* --keep-trace-span */
+	run_init(&u);
+	tf_ctx_opts(u.ctx)->keep_trace_span = true;
+	assert_int_equal(parse(&u, "[{\"ph\":\"X\",\"cat\":\"Trace\",\"ts\":0,\"dur\":100}]"), 0);
+	assert_int_equal(u.rec.n, 1);
+	assert_int_equal(diag(&u, TF_DIAG_trace_span), 0);
+	run_free(&u);
+}
+
+/* JSON lines (DFTracer .pfw): events one per line without commas, with or
+ * without an enclosing array; split at every byte. */
+static void test_json_lines(void **state)
+{
+	(void)state;
+	static const char *t[] = {
+		"[\n{\"id\":1,\"name\":\"open\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}\n"
+		"{\"id\":2,\"name\":\"read\",\"ph\":\"X\",\"ts\":4,\"dur\":2,\"pid\":1,\"tid\":1}\n"
+		"{\"id\":3,\"name\":\"HH\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"h\"}}\n]\n",
+		"{\"id\":1,\"name\":\"open\",\"ph\":\"X\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1}\n"
+		"{\"id\":2,\"name\":\"read\",\"ph\":\"X\",\"ts\":4,\"dur\":2,\"pid\":1,\"tid\":1}\r\n\n"
+		"{\"id\":3,\"name\":\"HH\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"h\"}}\n",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(t[i]);
+		for (size_t k = 0; k <= n; k++) {
+			run v;
+			run_init(&v);
+			tf_chrome *r = tf_chrome_new("t.pfw", 0, v.ctx, &v.rec.sink);
+			v.rc = tf_chrome_feed(r, (const unsigned char *)t[i], k, &v.err);
+			if (v.rc == 0)
+				v.rc = tf_chrome_feed(r, (const unsigned char *)t[i] + k, n - k, &v.err);
+			if (v.rc == 0)
+				v.rc = tf_chrome_finish(r, &v.err);
+			tf_chrome_free(r);
+			if (v.rc != 0 || v.rec.n != 3)
+				fail_msg("case %zu split at %zu: rc %d, %zu events", i, k, v.rc, v.rec.n);
+			assert_string_equal(S(&v, v.rec.ev[1].name), "read");
+			assert_int_equal(v.rec.ev[1].ts_ns, 4000);
+			check_accounting(&v);
+			run_free(&v);
+		}
+	}
+	/* without a newline between two events it is still an error */
+	run u;
+	run_init(&u);
+	assert_int_equal(parse(&u, "[{\"ph\":\"i\",\"ts\":1} {\"ph\":\"i\",\"ts\":2}]"), TF_EFORMAT);
+	run_free(&u);
+	/* an object whose first key is not an event field is the object form */
+	run_init(&u);
+	assert_int_equal(parse(&u, "{\"otherData\":{},\"traceEvents\":[{\"ph\":\"i\",\"ts\":1}]}"), 0);
+	assert_int_equal(u.rec.n, 1);
+	run_free(&u);
+}
+
 /* An X whose end ts + dur is beyond int64 nanoseconds is bad_event (found
  * by fuzzing: the stack builder computed ts + dur with signed overflow). */
 static void test_x_end_overflow(void **state)
@@ -526,14 +611,15 @@ static void test_phases(void **state)
 				   "{\"ph\":3,\"ts\":1},[1,2],\"s\",null"
 				   "]"),
 			 0);
-	assert_int_equal(diag(&u, TF_DIAG_ev_duration), 3);
+	/* {"ph":"X","ts":1} has no dur: a region still running at the end */
+	assert_int_equal(diag(&u, TF_DIAG_ev_duration), 4);
 	assert_int_equal(diag(&u, TF_DIAG_ev_instant), 2);
 	assert_int_equal(diag(&u, TF_DIAG_ev_counter), 3);
 	assert_int_equal(diag(&u, TF_DIAG_ev_metadata), 1);
 	assert_int_equal(diag(&u, TF_DIAG_ev_flow), 3);
 	assert_int_equal(diag(&u, TF_DIAG_ev_async), 5);
 	assert_int_equal(diag(&u, TF_DIAG_ev_other), 7);
-	assert_int_equal(diag(&u, TF_DIAG_bad_event), 10);
+	assert_int_equal(diag(&u, TF_DIAG_bad_event), 9);
 	check_accounting(&u);
 	/* counter naming: one numeric arg -> event name; several -> name.key */
 	int seen = 0;
@@ -547,7 +633,7 @@ static void test_phases(void **state)
 		seen++;
 	}
 	assert_int_equal(seen, 3);
-	assert_int_equal(u.rec.ev[u.rec.n - 1].index, 16); /* last passed: the F event */
+	assert_int_equal(u.rec.ev[u.rec.n - 1].index, 26); /* last passed: the X without dur */
 	run_free(&u);
 }
 
@@ -694,6 +780,8 @@ int main(void)
 		cmocka_unit_test(test_metadata),
 		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_x_end_overflow),
+		cmocka_unit_test(test_other_tools),
+		cmocka_unit_test(test_json_lines),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_sniff),
