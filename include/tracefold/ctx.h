@@ -50,6 +50,12 @@ tf_read_opts *tf_ctx_opts(tf_ctx *c);
  * id or (uint32_t)-1 on allocation failure.  The returned id is stable. */
 uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str process_key, tf_str thread_key);
 tf_track *tf_ctx_track_get(tf_ctx *c, uint32_t id); /* valid until the next tf_ctx_track() */
+/* The track (input, process_key, thread_key) if it exists, else UINT32_MAX. */
+uint32_t tf_ctx_track_find(const tf_ctx *c, uint32_t input, tf_str process_key, tf_str thread_key);
+/* The tracks of one process (input, process_key), in no particular order:
+ * for (id = tf_ctx_process_first(..); id != UINT32_MAX; id = tf_ctx_process_next(c, id)). */
+uint32_t tf_ctx_process_first(tf_ctx *c, uint32_t input, tf_str process_key);
+uint32_t tf_ctx_process_next(const tf_ctx *c, uint32_t track);
 uint32_t tf_ctx_track_count(const tf_ctx *c);
 
 /* Sets the process name of every track of (input, process_key), present and future. */

@@ -40,7 +40,11 @@ ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err);
 
 typedef struct tf_out tf_out;
 /* path "-" = stdout.  gzip: compress with zlib (level 6, deterministic header
- * with no name and mtime 0). */
+ * with no name and mtime 0).  A file is written to a temporary file in the
+ * same directory (".NAME.XXXXXX"), fsynced and renamed over path by
+ * tf_out_close when every write succeeded; on failure, or tf_out_abort, the
+ * temporary is removed and whatever was at path is untouched.  Devices and
+ * pipes (/dev/null, a FIFO) are written directly. */
 int tf_out_open(tf_out **out, const char *path, bool gzip, tf_error *err);
 int tf_out_write(tf_out *o, const void *buf, size_t n);
 int tf_out_printf(tf_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -48,5 +52,8 @@ int tf_out_puts(tf_out *o, const char *s);
 /* Flushes and closes; returns TF_EIO if any write or the close failed (a full
  * disk is an error).  Always frees o. */
 int tf_out_close(tf_out *o, tf_error *err);
+/* Discards the output: the temporary file is removed, path is untouched.
+ * NULL-safe; frees o. */
+void tf_out_abort(tf_out *o);
 
 #endif

@@ -61,7 +61,8 @@ void tf_report_diag(tf_ctx *ctx);
  *       --edf FILE            TAU: definitions for a lone .trc file
  *       --tau-flush           TAU: show buffer flushes as a [TAU trace flush] frame
  *       --keep-trace-span     Chrome: keep Kineto's whole-trace span
- *       --clip-tolerance DUR  stack builder: largest overhang clipped (default 1us) */
+ *       --clip-tolerance DUR  stack builder: largest overhang clipped (default 1us)
+ *       --strict              any repair or lost input is an error (exit 3) */
 typedef struct tf_input_opts {
 	const char *format;
 	const char **counters;  /* NULL-terminated, split from the LIST */
@@ -69,6 +70,7 @@ typedef struct tf_input_opts {
 	const char *edf;
 	bool tau_flush;
 	bool keep_trace_span;
+	bool strict;
 	bool has_clip_tolerance;
 	int64_t clip_tolerance_ns;
 } tf_input_opts;
@@ -89,7 +91,8 @@ void tf_input_opts_free(tf_input_opts *o);
 	"      --keep-trace-span  Chrome: keep Kineto's whole-trace span 'PyTorch Profiler'\n"  \
 	"      --clip-tolerance DUR  a child overhanging its parent by at most DUR (default\n"   \
 	"                       1us) is clipped; a larger overlap ends the parent where the\n"  \
-	"                       child starts (docs/stack-rules.md)\n"
+	"                       child starts (docs/stack-rules.md)\n"                           \
+	"      --strict         exit 3 if the input needed any repair or lost any data\n"
 
 /* Output formats of the report commands. */
 enum { TF_OUT_TEXT = 1, TF_OUT_MARKDOWN = 2, TF_OUT_JSON = 4 };
@@ -106,5 +109,15 @@ typedef struct tf_load_opts {
 	bool comments;                  /* record inputs and event counts as profile comments */
 } tf_load_opts;
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o);
+
+/* After reading one trace input (before = the diag counters before it): an
+ * input from which no event could be used is an error (printed, returns
+ * TF_EXIT_INPUT); one that lost more events than it gave is warned about. */
+int tf_check_input_used(tf_ctx *ctx, const char *path, const tf_diag *before);
+/* --strict: any repair or warning counter is an error (printed). */
+int tf_check_strict(const tf_input_opts *o, tf_ctx *ctx);
+/* An output that names one of the inputs (same file) is a usage error
+ * (printed, TF_EXIT_USAGE); else TF_EXIT_OK. */
+int tf_output_is_input(const char *cmd, const char *out, const char *const *inputs, int n);
 
 #endif

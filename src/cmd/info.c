@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
+#include "tracefold/pprof.h"
 #include "hmap.h"
 #include "sat.h"
 
@@ -594,13 +595,20 @@ int tf_cmd_info(int argc, char **argv)
 		tf_error err;
 		tf_error_clear(&err);
 		in[i].path = paths[i];
+		if (!iopts.format && strcmp(paths[i], "-") && tf_pprof_sniff(paths[i])) {
+			tf_msg("'%s' is a pprof profile, not a trace: use 'tracefold top', 'diff' or 'merge' "
+			       "(or go tool pprof)", paths[i]);
+			rc = TF_EXIT_INPUT;
+			goto out;
+		}
 		const tf_format *f = tf_format_find(paths[i], iopts.format, &err);
 		if (!f) {
 			rc = tf_report(&err);
 			goto out;
 		}
 		in[i].format = f->name;
-		uint64_t before = tf_ctx_diag(ctx)->n[TF_DIAG_events_read];
+		tf_diag dbefore = *tf_ctx_diag(ctx);
+		uint64_t before = dbefore.n[TF_DIAG_events_read];
 		int r = f->read(paths[i], (uint32_t)i, ctx, &tee.sink, &err);
 		if (r >= 0 || r == TF_ESTOP)
 			r = tee.sink.end_input(&tee.sink, (uint32_t)i);
@@ -611,6 +619,9 @@ int tf_cmd_info(int argc, char **argv)
 			goto out;
 		}
 		in[i].events = tf_ctx_diag(ctx)->n[TF_DIAG_events_read] - before;
+		rc = tf_check_input_used(ctx, paths[i], &dbefore);
+		if (rc != TF_EXIT_OK)
+			goto out;
 	}
 	int r = tf_stacks_finish(stacks);
 	if (r < 0) {
@@ -622,6 +633,7 @@ int tf_cmd_info(int argc, char **argv)
 		print_json(&s, ctx, in, npaths);
 	else
 		print_text(&s, ctx, in, npaths, list_meta);
+	rc = tf_check_strict(&iopts, ctx);
 out:
 	tf_stacks_free(stacks);
 	tf_agg_free(agg);

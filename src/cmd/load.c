@@ -14,6 +14,7 @@
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
 #include "tracefold/pprof.h"
+#include "hmap.h"
 
 /* Same set of (type, unit) names? */
 static bool same_types(const tf_agg *a, const tf_agg *b)
@@ -46,6 +47,20 @@ static void warn_unmatched_counters(tf_ctx *ctx, const tf_agg *agg, const char *
 	}
 }
 
+/* Adds text to agg's comments unless it is there (seen: interned text ->
+ * 1); add = false only records it. */
+static int add_comment(tf_ctx *ctx, tf_agg *agg, tf_hmap *seen, const char *text, bool add)
+{
+	tf_str id = tf_strtab_intern_cstr(tf_ctx_strtab(ctx), text);
+	if (id == (tf_str)-1)
+		return -1;
+	if (tf_hmap_get(seen, id) != UINT32_MAX)
+		return 0;
+	if (tf_hmap_put(seen, id, 1) < 0)
+		return -1;
+	return add ? tf_agg_comment(agg, text) : 0;
+}
+
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
 {
 	const char *format = o ? o->format : NULL;
@@ -57,6 +72,8 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 	tf_stacks *stacks = NULL;
 	tf_agg *tmp = NULL;
 	const char *types_from = NULL;
+	tf_hmap seen = { 0 }; /* comment strings already in agg */
+	int nseen = 0;        /* seen holds agg's comments */
 	if (!is_pprof) {
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
@@ -89,6 +106,7 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 		if (!types_from)
 			types_from = inputs[i];
 		uint32_t idx = first + (uint32_t)i;
+		tf_diag before = *tf_ctx_diag(ctx);
 		int r = f->read(inputs[i], idx, ctx, tf_stacks_sink(stacks), &err);
 		if (r >= 0 || r == TF_ESTOP)
 			r = tf_stacks_sink(stacks)->end_input(tf_stacks_sink(stacks), idx);
@@ -98,6 +116,9 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 			rc = tf_report(&err);
 			goto done;
 		}
+		rc = tf_check_input_used(ctx, inputs[i], &before);
+		if (rc != TF_EXIT_OK)
+			goto done;
 		if (comments) {
 			snprintf(note, sizeof(note), "input: %s (%s)", inputs[i], f->name);
 			tf_agg_comment(agg, note);
@@ -133,6 +154,11 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 			rc = tf_report(&err);
 			goto done;
 		}
+		if (!tf_agg_nsamples(tmp)) {
+			tf_msg("cannot use '%s': the profile has no samples", inputs[i]);
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
 		if (types_from && !same_types(agg, tmp)) {
 			char a[800], b[800];
 			tf_agg_types_text(agg, a, sizeof(a));
@@ -154,21 +180,33 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 			types_from = inputs[i];
 		}
 		if (comments) {
-			for (size_t k = 0; k < tf_agg_ncomments(tmp); k++) {
-				const char *c = tf_agg_comment_get(tmp, k);
-				bool dup = false;
-				for (size_t j = 0; j < tf_agg_ncomments(agg) && !dup; j++)
-					dup = strcmp(tf_agg_comment_get(agg, j), c) == 0;
-				if (!dup)
-					tf_agg_comment(agg, c);
-			}
+			/* de-duplicated through the string table: linear in comments */
+			int cr = 0;
+			for (size_t k = 0; k < tf_agg_ncomments(agg) && !nseen; k++)
+				cr |= add_comment(ctx, agg, &seen, tf_agg_comment_get(agg, k), false);
+			nseen = 1;
+			for (size_t k = 0; k < tf_agg_ncomments(tmp); k++)
+				cr |= add_comment(ctx, agg, &seen, tf_agg_comment_get(tmp, k), true);
 			snprintf(note, sizeof(note), "input: %s (pprof)", inputs[i]);
-			tf_agg_comment(agg, note);
+			cr |= add_comment(ctx, agg, &seen, note, true);
+			if (cr < 0) {
+				tf_msg("out of memory");
+				rc = TF_EXIT_INPUT;
+				goto done;
+			}
 		}
 		tf_agg_free(tmp);
 		tmp = NULL;
 	}
+	if (rc == TF_EXIT_OK && !tf_agg_nsamples(agg)) {
+		/* an empty profile is never a success: say what there was */
+		uint64_t nctr = tf_ctx_diag(ctx)->n[TF_DIAG_ev_counter];
+		tf_msg("nothing to profile in '%s'%s: no regions%s", inputs[0], n > 1 ? " and the other inputs" : "",
+		       nctr && !(o && o->counters) ? " (it has counters: select them with -c)" : "");
+		rc = TF_EXIT_INPUT;
+	}
 done:
+	tf_hmap_free(&seen);
 	tf_agg_free(tmp);
 	tf_stacks_free(stacks);
 	free(is_pprof);

@@ -23,7 +23,13 @@ static void help(void)
 	       TF_INPUT_OPTS_HELP
 	       "  -h, --help           this text\n"
 	       "\n"
-	       "exit status: 0 ok, 2 usage error, 3 unreadable input or unwritable output\n");
+	       "The profile is written to a temporary file and renamed to OUT when it is\n"
+	       "complete: a failed run leaves whatever was at OUT untouched.  OUT may not\n"
+	       "be one of the inputs.  An input from which nothing could be read, or a\n"
+	       "run with nothing to profile, is an error.\n"
+	       "\n"
+	       "exit status: 0 ok, 2 usage error, 3 unreadable or unusable input (or, with\n"
+	       "--strict, any repair) or unwritable output\n");
 }
 
 int tf_cmd_profile(int argc, char **argv)
@@ -73,6 +79,9 @@ int tf_cmd_profile(int argc, char **argv)
 		rc = tf_usage_error("profile", "no output given (use -o OUT.pb.gz, or -o - for stdout)");
 		goto done;
 	}
+	rc = tf_output_is_input("profile", out, inputs, ninputs);
+	if (rc != TF_EXIT_OK)
+		goto done;
 	tf_input_opts_apply(&iopts, ctx);
 	agg = tf_agg_new(tf_ctx_strtab(ctx));
 	if (!agg) {
@@ -85,6 +94,8 @@ int tf_cmd_profile(int argc, char **argv)
 	tf_agg_comment(agg, note);
 	tf_load_opts lopts = { .format = iopts.format, .counters = iopts.counters, .comments = true };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
+	if (rc == TF_EXIT_OK)
+		rc = tf_check_strict(&iopts, ctx);
 	if (rc != TF_EXIT_OK)
 		goto done;
 	const tf_diag *d = tf_ctx_diag(ctx);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cmd.h"
 #include "tracefold/reader.h"
 
@@ -144,6 +145,10 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 		o->keep_trace_span = true;
 		return 1;
 	}
+	if (!strcmp(a, "--strict")) {
+		o->strict = true;
+		return 1;
+	}
 	bool fmt = !strcmp(a, "-F") || !strcmp(a, "--input-format");
 	bool ctr = !strcmp(a, "-c") || !strcmp(a, "--counters");
 	bool edf = !strcmp(a, "--edf");
@@ -206,4 +211,65 @@ int tf_out_format(const char *cmd, const char *v, int allowed, int *fmt_out)
 	}
 	*fmt_out = f;
 	return 0;
+}
+
+/* Counters of events a reader passed on (kinds), and of input it lost. */
+static uint64_t sum_sev(const tf_diag *d, tf_severity sev, bool kinds)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < TF_DIAG_COUNT; i++)
+		if (tf_diag_severity(i) == sev && (!kinds || !strncmp(tf_diag_name(i), "ev_", 3)))
+			n += d->n[i];
+	return n;
+}
+
+int tf_check_input_used(tf_ctx *ctx, const char *path, const tf_diag *before)
+{
+	tf_diag delta = *tf_ctx_diag(ctx);
+	for (int i = 0; i < TF_DIAG_COUNT; i++)
+		delta.n[i] -= before->n[i];
+	/* metadata alone (names of threads that never ran) is not usable */
+	uint64_t used = sum_sev(&delta, TF_SEV_INFO, true) - delta.n[TF_DIAG_ev_metadata];
+	uint64_t lost = sum_sev(&delta, TF_SEV_WARN, false);
+	char buf[1024];
+	tf_diag_format(&delta, TF_SEV_WARN, ", ", 1, buf, sizeof(buf));
+	if (!used) {
+		if (lost) {
+			tf_msg("cannot use '%s': nothing in it could be read (%s)", path, buf);
+		} else {
+			delta.n[TF_DIAG_events_read] = 0;
+			tf_diag_format(&delta, TF_SEV_INFO, ", ", 1, buf, sizeof(buf));
+			tf_msg("cannot use '%s': it holds no events%s%s%s", path, *buf ? " (only " : "", buf,
+			       *buf ? ")" : "");
+		}
+		return TF_EXIT_INPUT;
+	}
+	if (lost > used && !tf_quiet)
+		tf_msg("WARNING: most of '%s' could not be read: %llu events read, %s", path,
+		       (unsigned long long)used, buf);
+	return TF_EXIT_OK;
+}
+
+int tf_check_strict(const tf_input_opts *o, tf_ctx *ctx)
+{
+	const tf_diag *d = tf_ctx_diag(ctx);
+	if (!o->strict || !tf_diag_problems(d))
+		return TF_EXIT_OK;
+	char buf[2048];
+	tf_diag_format(d, TF_SEV_REPAIR, ", ", 1, buf, sizeof(buf));
+	tf_msg("--strict: the input needed repairs or lost data: %s", buf);
+	return TF_EXIT_INPUT;
+}
+
+int tf_output_is_input(const char *cmd, const char *out, const char *const *inputs, int n)
+{
+	struct stat so, si;
+	if (!out || !strcmp(out, "-") || stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+		return TF_EXIT_OK;
+	for (int i = 0; i < n; i++)
+		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino)
+			return tf_usage_error(cmd, "the output '%s' is the input '%s': refusing to overwrite it "
+					      "(choose another -o)", out, inputs[i]);
+	return TF_EXIT_OK;
 }

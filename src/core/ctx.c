@@ -6,6 +6,7 @@
 #include <string.h>
 #include "tracefold/ctx.h"
 #include "tracefold/reader.h"
+#include "hmap.h"
 
 struct tf_ctx {
 	tf_strtab *st;
@@ -15,9 +16,12 @@ struct tf_ctx {
 	uint32_t ntracks, cap;
 	uint32_t *slots;  /* track id + 1 */
 	uint32_t nslots;
-	/* process names set before their tracks exist */
-	struct pname { uint32_t input; tf_str key, name; } *pnames;
-	size_t npnames, cappnames;
+	/* processes (input, key): name and a list of their tracks, so process
+	 * metadata costs O(its tracks), never O(all tracks) */
+	struct pname { uint32_t input; tf_str key, name; uint32_t first; } *pnames;
+	uint32_t npnames, cappnames;
+	tf_hmap pidx;     /* input << 32 | key -> pnames index */
+	uint32_t *tnext;  /* per track: next track of its process, UINT32_MAX ends */
 	char *notes[TF_CTX_MAX_NOTES];
 	size_t nnotes;
 };
@@ -46,6 +50,8 @@ void tf_ctx_free(tf_ctx *c)
 	free(c->tracks);
 	free(c->slots);
 	free(c->pnames);
+	free(c->tnext);
+	tf_hmap_free(&c->pidx);
 	for (size_t i = 0; i < c->nnotes && i < TF_CTX_MAX_NOTES; i++)
 		free(c->notes[i]);
 	free(c);
@@ -84,24 +90,59 @@ static int grow_slots(tf_ctx *c)
 	return 0;
 }
 
-uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
+/* The process (input, pkey), created if absent; NULL on allocation failure. */
+static struct pname *process(tf_ctx *c, uint32_t input, tf_str pkey)
 {
-	if ((c->ntracks + 1) * 2 > c->nslots && grow_slots(c) < 0)
-		return (uint32_t)-1;
+	uint64_t k = (uint64_t)input << 32 | pkey;
+	uint32_t i = tf_hmap_get(&c->pidx, k);
+	if (i != UINT32_MAX)
+		return &c->pnames[i];
+	if (tf_grow((void **)&c->pnames, &c->cappnames, c->npnames + 1, sizeof(*c->pnames)) < 0 ||
+	    tf_hmap_put(&c->pidx, k, c->npnames) < 0)
+		return NULL;
+	c->pnames[c->npnames] = (struct pname){ input, pkey, 0, UINT32_MAX };
+	return &c->pnames[c->npnames++];
+}
+
+static uint32_t track_slot(const tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
+{
 	uint32_t mask = c->nslots - 1;
 	uint32_t i = track_hash(input, pkey, tkey) & mask;
 	while (c->slots[i]) {
 		const tf_track *t = &c->tracks[c->slots[i] - 1];
 		if (t->input == input && t->process_key == pkey && t->thread_key == tkey)
-			return c->slots[i] - 1;
+			break;
 		i = (i + 1) & mask;
 	}
+	return i;
+}
+
+uint32_t tf_ctx_track_find(const tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
+{
+	uint32_t i = track_slot(c, input, pkey, tkey);
+	return c->slots[i] ? c->slots[i] - 1 : UINT32_MAX;
+}
+
+uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
+{
+	if ((c->ntracks + 1) * 2 > c->nslots && grow_slots(c) < 0)
+		return (uint32_t)-1;
+	uint32_t i = track_slot(c, input, pkey, tkey);
+	if (c->slots[i])
+		return c->slots[i] - 1;
+	struct pname *p = process(c, input, pkey);
+	if (!p)
+		return (uint32_t)-1;
 	if (c->ntracks == c->cap) {
 		uint32_t nc = c->cap ? c->cap * 2 : 16;
 		tf_track *nt = realloc(c->tracks, nc * sizeof(*nt));
 		if (!nt)
 			return (uint32_t)-1;
 		c->tracks = nt;
+		uint32_t *nn = realloc(c->tnext, nc * sizeof(*nn));
+		if (!nn)
+			return (uint32_t)-1;
+		c->tnext = nn;
 		c->cap = nc;
 	}
 	uint32_t id = c->ntracks++;
@@ -111,11 +152,22 @@ uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
 	t->process_key = pkey;
 	t->thread_key = tkey;
 	t->rank = -1;
-	for (size_t k = 0; k < c->npnames; k++)
-		if (c->pnames[k].input == input && c->pnames[k].key == pkey)
-			t->process_name = c->pnames[k].name;
+	t->process_name = p->name;
+	c->tnext[id] = p->first;
+	p->first = id;
 	c->slots[i] = id + 1;
 	return id;
+}
+
+uint32_t tf_ctx_process_first(tf_ctx *c, uint32_t input, tf_str pkey)
+{
+	uint32_t i = tf_hmap_get(&c->pidx, (uint64_t)input << 32 | pkey);
+	return i == UINT32_MAX ? UINT32_MAX : c->pnames[i].first;
+}
+
+uint32_t tf_ctx_process_next(const tf_ctx *c, uint32_t track)
+{
+	return track < c->ntracks ? c->tnext[track] : UINT32_MAX;
 }
 
 tf_track *tf_ctx_track_get(tf_ctx *c, uint32_t id)
@@ -125,23 +177,12 @@ tf_track *tf_ctx_track_get(tf_ctx *c, uint32_t id)
 
 void tf_ctx_set_process_name(tf_ctx *c, uint32_t input, tf_str pkey, tf_str name)
 {
-	for (uint32_t i = 0; i < c->ntracks; i++)
-		if (c->tracks[i].input == input && c->tracks[i].process_key == pkey)
-			c->tracks[i].process_name = name;
-	for (size_t k = 0; k < c->npnames; k++)
-		if (c->pnames[k].input == input && c->pnames[k].key == pkey) {
-			c->pnames[k].name = name;
-			return;
-		}
-	if (c->npnames == c->cappnames) {
-		size_t nc = c->cappnames ? c->cappnames * 2 : 8;
-		struct pname *np = realloc(c->pnames, nc * sizeof(*np));
-		if (!np)
-			return;
-		c->pnames = np;
-		c->cappnames = nc;
-	}
-	c->pnames[c->npnames++] = (struct pname){ input, pkey, name };
+	struct pname *p = process(c, input, pkey);
+	if (!p || p->name == name)
+		return;
+	p->name = name;
+	for (uint32_t id = p->first; id != UINT32_MAX; id = c->tnext[id])
+		c->tracks[id].process_name = name;
 }
 
 static const tf_diag_id kind_diag[TF_EV_KIND_COUNT] = {

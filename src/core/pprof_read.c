@@ -396,23 +396,32 @@ int tf_pprof_read(tf_agg *agg, const char *path, tf_error *err)
 			m->duration_nanos = p->duration_nanos;
 		} else {
 			int64_t s0 = m->time_nanos < p->time_nanos ? m->time_nanos : p->time_nanos;
-			int64_t e0 = m->time_nanos + m->duration_nanos, e1 = p->time_nanos + p->duration_nanos;
+			int64_t e0 = tf_sat_add(m->time_nanos, m->duration_nanos);
+			int64_t e1 = tf_sat_add(p->time_nanos, p->duration_nanos);
 			m->time_nanos = s0;
-			m->duration_nanos = (e0 > e1 ? e0 : e1) - s0;
+			m->duration_nanos = tf_sat_sub(e0 > e1 ? e0 : e1, s0);
 		}
 	}
 	if (was_empty && p->period)
 		m->period = p->period;
-	for (size_t i = 0; i < p->n_comment; i++) {
-		const char *c = p->string_table[p->comment[i]];
-		int dup = 0;
-		for (size_t k = 0; k < tf_agg_ncomments(agg) && !dup; k++)
-			dup = strcmp(tf_agg_comment_get(agg, k), c) == 0;
-		if (!dup && tf_agg_comment(agg, c) < 0) {
+	/* comments already there are not repeated: a set of interned texts,
+	 * linear in the number of comments */
+	tf_hmap seen = { 0 };
+	tf_strtab *st = tf_agg_strtab(agg);
+	size_t n0 = tf_agg_ncomments(agg);
+	for (size_t i = 0; i < n0 + p->n_comment; i++) {
+		bool old = i < n0;
+		const char *c = old ? tf_agg_comment_get(agg, i) : p->string_table[p->comment[i - n0]];
+		tf_str id = tf_strtab_intern_cstr(st, c);
+		bool dup = id != (tf_str)-1 && tf_hmap_get(&seen, id) != UINT32_MAX;
+		if (id == (tf_str)-1 || (!dup && tf_hmap_put(&seen, id, 1) < 0) ||
+		    (!dup && !old && tf_agg_comment(agg, c) < 0)) {
+			tf_hmap_free(&seen);
 			rc = tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 			goto out;
 		}
 	}
+	tf_hmap_free(&seen);
 	rc = 0;
 out:
 	tf_hmap_free(&r.fns);

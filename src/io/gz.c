@@ -259,7 +259,60 @@ struct tf_out {
 	size_t len;
 	unsigned char *zbuf;
 	char path[512];
+	char *tmp;            /* the temporary file renamed to target on success */
+	char *target;         /* path, or what its symbolic link points to */
 };
+
+/* A regular file (or a new one) is written to a temporary file beside it
+ * and renamed over it when everything was written: a failed run never
+ * leaves a half-written file nor destroys the one that was there.  Devices
+ * and pipes (/dev/null, /dev/full, a FIFO) are written directly. */
+static int out_create(tf_out *o, const char *path, tf_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create '%s': it is a directory", path);
+		o->f = fopen(path, "wb");
+		return o->f ? 0 : tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create '%s'", path);
+	}
+	struct stat lst;
+	o->target = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? realpath(path, NULL) : strdup(path);
+	if (!o->target)
+		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create '%s'", path);
+	const char *slash = strrchr(o->target, '/');
+	size_t dlen = slash ? (size_t)(slash - o->target) + 1 : 0;
+	const char *base = o->target + dlen;
+	o->tmp = malloc(dlen + strlen(base) + 16);
+	if (!o->tmp)
+		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+	sprintf(o->tmp, "%.*s.%s.XXXXXX", (int)dlen, o->target, base);
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		free(o->tmp);
+		o->tmp = NULL;
+		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create '%s'", path);
+	}
+	mode_t um = umask(0);
+	umask(um);
+	(void)fchmod(fd, 0666 & ~um); /* what fopen would have given */
+	o->f = fdopen(fd, "wb");
+	if (!o->f) {
+		close(fd);
+		unlink(o->tmp);
+		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create '%s'", path);
+	}
+	return 0;
+}
+
+static void out_free(tf_out *o)
+{
+	free(o->buf);
+	free(o->zbuf);
+	free(o->tmp);
+	free(o->target);
+	free(o);
+}
 
 int tf_out_open(tf_out **out, const char *path, bool gzip, tf_error *err)
 {
@@ -271,10 +324,10 @@ int tf_out_open(tf_out **out, const char *path, bool gzip, tf_error *err)
 	if (strcmp(path, "-") == 0) {
 		o->f = stdout;
 	} else {
-		o->f = fopen(path, "wb");
-		if (!o->f) {
-			free(o);
-			return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create '%s'", path);
+		int rc = out_create(o, path, err);
+		if (rc < 0) {
+			out_free(o);
+			return rc;
 		}
 		o->own = true;
 	}
@@ -375,13 +428,32 @@ int tf_out_close(tf_out *o, tf_error *err)
 		deflateEnd(&o->z);
 	if (fflush(o->f) != 0 || ferror(o->f))
 		o->failed = true;
+	if (o->tmp && !o->failed && fsync(fileno(o->f)) != 0)
+		o->failed = true;
 	if (o->own && fclose(o->f) != 0)
 		o->failed = true;
 	int rc = 0;
+	if (o->tmp) {
+		if (!o->failed && rename(o->tmp, o->target) != 0)
+			o->failed = true;
+		if (o->failed)
+			unlink(o->tmp);
+	}
 	if (o->failed)
 		rc = tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s'", o->path);
-	free(o->buf);
-	free(o->zbuf);
-	free(o);
+	out_free(o);
 	return rc;
+}
+
+void tf_out_abort(tf_out *o)
+{
+	if (!o)
+		return;
+	if (o->gzip)
+		deflateEnd(&o->z);
+	if (o->own)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	out_free(o);
 }

@@ -25,6 +25,7 @@
 #include "tracefold/reader.h"
 #include "tracefold/io.h"
 #include "chrome.h"
+#include "hmap.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -89,12 +90,14 @@ struct tf_chrome {
 	u8 *carry;
 	size_t carry_len, carry_cap;
 	int64_t carry_off;
-	size_t want;
+	size_t retry_at;       /* parse the carry again once it holds this many bytes */
+	bool untried;          /* the carry got bytes since it was last parsed */
 
 	uint64_t index;        /* next event's 0-based index in the input */
 	int64_t rank;          /* distributedInfo.rank, -1 none */
 	tf_str trace_cat;      /* "Trace" (Kineto's whole-trace span) */
 	bool lines;            /* JSON lines: events separated by newlines, no commas */
+	bool has_events;       /* object form: a traceEvents array was met */
 	bool nl;               /* a newline since the last event (S_ARR_NEXT) */
 
 	/* scratch for decoded strings: 0 name, 1 cat, 2 pid, 3 tid */
@@ -112,10 +115,10 @@ struct tf_chrome {
 	/* cat id -> 0 unknown, 1 GPU category, 2 other */
 	uint8_t *catcls;
 	size_t catcls_cap;
-	tf_str *gpu_pids;
-	size_t ngpu_pids, capgpu_pids;
-	pending_thread *pend;
-	size_t npend, cappend;
+	tf_hmap gpu_pids;      /* process key -> 1: marked GPU by its metadata */
+	pending_thread *pend;  /* thread metadata, also for tracks not yet seen */
+	uint32_t npend, cappend;
+	tf_hmap pend_idx;      /* process key << 32 | thread key -> pend index */
 };
 
 /* ---- character classes ---- */
@@ -816,49 +819,32 @@ static bool is_gpu_name(const char *t, size_t n)
 
 static bool gpu_pid(const tf_chrome *r, tf_str pk)
 {
-	for (size_t i = 0; i < r->ngpu_pids; i++)
-		if (r->gpu_pids[i] == pk)
-			return true;
-	return false;
+	return tf_hmap_get(&r->gpu_pids, pk) != UINT32_MAX;
 }
 
 static int mark_gpu_process(tf_chrome *r, tf_str pk)
 {
-	if (!gpu_pid(r, pk)) {
-		if (r->ngpu_pids == r->capgpu_pids) {
-			size_t nc = r->capgpu_pids ? r->capgpu_pids * 2 : 8;
-			tf_str *np = realloc(r->gpu_pids, nc * sizeof(*np));
-			if (!np)
-				return TF_ENOMEM;
-			r->gpu_pids = np;
-			r->capgpu_pids = nc;
-		}
-		r->gpu_pids[r->ngpu_pids++] = pk;
-	}
-	uint32_t nt = tf_ctx_track_count(r->ctx);
-	for (uint32_t i = 0; i < nt; i++) {
-		tf_track *t = tf_ctx_track_get(r->ctx, i);
-		if (t->input == r->input && t->process_key == pk)
-			t->kind = TF_TRACK_GPU;
-	}
+	if (gpu_pid(r, pk))
+		return 0;
+	if (tf_hmap_put(&r->gpu_pids, pk, 1) < 0)
+		return TF_ENOMEM;
+	for (uint32_t id = tf_ctx_process_first(r->ctx, r->input, pk); id != UINT32_MAX;
+	     id = tf_ctx_process_next(r->ctx, id))
+		tf_ctx_track_get(r->ctx, id)->kind = TF_TRACK_GPU;
 	return 0;
 }
 
 static pending_thread *pending_find(tf_chrome *r, tf_str pk, tf_str tk, bool add)
 {
-	for (size_t i = 0; i < r->npend; i++)
-		if (r->pend[i].pk == pk && r->pend[i].tk == tk)
-			return &r->pend[i];
+	uint64_t key = (uint64_t)pk << 32 | tk;
+	uint32_t i = tf_hmap_get(&r->pend_idx, key);
+	if (i != UINT32_MAX)
+		return &r->pend[i];
 	if (!add)
 		return NULL;
-	if (r->npend == r->cappend) {
-		size_t nc = r->cappend ? r->cappend * 2 : 16;
-		pending_thread *np = realloc(r->pend, nc * sizeof(*np));
-		if (!np)
-			return NULL;
-		r->pend = np;
-		r->cappend = nc;
-	}
+	if (tf_grow((void **)&r->pend, &r->cappend, r->npend + 1, sizeof(*r->pend)) < 0 ||
+	    tf_hmap_put(&r->pend_idx, key, r->npend) < 0)
+		return NULL;
 	pending_thread *p = &r->pend[r->npend++];
 	memset(p, 0, sizeof(*p));
 	p->pk = pk;
@@ -869,13 +855,7 @@ static pending_thread *pending_find(tf_chrome *r, tf_str pk, tf_str tk, bool add
 /* The existing track (input, pk, tk) of this input, or -1. */
 static uint32_t track_find(tf_chrome *r, tf_str pk, tf_str tk)
 {
-	uint32_t nt = tf_ctx_track_count(r->ctx);
-	for (uint32_t i = 0; i < nt; i++) {
-		const tf_track *t = tf_ctx_track_get(r->ctx, i);
-		if (t->input == r->input && t->process_key == pk && t->thread_key == tk)
-			return i;
-	}
-	return (uint32_t)-1;
+	return tf_ctx_track_find(r->ctx, r->input, pk, tk);
 }
 
 static int track_for(tf_chrome *r, const span *pid, const span *tid, uint32_t *out)
@@ -1308,6 +1288,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 		if (r->topkey == K_TRACE_EVENTS) {
 			if (c != '[')
 				return fail_char(r, q, "\"traceEvents\" is not an array");
+			r->has_events = true;
 			r->state = S_ARR_FIRST;
 			*np = q + 1;
 			return R_OK;
@@ -1416,6 +1397,7 @@ static int run(tf_chrome *r, const u8 *buf, size_t len, int64_t base)
 		}
 		if (rc == R_NEED) {
 			r->carry_len = 0;
+			r->retry_at = 0;
 			r->carry_off = base + (p - buf);
 			return carry_append(r, p, (size_t)(end - p));
 		}
@@ -1433,24 +1415,34 @@ int tf_chrome_feed(tf_chrome *r, const unsigned char *data, size_t n, tf_error *
 	r->base += (int64_t)n;
 	size_t pos = 0;
 	while (r->carry_len) {
+		/* A unit cut by the end of a chunk is parsed again only when
+		 * the carry has grown to retry_at, which doubles after every
+		 * failed try: a huge event costs O(its size), not O(size x
+		 * chunks). */
 		size_t l0 = r->carry_len, cur = 0;
 		bool done = false;
 		for (;;) {
-			size_t add = n - cur;
-			if (add > r->want)
-				add = r->want;
+			size_t target = r->retry_at > r->carry_len ? r->retry_at : r->carry_len + WANT0;
+			size_t add = target - r->carry_len;
+			if (add > n - cur)
+				add = n - cur;
 			TF_TRY(carry_append(r, data + cur, add));
 			cur += add;
+			if (r->carry_len < target) {
+				r->untried = true;
+				return 0; /* all of this chunk is in the carry: wait for more */
+			}
+			r->untried = false;
 			r->buf0 = r->carry;
 			r->buf_base = r->carry_off;
 			const u8 *np;
 			int rc = step(r, r->carry, r->carry + r->carry_len, &np);
 			if (rc == R_OK) {
 				size_t used = (size_t)(np - r->carry);
+				r->retry_at = 0;
 				if (used >= l0) { /* the unit needed bytes of this chunk */
 					pos = used - l0;
 					r->carry_len = 0;
-					r->want = WANT0;
 					done = true;
 					break;
 				}
@@ -1465,9 +1457,9 @@ int tf_chrome_feed(tf_chrome *r, const unsigned char *data, size_t n, tf_error *
 			}
 			if (rc != R_NEED)
 				return rc;
+			r->retry_at = 2 * r->carry_len;
 			if (cur == n)
 				return 0;
-			r->want *= 2;
 		}
 		if (done)
 			break;
@@ -1480,6 +1472,22 @@ int tf_chrome_finish(tf_chrome *r, tf_error *err)
 	r->err = err;
 	if (r->stopped)
 		return TF_ESTOP;
+	if (r->carry_len && r->untried) {
+		/* bytes held back until the carry grew: parse what there is */
+		u8 *buf = r->carry;
+		size_t len = r->carry_len;
+		int64_t off = r->carry_off;
+		r->carry = NULL;
+		r->carry_len = r->carry_cap = 0;
+		r->retry_at = 0;
+		r->untried = false;
+		int rc = run(r, buf, len, off);
+		free(buf);
+		if (rc < 0)
+			return rc;
+		if (r->stopped)
+			return TF_ESTOP;
+	}
 	if (r->carry_len) {
 		if (r->state == S_ARR_FIRST || r->state == S_ARR_ELEM)
 			tf_count_skip(r->ctx, TF_DIAG_truncated_record);
@@ -1489,6 +1497,10 @@ int tf_chrome_finish(tf_chrome *r, tf_error *err)
 	}
 	if (r->state == S_START)
 		return tf_error_set(err, TF_EFORMAT, r->path, r->base, -1, "empty input: no JSON trace");
+	if (r->object_form && !r->has_events)
+		return tf_error_set(err, TF_EFORMAT, r->path, r->base, -1,
+				    "a JSON object without a \"traceEvents\" array is not a trace "
+				    "(expected {\"traceEvents\": [...]} or a bare array of events)");
 	return 0;
 }
 
@@ -1503,7 +1515,6 @@ tf_chrome *tf_chrome_new(const char *path, uint32_t input, tf_ctx *ctx, tf_sink 
 	r->input = input;
 	snprintf(r->path, sizeof(r->path), "%s", path ? path : "");
 	r->state = S_START;
-	r->want = WANT0;
 	r->rank = -1;
 	r->trace_cat = tf_strtab_intern_cstr(r->st, "Trace");
 	if (r->trace_cat == (tf_str)-1) {
@@ -1522,7 +1533,8 @@ void tf_chrome_free(tf_chrome *r)
 		free(r->scr[i]);
 	free(r->tmp);
 	free(r->catcls);
-	free(r->gpu_pids);
+	tf_hmap_free(&r->gpu_pids);
+	tf_hmap_free(&r->pend_idx);
 	free(r->pend);
 	free(r);
 }

@@ -375,12 +375,23 @@ static void test_forms(void **state)
 		assert_int_equal(diag(&u, TF_DIAG_truncated_record), 0);
 		run_free(&u);
 	}
-	static const char *empty[] = { "[]", "{}", "[ ]", "{\"traceEvents\": []}", "{\"x\": 1}", "[" };
+	/* no events: the reader reads them; the commands refuse them (no
+	 * usable event, tf_check_input_used) */
+	static const char *empty[] = { "[]", "[ ]", "{\"traceEvents\": []}", "[" };
 	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++) {
 		run u;
 		run_init(&u);
 		assert_int_equal(parse(&u, empty[i]), 0);
 		assert_int_equal(diag(&u, TF_DIAG_events_read), 0);
+		run_free(&u);
+	}
+	/* an object without a traceEvents array is not a trace at all */
+	static const char *notrace[] = { "{}", "{\"x\": 1}", "{\"events\": [{\"ph\":\"X\",\"ts\":1,\"dur\":1}]}" };
+	for (size_t i = 0; i < sizeof(notrace) / sizeof(notrace[0]); i++) {
+		run u;
+		run_init(&u);
+		assert_int_equal(parse(&u, notrace[i]), TF_EFORMAT);
+		assert_non_null(strstr(u.err.msg, "without a \"traceEvents\" array"));
 		run_free(&u);
 	}
 }

@@ -1,0 +1,170 @@
+# Never lose a file, never pass a broken run, never blow up
+# (docs/robustness.md): output safety, inputs with nothing usable, and
+# growth that must stay linear (two sizes compared in one run).
+. tests/lib.sh
+t=$DATA/chrome/pytorch-legacy-small/trace.json
+$TF -q profile "$t" -o "$TMP/good.pb.gz" || fail "profile of a fixture"
+cp "$TMP/good.pb.gz" "$TMP/good.copy"
+
+# ---- 1. outputs: temporary file + rename
+# a failed run (bad input) leaves an existing output untouched and no temporary
+printf '[{"ph":"X","ts":1,"dur":' > "$TMP/bad.json"
+printf '{"ph":"X","ts":1,"dur":"x"' > "$TMP/bad2.json"
+cp "$TMP/good.copy" "$TMP/out.pb.gz"
+expect_exit 3 "a run with an unusable input fails" $TF profile "$TMP/bad2.json" -o "$TMP/out.pb.gz"
+check "... and leaves the existing output as it was" cmp "$TMP/out.pb.gz" "$TMP/good.copy"
+check "... and no temporary file" test -z "$(ls -A "$TMP" | grep '^\.')"
+# a full disk: a small tmpfs (needs root; skipped otherwise)
+if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/mnt" && mount -t tmpfs -o size=64k tmpfs "$TMP/mnt" 2>/dev/null; then
+	cp "$TMP/good.copy" "$TMP/mnt/run.pb.gz"
+	head -c 200000 /dev/urandom > "$TMP/mnt/filler" 2>/dev/null # fills the rest
+	expect_exit 3 "full disk: profile exits 3" $TF profile "$t" -o "$TMP/mnt/run.pb.gz"
+	grep -q "cannot write '$TMP/mnt/run.pb.gz'" "$TMP/err" && ok "full disk: the error names the output" ||
+		{ fail "full disk: the error names the output"; sed 's/^/#   /' "$TMP/err"; }
+	check "full disk: the profile that was there is intact" cmp "$TMP/mnt/run.pb.gz" "$TMP/good.copy"
+	check "full disk: no temporary file is left" test -z "$(ls -A "$TMP/mnt" | grep '^\.')"
+	$TF -q profile "$t" -o "$TMP/new.pb.gz"
+	expect_exit 3 "full disk: merge run.pb.gz other -o run.pb.gz exits 3" \
+		$TF merge "$TMP/mnt/run.pb.gz" "$TMP/new.pb.gz" -o "$TMP/mnt/run.pb.gz"
+	check "full disk: merge did not destroy its own input" cmp "$TMP/mnt/run.pb.gz" "$TMP/good.copy"
+	check "full disk: the intact input is a valid profile" sh -c "go tool pprof -top '$TMP/mnt/run.pb.gz' >/dev/null 2>&1"
+	rm -f "$TMP/mnt/filler"
+	expect_exit 0 "merge in place with space: exit 0" $TF merge "$TMP/mnt/run.pb.gz" "$TMP/new.pb.gz" -o "$TMP/mnt/run.pb.gz"
+	calls() { python3 tests/tools/pprof_raw.py "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"]["calls/count"])'; }
+	check "merge in place: twice the calls" test "$(calls "$TMP/mnt/run.pb.gz")" -eq $((2 * $(calls "$TMP/good.copy")))
+	umount "$TMP/mnt"
+else
+	ok "# SKIP full-disk cases: mounting a tmpfs needs root"
+fi
+# the output keeps the usual permissions (not the temporary's 0600)
+(umask 022 && $TF -q profile "$t" -o "$TMP/mode.pb.gz")
+check "the output has mode 0644 under umask 022" test "$(stat -c %a "$TMP/mode.pb.gz")" = 644
+# a symbolic link as output: the file it points to is replaced, the link stays
+ln -s "$TMP/good.copy" "$TMP/link.pb.gz"
+$TF -q profile "$t" -o "$TMP/link.pb.gz"
+check "a link as output stays a link" test -L "$TMP/link.pb.gz"
+# devices are written directly
+expect_exit 0 "-o /dev/null" $TF -q profile "$t" -o /dev/null
+check "/dev/null is still a device" test -c /dev/null
+
+# ---- 2. the output may not be an input
+cp "$t" "$TMP/x.json"
+expect_exit 2 "profile x.json -o x.json is refused" $TF profile "$TMP/x.json" -o "$TMP/x.json"
+check "... and the trace is intact" cmp "$TMP/x.json" "$t"
+ln "$TMP/x.json" "$TMP/hard.json"
+expect_exit 2 "a hard link of the input as output is refused" $TF profile "$TMP/x.json" -o "$TMP/hard.json"
+
+# ---- 3-5. nothing usable is an error; diff never passes on an empty side
+printf '[' > "$TMP/open.json"
+printf '{"foo":1}' > "$TMP/obj.json"
+printf '{"events":[{"ph":"X","name":"a","ts":1,"dur":1}]}' > "$TMP/events.json"
+printf '[{"ph":"X"},{"ph":"B"},{}]' > "$TMP/undecodable.json"
+printf '[{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}}]' > "$TMP/meta.json"
+printf '[{"ph":"C","name":"mem","pid":1,"tid":1,"ts":1,"args":{"v":5}}]' > "$TMP/ctr.json"
+for f in open obj events undecodable meta; do
+	expect_exit 3 "profile of $f.json: exit 3" $TF profile "$TMP/$f.json" -o "$TMP/e.pb.gz"
+	grep -q "$f.json" "$TMP/err" && ok "$f.json: the error names it" || { fail "$f.json: the error names it"; sed 's/^/#   /' "$TMP/err"; }
+	check "$f.json: no output written" test ! -e "$TMP/e.pb.gz"
+	expect_exit 3 "diff --fail-above 5 BASE $f.json: exit 3" $TF diff --fail-above 5 "$t" "$TMP/$f.json"
+	expect_exit 3 "diff $f.json BASE: exit 3" $TF diff "$TMP/$f.json" "$t"
+	expect_exit 3 "top $f.json: exit 3" $TF top "$TMP/$f.json"
+	expect_exit 3 "info $f.json: exit 3" $TF info "$TMP/$f.json"
+done
+grep -q "without a \"traceEvents\" array" "$TMP/err" || $TF info "$TMP/events.json" 2>"$TMP/err.txt"
+grep -q "without a \"traceEvents\" array" "$TMP/err.txt" && ok "an object without traceEvents says what was expected" ||
+	{ fail "an object without traceEvents says what was expected"; sed 's/^/#   /' "$TMP/err.txt"; }
+expect_exit 3 "counters only, without -c: nothing to profile" $TF profile "$TMP/ctr.json" -o "$TMP/e.pb.gz"
+grep -q "select them with -c" "$TMP/err" && ok "... says to select them with -c" || fail "... says to select them with -c"
+expect_exit 0 "counters only, with -c mem: a profile" $TF profile -c mem "$TMP/ctr.json" -o "$TMP/e.pb.gz"
+# most of an input lost: said prominently; --strict makes it an error
+python3 -c 'import json; print(json.dumps([{"ph":"X","name":"a","ts":1,"dur":1}] + [{"ph":"X","name":"b","ts":"bad","dur":1}] * 5))' > "$TMP/lossy.json"
+expect_exit 0 "an input that lost most events: exit 0" $TF profile "$TMP/lossy.json" -o "$TMP/l.pb.gz"
+grep -q "WARNING: most of '$TMP/lossy.json' could not be read: 1 events read, bad_event=5" "$TMP/err" &&
+	ok "... with a WARNING saying how much" || { fail "... with a WARNING saying how much"; sed 's/^/#   /' "$TMP/err"; }
+expect_exit 3 "--strict: a lossy input is an error" $TF profile --strict "$TMP/lossy.json" -o "$TMP/s.pb.gz"
+check "--strict: no output written" test ! -e "$TMP/s.pb.gz"
+expect_exit 0 "--strict: a clean input passes" $TF profile --strict "$DATA/chrome/hta-amd-mi250-rocm/mi250_minitoy_train_ROCm6_2_kineto.json.gz" -o /dev/null
+expect_exit 3 "--strict: info exits 3 after its report" $TF info --strict "$TMP/lossy.json"
+grep -q "bad_event" "$TMP/out" && ok "--strict: info printed its report first" || fail "--strict: info printed its report first"
+# an empty pprof profile is no input either
+python3 - "$TMP/empty.pb.gz" <<'PY'
+import gzip, sys
+# profile.proto with one sample type (calls/count) and no samples:
+# string_table = ["", "calls", "count"], sample_type {type: 1, unit: 2}
+def s(tag, b): return bytes([tag << 3 | 2, len(b)]) + b
+data = s(1, bytes([8, 1, 16, 2])) + s(6, b"") + s(6, b"calls") + s(6, b"count")
+gzip.open(sys.argv[1], "wb").write(data)
+PY
+expect_exit 3 "top of a profile with no samples: exit 3" $TF top "$TMP/empty.pb.gz"
+expect_exit 3 "diff against a profile with no samples: exit 3" $TF diff --fail-above 5 "$TMP/good.copy" "$TMP/empty.pb.gz"
+# info on a pprof profile says so
+expect_exit 3 "info of a pprof profile" $TF info "$TMP/good.copy"
+grep -q "is a pprof profile, not a trace: use 'tracefold top'" "$TMP/err" && ok "... says it is a pprof profile" || fail "... says it is a pprof profile"
+
+# ---- growth: twice (or 4x) the input costs about twice (4x) the CPU time
+# cputime CMD...: user+sys seconds of the command (and its children)
+cat > "$TMP/cpu.py" <<'PY'
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.4f" % (r.ru_utime + r.ru_stime))
+PY
+# linear SMALL BIG DESC CMD...: CMD runs with {} replaced by the small and the
+# big input (4x); passes when big/small < 8 (linear: about 4; quadratic: 16)
+linear() {
+	small=$1; big=$2; desc=$3; shift 3
+	a=$(python3 "$TMP/cpu.py" $(echo "$@" | sed "s|{}|$small|g"))
+	b=$(python3 "$TMP/cpu.py" $(echo "$@" | sed "s|{}|$big|g"))
+	if python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if b < 8 * max(a, 0.02) else 1)" "$a" "$b"; then
+		ok "$desc: linear (${a}s -> ${b}s for 4x)"
+	else
+		fail "$desc: super-linear (${a}s -> ${b}s for 4x)"
+	fi
+}
+# 14. Chrome process_name / thread_name metadata
+python3 - "$TMP" <<'PY'
+import json, sys
+for n, name in ((25000, "meta1"), (100000, "meta4")):
+    with open("%s/%s.json" % (sys.argv[1], name), "w") as f:
+        f.write("[")
+        for i in range(n):
+            f.write('{"ph":"M","name":"thread_name","pid":1,"tid":%d,"args":{"name":"t%d"}},' % (i, i))
+            f.write('{"ph":"M","name":"process_name","pid":%d,"args":{"name":"GPU %d"}},' % (i, i))
+            f.write('{"ph":"M","name":"process_labels","pid":%d,"args":{"labels":"GPU %d"}},\n' % (i, i))
+        f.write('{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1}]')
+PY
+linear "$TMP/meta1.json" "$TMP/meta4.json" "Chrome thread/process metadata" $TF profile {} -o /dev/null
+# 15. one huge event (a long args string) read in 256 KiB chunks
+python3 - "$TMP" <<'PY'
+import sys
+for mb, name in ((24, "huge1"), (96, "huge4")):
+    with open("%s/%s.json" % (sys.argv[1], name), "w") as f:
+        f.write('[{"ph":"X","name":"a","ts":1,"dur":1,"args":{"s":"')
+        f.write("x" * (mb << 20))
+        f.write('"}}]')
+PY
+linear "$TMP/huge1.json" "$TMP/huge4.json" "one huge event" $TF profile {} -o /dev/null
+# 13. many comments in a pprof input (merge and top de-duplicate them)
+python3 - "$TMP" <<'PY'
+import gzip, sys
+def varint(v):
+    out = b""
+    while True:
+        b = v & 0x7f; v >>= 7
+        if v: out += bytes([b | 0x80])
+        else: return out + bytes([b])
+def field(tag, b): return varint(tag << 3 | 2) + varint(len(b)) + b
+def vfield(tag, v): return varint(tag << 3) + varint(v)
+for n, name in ((10000, "com1"), (40000, "com4")):
+    strs = [b"", b"calls", b"count", b"f"] + [b"comment %d" % i for i in range(n)]
+    p = field(1, vfield(1, 1) + vfield(2, 2))                       # sample_type calls/count
+    p += field(2, vfield(1, 1) + vfield(2, 1))                      # sample: location 1, value 1
+    p += field(4, vfield(1, 1) + field(4, vfield(1, 1)))            # location 1 -> function 1
+    p += field(5, vfield(1, 1) + vfield(2, 3))                      # function 1 "f"
+    p += b"".join(field(6, s) for s in strs)
+    p += b"".join(vfield(13, 4 + i) for i in range(n))              # comments
+    gzip.open("%s/%s.pb.gz" % (sys.argv[1], name), "wb").write(p)
+PY
+linear "$TMP/com1.pb.gz" "$TMP/com4.pb.gz" "merge of a profile with many comments" $TF merge {} {} -o /dev/null
+linear "$TMP/com1.pb.gz" "$TMP/com4.pb.gz" "top of a profile with many comments" $TF top {}
+finish
