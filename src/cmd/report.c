@@ -104,6 +104,26 @@ int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths)
 			s->fn[f].total = tf_sat_add(s->fn[f].total, v);
 		}
 	}
+	/* keep the functions that count (top's rows, diff's rows on each side):
+	 * self, total or calls non-zero; a frame seen only in all-zero samples
+	 * (which pprof drops) or only with other sample types is not one */
+	uint32_t *remap = stamp, k = 0; /* old index -> new */
+	for (uint32_t i = 0; i < s->n; i++) {
+		const tf_fnstat *f = &s->fn[i];
+		remap[i] = UINT32_MAX;
+		if (f->self == 0 && f->total == 0 && f->calls == 0)
+			continue;
+		remap[i] = k;
+		s->fn[k++] = *f;
+	}
+	s->n = k;
+	s->node_fn[TF_AGG_ROOT] = UINT32_MAX;
+	for (uint32_t n = 1; n < nn; n++)
+		s->node_fn[n] = remap[s->node_fn[n]];
+	tf_hmap_free(&s->idx);
+	for (uint32_t i = 0; i < s->n; i++)
+		if (tf_hmap_put(&s->idx, s->fn[i].name, i) < 0)
+			goto out;
 	rc = 0;
 out:
 	free(stamp);

@@ -16,6 +16,10 @@ typedef struct tf_fnstat {
 	int64_t calls;   /* calls/count of the samples whose leaf it is; 0 without a calls type */
 } tf_fnstat;
 
+/* The one way top and diff count functions (or call paths): fn[] holds, in
+ * first-seen order, those whose self, total or calls is non-zero; a name
+ * that occurs only in samples that are all zero (pprof drops those) or only
+ * with other sample types is not a function of the report. */
 typedef struct tf_fnstats {
 	tf_fnstat *fn;
 	uint32_t n, cap;
@@ -24,7 +28,8 @@ typedef struct tf_fnstats {
 	int64_t calls_total;
 	int type;           /* the sample type */
 	int calls_type;     /* index of "calls", -1 none */
-	uint32_t *node_fn;  /* agg node -> index (function mode), or node -> index (paths) */
+	uint32_t *node_fn;  /* agg node -> index into fn (of its frame, or of its path with
+	                     * paths); UINT32_MAX for the root and names that do not count */
 } tf_fnstats;
 
 /* The sample type to report: name (NULL = the agg's default type, else

@@ -132,7 +132,7 @@ static int rank_stats(tf_agg *a, const tf_fnstats *s, const uint32_t *order, siz
 		int64_t v = smp.values[s->type];
 		for (uint32_t n = smp.node; n != TF_AGG_ROOT; n = tf_agg_node_get(a, n)->parent) {
 			uint32_t f = s->node_fn[n];
-			if (sel[f] < 0 || stamp[f] == (uint32_t)k + 1)
+			if (f == UINT32_MAX || sel[f] < 0 || stamp[f] == (uint32_t)k + 1)
 				continue;
 			stamp[f] = (uint32_t)k + 1;
 			int64_t *cell = &m[(size_t)sel[f] * (size_t)nranks + (size_t)r];
