@@ -44,6 +44,7 @@ static void help(void)
 	       "                         --fail-above check always covers every row\n"
 	       "      --sample-index T   the sample type to compare (default: BASE's default\n"
 	       "                         type, else wall, else the last type)\n"
+	       TF_NAME_WIDTH_HELP
 	       "  -h, --help             this text\n"
 	       "\n"
 	       "trace inputs:\n"
@@ -131,6 +132,7 @@ int tf_cmd_diff(int argc, char **argv)
 	int rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT, paths = 0, normalize = 0;
 	double fail_above = -1, min_share = 1;
 	long long count = 20;
+	size_t name_width = TF_NAME_WIDTH_DEFAULT;
 	tf_input_opts iopts = { 0 };
 	const char *type_name = NULL, *pos[2] = { NULL, NULL };
 	char *argcopy[2] = { NULL, NULL };
@@ -202,6 +204,12 @@ int tf_cmd_diff(int argc, char **argv)
 		} else if (!strcmp(a, "--sample-index")) {
 			NEED_ARG();
 			type_name = argv[++i];
+		} else if (!strcmp(a, "--name-width")) {
+			NEED_ARG();
+			if (tf_name_width("diff", argv[++i], &name_width) < 0) {
+				rc = TF_EXIT_USAGE;
+				goto done;
+			}
 		} else if (a[0] == '-' && a[1]) {
 			rc = tf_usage_error("diff", "unknown option '%s'", a);
 			goto done;
@@ -448,8 +456,10 @@ int tf_cmd_diff(int argc, char **argv)
 		tf_fmt_value(c[5], 64, r->nt, unit);
 		tf_fmt_delta(c[6], 64, r->nt - r->bt, unit);
 		fmt_rel(c[7], 64, r->bt, r->nt);
-		const char *cell[9] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], tf_strtab_get(st, r->name) };
-		trc = tf_table_add(&tbl, cell);
+		char *name = tf_name_short(tf_strtab_get(st, r->name), name_width);
+		const char *cell[9] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], name };
+		trc = name ? tf_table_add(&tbl, cell) : TF_ENOMEM;
+		free(name);
 	}
 	if (trc < 0) {
 		tf_table_free(&tbl);

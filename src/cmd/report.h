@@ -53,6 +53,15 @@ void tf_json_str(FILE *f, const char *s);
 /* Markdown table cell holding s as a code span (pipes escaped). */
 void tf_md_code(FILE *f, const char *s);
 
+/* A name shortened for a text or Markdown table to at most max_width code
+ * points (0 = never shorten); a name that fits is returned unchanged.
+ * Otherwise, until it fits: template argument lists lose their contents
+ * ("kernel<...>", innermost first), then argument lists after an identifier
+ * ("fn(...)"; not "file.py(123)", a line number), then the middle of the
+ * name is cut ("start...end").  Unbalanced brackets are left alone; only
+ * ASCII "..." is inserted.  Returns a malloc'd string, NULL if out of memory. */
+char *tf_name_short(const char *name, size_t max_width);
+
 /* A table printed as aligned text or as a GitHub Markdown table.  Row 0 is
  * the header.  align: one char per column, 'r' or 'l'; the column code_col
  * (or -1) is written as a Markdown code span. */
