@@ -11,6 +11,6 @@ if ./tracefold top --help >/dev/null 2>&1; then
 fi
 if command -v go >/dev/null 2>&1; then
 	echo "\$ go tool pprof -top -nodecount=15 samples/out/pytorch-cnn.pb.gz"
-	GOCACHE=${GOCACHE:-/tmp/tf-gocache} go tool pprof -top -nodecount=15 samples/out/pytorch-cnn.pb.gz 2>&1 | grep -v "Main binary filename not available"
+	GOCACHE=${GOCACHE:-/tmp/tf-gocache} go tool pprof -top -nodecount=15 samples/out/pytorch-cnn.pb.gz
 	echo "(flame graph: go tool pprof -http=: samples/out/pytorch-cnn.pb.gz)"
 fi

@@ -93,6 +93,10 @@ typedef struct tf_agg_meta {
 	int64_t time_nanos;     /* start of the earliest input, 0 unknown */
 	int64_t duration_nanos; /* span of all inputs */
 	int64_t period;         /* pprof period (1) */
+	tf_str main_file;       /* file name of the profile's one mapping (pprof's
+	                         * "main binary"): the first input's base name, or a
+	                         * read profile's first mapping file; 0 = none.  A
+	                         * merge keeps dst's unless it has none. */
 } tf_agg_meta;
 tf_agg_meta *tf_agg_meta_get(tf_agg *a);
 /* Free-text comments (inputs, repair counts); copied. */

@@ -94,6 +94,18 @@ void tf_input_opts_free(tf_input_opts *o);
 	"                       child starts (docs/stack-rules.md)\n"                           \
 	"      --strict         exit 3 if the input needed any repair or lost any data\n"
 
+/* --name-width N of top and diff: names in text and Markdown tables are
+ * shortened to N code points (tf_name_short); 0 = never. */
+#define TF_NAME_WIDTH_DEFAULT 80
+#define TF_NAME_WIDTH_MIN 10
+#define TF_NAME_WIDTH_HELP                                                                  \
+	"      --name-width N     shorten longer function names to N characters in text\n" \
+	"                         and Markdown (default 80, 0 = never; not in JSON):\n"     \
+	"                         kernel<...>(...), then start...end\n"
+/* Parses a --name-width value (0, or TF_NAME_WIDTH_MIN or more); prints a
+ * usage error and returns -1 if it is not one. */
+int tf_name_width(const char *cmd, const char *value, size_t *width_out);
+
 /* Output formats of the report commands. */
 enum { TF_OUT_TEXT = 1, TF_OUT_MARKDOWN = 2, TF_OUT_JSON = 4 };
 /* Parses a --format value among the allowed ones (a mask); prints a usage

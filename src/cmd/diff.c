@@ -1,7 +1,7 @@
 /* diff.c - `tracefold diff BASE NEW`: what changed between two runs.
  *
- * Per function (or, with --paths, per call path): self and inclusive value
- * in BASE and NEW, the change, absolute and relative; rows sorted by the
+ * Per function (or, with --paths, per call path), counted by tf_fnstats as
+ * top counts them: self and inclusive value (and calls, in JSON) in BASE and NEW, the change, absolute and relative; rows sorted by the
  * absolute change of self (or inclusive, --by total), largest first.
  * --fail-above PCT makes it a CI gate (exit 1): a function with at least
  * --min-share PCT of the total (in BASE or NEW) whose --by value grew by more
@@ -44,6 +44,7 @@ static void help(void)
 	       "                         --fail-above check always covers every row\n"
 	       "      --sample-index T   the sample type to compare (default: BASE's default\n"
 	       "                         type, else wall, else the last type)\n"
+	       TF_NAME_WIDTH_HELP
 	       "  -h, --help             this text\n"
 	       "\n"
 	       "trace inputs:\n"
@@ -131,6 +132,7 @@ int tf_cmd_diff(int argc, char **argv)
 	int rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT, paths = 0, normalize = 0;
 	double fail_above = -1, min_share = 1;
 	long long count = 20;
+	size_t name_width = TF_NAME_WIDTH_DEFAULT;
 	tf_input_opts iopts = { 0 };
 	const char *type_name = NULL, *pos[2] = { NULL, NULL };
 	char *argcopy[2] = { NULL, NULL };
@@ -202,6 +204,12 @@ int tf_cmd_diff(int argc, char **argv)
 		} else if (!strcmp(a, "--sample-index")) {
 			NEED_ARG();
 			type_name = argv[++i];
+		} else if (!strcmp(a, "--name-width")) {
+			NEED_ARG();
+			if (tf_name_width("diff", argv[++i], &name_width) < 0) {
+				rc = TF_EXIT_USAGE;
+				goto done;
+			}
 		} else if (a[0] == '-' && a[1]) {
 			rc = tf_usage_error("diff", "unknown option '%s'", a);
 			goto done;
@@ -298,17 +306,17 @@ int tf_cmd_diff(int argc, char **argv)
 			r.ncalls = n->calls;
 			r.status = 0;
 		}
-		if (r.bt == 0 && r.nt == 0 && r.bs == 0 && r.ns == 0)
-			continue;
 		rows[nrows++] = r;
 	}
 	for (uint32_t j = 0; j < fs[1].n; j++) {
 		const tf_fnstat *n = &fs[1].fn[j];
-		if (tf_fnstats_find(&fs[0], n->name) >= 0 || (n->total == 0 && n->self == 0))
+		if (tf_fnstats_find(&fs[0], n->name) >= 0)
 			continue;
 		rows[nrows++] = (row){ n->name, 0, (double)n->self * scale, 0, (double)n->total * scale, 0, n->calls, 1, 0 };
 	}
-	/* status by values: a function present with 0 on one side is new / gone too */
+	/* rows: the functions tf_fnstats counts on either side (as top counts
+	 * them); status by values: a function present with 0 on one side is new
+	 * / gone too */
 	for (size_t i = 0; i < nrows; i++) {
 		row *r = &rows[i];
 		if (r->bt == 0 && r->nt != 0)
@@ -368,6 +376,7 @@ int tf_cmd_diff(int argc, char **argv)
 		ngone += rows[i].status == 2;
 	}
 	if (fmt == FMT_JSON) {
+		bool has_calls = fs[0].calls_type >= 0 && fs[1].calls_type >= 0;
 		printf("{\n  \"schema\": \"tracefold-diff/1\",\n  \"base\": ");
 		tf_json_str(stdout, pos[0]);
 		printf(",\n  \"new\": ");
@@ -407,7 +416,12 @@ int tf_cmd_diff(int argc, char **argv)
 			printf("}, \"total\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ",
 			       jv(r->bt, unit), jv(r->nt, unit), jv(r->nt - r->bt, unit));
 			json_rel(r->bt, r->nt);
-			printf("}, \"regressed\": %s}", r->regress ? "true" : "false");
+			if (has_calls)
+				printf("}, \"calls\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld}",
+				       (long long)r->bcalls, (long long)r->ncalls, (long long)(r->ncalls - r->bcalls));
+			else
+				printf("}, \"calls\": null");
+			printf(", \"regressed\": %s}", r->regress ? "true" : "false");
 		}
 		printf("%s]\n}\n", shown ? "\n  " : "");
 		goto done;
@@ -442,8 +456,10 @@ int tf_cmd_diff(int argc, char **argv)
 		tf_fmt_value(c[5], 64, r->nt, unit);
 		tf_fmt_delta(c[6], 64, r->nt - r->bt, unit);
 		fmt_rel(c[7], 64, r->bt, r->nt);
-		const char *cell[9] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], tf_strtab_get(st, r->name) };
-		trc = tf_table_add(&tbl, cell);
+		char *name = tf_name_short(tf_strtab_get(st, r->name), name_width);
+		const char *cell[9] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], name };
+		trc = name ? tf_table_add(&tbl, cell) : TF_ENOMEM;
+		free(name);
 	}
 	if (trc < 0) {
 		tf_table_free(&tbl);

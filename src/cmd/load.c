@@ -7,7 +7,12 @@
  * scratch aggregate and added, after checking that its sample types are the
  * same set (name and unit) as what is already loaded.  Standard input ("-")
  * is always read as a trace (sniffing would consume it).  Errors are printed
- * here; the return value is an exit status (TF_EXIT_OK or TF_EXIT_INPUT). */
+ * here; the return value is an exit status (TF_EXIT_OK or TF_EXIT_INPUT).
+ *
+ * The agg's main_file (the file name of the written profile's mapping) is
+ * the first input's: its base name for a trace, for a profile the file name
+ * of its own first mapping (so a merge keeps the original trace's name), else
+ * its base name. */
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
@@ -61,6 +66,23 @@ static int add_comment(tf_ctx *ctx, tf_agg *agg, tf_hmap *seen, const char *text
 	return add ? tf_agg_comment(agg, text) : 0;
 }
 
+/* Interned base name of an input path ("dir/run.json.gz" -> "run.json.gz",
+ * "traces/" -> "traces", "-" -> "stdin"); (tf_str)-1 on allocation failure. */
+static tf_str base_name(tf_strtab *st, const char *path)
+{
+	if (!strcmp(path, "-"))
+		return tf_strtab_intern_cstr(st, "stdin");
+	size_t end = strlen(path);
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	size_t start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	if (start == end) /* "/" */
+		return tf_strtab_intern(st, path, end);
+	return tf_strtab_intern(st, path + start, end - start);
+}
+
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
 {
 	const char *format = o ? o->format : NULL;
@@ -83,6 +105,16 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 		/* stdin cannot be sniffed without consuming it: always a trace */
 		is_pprof[i] = !format && strcmp(inputs[i], "-") != 0 && tf_pprof_sniff(inputs[i]);
 		ntraces += !is_pprof[i];
+	}
+	tf_agg_meta *meta = tf_agg_meta_get(agg);
+	if (n > 0 && !is_pprof[0] && !meta->main_file) {
+		tf_str name = base_name(tf_ctx_strtab(ctx), inputs[0]);
+		if (name == (tf_str)-1) {
+			tf_msg("out of memory");
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		meta->main_file = name;
 	}
 	if (ntraces) {
 		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL };
@@ -156,6 +188,12 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 		}
 		if (!tf_agg_nsamples(tmp)) {
 			tf_msg("cannot use '%s': the profile has no samples", inputs[i]);
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		tf_agg_meta *tm = tf_agg_meta_get(tmp);
+		if (!tm->main_file && (tm->main_file = base_name(tf_ctx_strtab(ctx), inputs[i])) == (tf_str)-1) {
+			tf_msg("out of memory");
 			rc = TF_EXIT_INPUT;
 			goto done;
 		}

@@ -104,6 +104,26 @@ int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths)
 			s->fn[f].total = tf_sat_add(s->fn[f].total, v);
 		}
 	}
+	/* keep the functions that count (top's rows, diff's rows on each side):
+	 * self, total or calls non-zero; a frame seen only in all-zero samples
+	 * (which pprof drops) or only with other sample types is not one */
+	uint32_t *remap = stamp, k = 0; /* old index -> new */
+	for (uint32_t i = 0; i < s->n; i++) {
+		const tf_fnstat *f = &s->fn[i];
+		remap[i] = UINT32_MAX;
+		if (f->self == 0 && f->total == 0 && f->calls == 0)
+			continue;
+		remap[i] = k;
+		s->fn[k++] = *f;
+	}
+	s->n = k;
+	s->node_fn[TF_AGG_ROOT] = UINT32_MAX;
+	for (uint32_t n = 1; n < nn; n++)
+		s->node_fn[n] = remap[s->node_fn[n]];
+	tf_hmap_free(&s->idx);
+	for (uint32_t i = 0; i < s->n; i++)
+		if (tf_hmap_put(&s->idx, s->fn[i].name, i) < 0)
+			goto out;
 	rc = 0;
 out:
 	free(stamp);
@@ -265,13 +285,217 @@ int tf_table_add(tf_table *t, const char *const *cells)
 	return 0;
 }
 
+
+/* --- shortening names for tables ----------------------------------------
+ *
+ * tf_name_short() keeps a name that fits; otherwise, until it fits, it
+ * replaces the contents of balanced template argument lists "<...>" with
+ * "..." (the most deeply nested first, one level at a time), then those of
+ * balanced argument lists "(...)" after an identifier, then cuts the middle
+ * ("start...end"; a Python frame "path/file.py(123): fn" keeps "(123): fn").
+ * Widths are code points, as in tf_table. */
+
+/* Code points in s[0..n). */
+static size_t cp_count(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return w;
+}
+
 /* Display width of UTF-8 text (code points). */
 static size_t width(const char *s)
 {
-	size_t w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
+	return cp_count(s, strlen(s));
+}
+
+/* A byte of an identifier (non-ASCII UTF-8 bytes count: letters of other scripts). */
+static int ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       (unsigned char)c >= 0x80;
+}
+
+/* Does s[i] follow the keyword "operator"? */
+static int after_operator(const char *s, size_t i)
+{
+	return i >= 8 && memcmp(s + i - 8, "operator", 8) == 0 && (i == 8 || !ident_char(s[i - 9]));
+}
+
+typedef struct nm_group {
+	size_t open, close; /* byte offsets of the brackets */
+	int depth;          /* 1 = outermost bracket */
+} nm_group;
+
+typedef struct nm_open {
+	size_t at;
+	int elidable;
+} nm_open;
+
+typedef struct nm_scan {
+	nm_group *g;    /* the groups that may be elided */
+	uint32_t *at;   /* byte offset of an opening bracket -> index in g + 1, 0 none */
+	nm_open *stack; /* brackets open at the scan position */
+} nm_scan;
+
+/* Finds the balanced open/close groups of s[0..n) that may be elided: '<'
+ * after an identifier or an operator token ("operator<< <T>"), '(' after an
+ * identifier, '>', ']' or an operator token ("operator()(int)"), with more
+ * than 3 code points inside, and for '(' not all digits (the line number of
+ * "file.py(123): fn" stays).  "->" and operator tokens (operator<, <<, <=,
+ * >, >>, >=, ()) are no brackets; a bracket without its partner is left
+ * alone.  Returns the deepest group's depth, 0 if there is none. */
+static int nm_find(const char *s, size_t n, char open, char close, nm_scan *sc)
+{
+	size_t ns = 0, ng = 0, op_end = SIZE_MAX;
+	int maxd = 0;
+	memset(sc->at, 0, (n + 1) * sizeof(*sc->at));
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if ((c == '<' || c == '>' || c == '(') && after_operator(s, i)) {
+			if (c == '(' && i + 1 < n && s[i + 1] == ')')
+				i++;
+			else
+				while (i + 1 < n && (s[i + 1] == '<' || s[i + 1] == '>' || s[i + 1] == '='))
+					i++;
+			op_end = i + 1;
+			continue;
+		}
+		if (c == open) {
+			char p = i ? s[i - 1] : '\0';
+			size_t k = op_end;
+			while (open == '<' && k < i && s[k] == ' ')
+				k++;
+			int ok = ident_char(p) || k == i;
+			if (open == '(')
+				ok = ok || p == '>' || p == ']';
+			/* one that may not be elided still nests the ones inside */
+			sc->stack[ns++] = (nm_open){ i, ok };
+			continue;
+		}
+		if (c != close || ns == 0 || (close == '>' && i > 0 && s[i - 1] == '-'))
+			continue;
+		nm_open o = sc->stack[--ns];
+		if (!o.elidable || cp_count(s + o.at + 1, i - o.at - 1) <= 3)
+			continue;
+		int digits = open == '(';
+		for (size_t k = o.at + 1; k < i && digits; k++)
+			digits = s[k] >= '0' && s[k] <= '9';
+		if (digits)
+			continue;
+		sc->g[ng] = (nm_group){ o.at, i, (int)ns + 1 };
+		sc->at[o.at] = (uint32_t)++ng;
+		if ((int)ns + 1 > maxd)
+			maxd = (int)ns + 1;
+	}
+	return maxd;
+}
+
+/* s[0..n) with the contents of every group of depth >= level (not inside
+ * another such group) replaced by "...", into out; returns its length. */
+static size_t nm_collapse(const char *s, size_t n, const nm_scan *sc, int level, char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		uint32_t gi = sc->at[i];
+		if (gi && sc->g[gi - 1].depth >= level) {
+			const nm_group *g = &sc->g[gi - 1];
+			out[o++] = s[i];
+			memcpy(out + o, "...", 3);
+			o += 3;
+			out[o++] = s[g->close];
+			i = g->close + 1;
+		} else {
+			out[o++] = s[i++];
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* Byte offset of code point k of s[0..n) (n if there are fewer). */
+static size_t cp_offset(const char *s, size_t n, size_t k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && k-- == 0)
+			return i;
+	return n;
+}
+
+/* Offset of the "(" of "path/file.py(123): fn", or n. */
+static size_t py_line_at(const char *s, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (s[i] != '(')
+			continue;
+		size_t j = i + 1;
+		while (j < n && s[j] >= '0' && s[j] <= '9')
+			j++;
+		if (j > i + 1 && j + 2 < n && s[j] == ')' && s[j + 1] == ':' && s[j + 2] == ' ')
+			return i;
+	}
+	return n;
+}
+
+char *tf_name_short(const char *name, size_t max_width)
+{
+	size_t n = strlen(name);
+	if (max_width == 0 || cp_count(name, n) <= max_width)
+		return strdup(name);
+	char *cur = malloc(n + 1), *tmp = malloc(n + 1);
+	nm_scan sc = { malloc((n + 1) * sizeof(nm_group)), malloc((n + 1) * sizeof(uint32_t)),
+		       malloc((n + 1) * sizeof(nm_open)) };
+	if (!cur || !tmp || !sc.g || !sc.at || !sc.stack) {
+		free(cur);
+		cur = NULL;
+		goto out;
+	}
+	memcpy(cur, name, n + 1);
+	size_t len = n;
+	static const char pairs[2][2] = { { '<', '>' }, { '(', ')' } };
+	for (int p = 0; p < 2 && cp_count(cur, len) > max_width; p++) {
+		int maxd = nm_find(cur, len, pairs[p][0], pairs[p][1], &sc);
+		for (int level = maxd; level >= 1; level--) {
+			size_t tl = nm_collapse(cur, len, &sc, level, tmp);
+			if (level == 1 || cp_count(tmp, tl) <= max_width) {
+				char *x = cur;
+				cur = tmp;
+				tmp = x;
+				len = tl;
+				break;
+			}
+		}
+	}
+	size_t w = cp_count(cur, len);
+	if (w > max_width) {
+		/* the start and the end, "..." between (a width below 4: the start);
+		 * a Python frame keeps "(123): fn" whole when it leaves room */
+		size_t dots = max_width > 3 ? 3 : 0;
+		size_t head = (max_width - dots) / 2, tail = dots ? max_width - dots - head : 0;
+		size_t py = py_line_at(cur, len);
+		if (dots && py < len) {
+			size_t pyw = cp_count(cur + py, len - py);
+			if (pyw > tail && pyw + dots < max_width) {
+				tail = pyw;
+				head = max_width - dots - tail;
+			}
+		}
+		size_t hb = cp_offset(cur, len, dots ? head : max_width), tb = cp_offset(cur, len, w - tail);
+		memcpy(tmp, cur, hb);
+		memcpy(tmp + hb, "...", dots);
+		memmove(tmp + hb + dots, cur + tb, len - tb);
+		tmp[hb + dots + len - tb] = '\0';
+		char *x = cur;
+		cur = tmp;
+		tmp = x;
+	}
+out:
+	free(tmp);
+	free(sc.g);
+	free(sc.at);
+	free(sc.stack);
+	return cur;
 }
 
 void tf_table_print(const tf_table *t, FILE *f, int markdown)

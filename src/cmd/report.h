@@ -16,6 +16,10 @@ typedef struct tf_fnstat {
 	int64_t calls;   /* calls/count of the samples whose leaf it is; 0 without a calls type */
 } tf_fnstat;
 
+/* The one way top and diff count functions (or call paths): fn[] holds, in
+ * first-seen order, those whose self, total or calls is non-zero; a name
+ * that occurs only in samples that are all zero (pprof drops those) or only
+ * with other sample types is not a function of the report. */
 typedef struct tf_fnstats {
 	tf_fnstat *fn;
 	uint32_t n, cap;
@@ -24,7 +28,8 @@ typedef struct tf_fnstats {
 	int64_t calls_total;
 	int type;           /* the sample type */
 	int calls_type;     /* index of "calls", -1 none */
-	uint32_t *node_fn;  /* agg node -> index (function mode), or node -> index (paths) */
+	uint32_t *node_fn;  /* agg node -> index into fn (of its frame, or of its path with
+	                     * paths); UINT32_MAX for the root and names that do not count */
 } tf_fnstats;
 
 /* The sample type to report: name (NULL = the agg's default type, else
@@ -47,6 +52,15 @@ void tf_fmt_delta(char *buf, size_t len, double v, const char *unit);
 void tf_json_str(FILE *f, const char *s);
 /* Markdown table cell holding s as a code span (pipes escaped). */
 void tf_md_code(FILE *f, const char *s);
+
+/* A name shortened for a text or Markdown table to at most max_width code
+ * points (0 = never shorten); a name that fits is returned unchanged.
+ * Otherwise, until it fits: template argument lists lose their contents
+ * ("kernel<...>", innermost first), then argument lists after an identifier
+ * ("fn(...)"; not "file.py(123)", a line number), then the middle of the
+ * name is cut ("start...end").  Unbalanced brackets are left alone; only
+ * ASCII "..." is inserted.  Returns a malloc'd string, NULL if out of memory. */
+char *tf_name_short(const char *name, size_t max_width);
 
 /* A table printed as aligned text or as a GitHub Markdown table.  Row 0 is
  * the header.  align: one char per column, 'r' or 'l'; the column code_col

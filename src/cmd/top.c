@@ -35,6 +35,7 @@ static void help(void)
 	       "      --format FMT       text (default), markdown (GitHub table) or json\n"
 	       "      --sample-index T   the sample type to rank by (default: the profile's\n"
 	       "                         default type, else wall, else the last type)\n"
+	       TF_NAME_WIDTH_HELP
 	       "  -h, --help             this text\n"
 	       "\n"
 	       "trace inputs:\n"
@@ -132,7 +133,7 @@ static int rank_stats(tf_agg *a, const tf_fnstats *s, const uint32_t *order, siz
 		int64_t v = smp.values[s->type];
 		for (uint32_t n = smp.node; n != TF_AGG_ROOT; n = tf_agg_node_get(a, n)->parent) {
 			uint32_t f = s->node_fn[n];
-			if (sel[f] < 0 || stamp[f] == (uint32_t)k + 1)
+			if (f == UINT32_MAX || sel[f] < 0 || stamp[f] == (uint32_t)k + 1)
 				continue;
 			stamp[f] = (uint32_t)k + 1;
 			int64_t *cell = &m[(size_t)sel[f] * (size_t)nranks + (size_t)r];
@@ -175,6 +176,7 @@ int tf_cmd_top(int argc, char **argv)
 	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
 	int ninputs = 0, rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT;
 	long long count = 20;
+	size_t name_width = TF_NAME_WIDTH_DEFAULT;
 	tf_input_opts iopts = { 0 };
 	const char *type_name = NULL;
 	tf_ctx *ctx = NULL;
@@ -235,6 +237,12 @@ int tf_cmd_top(int argc, char **argv)
 		} else if (!strcmp(a, "--sample-index")) {
 			NEED_ARG();
 			type_name = argv[++i];
+		} else if (!strcmp(a, "--name-width")) {
+			NEED_ARG();
+			if (tf_name_width("top", argv[++i], &name_width) < 0) {
+				rc = TF_EXIT_USAGE;
+				goto done;
+			}
 		} else if (a[0] == '-' && a[1]) {
 			rc = tf_usage_error("top", "unknown option '%s'", a);
 			goto done;
@@ -380,8 +388,10 @@ int tf_cmd_top(int argc, char **argv)
 			tf_fmt_value(b[c], 64, (double)rs[i].max, unit), cell[c] = b[c], c++;
 			snprintf(b[c], 64, "%.2f", rs[i].imbalance), cell[c] = b[c], c++;
 		}
-		cell[c++] = tf_strtab_get(st, f->name);
-		trc = tf_table_add(&tb, cell);
+		char *name = tf_name_short(tf_strtab_get(st, f->name), name_width);
+		cell[c++] = name;
+		trc = name ? tf_table_add(&tb, cell) : TF_ENOMEM;
+		free(name);
 	}
 	if (trc < 0) {
 		tf_table_free(&tb);

@@ -273,3 +273,15 @@ int tf_output_is_input(const char *cmd, const char *out, const char *const *inpu
 					      "(choose another -o)", out, inputs[i]);
 	return TF_EXIT_OK;
 }
+
+int tf_name_width(const char *cmd, const char *v, size_t *width_out)
+{
+	long long w;
+	if (!tf_parse_i64(v, &w) || (w != 0 && w < TF_NAME_WIDTH_MIN) || w > 1000000) {
+		tf_usage_error(cmd, "--name-width takes 0 (never shorten) or a width of %d to 1000000, not '%s'",
+			       TF_NAME_WIDTH_MIN, v);
+		return -1;
+	}
+	*width_out = (size_t)w;
+	return 0;
+}

@@ -380,6 +380,8 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 		for (uint32_t t = 0; t < src->ntypes; t++)
 			d[map[t]] = tf_sat_add(d[map[t]], v[t]);
 	}
+	if (!dst->meta.main_file)
+		dst->meta.main_file = src->meta.main_file;
 	/* span: earliest start, latest end */
 	if (src->meta.time_nanos || src->meta.duration_nanos) {
 		if (!dst->meta.time_nanos && !dst->meta.duration_nanos) {

@@ -24,7 +24,10 @@
  *    named by its address "0x...", a sample without locations "[no location]".
  *  - labels: str and num labels, at most TF_AGG_MAX_LABELS per sample (the
  *    first ones by key order of the profile; more are dropped).
- *  - values: matched to the agg's types by (type, unit) name. */
+ *  - values: matched to the agg's types by (type, unit) name.
+ *  - mappings are only validated; the first one's file name becomes the
+ *    agg's main_file when it has none (a merge keeps the original input's
+ *    name).  Addresses are dropped, so a location is its lines. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,6 +407,15 @@ int tf_pprof_read(tf_agg *agg, const char *path, tf_error *err)
 	}
 	if (was_empty && p->period)
 		m->period = p->period;
+	/* the main mapping's file name (ours: the input the profile was made from) */
+	if (!m->main_file && p->n_mapping && p->string_table[p->mapping[0]->filename][0]) {
+		m->main_file = tf_strtab_intern_cstr(r.st, p->string_table[p->mapping[0]->filename]);
+		if (m->main_file == (tf_str)-1) {
+			m->main_file = 0;
+			rc = tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+			goto out;
+		}
+	}
 	/* comments already there are not repeated: a set of interned texts,
 	 * linear in the number of comments */
 	tf_hmap seen = { 0 };

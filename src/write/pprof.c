@@ -5,7 +5,13 @@
  * inclusive, and the profile total is the threads' busy time, counted once.
  * Locations are leaf-first, one per distinct frame, ids from 1; one function
  * per distinct frame, "path/file.py(123): fn" split into name fn, file and
- * line, the full text kept as the system name. */
+ * line, the full text kept as the system name.
+ *
+ * One mapping (id 1), which every location points at: file name the agg's
+ * main_file (the first input's base name), no addresses (memory_start and
+ * limit 0), has_functions, has_filenames and has_line_numbers set, so pprof
+ * knows the profile is symbolized: it neither looks for the binary nor says
+ * "Main binary filename not available". */
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/pprof.h"
@@ -20,6 +26,7 @@ typedef Perftools__Profiles__Label PB_Label;
 typedef Perftools__Profiles__Location PB_Location;
 typedef Perftools__Profiles__Line PB_Line;
 typedef Perftools__Profiles__Function PB_Function;
+typedef Perftools__Profiles__Mapping PB_Mapping;
 
 typedef struct enc {
 	const tf_agg *agg;
@@ -126,6 +133,7 @@ static int64_t location_for(enc *e, tf_str frame)
 	e->lines[li] = ln;
 	PB_Location loc = PERFTOOLS__PROFILES__LOCATION__INIT;
 	loc.id = li + 1;
+	loc.mapping_id = 1;
 	e->locs[li] = loc;
 	return (int64_t)li + 1;
 }
@@ -249,10 +257,22 @@ int tf_pprof_encode(const tf_agg *agg, unsigned char **buf_out, size_t *len_out,
 		fnp[i] = &e.fns[i];
 	p.n_location = e.nlocs;
 	p.location = locp;
+
+	tf_agg_meta *m = tf_agg_meta_get((tf_agg *)agg);
+	PB_Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT;
+	PB_Mapping *mapp = &map;
+	map.id = 1;
+	map.filename = m->main_file ? str_index(&e, m->main_file) : 0;
+	if (map.filename < 0)
+		goto out;
+	map.has_functions = 1;
+	map.has_filenames = 1;
+	map.has_line_numbers = 1;
+	p.n_mapping = 1;
+	p.mapping = &mapp;
 	p.n_function = e.nfns;
 	p.function = fnp;
 
-	tf_agg_meta *m = tf_agg_meta_get((tf_agg *)agg);
 	p.time_nanos = m->time_nanos;
 	p.duration_nanos = m->duration_nanos;
 	int dt = tf_agg_default_type(agg);

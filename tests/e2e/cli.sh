@@ -47,6 +47,13 @@ dump "$TMP/all.pb.gz" > "$TMP/d1"; dump "$TMP/rt.pb.gz" > "$TMP/d2"
 check "round trip pprof -> agg -> pprof keeps every sample (independent decoder)" cmp "$TMP/d1" "$TMP/d2"
 check "round trip of a round trip is byte-identical" sh -c "$TF merge '$TMP/rt.pb.gz' -o '$TMP/rt2.pb.gz' && $P dump '$TMP/rt2.pb.gz' | cmp - '$TMP/d2'"
 check "Go CPU profile reads back with the same samples" sh -c "$TF merge '$TMP/go.pb.gz' -o '$TMP/go-rt.pb.gz' && $P dump '$TMP/go.pb.gz' > '$TMP/g1' && $P dump '$TMP/go-rt.pb.gz' | cmp - '$TMP/g1'"
+# its mappings (the Go binary first) become our one symbolized mapping, named like its first
+one_mapping() { # PROFILE NAME
+	$P mappings "$1" > "$TMP/gm" && [ "$(sed -n 1p "$TMP/gm")" = "mapping 1 $2 0 0 0 1 1 1 0" ] &&
+		[ "$(wc -l < "$TMP/gm")" -eq 2 ] && grep -Eq '^locations [1-9][0-9]* mapping_ids 1$' "$TMP/gm"
+}
+gofile=$($P mappings "$TMP/go.pb.gz" | sed -n '1s/^mapping [0-9]* \([^ ]*\) .*/\1/p')
+check "Go CPU profile: the merge has one mapping named like its first ($gofile), every location in it" one_mapping "$TMP/go-rt.pb.gz" "$gofile"
 gunzip -c "$TMP/all.pb.gz" > "$TMP/raw.pb"
 check "an uncompressed profile.proto is read too" sh -c "$TF top --format json '$TMP/raw.pb' > '$TMP/rawtop.json'"
 $P make /dev/stdin "$TMP/bad.pb.gz" <<'EOF'

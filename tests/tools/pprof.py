@@ -7,6 +7,10 @@
                                    <labels>\t<root;..;leaf>\t<v1 v2 ...>
                                  (samples summed per (labels, path); all-zero dropped)
   pprof.py total FILE TYPE       print the sum of TYPE over all samples
+  pprof.py mappings FILE         print each mapping as
+                                   mapping ID FILE START LIMIT OFFSET FN FL LN IN
+                                 then 'locations N mapping_ids I,J,..' (distinct
+                                 mapping_id of the locations, sorted)
 
 Spec lines (# comments):
   type NAME UNIT                 a sample type (in order)
@@ -207,6 +211,24 @@ def load(path):
     return strings, types, samples, locs, funcs, default
 
 
+def mappings(path):
+    data = open(path, "rb").read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    strings, maps, locmaps = [], [], []
+    for f, wt, v in parse(data):
+        if f == 6:
+            strings.append(v.decode())
+        elif f == 3:
+            maps.append({ff: vv for ff, _, vv in parse(v)})
+        elif f == 4:
+            locmaps.append({ff: vv for ff, _, vv in parse(v) if ff in (1, 2)}.get(2, 0))
+    for m in maps:
+        print("mapping %d %s %d %d %d %s" % (m.get(1, 0), strings[m.get(5, 0)] or '""', m.get(2, 0), m.get(3, 0),
+                                            m.get(4, 0), " ".join(str(m.get(k, 0)) for k in (7, 8, 9, 10))))
+    print("locations %d mapping_ids %s" % (len(locmaps), ",".join(str(x) for x in sorted(set(locmaps)))))
+
+
 def canon(path):
     strings, types, samples, locs, funcs, default = load(path)
 
@@ -246,6 +268,8 @@ def main():
         for (lab, path), vals in sorted(agg.items()):
             if any(vals):
                 print("%s\t%s\t%s" % (lab, path, " ".join(map(str, vals))))
+    elif cmd == "mappings":
+        mappings(sys.argv[2])
     elif cmd == "total":
         tnames, default, agg = canon(sys.argv[2])
         i = [t.split("/")[0] for t in tnames].index(sys.argv[3])

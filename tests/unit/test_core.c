@@ -437,6 +437,7 @@ static void test_pprof_encode(void **state)
 	ev(&f, TF_EV_COMPLETE, "torch/nn/module.py(1501): _call_impl", 10, 50);
 	ev(&f, TF_EV_COMPLETE, "aten::add", 20, 10);
 	done(&f);
+	tf_agg_meta_get(f.agg)->main_file = tf_strtab_intern_cstr(tf_agg_strtab(f.agg), "trace.json");
 	unsigned char *buf;
 	size_t len;
 	assert_int_equal(tf_pprof_encode(f.agg, &buf, &len, NULL), 0);
@@ -465,6 +466,15 @@ static void test_pprof_encode(void **state)
 		}
 	}
 	assert_true(found);
+	/* one mapping, symbolized, named after the input; every location in it */
+	assert_int_equal(p->n_mapping, 1);
+	assert_int_equal(p->mapping[0]->id, 1);
+	assert_string_equal(p->string_table[p->mapping[0]->filename], "trace.json");
+	assert_int_equal(p->mapping[0]->memory_start, 0);
+	assert_int_equal(p->mapping[0]->memory_limit, 0);
+	assert_true(p->mapping[0]->has_functions && p->mapping[0]->has_filenames && p->mapping[0]->has_line_numbers);
+	for (size_t i = 0; i < p->n_location; i++)
+		assert_int_equal(p->location[i]->mapping_id, 1);
 	/* the leaf comes first */
 	for (size_t i = 0; i < p->n_sample; i++)
 		if (p->sample[i]->n_location_id == 3) {

@@ -158,6 +158,7 @@ static tf_agg *sample_agg(tf_strtab *st)
 	tf_agg_meta *m = tf_agg_meta_get(a);
 	m->time_nanos = 1700000000000000000ll;
 	m->duration_nanos = 5000;
+	m->main_file = tf_strtab_intern_cstr(st, "run.trace.json.gz");
 	tf_agg_comment(a, "tracefold test");
 	return a;
 }
@@ -189,6 +190,8 @@ static void test_round_trip(void **state)
 		assert_int_equal(tf_agg_meta_get(b)->duration_nanos, 5000);
 		assert_int_equal(tf_agg_ncomments(b), 1);
 		assert_string_equal(tf_agg_comment_get(b, 0), "tracefold test");
+		/* the mapping's file name comes back as main_file */
+		assert_string_equal(tf_strtab_get(st2, tf_agg_meta_get(b)->main_file), "run.trace.json.gz");
 		/* re-encoding the read-back agg gives the same bytes */
 		unsigned char *b1, *b2;
 		size_t l1, l2;
@@ -234,6 +237,7 @@ typedef struct pb {
 	uint64_t ids0[2], ids1[1];
 	int64_t val0[2], val1[2];
 	Perftools__Profiles__Label lab[1], *labp[1];
+	Perftools__Profiles__Mapping map[2], *mapp[2];
 } pb;
 
 static void pb_init(pb *b)
@@ -242,7 +246,8 @@ static void pb_init(pb *b)
 	PB_Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	b->p = p;
 	const char *s[] = { "", "cpu", "nanoseconds", "samples", "count", "outer", "inner",
-			    "_ZN3foo3barEv", "foo::bar()", "leaf", "x.cc", "key", "val" };
+			    "_ZN3foo3barEv", "foo::bar()", "leaf", "x.cc", "key", "val", "/usr/bin/app",
+			    "libc.so.6" };
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		b->strings[i] = (char *)s[i];
 	b->p.string_table = b->strings;
@@ -317,6 +322,19 @@ static void pb_init(pb *b)
 	b->p.n_sample = 2;
 	b->p.time_nanos = 100;
 	b->p.duration_nanos = 50;
+	/* mappings 7 (the main binary) and 9 (libc, holding location 30) */
+	for (int i = 0; i < 2; i++) {
+		Perftools__Profiles__Mapping m = PERFTOOLS__PROFILES__MAPPING__INIT;
+		b->map[i] = m;
+		b->mapp[i] = &b->map[i];
+	}
+	b->map[0].id = 7, b->map[0].filename = 13, b->map[0].memory_start = 0x400000, b->map[0].memory_limit = 0x500000;
+	b->map[1].id = 9, b->map[1].filename = 14, b->map[1].memory_start = 0x7f0000, b->map[1].memory_limit = 0x800000;
+	b->loc[0].mapping_id = 7;
+	b->loc[1].mapping_id = 7;
+	b->loc[2].mapping_id = 9;
+	b->p.mapping = b->mapp;
+	b->p.n_mapping = 2;
 }
 
 static void pb_write(pb *b, const char *path)
@@ -344,6 +362,32 @@ static void test_foreign(void **state)
 				 "|0x401000| samples=1 cpu=10000000\n");
 	free(got);
 	assert_int_equal(tf_agg_default_type(a), -1); /* none given: viewers take the last */
+	/* the first mapping names the profile's main file; written back as our one mapping */
+	assert_string_equal(tf_strtab_get(st, tf_agg_meta_get(a)->main_file), "/usr/bin/app");
+	unsigned char *buf;
+	size_t len;
+	assert_int_equal(tf_pprof_encode(a, &buf, &len, &err), 0);
+	PB_Profile *q = perftools__profiles__profile__unpack(NULL, len, buf);
+	assert_non_null(q);
+	assert_int_equal(q->n_mapping, 1);
+	assert_int_equal(q->mapping[0]->id, 1);
+	assert_string_equal(q->string_table[q->mapping[0]->filename], "/usr/bin/app");
+	assert_true(q->mapping[0]->has_functions && q->mapping[0]->has_filenames && q->mapping[0]->has_line_numbers);
+	for (size_t i = 0; i < q->n_location; i++)
+		assert_int_equal(q->location[i]->mapping_id, 1);
+	perftools__profiles__profile__free_unpacked(q, NULL);
+	free(buf);
+	/* a profile without mappings leaves main_file alone; a later one with them sets it */
+	tf_agg *nm = tf_agg_new(st);
+	b.p.n_mapping = 0;
+	b.loc[0].mapping_id = b.loc[1].mapping_id = b.loc[2].mapping_id = 0;
+	pb_write(&b, tmp("nomap.pb"));
+	assert_int_equal(tf_pprof_read(nm, tmp("nomap.pb"), &err), 0);
+	assert_int_equal(tf_agg_meta_get(nm)->main_file, 0);
+	assert_int_equal(tf_pprof_read(nm, tmp("foreign.pb"), &err), 0);
+	assert_string_equal(tf_strtab_get(st, tf_agg_meta_get(nm)->main_file), "/usr/bin/app");
+	tf_agg_free(nm);
+	pb_init(&b);
 	/* a second profile with another span: earliest start, latest end */
 	b.p.time_nanos = 120;
 	b.p.duration_nanos = 100;
@@ -410,6 +454,12 @@ static void test_invalid(void **state)
 	pb_init(&b);
 	b.loc[0].mapping_id = 5;
 	expect_invalid(&b, "undefined mapping id 5");
+	pb_init(&b);
+	b.map[1].id = 7;
+	expect_invalid(&b, "mapping id 7 is defined twice");
+	pb_init(&b);
+	b.map[0].filename = 99;
+	expect_invalid(&b, "filename 99 is out of range");
 	/* not protobuf at all */
 	write_file(tmp("junk.pb"), "\x0a\xff\xff\xff\xff\x0f garbage", 14);
 	tf_strtab *st = tf_strtab_new();
