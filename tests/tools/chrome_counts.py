@@ -26,8 +26,7 @@ def is_time(v):
         return True
     if isinstance(v, str):
         try:
-            Decimal(v)
-            return v.strip() == v and v.lower() not in ("nan", "inf", "-inf", "infinity")
+            return v.strip() == v and Decimal(v).is_finite()   # not "NaN", "Infinity", "-Infinity"
         except InvalidOperation:
             return False
     return False
@@ -47,11 +46,15 @@ def main():
             kind = "ev_async"
         if len(ph) != 1 or kind is None:
             add("ev_other"); continue
-        if kind != "ev_metadata" and (not is_time(e.get("ts")) or (ph == "X" and not is_time(e.get("dur")))):
+        # an X without dur is a region still running when tracing stopped
+        # (docs/stack-rules.md); a dur that is there must be a time
+        if kind != "ev_metadata" and (not is_time(e.get("ts")) or (ph == "X" and "dur" in e and not is_time(e["dur"]))):
             add("bad_event"); continue
         if ph == "C":
             args = e.get("args") if isinstance(e.get("args"), dict) else {}
-            n = sum(1 for v in args.values() if isinstance(v, (int, Decimal)) and not isinstance(v, bool))
+            # numbers and numeric strings (Bazel writes "8.395000000000001")
+            n = sum(1 for v in args.values() if (isinstance(v, (int, Decimal)) and not isinstance(v, bool)) or
+                    (isinstance(v, str) and is_time(v)))
             if n == 0:
                 add("bad_event"); continue
             add(kind, n); continue
