@@ -9,8 +9,8 @@ TRACE: a bare JSON array (terminated or not), an object with "traceEvents",
 JSON lines (one event per line, with or without commas, with or without a
 "[" line: DFTracer .pfw), any of them gzipped.
 
---keep-trace-span  keep events whose cat is exactly "Trace" (Kineto's
-                   whole-trace span); by default they are left out
+--keep-trace-span  keep X events whose cat is exactly "Trace" (Kineto's
+                   whole-trace span); by default they are left out (trace_span)
 --clip-tolerance T overhang a child may have over its parent and still be
                    clipped instead of cutting the parent; a number with an
                    optional unit ns, us (default), ms or s; default 1 us
@@ -38,13 +38,18 @@ Prints JSON:
                   one per numeric member of args (number or numeric string),
                   named NAME, or NAME.KEY when an event has several
                   (docs/format-chrome.md); diag counter_events = their number
-  events, tracks, trace_spans (cat "Trace" events seen), max_depth, form"""
+  events, tracks, trace_spans (cat "Trace" X events seen), max_depth, form
+
+Names: a missing, null or empty name is "[unnamed]"; \\u0000 becomes U+FFFD."""
 import gzip, json, re, sys
 from collections import Counter
 from decimal import Decimal, Context, ROUND_HALF_EVEN, InvalidOperation
 
 CTX = Context(prec=80, rounding=ROUND_HALF_EVEN)
-NUM = re.compile(r'-?(?:0|[0-9]+)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?')
+# a numeric string (docs/format-chrome.md): decimal, optional sign (also +),
+# ".5" and "5." accepted, optional exponent; no spaces, no hex, no nan/inf
+NUM = re.compile(r'[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?')
+INT64_MAX = 2**63 - 1
 UNNAMED = "[unnamed]"
 
 
@@ -74,7 +79,10 @@ def dec(v):
 def ns(v):
     """Microseconds (number or numeric string) to integer ns, exactly:
     Decimal * 1000, round half even below 1 ns."""
-    return int(CTX.multiply(dec(v), Decimal(1000)).to_integral_value(rounding=ROUND_HALF_EVEN))
+    n = int(CTX.multiply(dec(v), Decimal(1000)).to_integral_value(rounding=ROUND_HALF_EVEN))
+    if not -INT64_MAX - 1 <= n <= INT64_MAX:      # outside int64 ns: bad
+        raise Bad(v)
+    return n
 
 
 def key(v):
@@ -93,7 +101,7 @@ def key(v):
 
 def frame_name(e):
     n = e.get("name")
-    if n is None:
+    if n is None or n == "":
         return UNNAMED
     if not isinstance(n, str):
         n = json.dumps(n, default=str)
@@ -201,13 +209,17 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
         ph = e.get("ph")
         if ph not in ("X", "B", "E", "C"):
             continue
-        if e.get("cat") == "Trace":
+        if ph == "X" and e.get("cat") == "Trace":     # Kineto's whole-trace span
             trace_spans += 1
             if not keep_trace:
+                diag["trace_span"] += 1
                 continue
         try:
             ts = ns(e["ts"])
-            dur = ns(e["dur"]) if ph == "X" and "dur" in e else None
+            # an X without dur (or "dur": null) runs to the track's end
+            dur = ns(e["dur"]) if ph == "X" and e.get("dur") is not None else None
+            if dur is not None and not -INT64_MAX - 1 <= ts + dur <= INT64_MAX:
+                raise Bad(e["dur"])
         except (KeyError, Bad):
             diag["bad_event"] += 1
             continue
