@@ -8,7 +8,7 @@
 # "events: a=1, b=2" comment of a profile -> the reader's counters, one per line
 counters() {
 	pprof -comments "$1" 2>/dev/null | sed -n 's/^events: //p' | tr -d ' ' | tr ',' '\n' |
-		grep -E '^(events_read|ev_[a-z]+|bad_event|truncated_record)=' | sort
+		grep -E '^(events_read|ev_[a-z]+|bad_event|truncated_record|trace_span)=' | sort
 }
 
 for t in $DATA/chrome/*/*.json $DATA/chrome/*/*.json.gz; do

@@ -17,7 +17,7 @@ import json, re, sys
 j = json.load(open(sys.argv[1]))
 txt = open(sys.argv[2]).read()
 d = j["diagnostics"]
-skips = ("ev_other", "ev_tracer", "tau_trigger_frame", "truncated_record", "bad_event", "unknown_event_id")
+skips = ("ev_other", "ev_tracer", "tau_trigger_frame", "trace_span", "truncated_record", "bad_event", "unknown_event_id")
 kinds = sum(v for k, v in d.items() if k.startswith("ev_") and k not in skips)
 bad = []
 if d["events_read"] != kinds + sum(d.get(k, 0) for k in skips):
