@@ -33,6 +33,17 @@ for t in $DATA/chrome/*/*.json $DATA/chrome/*/*.json.gz $DATA/chrome/*/*.jsonl $
 		python3 tests/tools/compare_chrome.py "$t" "$out" $oracle $k $info || nfail=$((nfail + 1))
 	done
 done
+# --clip-tolerance: the oracle with the same tolerance (0 cuts at any overhang)
+for t in $DATA/chrome/rules/bazel-overlap.json $DATA/chrome/pytorch-legacy-small/trace.json; do
+	for tol in 0 500ns 2us; do
+		out=$TMP/tol.pb.gz
+		if $TF -q profile --clip-tolerance $tol "$t" -o "$out" 2>"$TMP/err"; then
+			python3 tests/tools/compare_chrome.py "$t" "$out" --clip-tolerance $tol || nfail=$((nfail + 1))
+		else
+			fail "profile --clip-tolerance $tol $t"; sed 's/^/#   /' "$TMP/err"
+		fi
+	done
+done
 # -o - writes the profile to stdout; output is deterministic
 t=$DATA/chrome/pytorch-legacy-small/trace.json
 $TF -q profile "$t" -o - > "$TMP/a.pb.gz" && $TF -q profile "$t" -o "$TMP/b.pb.gz"

@@ -52,7 +52,7 @@ trace = pos[0]
 prof = pos[1] if len(pos) > 1 else None
 oracle = pos[2] if len(pos) > 2 else None
 keep = "--keep-trace-span" in opts
-if expect_path is None:
+if expect_path is None and "--clip-tolerance" not in opts:   # expectations are for the default tolerance
     stem = os.path.basename(trace)
     stem = os.path.splitext(stem[:-3] if stem.endswith(".gz") else stem)[0]
     cand = os.path.join(os.path.dirname(trace), "expect", stem + ".json")
@@ -61,7 +61,8 @@ if expect_path is None:
 
 exp = json.loads(subprocess.run([sys.executable, os.path.join(here, "chrome_expect.py"), trace] + opts,
                                 capture_output=True, text=True, check=True).stdout)
-name = os.path.basename(trace) + (" (--keep-trace-span)" if keep else "")
+name = os.path.basename(trace) + "".join(" (%s)" % o for o in opts if o.startswith("--")).replace(
+    "(--clip-tolerance)", "(--clip-tolerance %s)" % (opts[opts.index("--clip-tolerance") + 1] if "--clip-tolerance" in opts else ""))
 fails = 0
 
 
