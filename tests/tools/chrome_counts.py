@@ -5,8 +5,8 @@ reader must report for it.
 
 usage: chrome_counts.py TRACE.json[.gz]
 Prints one "name=value" per non-zero counter, sorted by name."""
-import gzip, json, re, sys
-from decimal import Decimal
+import gzip, json, sys
+from decimal import Decimal, InvalidOperation
 
 def load(path):
     op = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
@@ -25,9 +25,23 @@ def is_time(v):
     if isinstance(v, (int, Decimal)):
         return True
     if isinstance(v, str):
-        # decimal forms of docs/format-chrome.md (sign, +, .5, 5., exponent);
-        # not "NaN", "Infinity", spaces, hex
-        return re.fullmatch(r'[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?', v) is not None
+        try:
+            Decimal(v)
+            return v.strip() == v and v.lower() not in ("nan", "inf", "-inf", "infinity")
+        except InvalidOperation:
+            return False
+    return False
+
+def is_number(v):
+    if isinstance(v, bool) or v is None:
+        return False
+    if isinstance(v, int):
+        return True
+    if isinstance(v, Decimal):
+        return v.is_finite()
+    if isinstance(v, str):
+        import re
+        return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", v) is not None
     return False
 
 def main():
@@ -45,17 +59,16 @@ def main():
             kind = "ev_async"
         if len(ph) != 1 or kind is None:
             add("ev_other"); continue
-        # an X without dur is a region still running when tracing stopped
-        # (docs/stack-rules.md); a dur that is there must be a time
-        if kind != "ev_metadata" and (not is_time(e.get("ts")) or (ph == "X" and e.get("dur") is not None and not is_time(e["dur"]))):
-            add("bad_event"); continue
-        if ph == "X" and e.get("cat") == "Trace":   # Kineto's whole-trace span: left out
+        if ph == "X" and e.get("cat") == "Trace":   # Kineto's whole-trace span, left out
             add("trace_span"); continue
+        # an X without dur (or with null) runs to the end of its track
+        if kind != "ev_metadata" and (not is_time(e.get("ts")) or
+                                      (ph == "X" and e.get("dur") is not None and not is_time(e.get("dur")))):
+            add("bad_event"); continue
         if ph == "C":
             args = e.get("args") if isinstance(e.get("args"), dict) else {}
-            # numbers and numeric strings (Bazel writes "8.395000000000001")
-            n = sum(1 for v in args.values() if (isinstance(v, (int, Decimal)) and not isinstance(v, bool)) or
-                    (isinstance(v, str) and is_time(v)))
+            # numbers, also written as strings ("8.395"), finite only
+            n = sum(1 for v in args.values() if is_number(v))
             if n == 0:
                 add("bad_event"); continue
             add(kind, n); continue
