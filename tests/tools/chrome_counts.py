@@ -25,11 +25,21 @@ def is_time(v):
     if isinstance(v, (int, Decimal)):
         return True
     if isinstance(v, str):
-        try:
-            Decimal(v)
-            return v.strip() == v and v.lower() not in ("nan", "inf", "-inf", "infinity")
-        except InvalidOperation:
-            return False
+        # the decimal forms only: "-Infinity", "+inf", "sNaN", "1_000" are
+        # not times (Decimal() accepts them)
+        return is_number(v)
+    return False
+
+def is_number(v):
+    if isinstance(v, bool) or v is None:
+        return False
+    if isinstance(v, int):
+        return True
+    if isinstance(v, Decimal):
+        return v.is_finite()
+    if isinstance(v, str):
+        import re
+        return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", v) is not None
     return False
 
 def is_number(v):

@@ -1,95 +1,421 @@
 #!/usr/bin/env python3
 """Independent computation of what a profile of a Chrome trace must contain,
-written from docs/stack-rules.md (not from tracefold's C code).
+written from the rules text in docs/stack-rules.md (not from tracefold's C code).
 
-usage: chrome_expect.py TRACE.json[.gz] [--rule clip|pytorch]
-Prints JSON: {"funcs": {name: {"calls", "self_ns", "incl_ns", "recursive"}},
-"union_ns": busy time (union of intervals) summed over threads, "events": N}
+usage: chrome_expect.py TRACE [--keep-trace-span] [--clip-tolerance T] [--list-repairs]
+                        [--rule clip|pytorch]
 
-Times are converted from decimal microsecond text to integer ns exactly.
---rule clip (tracefold): a child ending after its parent is clipped to it.
---rule pytorch (PyTorch 1.13 EventList._populate_cpu_children): such a child
-pops the parent, so later siblings go to the grandparent."""
-import gzip, json, sys
-from decimal import Decimal
+TRACE: a bare JSON array (terminated or not), an object with "traceEvents",
+JSON lines (one event per line, with or without commas, with or without a
+"[" line: DFTracer .pfw), any of them gzipped.
+
+--keep-trace-span  keep X events whose cat is exactly "Trace" (Kineto's
+                   whole-trace span); by default they are left out (trace_span)
+--clip-tolerance T overhang a child may have over its parent and still be
+                   clipped instead of cutting the parent; a number with an
+                   optional unit ns, us (default), ms or s; default 1 us
+--list-repairs     print every repair (kind, track, name, start and end in
+                   ns, ns moved) on stderr, one a line
+--rule pytorch     PyTorch 1.13 EventList._populate_cpu_children instead:
+                   a child ending after its parent pops the parent, so later
+                   siblings go to the grandparent (no tolerance, no cuts)
+
+Prints JSON:
+  funcs: {name: {calls, self_ns, incl_ns, recursive, clipped}}
+         incl_ns counts a name once under recursion (= pprof's cum)
+  paths: {"root;...;leaf": {calls, self_ns}}
+  total_ns        sum of self time = profile total
+  root_union_ns   sum over tracks of the post-repair root frames' lengths
+  raw_union_ns    sum over tracks of the union of the raw intervals (after
+                  B/E pairing and closing unclosed regions, before any clip or cut)
+  calls           region instances: X + B/E pairs + unclosed B
+  diag            end_without_begin, begin_unclosed, child_clipped,
+                  overlap_cut, negative_duration (and their *_ns),
+                  bad_event (X/B/E/C events with a missing or invalid ts or
+                  dur, C events without a numeric value, non-object or empty
+                  entries), truncated (1 if the input ended inside an event)
+  counters        {name: {samples, min, max, sum}} of the C events' values:
+                  one per numeric member of args (number or numeric string),
+                  named NAME, or NAME.KEY when an event has several
+                  (docs/format-chrome.md); diag counter_events = their number
+  events, tracks, trace_spans (cat "Trace" X events seen), max_depth, form
+
+Names: a missing, null or empty name is "[unnamed]"; \\u0000 becomes U+FFFD."""
+import gzip, json, re, sys
+from collections import Counter
+from decimal import Decimal, Context, ROUND_HALF_EVEN, InvalidOperation
+
+CTX = Context(prec=80, rounding=ROUND_HALF_EVEN)
+# a numeric string (docs/format-chrome.md): decimal, optional sign (also +),
+# ".5" and "5." accepted, optional exponent; no spaces, no hex, no nan/inf
+NUM = re.compile(r'[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?')
+INT64_MAX = 2**63 - 1
+UNNAMED = "[unnamed]"
+
+
+class Bad(Exception):
+    pass
+
+
+def dec(v):
+    """A JSON number or a numeric string as a finite Decimal, else Bad."""
+    if isinstance(v, bool) or v is None:
+        raise Bad(v)
+    if isinstance(v, int):
+        d = Decimal(v)
+    elif isinstance(v, Decimal):
+        d = v
+    elif isinstance(v, float):          # not produced by load(); kept for safety
+        d = Decimal(repr(v))
+    elif isinstance(v, str) and NUM.fullmatch(v):
+        d = Decimal(v)
+    else:                                # "NaN", "Infinity", text, objects
+        raise Bad(v)
+    if not d.is_finite():                # bare NaN / Infinity / -Infinity tokens
+        raise Bad(v)
+    return d
+
 
 def ns(v):
-    return int((Decimal(str(v)) * 1000).to_integral_value())
+    """Microseconds (number or numeric string) to integer ns, exactly:
+    Decimal * 1000, round half even below 1 ns."""
+    n = int(CTX.multiply(dec(v), Decimal(1000)).to_integral_value(rounding=ROUND_HALF_EVEN))
+    if not -INT64_MAX - 1 <= n <= INT64_MAX:      # outside int64 ns: bad
+        raise Bad(v)
+    return n
 
-def load(path):
-    op = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
-    with op(path, "rt", encoding="utf-8") as f:
-        text = f.read()
-    t = text.rstrip().rstrip(",")
-    try:
-        data = json.loads(t, parse_float=Decimal)
-    except json.JSONDecodeError:
-        data = json.loads(t + "]", parse_float=Decimal)   # unterminated array
-    return data["traceEvents"] if isinstance(data, dict) else data
 
 def key(v):
-    return str(v)
+    """Track key text of a pid/tid: numbers and numeric strings are the same
+    number (7 == "7"); a missing pid/tid is the empty text."""
+    if v is None:
+        return ""
+    try:
+        d = dec(v)
+    except Bad:
+        return v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
+    if d == d.to_integral_value():
+        return str(int(d))
+    return str(d.normalize())
 
-def main():
-    path = sys.argv[1]
-    rule = sys.argv[sys.argv.index("--rule") + 1] if "--rule" in sys.argv else "clip"
-    evs = load(path)
+
+def frame_name(e):
+    n = e.get("name")
+    if n is None or n == "":
+        return UNNAMED
+    if not isinstance(n, str):
+        n = json.dumps(n, default=str)
+    return n.replace("\x00", "\ufffd")
+
+
+def tolerance_ns(text):
+    m = re.fullmatch(r'\s*([0-9.eE+-]+)\s*(ns|us|µs|ms|s)?\s*', text)
+    if not m:
+        sys.exit("chrome_expect.py: bad --clip-tolerance %r" % text)
+    mult = {"ns": Decimal(1), "us": Decimal(1000), "µs": Decimal(1000), "ms": Decimal(10**6),
+            "s": Decimal(10**9), None: Decimal(1000)}[m.group(2)]
+    return int(CTX.multiply(Decimal(m.group(1)), mult).to_integral_value(rounding=ROUND_HALF_EVEN))
+
+
+# ---------------------------------------------------------------- loading
+
+def _skip(text, i, chars=" \t\r\n,"):
+    n = len(text)
+    while i < n and text[i] in chars:
+        i += 1
+    return i
+
+
+def _stream(text, i, decoder):
+    """Events one after another from text[i:], separated by whitespace and/or
+    commas, until a ']' or the end.  Returns (events, truncated)."""
+    evs = []
+    while True:
+        i = _skip(text, i)
+        if i >= len(text) or text[i] == "]":
+            return evs, 0
+        try:
+            obj, i = decoder.raw_decode(text, i)
+        except ValueError:
+            return evs, 1      # an unterminated event at the end of the input
+        evs.append(obj)
+
+
+def load(path):
+    """Returns (events, form, truncated)."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    text = raw.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    # Decimal for every fraction; bare NaN/Infinity/-Infinity become
+    # non-finite Decimals (bad events later)
+    decoder = json.JSONDecoder(parse_float=Decimal, parse_constant=Decimal)
+    try:
+        data = decoder.decode(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        if "traceEvents" in data:
+            return data["traceEvents"], "object", 0
+        return [data], "lines", 0          # a single JSON line
+    if isinstance(data, list):
+        return data, "array", 0
+    i = _skip(text, 0, " \t\r\n")
+    if i < len(text) and text[i] == "[":
+        evs, tr = _stream(text, i + 1, decoder)   # unterminated array, or .pfw (no commas)
+        return evs, "array-stream", tr
+    # JSON lines, or an object whose first value cannot be decoded
+    try:
+        first, _ = decoder.raw_decode(text, i)
+    except ValueError:
+        first = None
+    if first is None or (isinstance(first, dict) and "traceEvents" in first):
+        m = re.search(r'"traceEvents"\s*:\s*\[', text)
+        if not m:
+            sys.exit("chrome_expect.py: cannot read %s" % path)
+        evs, tr = _stream(text, m.end(), decoder)   # unterminated object form
+        return evs, "object-stream", tr
+    evs, tr = _stream(text, i, decoder)
+    return evs, "lines", tr
+
+
+# ---------------------------------------------------------------- analysis
+
+def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
+    diag = Counter()
+
+    def note(kind, tk, name, start, end, moved):
+        if log:
+            log.write("%s track=%s name=%s start=%d end=%d ns=%d\n" % (kind, "/".join(tk), json.dumps(name), start, end, moved))
     tracks = {}
+    counters = {}
+    trace_spans = 0
+
+    def track(e):
+        k = (key(e.get("pid")), key(e.get("tid")))
+        return tracks.setdefault(k, {"x": [], "be": [], "last": None})
+
+    def see(tr, t):
+        if tr["last"] is None or t > tr["last"]:
+            tr["last"] = t
+
     for i, e in enumerate(evs):
-        ph = e.get("ph")
-        if ph not in ("X", "B", "E") or "ts" not in e:
+        if not isinstance(e, dict) or not e:
+            diag["bad_event"] += 1
             continue
-        tr = tracks.setdefault((key(e.get("pid")), key(e.get("tid"))), {"spans": [], "marks": []})
-        ts = ns(e["ts"])
+        ph = e.get("ph")
+        if ph not in ("X", "B", "E", "C"):
+            continue
+        if ph == "X" and e.get("cat") == "Trace":     # Kineto's whole-trace span
+            trace_spans += 1
+            if not keep_trace:
+                diag["trace_span"] += 1
+                continue
+        try:
+            ts = ns(e["ts"])
+            # an X without dur (or "dur": null) runs to the track's end
+            dur = ns(e["dur"]) if ph == "X" and e.get("dur") is not None else None
+            if dur is not None and not -INT64_MAX - 1 <= ts + dur <= INT64_MAX:
+                raise Bad(e["dur"])
+        except (KeyError, Bad):
+            diag["bad_event"] += 1
+            continue
+        if ph == "C":
+            # docs/format-chrome.md: one value per numeric member of args
+            # (numbers or numeric strings), named NAME when there is one,
+            # NAME.KEY when there are several; none at all: bad_event
+            args = e.get("args")
+            vals = []
+            if isinstance(args, dict):
+                for k, v in args.items():
+                    try:
+                        vals.append((k, dec(v)))
+                    except Bad:
+                        pass
+            if not vals:
+                diag["bad_event"] += 1
+                continue
+            see(track(e), ts)
+            diag["counter_events"] += len(vals)
+            cname = e.get("name") if isinstance(e.get("name"), str) else ""
+            for k, v in vals:
+                c = counters.setdefault(cname if len(vals) == 1 else cname + "." + k,
+                                        {"samples": 0, "min": None, "max": None, "sum": Decimal(0)})
+                c["samples"] += 1
+                c["min"] = v if c["min"] is None else min(c["min"], v)
+                c["max"] = v if c["max"] is None else max(c["max"], v)
+                c["sum"] += v
+            continue
+        tr = track(e)
+        see(tr, ts)
         if ph == "X":
-            d = max(0, ns(e.get("dur", 0)))
-            tr["spans"].append((ts, ts + d, e.get("name", ""), i))
+            if dur is not None:
+                see(tr, ts + dur)
+            tr["x"].append((i, ts, dur, frame_name(e)))
         else:
-            tr["marks"].append((ts, 0 if ph == "E" else 1, i, e.get("name", "")))
-    funcs = {}
-    union = 0
+            tr["be"].append((ts, i, ph, frame_name(e)))
+
+    funcs, paths = {}, {}
+    tot = {"total": 0, "root_union": 0, "raw_union": 0, "calls": 0, "max_depth": 0}
+
     def f(name):
         return funcs.setdefault(name, {"calls": 0, "self_ns": 0, "incl_ns": 0, "recursive": False, "clipped": 0})
-    for tr in tracks.values():
-        spans = tr["spans"]
-        last = max([s[1] for s in spans] + [m[0] for m in tr["marks"]], default=0)
-        stack = []
-        for ts, is_begin, i, name in sorted(tr["marks"]):
-            if is_begin:
-                stack.append((ts, name, i))
-            elif stack:
-                b = stack.pop()
-                spans.append((b[0], ts, b[1], b[2]))
-        for b in stack:
-            spans.append((b[0], last, b[1], b[2]))
+
+    for tk, tr in tracks.items():
+        last = tr["last"]
+        # spans: [start, end, name, begin index, kind, end index]
+        # kind X: X with dur; BE: matched B/E pair; LAST: closed at the track's last timestamp
+        spans = []
+        for i, ts, dur, name in tr["x"]:
+            if dur is None:
+                diag["begin_unclosed"] += 1
+                diag["begin_unclosed_ns"] += last - ts
+                note("begin_unclosed(X without dur)", tk, name, ts, last, last - ts)
+                spans.append([ts, last, name, i, "LAST", None])
+            else:
+                if dur < 0:
+                    diag["negative_duration"] += 1
+                    diag["negative_duration_ns"] += -dur
+                    note("negative_duration", tk, name, ts, ts + dur, -dur)
+                    dur = 0
+                spans.append([ts, ts + dur, name, i, "X", None])
+        open_b = []
+        for ts, i, ph, name in sorted(tr["be"], key=lambda m: (m[0], m[1])):
+            if ph == "B":
+                open_b.append((ts, i, name))
+            elif open_b:
+                b = open_b.pop()
+                spans.append([b[0], ts, b[2], b[1], "BE", i])
+            else:
+                diag["end_without_begin"] += 1
+                note("end_without_begin", tk, name, ts, ts, 0)
+        for ts, i, name in open_b:
+            diag["begin_unclosed"] += 1
+            diag["begin_unclosed_ns"] += last - ts
+            note("begin_unclosed", tk, name, ts, last, last - ts)
+            spans.append([ts, last, name, i, "LAST", None])
+        tot["calls"] += len(spans)
+        # raw union
+        cur_s = cur_e = None
+        for s in sorted(spans, key=lambda s: (s[0], s[1])):
+            if cur_e is None or s[0] > cur_e:
+                if cur_e is not None:
+                    tot["raw_union"] += cur_e - cur_s
+                cur_s, cur_e = s[0], s[1]
+            elif s[1] > cur_e:
+                cur_e = s[1]
+        if cur_e is not None:
+            tot["raw_union"] += cur_e - cur_s
+
         spans.sort(key=lambda s: (s[0], -s[1], s[3]))
-        st = []  # [start, end, name, child_ns]
+        st = []   # frames: [start, end, name, begin index, kind, end index, child_ns]
+
         def close():
-            s0, e0, n0, c0 = st.pop()
+            s0, e0, n0 = st[-1][0], st[-1][1], st[-1][2]
+            c0 = st[-1][6]
+            st.pop()
             r = f(n0)
             r["calls"] += 1
             r["self_ns"] += (e0 - s0) - c0
+            tot["total"] += (e0 - s0) - c0
             if any(x[2] == n0 for x in st):
                 r["recursive"] = True
             else:
                 r["incl_ns"] += e0 - s0
+            p = paths.setdefault(";".join([x[2] for x in st] + [n0]), {"calls": 0, "self_ns": 0})
+            p["calls"] += 1
+            p["self_ns"] += (e0 - s0) - c0
             if st:
-                st[-1][3] += e0 - s0
-        for s0, e0, name, i in spans:
+                st[-1][6] += e0 - s0
+            else:
+                tot["root_union"] += e0 - s0
+
+        def ended_before(top, s):
+            """top ends exactly where s starts: did it end before s began?"""
+            if top[4] == "X":
+                return True
+            if top[4] == "BE":
+                return top[5] < s[3]
+            return False       # closed at the track's last timestamp
+
+        for s in spans:
+            s = list(s) + [0]
             if rule == "pytorch":
-                while st and (s0 >= st[-1][1] or e0 > st[-1][1]):
+                while st and (s[0] >= st[-1][1] or s[1] > st[-1][1]):
                     close()
             else:
-                while st and st[-1][1] <= s0:
+                # a. close what ended before s began
+                while st and (st[-1][1] < s[0] or (st[-1][1] == s[0] and ended_before(st[-1], s))):
                     close()
-                if st and e0 > st[-1][1]:
-                    e0 = st[-1][1]
-                    f(name)["clipped"] += 1
-            if not st:
-                union += e0 - s0
-            st.append([s0, e0, name, 0])
+                # b. s overlaps the top by more than the tolerance: cut the top at s's start
+                while st and s[1] > st[-1][1] + tol:
+                    diag["overlap_cut"] += 1
+                    diag["overlap_cut_ns"] += st[-1][1] - s[0]
+                    note("overlap_cut(by %s)" % json.dumps(s[2]), tk, st[-1][2], st[-1][0], st[-1][1], st[-1][1] - s[0])
+                    st[-1][1] = s[0]
+                    close()
+                # c. a small overhang: clip s to its parent
+                if st and s[1] > st[-1][1]:
+                    diag["child_clipped"] += 1
+                    diag["child_clipped_ns"] += s[1] - st[-1][1]
+                    note("child_clipped(to %s)" % json.dumps(st[-1][2]), tk, s[2], s[0], s[1], s[1] - st[-1][1])
+                    f(s[2])["clipped"] += 1
+                    s[1] = st[-1][1]
+            st.append(s)
+            tot["max_depth"] = max(tot["max_depth"], len(st))
         while st:
             close()
-    json.dump({"funcs": funcs, "union_ns": union, "events": len(evs)}, sys.stdout, indent=1, sort_keys=True)
 
-main()
+    for c in counters.values():
+        for k in ("min", "max", "sum"):
+            c[k] = float(c[k]) if c[k] is not None else None
+    assert tot["total"] == tot["root_union"], "oracle: total self %d != root union %d" % (tot["total"], tot["root_union"])
+    return {"funcs": funcs, "paths": paths, "total_ns": tot["total"], "root_union_ns": tot["root_union"],
+            "raw_union_ns": tot["raw_union"], "calls": tot["calls"], "max_depth": tot["max_depth"],
+            "diag": dict(sorted(diag.items())), "counters": counters, "tracks": len(tracks),
+            "trace_spans": trace_spans, "events": len(evs)}
+
+
+def main(argv):
+    args = argv[1:]
+    keep = "--keep-trace-span" in args
+    tol = 1000
+    rule = "clip"
+    log = None
+    paths = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--keep-trace-span":
+            pass
+        elif a == "--list-repairs":
+            log = sys.stderr
+        elif a == "--clip-tolerance":
+            i += 1
+            tol = tolerance_ns(args[i])
+        elif a.startswith("--clip-tolerance="):
+            tol = tolerance_ns(a.split("=", 1)[1])
+        elif a == "--rule":
+            i += 1
+            rule = args[i]
+        elif a.startswith("-") and a != "-":
+            sys.exit(__doc__)
+        else:
+            paths.append(a)
+        i += 1
+    if len(paths) != 1 or rule not in ("clip", "pytorch"):
+        sys.exit(__doc__)
+    evs, form, truncated = load(paths[0])
+    out = analyse(evs, keep, tol, rule, log)
+    out["form"] = form
+    if truncated:
+        out["diag"]["truncated"] = 1
+    json.dump(out, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
