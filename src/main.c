@@ -67,11 +67,11 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < NCMDS; k++) {
 		if (strcmp(argv[i], commands[k].name) == 0) {
 			int rc = commands[k].fn(argc - i, argv + i);
-			/* a full disk or closed pipe on stdout is an error */
-			if (fflush(stdout) != 0 || ferror(stdout)) {
+			/* a full disk or closed pipe on stdout is an error, said once:
+			 * not again when the command already failed writing to it */
+			if ((fflush(stdout) != 0 || ferror(stdout)) && rc == TF_EXIT_OK) {
 				tf_msg("cannot write to standard output");
-				if (rc == TF_EXIT_OK)
-					rc = TF_EXIT_INPUT;
+				rc = TF_EXIT_INPUT;
 			}
 			return rc;
 		}

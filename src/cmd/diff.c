@@ -144,8 +144,15 @@ int tf_cmd_diff(int argc, char **argv)
 	tf_fnstats fs[2];
 	row *rows = NULL;
 	memset(fs, 0, sizeof(fs));
+	bool endopts = false; /* after "--" every argument is an input */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		if (!endopts && !strcmp(a, "--")) {
+			endopts = true;
+			continue;
+		}
+		if (endopts)
+			goto positional;
 		int io = tf_input_option("diff", argc, argv, &i, &iopts);
 		if (io < 0) {
 			rc = TF_EXIT_USAGE;
@@ -214,6 +221,7 @@ int tf_cmd_diff(int argc, char **argv)
 			rc = tf_usage_error("diff", "unknown option '%s'", a);
 			goto done;
 		} else {
+		positional:
 			if (npos == 2) {
 				rc = tf_usage_error("diff", "too many inputs: give BASE and NEW (join several with ',')");
 				goto done;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
+#include "report.h"
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
 #include "tracefold/pprof.h"
@@ -243,19 +244,10 @@ static size_t count_processes(tf_ctx *ctx, int64_t **ranks_out, size_t *nranks_o
 	return nproc;
 }
 
+/* A duration (never negative here: last - first, saturated) for people. */
 static const char *fmt_dur(int64_t ns, char *buf, size_t len)
 {
-	double v = (double)ns;
-	if (ns < 0)
-		v = -v;
-	if (v >= 1e9)
-		snprintf(buf, len, "%.6g s", (double)ns / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, len, "%.6g ms", (double)ns / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, len, "%.6g us", (double)ns / 1e3);
-	else
-		snprintf(buf, len, "%lld ns", (long long)ns);
+	tf_fmt_ns(ns > 0 ? (uint64_t)ns : 0, buf, len);
 	return buf;
 }
 
@@ -268,6 +260,20 @@ static const char *sev_name(tf_severity s)
 	default: return "warning";
 	}
 }
+
+/* Text output never passes control characters (ANSI escapes) from the
+ * input to the terminal: names go through tf_text_safe; a small ring of
+ * results stays valid for the few uses in one printf. */
+static const char *txt(const char *raw)
+{
+	static char *ring[4];
+	static int k;
+	k = (k + 1) & 3;
+	free(ring[k]);
+	ring[k] = tf_text_safe(raw);
+	return ring[k] ? ring[k] : "?";
+}
+#define TXT(x) txt(x)
 
 static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin, bool list_meta)
 {
@@ -291,24 +297,24 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 	for (uint32_t i = 0; i < ntr; i++) {
 		const tf_track *t = tf_ctx_track_get(ctx, i);
 		const info_track *it = i < s->ntrk ? &s->trk[i] : NULL;
-		printf("  track %u: input %u, process %s", i, t->input, tf_strtab_get(st, t->process_key));
+		printf("  track %u: input %u, process %s", i, t->input, TXT(tf_strtab_get(st, t->process_key)));
 		if (t->process_name)
-			printf(" \"%s\"", tf_strtab_get(st, t->process_name));
+			printf(" \"%s\"", TXT(tf_strtab_get(st, t->process_name)));
 		if (t->rank >= 0)
 			printf(", rank %lld", (long long)t->rank);
-		printf(", thread %s", tf_strtab_get(st, t->thread_key));
+		printf(", thread %s", TXT(tf_strtab_get(st, t->thread_key)));
 		if (t->thread_name)
-			printf(" \"%s\"", tf_strtab_get(st, t->thread_name));
+			printf(" \"%s\"", TXT(tf_strtab_get(st, t->thread_name)));
 		if (t->kind == TF_TRACK_GPU)
 			printf(" (gpu)");
 		printf(": %" PRIu64 " events", it ? it->events : 0);
 		if (it && it->any)
-			printf(", %s", fmt_dur(it->last_ns - it->first_ns, b1, sizeof(b1)));
+			printf(", %s", fmt_dur(tf_sat_sub(it->last_ns, it->first_ns), b1, sizeof(b1)));
 		printf("\n");
 	}
 	free(ranks);
 	if (s->any_ts)
-		printf("time span: %s (%lld .. %lld ns)\n", fmt_dur(s->max_ns - s->min_ns, b1, sizeof(b1)),
+		printf("time span: %s (%lld .. %lld ns)\n", fmt_dur(tf_sat_sub(s->max_ns, s->min_ns), b1, sizeof(b1)),
 		       (long long)s->min_ns, (long long)s->max_ns);
 	else
 		printf("time span: none\n");
@@ -333,7 +339,7 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 	for (size_t i = 0; i < s->nctrs; i++) {
 		const info_counter *c = &s->ctrs[i];
 		printf("  %12" PRIu64 " %14.6g %14.6g %16.10g  %s\n", c->n, c->min, c->max, c->sum,
-		       tf_strtab_get(st, c->name));
+		       TXT(tf_strtab_get(st, c->name)));
 	}
 	printf("messages: %" PRIu64 " sent (%" PRIu64 " bytes), %" PRIu64 " received (%" PRIu64 " bytes)\n",
 	       s->msg_n[0], s->msg_bytes[0], s->msg_n[1], s->msg_bytes[1]);
@@ -343,11 +349,11 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 	if (list_meta)
 		for (size_t i = 0; i < s->nmeta; i++) {
 			if (s->meta[i].track == TF_TRACK_NONE)
-				printf("  global: %s", tf_strtab_get(st, s->meta[i].key));
+				printf("  global: %s", TXT(tf_strtab_get(st, s->meta[i].key)));
 			else
-				printf("  track %u: %s", s->meta[i].track, tf_strtab_get(st, s->meta[i].key));
+				printf("  track %u: %s", s->meta[i].track, TXT(tf_strtab_get(st, s->meta[i].key)));
 			if (s->meta[i].value)
-				printf(" = %s", tf_strtab_get(st, s->meta[i].value));
+				printf(" = %s", TXT(tf_strtab_get(st, s->meta[i].value)));
 			printf("\n");
 		}
 	uint64_t np = tf_diag_problems(d);
@@ -374,24 +380,16 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 				printf("  ... and %zu more\n", nn - i);
 				break;
 			}
-			printf("  %s\n", n);
+			printf("  %s\n", TXT(n));
 		}
 	}
 }
 
+/* One JSON string writer for every command (report.c): invalid UTF-8
+ * becomes \ufffd, so the output always parses. */
 static void json_str(const char *p)
 {
-	putchar('"');
-	for (; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	tf_json_str(stdout, p);
 }
 
 static void json_num(double v)
@@ -443,7 +441,7 @@ static void print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
 	printf("\n  ],\n");
 	if (s->any_ts)
 		printf("  \"time_span\": {\"first_ns\": %lld, \"last_ns\": %lld, \"duration_ns\": %lld},\n",
-		       (long long)s->min_ns, (long long)s->max_ns, (long long)(s->max_ns - s->min_ns));
+		       (long long)s->min_ns, (long long)s->max_ns, (long long)tf_sat_sub(s->max_ns, s->min_ns));
 	else
 		printf("  \"time_span\": null,\n");
 	printf("  \"diagnostics\": {");
@@ -530,8 +528,15 @@ int tf_cmd_info(int argc, char **argv)
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}
+	bool endopts = false; /* after "--" every argument is an input */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		if (!endopts && !strcmp(a, "--")) {
+			endopts = true;
+			continue;
+		}
+		if (endopts)
+			goto positional;
 		int io = tf_input_option("info", argc, argv, &i, &iopts);
 		if (io != 0) {
 			if (io > 0)
@@ -566,6 +571,7 @@ int tf_cmd_info(int argc, char **argv)
 			tf_input_opts_free(&iopts);
 			return tf_usage_error("info", "unknown option '%s'", a);
 		} else {
+		positional:
 			paths[npaths++] = argv[i];
 		}
 	}

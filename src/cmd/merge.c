@@ -41,8 +41,15 @@ int tf_cmd_merge(int argc, char **argv)
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}
+	bool endopts = false; /* after "--" every argument is an input */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		if (!endopts && !strcmp(a, "--")) {
+			endopts = true;
+			continue;
+		}
+		if (endopts)
+			goto positional;
 		if (tf_is_help(a)) {
 			help();
 			goto done;
@@ -56,6 +63,7 @@ int tf_cmd_merge(int argc, char **argv)
 			rc = tf_usage_error("merge", "unknown option '%s'", a);
 			goto done;
 		} else {
+		positional:
 			inputs[ninputs++] = a;
 		}
 	}

@@ -47,8 +47,15 @@ int tf_cmd_profile(int argc, char **argv)
 		free(inputs);
 		return TF_EXIT_INPUT;
 	}
+	bool endopts = false; /* after "--" every argument is an input */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		if (!endopts && !strcmp(a, "--")) {
+			endopts = true;
+			continue;
+		}
+		if (endopts)
+			goto positional;
 		int io = tf_input_option("profile", argc, argv, &i, &iopts);
 		if (io < 0) {
 			rc = TF_EXIT_USAGE;
@@ -68,6 +75,7 @@ int tf_cmd_profile(int argc, char **argv)
 			rc = tf_usage_error("profile", "unknown option '%s'", a);
 			goto done;
 		} else {
+		positional:
 			inputs[ninputs++] = a;
 		}
 	}

@@ -262,6 +262,33 @@ void tf_table_init(tf_table *t, int ncols, const char *align, int code_col)
 	t->code_col = code_col;
 }
 
+char *tf_text_safe(const char *s)
+{
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		n += *p < 0x20 || *p == 0x7f ? 4 : 1;
+	char *o = malloc(n + 1), *q = o;
+	if (!o)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f) {
+			sprintf(q, "\\x%02x", *p);
+			q += 4;
+		} else {
+			*q++ = (char)*p;
+		}
+	}
+	*q = 0;
+	return o;
+}
+
+void tf_text_str(FILE *f, const char *s)
+{
+	char *t = tf_text_safe(s);
+	fputs(t ? t : "?", f);
+	free(t);
+}
+
 int tf_table_add(tf_table *t, const char *const *cells)
 {
 	if (t->nrows + 1 > t->caprows) {
@@ -274,7 +301,7 @@ int tf_table_add(tf_table *t, const char *const *cells)
 	}
 	char **row = t->cells + t->nrows * (size_t)t->ncols;
 	for (int i = 0; i < t->ncols; i++) {
-		row[i] = strdup(cells[i] ? cells[i] : "");
+		row[i] = tf_text_safe(cells[i] ? cells[i] : "");
 		if (!row[i]) {
 			while (i--)
 				free(row[i]);

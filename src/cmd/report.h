@@ -50,6 +50,11 @@ void tf_fmt_value(char *buf, size_t len, double v, const char *unit);
 void tf_fmt_delta(char *buf, size_t len, double v, const char *unit);
 /* JSON string literal (quotes, escapes, invalid UTF-8 -> U+FFFD). */
 void tf_json_str(FILE *f, const char *s);
+/* s with control characters (ESC of ANSI sequences, newlines, ...) shown as
+ * "\x1b": text output never lets a name drive the terminal.  malloc'd, NULL
+ * if out of memory.  tf_text_str prints it. */
+char *tf_text_safe(const char *s);
+void tf_text_str(FILE *f, const char *s);
 /* Markdown table cell holding s as a code span (pipes escaped). */
 void tf_md_code(FILE *f, const char *s);
 

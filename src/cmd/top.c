@@ -190,8 +190,15 @@ int tf_cmd_top(int argc, char **argv)
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}
+	bool endopts = false; /* after "--" every argument is an input */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		if (!endopts && !strcmp(a, "--")) {
+			endopts = true;
+			continue;
+		}
+		if (endopts)
+			goto positional;
 		int io = tf_input_option("top", argc, argv, &i, &iopts);
 		if (io < 0) {
 			rc = TF_EXIT_USAGE;
@@ -247,6 +254,7 @@ int tf_cmd_top(int argc, char **argv)
 			rc = tf_usage_error("top", "unknown option '%s'", a);
 			goto done;
 		} else {
+		positional:
 			inputs[ninputs++] = a;
 		}
 	}

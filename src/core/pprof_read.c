@@ -332,16 +332,26 @@ static int add_sample(rd *r, const Perftools__Profiles__Sample *s, const int *ma
 	return 0;
 }
 
+static int walk_fields(const unsigned char *b, size_t n, size_t *at, size_t *fields);
+
 int tf_pprof_read(tf_agg *agg, const char *path, tf_error *err)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	TF_TRY(slurp(path, &buf, &len, err));
 	PB_Profile *p = perftools__profiles__profile__unpack(NULL, len, buf);
+	if (!p) {
+		size_t at, fields;
+		int w = walk_fields(buf, len, &at, &fields);
+		free(buf);
+		if (w == 1)
+			return tf_error_set(err, TF_EFORMAT, path, (int64_t)len, -1,
+					    "truncated pprof profile: the field at byte %zu runs past the end "
+					    "(%zu bytes decompressed)", at, len);
+		return tf_error_set(err, TF_EFORMAT, path, w < 0 ? (int64_t)at : -1, -1,
+				    "not a valid pprof profile (profile.proto decoding failed)");
+	}
 	free(buf);
-	if (!p)
-		return tf_error_set(err, TF_EFORMAT, path, -1, -1,
-				    "not a valid profile.proto message (protobuf decoding failed)");
 	rd r;
 	memset(&r, 0, sizeof(r));
 	r.p = p;
@@ -462,6 +472,45 @@ static int varint(const unsigned char *b, size_t n, size_t *i, uint64_t *v)
 	return 0;
 }
 
+/* Walks b[0..n) as Profile fields: each must be a known field number with
+ * its wire type (1-6, 11: length-delimited; 7-10, 12, 14, 15: varint; 13:
+ * varint or packed).  Returns 0 when the fields end exactly at n, 1 when the
+ * last one runs past n (truncated), -1 when a field is not a Profile field;
+ * *at is where the last field starts, *fields how many were whole. */
+static int walk_fields(const unsigned char *b, size_t n, size_t *at, size_t *fields)
+{
+	size_t i = 0;
+	*fields = 0;
+	while (i < n) {
+		uint64_t tag, v;
+		*at = i;
+		if (!varint(b, n, &i, &tag))
+			return 1;
+		uint64_t field = tag >> 3, wt = tag & 7;
+		if (field < 1 || field > 15)
+			return -1;
+		int ld = field <= 6 || field == 11 || field == 13;
+		int vi = !(field <= 6 || field == 11);
+		if (wt == 2 && ld) {
+			if (!varint(b, n, &i, &v))
+				return 1;
+			if (v > (1ull << 40))
+				return -1;
+			if (v > (uint64_t)(n - i))
+				return 1;
+			i += (size_t)v;
+		} else if (wt == 0 && vi) {
+			if (!varint(b, n, &i, &v))
+				return 1;
+		} else {
+			return -1;
+		}
+		(*fields)++;
+	}
+	*at = n;
+	return 0;
+}
+
 bool tf_pprof_sniff(const char *path)
 {
 	unsigned char head[4096];
@@ -476,34 +525,9 @@ bool tf_pprof_sniff(const char *path)
 	tf_in_close(in);
 	if (n <= 0)
 		return false;
-	/* Walk the head as Profile fields: each must be a known field number
-	 * with its wire type (1-6, 11: length-delimited; 7-10, 12, 14, 15:
-	 * varint; 13: varint or packed).  The last field may run past the head. */
-	size_t i = 0, fields = 0;
-	while (i < (size_t)n) {
-		uint64_t tag, v;
-		if (!varint(head, (size_t)n, &i, &tag))
-			return !whole && fields > 0;
-		uint64_t field = tag >> 3, wt = tag & 7;
-		if (field < 1 || field > 15)
-			return false;
-		int ld = field <= 6 || field == 11 || field == 13;
-		int vi = !(field <= 6 || field == 11);
-		if (wt == 2 && ld) {
-			if (!varint(head, (size_t)n, &i, &v))
-				return !whole && fields > 0;
-			if (v > (1ull << 40))
-				return false;
-			if (v > (uint64_t)n - i)
-				return !whole; /* runs past the head */
-			i += (size_t)v;
-		} else if (wt == 0 && vi) {
-			if (!varint(head, (size_t)n, &i, &v))
-				return !whole && fields > 0;
-		} else {
-			return false;
-		}
-		fields++;
-	}
-	return fields > 0;
+	size_t at, fields;
+	int w = walk_fields(head, (size_t)n, &at, &fields);
+	if (w == 1) /* the last field runs past the head: a longer file, or a cut profile */
+		return whole ? fields >= 2 : fields > 0 || at > 0;
+	return w == 0 && fields > 0;
 }

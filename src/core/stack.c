@@ -439,7 +439,7 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 		if (t->spans[i].end_ns == INT64_MIN) { /* X without dur: until the track's end */
 			span *sp = &t->spans[i];
 			sp->end_ns = t->last_ns > sp->start_ns ? t->last_ns : sp->start_ns;
-			tf_diag_repair(s->diag, TF_DIAG_begin_unclosed, sp->end_ns - sp->start_ns);
+			tf_diag_repair(s->diag, TF_DIAG_begin_unclosed, tf_sat_sub(sp->end_ns, sp->start_ns));
 		}
 	TF_TRY(match_marks(s, t));
 	sort_if_needed(t->spans, t->nspans, sizeof(span), span_cmp);

@@ -101,6 +101,49 @@ expect_exit 3 "diff against a profile with no samples: exit 3" $TF diff --fail-a
 expect_exit 3 "info of a pprof profile" $TF info "$TMP/good.copy"
 grep -q "is a pprof profile, not a trace: use 'tracefold top'" "$TMP/err" && ok "... says it is a pprof profile" || fail "... says it is a pprof profile"
 
+# ---- 9. no undefined behaviour on extreme timestamps (the ASan/UBSan build
+# makes UB fatal: -fno-sanitize-recover=all)
+printf '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":-9223372036854775,"dur":1},{"ph":"X","name":"b","pid":1,"tid":1,"ts":9223372036854775,"dur":0}]' > "$TMP/ends.json"
+expect_exit 0 "info: timestamps at both ends of int64" $TF info "$TMP/ends.json"
+grep -q "time span: 9.22337e+09 s" "$TMP/out" && ok "info: the span saturates, not wraps" || { fail "info: the span saturates, not wraps"; sed 's/^/#   /' "$TMP/out" | grep span; }
+expect_exit 0 "info --format json: timestamps at both ends of int64" $TF info --format json "$TMP/ends.json"
+
+# ---- 10. one JSON string writer: invalid UTF-8 never reaches JSON output
+printf '[{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"bad \377\376 utf8"}},{"ph":"X","name":"f\377","pid":1,"tid":1,"ts":1,"dur":2}]' > "$TMP/badutf8.json"
+$TF info --format json "$TMP/badutf8.json" > "$TMP/i.json" 2>/dev/null
+check "info --format json with invalid UTF-8 parses" python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); assert any("\ufffd" in (t.get("thread_name") or "") for t in d["threads"]), d["threads"]' "$TMP/i.json"
+$TF top --format json "$TMP/badutf8.json" > "$TMP/t.json" 2>/dev/null
+check "top --format json with invalid UTF-8 parses" python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$TMP/t.json"
+
+# ---- 19. pprof errors say pprof and where
+$TF -q profile "$t" -o "$TMP/p.pb.gz"
+gzip -dc "$TMP/p.pb.gz" | head -c 5000 > "$TMP/cut.pb"
+expect_exit 3 "top of a truncated pprof profile" $TF top "$TMP/cut.pb"
+grep -q "cannot read '$TMP/cut.pb' at byte 5000: truncated pprof profile: the field at byte [0-9]* runs past the end" "$TMP/err" &&
+	ok "... names the file, pprof and the byte offset" || { fail "... names the file, pprof and the byte offset"; sed 's/^/#   /' "$TMP/err"; }
+
+# ---- 20. sniffing: leading whitespace, UTF-16
+{ i=0; while [ $i -lt 200 ]; do echo; i=$((i + 1)); done; cat "$t"; } > "$TMP/ws.json"
+expect_exit 0 "JSON after 200 blank lines is sniffed" $TF profile "$TMP/ws.json" -o "$TMP/ws.pb.gz"
+if command -v iconv >/dev/null; then
+	printf '[{"ph":"X","name":"a","ts":1,"dur":1}]' | iconv -f UTF-8 -t UTF-16 > "$TMP/u16.json"
+	expect_exit 3 "UTF-16 input" $TF profile "$TMP/u16.json" -o "$TMP/u.pb.gz"
+	grep -q "is UTF-16 text; tracefold reads JSON traces as UTF-8" "$TMP/err" && ok "... is named as UTF-16" || { fail "... is named as UTF-16"; sed 's/^/#   /' "$TMP/err"; }
+fi
+
+# ---- 22. stdout, "--", terminal escapes
+$TF profile "$t" -o - >&- 2>"$TMP/closed.err"; rc=$?
+check "profile -o - to a closed stdout: exit 3" test "$rc" = 3
+check "... with one message" test "$(wc -l < "$TMP/closed.err")" = 1
+cp "$t" "$TMP/-o"
+tfabs=$(cd "$(dirname "$TF")" && pwd)/$(basename "$TF")
+(cd "$TMP" && "$tfabs" -q profile -o dash.pb.gz -- -o) && ok "'--' ends the options (an input named -o)" || fail "'--' ends the options (an input named -o)"
+(cd "$TMP" && "$tfabs" info -- -o >/dev/null) && ok "info -- -o" || fail "info -- -o"
+printf '[{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"\\u001b[31mRED"}},{"ph":"X","name":"\\u001b[2Jclear","pid":1,"tid":1,"ts":1,"dur":2}]' > "$TMP/ansi.json"
+$TF top "$TMP/ansi.json" > "$TMP/top.txt"
+$TF info "$TMP/ansi.json" >> "$TMP/top.txt"
+check "text output escapes ESC (no raw terminal sequences)" sh -c "! grep -q \"\$(printf '\\033')\" '$TMP/top.txt' && grep -q '\\\\x1b\\[2Jclear' '$TMP/top.txt' && grep -q '\\\\x1b\\[31mRED' '$TMP/top.txt'"
+
 # ---- growth: twice (or 4x) the input costs about twice (4x) the CPU time
 # cputime CMD...: user+sys seconds of the command (and its children)
 cat > "$TMP/cpu.py" <<'PY'
