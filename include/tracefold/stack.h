@@ -15,6 +15,10 @@
 
 typedef struct tf_stacks tf_stacks;
 
+/* Sample types of counters are named TF_COUNTER_TYPE_PREFIX + the counter's
+ * name ("counter:bytes processed"), so they never collide with calls/wall. */
+#define TF_COUNTER_TYPE_PREFIX "counter:"
+
 typedef struct tf_stacks_opts {
 	/* Counter names (NULL-terminated array, or NULL) whose values become
 	 * sample types attributed to the call path active when they fire;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
+#include "report.h"
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
 #include "tracefold/pprof.h"
@@ -45,7 +46,7 @@ static void warn_unmatched_counters(tf_ctx *ctx, const tf_agg *agg, const char *
 		if (!strcmp(counters[i], "all")) {
 			if (!tf_ctx_diag(ctx)->n[TF_DIAG_ev_counter])
 				tf_msg("--counters all: the input has no counters");
-		} else if (tf_agg_type_find(agg, counters[i]) < 0) {
+		} else if (tf_report_type(agg, counters[i]) < 0) {
 			tf_msg("--counters: no counter named '%s' in the input ('tracefold info' lists them)",
 			       counters[i]);
 		}

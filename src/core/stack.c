@@ -184,9 +184,18 @@ static int counter_type(tf_stacks *s, tf_str name)
 		selected = strcmp(s->counters[i], text) == 0;
 	int type = -1;
 	if (selected) {
-		type = tf_agg_type(s->agg, text, "count");
+		/* its own sample type, "counter:NAME": never the built-in calls or
+		 * wall, whatever the counter is called */
+		size_t n = strlen(text);
+		char *tn = malloc(sizeof(TF_COUNTER_TYPE_PREFIX) + n);
+		if (!tn)
+			return -1;
+		memcpy(tn, TF_COUNTER_TYPE_PREFIX, sizeof(TF_COUNTER_TYPE_PREFIX) - 1);
+		memcpy(tn + sizeof(TF_COUNTER_TYPE_PREFIX) - 1, text, n + 1);
+		type = tf_agg_type(s->agg, tn, "count");
+		free(tn);
 		if (type < 0)
-			type = -1; /* a counter named like a built-in type with another unit */
+			type = -1;
 	}
 	if (tf_hmap_put(&s->counter_type, name, type < 0 ? UINT32_MAX - 1 : (uint32_t)type) < 0)
 		return -1;

@@ -101,6 +101,22 @@ expect_exit 3 "diff against a profile with no samples: exit 3" $TF diff --fail-a
 expect_exit 3 "info of a pprof profile" $TF info "$TMP/good.copy"
 grep -q "is a pprof profile, not a trace: use 'tracefold top'" "$TMP/err" && ok "... says it is a pprof profile" || fail "... says it is a pprof profile"
 
+# ---- 6. counters named like built-in sample types stay apart
+cat > "$TMP/cn.json" <<'JSON'
+[{"ph":"X","name":"f","pid":1,"tid":1,"ts":0,"dur":10},
+{"ph":"C","name":"calls","pid":1,"tid":1,"ts":5,"args":{"v":9}},
+{"ph":"C","name":"wall","pid":1,"tid":1,"ts":5,"args":{"v":7}}]
+JSON
+$TF -q profile -c all "$TMP/cn.json" -o "$TMP/cn.pb.gz"
+check "counters 'calls' and 'wall' get their own sample types; f keeps 1 call and 10 us" python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.check_output([sys.executable, "tests/tools/pprof_raw.py", sys.argv[1]]))
+t = d["total"]
+assert t["calls/count"] == 1 and t["wall/nanoseconds"] == 10000, t
+assert t["counter:calls/count"] == 9 and t["counter:wall/count"] == 7, t' "$TMP/cn.pb.gz"
+$TF top -c all --sample-index counter:calls --format json "$TMP/cn.json" > "$TMP/cn.json.out"
+check "top --sample-index counter:calls" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["total"] == 9, d["total"]' "$TMP/cn.json.out"
+
 # ---- 9. no undefined behaviour on extreme timestamps (the ASan/UBSan build
 # makes UB fatal: -fno-sanitize-recover=all)
 printf '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":-9223372036854775,"dur":1},{"ph":"X","name":"b","pid":1,"tid":1,"ts":9223372036854775,"dur":0}]' > "$TMP/ends.json"

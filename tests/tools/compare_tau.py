@@ -163,6 +163,8 @@ def main():
               % (what, len(funcs), "; ".join(bad[:6])))
         for t, total in sorted(ctr.items()):
             name = t.rsplit("/", 1)[0]
+            if name.startswith("counter:"):   # counters' own sample types
+                name = name[len("counter:"):]
             e = events.get(name)
             if e is None:
                 check(total == 0, "%s: counter %s not in TAU's profile and zero here (%d)" % (what, name, total))

@@ -273,9 +273,10 @@ static void test_counters(void **state)
 	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
 	ev(&f, TF_EV_END, "main", 10, 0);
 	done(&f);
-	int t = tf_agg_type_find(f.agg, "bytes");
+	int t = tf_agg_type_find(f.agg, "counter:bytes");
 	assert_int_equal(t, 2);
-	assert_int_equal(tf_agg_type_find(f.agg, "other"), -1);
+	assert_int_equal(tf_agg_type_find(f.agg, "counter:other"), -1);
+	assert_int_equal(tf_agg_type_find(f.agg, "bytes"), -1); /* never a bare name */
 	assert_int_equal(path_value(&f, "main", t), 1024);
 	fx_free(&f);
 }
@@ -360,19 +361,19 @@ static void test_extreme_values(void **state)
 	e.value = 0.0 / 0.0;
 	tf_emit(f.ctx, tf_stacks_sink(f.stk), &e);
 	done(&f);
-	assert_int_equal(path_value(&f, "[no region]", tf_agg_type_find(f.agg, "big")), INT64_MAX);
-	assert_int_equal(path_value(&f, "[no region]", tf_agg_type_find(f.agg, "small")), INT64_MIN);
-	assert_int_equal(path_value(&f, "[no region]", tf_agg_type_find(f.agg, "nan")), 0);
+	assert_int_equal(path_value(&f, "[no region]", tf_agg_type_find(f.agg, "counter:big")), INT64_MAX);
+	assert_int_equal(path_value(&f, "[no region]", tf_agg_type_find(f.agg, "counter:small")), INT64_MIN);
+	assert_int_equal(path_value(&f, "[no region]", tf_agg_type_find(f.agg, "counter:nan")), 0);
 
 	/* merging aggregates whose sums overflow */
 	tf_agg *b = tf_agg_new(st);
 	assert_int_equal(tf_agg_merge(b, f.agg, 1), 0);
 	assert_int_equal(tf_agg_merge(b, f.agg, 1), 0);
-	assert_int_equal(tf_agg_add(b, 1, 0, tf_agg_type_find(b, "big"), INT64_MAX), 0);
+	assert_int_equal(tf_agg_add(b, 1, 0, tf_agg_type_find(b, "counter:big"), INT64_MAX), 0);
 	int64_t big = 0;
 	for (size_t i = 0; i < tf_agg_nsamples(b); i++)
-		if (tf_agg_sample_get(b, i).values[tf_agg_type_find(b, "big")])
-			big = tf_agg_sample_get(b, i).values[tf_agg_type_find(b, "big")];
+		if (tf_agg_sample_get(b, i).values[tf_agg_type_find(b, "counter:big")])
+			big = tf_agg_sample_get(b, i).values[tf_agg_type_find(b, "counter:big")];
 	assert_int_equal(big, INT64_MAX);
 	tf_agg_free(b);
 	fx_free(&f);
