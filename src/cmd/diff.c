@@ -103,11 +103,7 @@ static void fmt_rel(char *buf, size_t len, double b, double n)
 		snprintf(buf, len, "%+.1f%%", r);
 }
 
-static long long jv(double v, const char *unit)
-{
-	double f = tf_unit_ns(unit);
-	return (long long)llround(f ? v * f : v);
-}
+#define jv tf_json_int
 
 static void json_rel(double b, double n)
 {
@@ -287,7 +283,8 @@ int tf_cmd_diff(int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	if (tf_fnstats_build(&fs[0], agg[0], tb, paths) < 0 || tf_fnstats_build(&fs[1], agg[1], tn, paths) < 0) {
+	if (tf_fnstats_build(&fs[0], agg[0], tb, paths) < 0 || tf_fnstats_build(&fs[1], agg[1], tn, paths) < 0 ||
+	    tf_fnstats_warn_saturated(&fs[0]) || tf_fnstats_warn_saturated(&fs[1])) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto done;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "cmd.h"
 #include "tracefold/stack.h"
 #include "tracefold/err.h"
 #include "sat.h"
@@ -24,6 +25,25 @@ int tf_report_type(const tf_agg *a, const char *name)
 	if (w >= 0)
 		return w;
 	return tf_agg_ntypes(a) - 1;
+}
+
+int tf_fnstats_warn_saturated(const tf_fnstats *s)
+{
+	if (s->saturated && !tf_quiet)
+		tf_msg("WARNING: sums exceed the int64 range (292 years in ns) and are clamped at its end: "
+		       "the totals and shares are not exact");
+	return 0;
+}
+
+long long tf_json_int(double v, const char *unit)
+{
+	double f = tf_unit_ns(unit);
+	double x = f ? v * f : v;
+	if (!(x < 9223372036854775807.0)) /* also NaN */
+		return x != x ? 0 : INT64_MAX;
+	if (x <= -9223372036854775808.0)
+		return INT64_MIN;
+	return llround(x);
 }
 
 int64_t tf_fnstats_find(const tf_fnstats *s, tf_str name)
@@ -112,6 +132,11 @@ int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths)
 			s->fn[f].total = tf_sat_add(s->fn[f].total, v);
 		}
 	}
+	/* a sum at the end of the int64 range was clamped there */
+	s->saturated = s->total == INT64_MAX || s->total == INT64_MIN;
+	for (uint32_t i = 0; i < s->n && !s->saturated; i++)
+		s->saturated = s->fn[i].total == INT64_MAX || s->fn[i].self == INT64_MAX ||
+			       s->fn[i].total == INT64_MIN || s->fn[i].self == INT64_MIN;
 	/* keep the functions that count (top's rows, diff's rows on each side):
 	 * self, total or calls non-zero; a frame seen only in all-zero samples
 	 * (which pprof drops) or only with other sample types is not one */

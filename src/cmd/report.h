@@ -4,6 +4,7 @@
 #ifndef TRACEFOLD_REPORT_H
 #define TRACEFOLD_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "tracefold/agg.h"
@@ -27,6 +28,7 @@ typedef struct tf_fnstats {
 	int64_t total;      /* sum of the type over all samples */
 	int64_t calls_total;
 	int type;           /* the sample type */
+	bool saturated;     /* a sum reached the int64 range and was clamped */
 	int calls_type;     /* index of "calls", -1 none */
 	uint32_t *node_fn;  /* agg node -> index into fn (of its frame, or of its path with
 	                     * paths); UINT32_MAX for the root and names that do not count */
@@ -41,6 +43,13 @@ int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths);
 void tf_fnstats_free(tf_fnstats *s);
 /* Index of name, or -1. */
 int64_t tf_fnstats_find(const tf_fnstats *s, tf_str name);
+
+/* Says on stderr (unless quiet) that s's sums were clamped at the int64
+ * range; returns 0 (never an error: the values are clamped, not wrapped). */
+int tf_fnstats_warn_saturated(const tf_fnstats *s);
+/* Value for JSON: time units in integer ns, others as they are; clamped to
+ * the int64 range (never through an out-of-range conversion to a wrong sign). */
+long long tf_json_int(double v, const char *unit);
 
 /* Whether a unit is a time unit (nanoseconds, microseconds, ...), and its ns factor. */
 double tf_unit_ns(const char *unit);

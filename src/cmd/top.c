@@ -164,12 +164,7 @@ out:
 	return nranks;
 }
 
-/* Value for JSON: time units in integer ns, others as they are. */
-static long long json_val(double v, const char *unit)
-{
-	double f = tf_unit_ns(unit);
-	return (long long)llround(f ? v * f : v);
-}
+#define json_val tf_json_int
 
 int tf_cmd_top(int argc, char **argv)
 {
@@ -286,7 +281,7 @@ int tf_cmd_top(int argc, char **argv)
 	tf_strtab *st = tf_agg_strtab(agg);
 	tf_sample_type ty = tf_agg_type_get(agg, t);
 	const char *tname = tf_strtab_get(st, ty.type), *unit = tf_strtab_get(st, ty.unit);
-	if (tf_fnstats_build(&s, agg, t, 0) < 0) {
+	if (tf_fnstats_build(&s, agg, t, 0) < 0 || tf_fnstats_warn_saturated(&s)) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto done;

@@ -133,6 +133,11 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 	if (!v)
 		return TF_ENOMEM;
 	v[s->t_calls] += 1;
+	if (self > INT64_MAX - v[s->t_wall] && v[s->t_wall] >= 0) {
+		if (!s->diag->n[TF_DIAG_saturated]++)
+			tf_ctx_note(s->ctx, "the time of a call path exceeds the int64 range (292 years in ns): "
+				    "clamped at its largest value");
+	}
 	v[s->t_wall] = tf_sat_add(v[s->t_wall], self);
 	if (t->depth)
 		t->stack[t->depth - 1].child_ns = tf_sat_add(t->stack[t->depth - 1].child_ns, dur);

@@ -117,6 +117,17 @@ assert t["counter:calls/count"] == 9 and t["counter:wall/count"] == 7, t' "$TMP/
 $TF top -c all --sample-index counter:calls --format json "$TMP/cn.json" > "$TMP/cn.json.out"
 check "top --sample-index counter:calls" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["total"] == 9, d["total"]' "$TMP/cn.json.out"
 
+# ---- 8. saturated sums are said and never flip sign
+python3 -c 'import json; print(json.dumps([{"ph":"X","name":"long","pid":1,"tid":t,"ts":0,"dur":5000000000000000} for t in (1, 2)] + [{"ph":"X","name":"long","pid":1,"tid":3,"ts":t,"dur":4000000000000000} for t in (-4000000000000000, 0, 4000000000000000)]))' > "$TMP/sat.json"
+$TF top --format json "$TMP/sat.json" > "$TMP/sat.top" 2>"$TMP/sat.err"
+check "top --format json: a saturated total stays positive" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["total"] == 2**63 - 1 and all(f["self"] > 0 for f in d["functions"]), d' "$TMP/sat.top"
+grep -q "WARNING: sums exceed the int64 range" "$TMP/sat.err" && ok "top says the sums were clamped" || fail "top says the sums were clamped"
+$TF -q profile "$TMP/sat.json" -o "$TMP/sat.pb.gz"
+$TF diff --format json "$TMP/good.copy" "$TMP/sat.pb.gz" > "$TMP/sat.diff" 2>/dev/null
+check "diff --format json: the delta to a saturated total is positive" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["total"]["delta"] > 0 and d["total"]["new"] == 2**63 - 1, d["total"]' "$TMP/sat.diff"
+$TF info "$TMP/sat.json" > "$TMP/sat.info" 2>/dev/null
+check "info: a call path whose time saturates is counted (saturated=1)" grep -q "saturated" "$TMP/sat.info"
+
 # ---- 9. no undefined behaviour on extreme timestamps (the ASan/UBSan build
 # makes UB fatal: -fno-sanitize-recover=all)
 printf '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":-9223372036854775,"dur":1},{"ph":"X","name":"b","pid":1,"tid":1,"ts":9223372036854775,"dur":0}]' > "$TMP/ends.json"
