@@ -142,5 +142,10 @@ bench: deps tracefold
 	sh tests/deps.sh bench
 	sh bench/run.sh
 
+# Rewrites tests/golden/outputs.sha256 from ./tracefold: only for an
+# intended change of the outputs (tests/e2e/golden.sh checks them).
+golden-update: tracefold
+	sh tests/golden/run.sh --update
+
 clean:
 	rm -rf build tracefold
