@@ -4,9 +4,11 @@
 #include <string.h>
 #include "cmd.h"
 #include "tracefold/reader.h"
+#include "tracefold/writer.h"
 
 static const tf_cmd commands[] = {
 	{ "profile", tf_cmd_profile, "aggregate traces into a gzipped pprof profile" },
+	{ "convert", tf_cmd_convert, "one read of the traces, several outputs (formats below)" },
 	{ "info",    tf_cmd_info,    "describe traces: ranks, threads, span, event counts, repairs" },
 	{ "top",     tf_cmd_top,     "hotspot table of traces or profiles (text, markdown, json)" },
 	{ "diff",    tf_cmd_diff,    "compare two runs; can fail a CI job on a regression" },
@@ -29,6 +31,9 @@ static void usage(FILE *f)
 	fprintf(f, "\ninput formats:\n");
 	for (int i = 0; tf_formats[i]; i++)
 		fprintf(f, "  %-8s %s\n", tf_formats[i]->name, tf_formats[i]->description);
+	fprintf(f, "\noutput formats:\n");
+	for (int i = 0; tf_writers[i]; i++)
+		fprintf(f, "  %-8s %s\n", tf_writers[i]->name, tf_writers[i]->description);
 	fprintf(f,
 		"\nglobal options:\n"
 		"  -v, --verbose  more detail on stderr\n"

@@ -25,6 +25,7 @@ typedef struct tf_cmd {
 } tf_cmd;
 
 int tf_cmd_profile(int argc, char **argv);
+int tf_cmd_convert(int argc, char **argv);
 int tf_cmd_info(int argc, char **argv);
 int tf_cmd_top(int argc, char **argv);
 int tf_cmd_diff(int argc, char **argv);
@@ -83,7 +84,8 @@ void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx);
 void tf_input_opts_free(tf_input_opts *o);
 /* The help lines of the input options, for each command's --help. */
 #define TF_INPUT_OPTS_HELP                                                                    \
-	"  -F, --input-format NAME  read traces as NAME (chrome, tau, otf2) instead of sniffing\n" \
+	"  -F, --input-format NAME  read traces as NAME (an input format of\n"                   \
+	"                       'tracefold --help') instead of sniffing\n"                     \
 	"  -c, --counters LIST  add a sample type per named counter (comma-separated, or\n"       \
 	"                       'all'), attributed to the call path active when it fired\n"       \
 	"      --edf FILE       TAU: event definitions for a lone .trc file\n"                   \

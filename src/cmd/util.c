@@ -160,7 +160,11 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 	const char *v = argv[++*i];
 	if (fmt) {
 		if (!tf_format_by_name(v)) {
-			tf_usage_error(cmd, "unknown input format '%s' (chrome, tau or otf2)", v);
+			char names[256] = "";
+			for (int k = 0; tf_formats[k]; k++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					 k ? ", " : "", tf_formats[k]->name);
+			tf_usage_error(cmd, "unknown input format '%s' (one of: %s)", v, names);
 			return -1;
 		}
 		o->format = v;

@@ -1,0 +1,37 @@
+/* registry.c - the output formats: one row per format.  A new output is a new
+ * file in src/write/ plus one line here (include/tracefold/writer.h). */
+#include <string.h>
+#include "tracefold/writer.h"
+#include "tracefold/pprof.h"
+
+static const char *const pprof_suffixes[] = { ".pb.gz", ".pprof", ".pb", ".prof", NULL };
+
+static const tf_writer tf_writer_pprof = {
+	"pprof", "gzipped pprof profile.proto, for go tool pprof (top, flame graphs, -diff_base)",
+	pprof_suffixes, TF_WRITER_AGG, tf_pprof_write,
+};
+
+const tf_writer *const tf_writers[] = {
+	&tf_writer_pprof,
+	NULL,
+};
+
+const tf_writer *tf_writer_by_name(const char *name)
+{
+	for (int i = 0; tf_writers[i]; i++)
+		if (strcmp(tf_writers[i]->name, name) == 0)
+			return tf_writers[i];
+	return NULL;
+}
+
+const tf_writer *tf_writer_for_path(const char *path)
+{
+	size_t n = strlen(path);
+	for (int i = 0; tf_writers[i]; i++)
+		for (const char *const *s = tf_writers[i]->suffixes; *s; s++) {
+			size_t k = strlen(*s);
+			if (n > k && strcmp(path + n - k, *s) == 0)
+				return tf_writers[i];
+		}
+	return NULL;
+}

@@ -1,0 +1,37 @@
+# tracefold convert: one read of the inputs, several outputs from it
+# (docs/cli.md "tracefold convert"; the writer table src/write/registry.c).
+. tests/lib.sh
+events() { # events_read of a -v run's stderr
+	sed -n 's/.*; events_read=\([0-9]*\).*/\1/p' "$1" | head -1
+}
+for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/tau/mpi_small $DATA/otf2/tiny_otf2/traces.otf2; do
+	b=$(basename "$t")
+	$TF -q profile "$t" -o "$TMP/p.pb.gz" || fail "$b: profile"
+	$TF -v convert "$t" -o "$TMP/a.pb.gz" -o "$TMP/b.pprof" 2>"$TMP/v.err" || fail "$b: convert"
+	check "$b: convert -o a.pb.gz is byte-identical to profile" cmp "$TMP/a.pb.gz" "$TMP/p.pb.gz"
+	check "$b: convert -o b.pprof too" cmp "$TMP/b.pprof" "$TMP/p.pb.gz"
+	# one read: the events decoded are what info counts for one read, not twice that
+	n=$($TF info --format json "$t" | python3 -c 'import json,sys; print(json.load(sys.stdin)["diagnostics"]["events_read"])')
+	check "$b: two outputs, one read ($(events "$TMP/v.err") events decoded == info's $n)" test "$(events "$TMP/v.err")" = "$n"
+	check "$b: -v names both outputs" sh -c "grep -q 'a.pb.gz (pprof)' '$TMP/v.err' && grep -q 'b.pprof (pprof)' '$TMP/v.err'"
+done
+t=$DATA/chrome/pytorch-legacy-small/trace.json
+# standard input can only be read once: two outputs from it
+$TF -q convert - -o "$TMP/s1.pb.gz" -o "$TMP/s2.pb.gz" < "$t"
+check "stdin: two identical outputs" cmp "$TMP/s1.pb.gz" "$TMP/s2.pb.gz"
+# --to for a name no writer claims
+expect_exit 2 "an output name no writer claims" $TF convert "$t" -o "$TMP/x.txt"
+grep -q "use --to FORMAT" "$TMP/err" && ok "... says to use --to" || fail "... says to use --to"
+expect_exit 0 "--to pprof -o x.txt" $TF convert "$t" --to pprof -o "$TMP/x.txt"
+$TF -q profile "$t" -o "$TMP/p.pb.gz"
+check "--to pprof: the pprof profile" cmp "$TMP/x.txt" "$TMP/p.pb.gz"
+expect_exit 2 "--to an unknown format" $TF convert "$t" --to nope -o "$TMP/y"
+expect_exit 2 "the same output twice" $TF convert "$t" -o "$TMP/d.pb.gz" -o "$TMP/d.pb.gz"
+expect_exit 2 "an output that is an input" $TF convert "$TMP/x.txt" -o "$TMP/x.txt"
+expect_exit 2 "profile takes one output" $TF profile "$t" -o "$TMP/e.pb.gz" -o "$TMP/f.pb.gz"
+# the writer table is what --help lists
+$TF convert --help > "$TMP/h"
+check "convert --help lists the pprof writer and its names" grep -q "pprof .*\.pb\.gz" "$TMP/h"
+$TF --help > "$TMP/h"
+check "tracefold --help lists output formats" grep -q "^output formats:" "$TMP/h"
+finish
