@@ -23,7 +23,7 @@ LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC  := $(sort $(wildcard src/core/*.c src/io/*.c src/read/*.c src/write/*.c src/cmd/*.c))
+LIB_SRC  := $(sort $(wildcard src/core/*.c src/io/*.c src/read/*.c src/write/*.c src/pipeline/*.c src/cmd/*.c))
 MAIN_SRC := src/main.c
 GEN_C    := build/gen/profile.pb-c.c
 GEN_H    := build/gen/profile.pb-c.h

@@ -66,7 +66,12 @@ void tf_ctx_set_process_name(tf_ctx *c, uint32_t input, tf_str process_key, tf_s
  * print them.  The first TF_CTX_MAX_NOTES are kept, later ones only counted. */
 #define TF_CTX_MAX_NOTES 64
 void tf_ctx_note(tf_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-size_t tf_ctx_nnotes(const tf_ctx *c);       /* all notes, kept or not */
+size_t tf_ctx_nnotes(const tf_ctx *c);
+/* Warnings: what a command must say even without repairs (an input mostly
+ * lost, a --counters name that matched nothing).  Kept like notes. */
+void tf_ctx_warn(tf_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t tf_ctx_nwarnings(const tf_ctx *c);
+const char *tf_ctx_warning_get(const tf_ctx *c, size_t i);       /* all notes, kept or not */
 const char *tf_ctx_note_get(const tf_ctx *c, size_t i); /* NULL if not kept */
 
 #endif

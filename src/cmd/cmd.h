@@ -8,6 +8,7 @@
 #include "tracefold/err.h"
 #include "tracefold/ctx.h"
 #include "tracefold/agg.h"
+#include "tracefold/pipeline.h"
 
 enum {
 	TF_EXIT_OK = 0,         /* success */
@@ -52,10 +53,6 @@ bool tf_parse_duration_ns(const char *s, int64_t *ns_out);
  * ctx notes, first 10) to stderr, unless quiet. */
 void tf_report_diag(tf_ctx *ctx);
 
-/* Inputs -> aggregate (src/cmd/load.c): traces go through the readers and
- * the stack builder, pprof profiles (tf_pprof_sniff) through tf_pprof_read;
- * all are summed into agg (empty, over ctx's string table).  Prints what
- * went wrong and returns an exit status (TF_EXIT_OK or TF_EXIT_INPUT). */
 /* Input options every trace-reading command shares (docs/cli.md "Inputs"):
  *   -F, --input-format NAME   read traces as NAME instead of sniffing
  *   -c, --counters LIST       counters that become sample types ("all" = every one)
@@ -116,18 +113,13 @@ int tf_out_format(const char *cmd, const char *value, int allowed, int *fmt_out)
 /* True when argv[*i] needs a value and has none: prints the usage error. */
 bool tf_missing_value(const char *cmd, int argc, char **argv, int i);
 
-typedef struct tf_load_opts {
-	const char *format;             /* force this trace reader (no pprof sniffing), or NULL */
-	const char *const *counters;    /* tf_stacks_opts.counters */
-	uint32_t first_input;           /* input index of inputs[0] (distinct per load in one ctx) */
-	bool comments;                  /* record inputs and event counts as profile comments */
-} tf_load_opts;
+/* The pipeline (include/tracefold/pipeline.h) run for a command: prints its
+ * warnings and, on failure, its error; returns an exit status. */
+typedef struct tf_pipeline_opts tf_load_opts;
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o);
+/* Prints the ctx's warnings not printed yet (unless quiet). */
+void tf_print_warnings(tf_ctx *ctx);
 
-/* After reading one trace input (before = the diag counters before it): an
- * input from which no event could be used is an error (printed, returns
- * TF_EXIT_INPUT); one that lost more events than it gave is warned about. */
-int tf_check_input_used(tf_ctx *ctx, const char *path, const tf_diag *before);
 /* --strict: any repair or warning counter is an error (printed). */
 int tf_check_strict(const tf_input_opts *o, tf_ctx *ctx);
 /* An output that names one of the inputs (same file) is a usage error

@@ -625,9 +625,12 @@ int tf_cmd_info(int argc, char **argv)
 			goto out;
 		}
 		in[i].events = tf_ctx_diag(ctx)->n[TF_DIAG_events_read] - before;
-		rc = tf_check_input_used(ctx, paths[i], &dbefore);
-		if (rc != TF_EXIT_OK)
+		r = tf_input_check(ctx, paths[i], &dbefore, &err);
+		tf_print_warnings(ctx);
+		if (r < 0) {
+			rc = tf_report(&err);
 			goto out;
+		}
 	}
 	int r = tf_stacks_finish(stacks);
 	if (r < 0) {

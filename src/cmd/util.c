@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cmd.h"
+#include "tracefold/pipeline.h"
 #include "tracefold/reader.h"
 
 int tf_verbose;
@@ -217,41 +218,29 @@ int tf_out_format(const char *cmd, const char *v, int allowed, int *fmt_out)
 	return 0;
 }
 
-/* Counters of events a reader passed on (kinds), and of input it lost. */
-static uint64_t sum_sev(const tf_diag *d, tf_severity sev, bool kinds)
+int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
 {
-	uint64_t n = 0;
-	for (int i = 0; i < TF_DIAG_COUNT; i++)
-		if (tf_diag_severity(i) == sev && (!kinds || !strncmp(tf_diag_name(i), "ev_", 3)))
-			n += d->n[i];
-	return n;
+	tf_error err;
+	tf_error_clear(&err);
+	int r = tf_pipeline_run(ctx, agg, inputs, n, o, &err);
+	tf_print_warnings(ctx);
+	if (r < 0) {
+		if (!err.code)
+			tf_error_set(&err, r, NULL, -1, -1, "%s", tf_strerror(r));
+		return tf_report(&err);
+	}
+	return TF_EXIT_OK;
 }
 
-int tf_check_input_used(tf_ctx *ctx, const char *path, const tf_diag *before)
+void tf_print_warnings(tf_ctx *ctx)
 {
-	tf_diag delta = *tf_ctx_diag(ctx);
-	for (int i = 0; i < TF_DIAG_COUNT; i++)
-		delta.n[i] -= before->n[i];
-	/* metadata alone (names of threads that never ran) is not usable */
-	uint64_t used = sum_sev(&delta, TF_SEV_INFO, true) - delta.n[TF_DIAG_ev_metadata];
-	uint64_t lost = sum_sev(&delta, TF_SEV_WARN, false);
-	char buf[1024];
-	tf_diag_format(&delta, TF_SEV_WARN, ", ", 1, buf, sizeof(buf));
-	if (!used) {
-		if (lost) {
-			tf_msg("cannot use '%s': nothing in it could be read (%s)", path, buf);
-		} else {
-			delta.n[TF_DIAG_events_read] = 0;
-			tf_diag_format(&delta, TF_SEV_INFO, ", ", 1, buf, sizeof(buf));
-			tf_msg("cannot use '%s': it holds no events%s%s%s", path, *buf ? " (only " : "", buf,
-			       *buf ? ")" : "");
-		}
-		return TF_EXIT_INPUT;
+	static size_t printed; /* a command may load twice (diff): each once */
+	size_t n = tf_ctx_nwarnings(ctx);
+	for (; printed < n && !tf_quiet; printed++) {
+		const char *w = tf_ctx_warning_get(ctx, printed);
+		if (w)
+			tf_msg("%s", w);
 	}
-	if (lost > used && !tf_quiet)
-		tf_msg("WARNING: most of '%s' could not be read: %llu events read, %s", path,
-		       (unsigned long long)used, buf);
-	return TF_EXIT_OK;
 }
 
 int tf_check_strict(const tf_input_opts *o, tf_ctx *ctx)

@@ -24,6 +24,8 @@ struct tf_ctx {
 	uint32_t *tnext;  /* per track: next track of its process, UINT32_MAX ends */
 	char *notes[TF_CTX_MAX_NOTES];
 	size_t nnotes;
+	char *warnings[TF_CTX_MAX_NOTES];
+	size_t nwarnings;
 };
 
 tf_ctx *tf_ctx_new(void)
@@ -54,6 +56,8 @@ void tf_ctx_free(tf_ctx *c)
 	tf_hmap_free(&c->pidx);
 	for (size_t i = 0; i < c->nnotes && i < TF_CTX_MAX_NOTES; i++)
 		free(c->notes[i]);
+	for (size_t i = 0; i < c->nwarnings && i < TF_CTX_MAX_NOTES; i++)
+		free(c->warnings[i]);
 	free(c);
 }
 
@@ -270,4 +274,24 @@ size_t tf_ctx_nnotes(const tf_ctx *c) { return c->nnotes; }
 const char *tf_ctx_note_get(const tf_ctx *c, size_t i)
 {
 	return i < c->nnotes && i < TF_CTX_MAX_NOTES ? c->notes[i] : NULL;
+}
+
+void tf_ctx_warn(tf_ctx *c, const char *fmt, ...)
+{
+	if (c->nwarnings < TF_CTX_MAX_NOTES) {
+		char buf[1024];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		c->warnings[c->nwarnings] = strdup(buf);
+	}
+	c->nwarnings++;
+}
+
+size_t tf_ctx_nwarnings(const tf_ctx *c) { return c->nwarnings; }
+
+const char *tf_ctx_warning_get(const tf_ctx *c, size_t i)
+{
+	return i < c->nwarnings && i < TF_CTX_MAX_NOTES ? c->warnings[i] : NULL;
 }

@@ -1,13 +1,18 @@
-/* load.c - inputs -> one aggregate, shared by profile, top, diff and merge.
+/* pipeline.c - the library's one pipeline stage that wires the others:
  *
- * Every input is either a trace (any reader; the stack builder turns it into
+ *   inputs -> readers (tf_formats) -> events -> stack builder -> aggregate
+ *          -> pprof profiles (tf_pprof_read) added as they are
+ *
+ * shared by every command (profile, convert, top, diff, merge).  Every input
+ * is either a trace (any reader; the stack builder turns it into
  * calls/count and wall/nanoseconds samples) or a pprof profile (sniffed with
  * tf_pprof_sniff, read with tf_pprof_read).  Traces are read first, in the
  * given order, through one stack builder; then each profile is read into a
  * scratch aggregate and added, after checking that its sample types are the
  * same set (name and unit) as what is already loaded.  Standard input ("-")
- * is always read as a trace (sniffing would consume it).  Errors are printed
- * here; the return value is an exit status (TF_EXIT_OK or TF_EXIT_INPUT).
+ * is always read as a trace (sniffing would consume it).  Like the whole
+ * library it never prints: errors come back in tf_error, warnings as ctx
+ * warnings (tf_ctx_warn), and the command prints them.
  *
  * The agg's main_file (the file name of the written profile's mapping) is
  * the first input's: its base name for a trace, for a profile the file name
@@ -15,8 +20,8 @@
  * its base name. */
 #include <stdlib.h>
 #include <string.h>
-#include "cmd.h"
-#include "report.h"
+#include <stdio.h>
+#include "tracefold/pipeline.h"
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
 #include "tracefold/pprof.h"
@@ -40,17 +45,54 @@ static bool same_types(const tf_agg *a, const tf_agg *b)
 /* -c NAME that selects nothing is said, not silently ignored. */
 static void warn_unmatched_counters(tf_ctx *ctx, const tf_agg *agg, const char *const *counters)
 {
-	if (!counters || tf_quiet)
+	if (!counters)
 		return;
 	for (int i = 0; counters[i]; i++) {
+		char tn[512];
+		snprintf(tn, sizeof(tn), "%s%s", TF_COUNTER_TYPE_PREFIX, counters[i]);
 		if (!strcmp(counters[i], "all")) {
 			if (!tf_ctx_diag(ctx)->n[TF_DIAG_ev_counter])
-				tf_msg("--counters all: the input has no counters");
-		} else if (tf_report_type(agg, counters[i]) < 0) {
-			tf_msg("--counters: no counter named '%s' in the input ('tracefold info' lists them)",
-			       counters[i]);
+				tf_ctx_warn(ctx, "--counters all: the input has no counters");
+		} else if (tf_agg_type_find(agg, tn) < 0) {
+			tf_ctx_warn(ctx, "--counters: no counter named '%s' in the input ('tracefold info' lists them)",
+				    counters[i]);
 		}
 	}
+}
+
+/* Counters of events a reader passed on (kinds), and of input it lost. */
+static uint64_t sum_sev(const tf_diag *d, tf_severity sev, bool kinds)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < TF_DIAG_COUNT; i++)
+		if (tf_diag_severity(i) == sev && (!kinds || !strncmp(tf_diag_name(i), "ev_", 3)))
+			n += d->n[i];
+	return n;
+}
+
+int tf_input_check(tf_ctx *ctx, const char *path, const tf_diag *before, tf_error *err)
+{
+	tf_diag delta = *tf_ctx_diag(ctx);
+	for (int i = 0; i < TF_DIAG_COUNT; i++)
+		delta.n[i] -= before->n[i];
+	/* metadata alone (names of threads that never ran) is not usable */
+	uint64_t used = sum_sev(&delta, TF_SEV_INFO, true) - delta.n[TF_DIAG_ev_metadata];
+	uint64_t lost = sum_sev(&delta, TF_SEV_WARN, false);
+	char buf[1024];
+	tf_diag_format(&delta, TF_SEV_WARN, ", ", 1, buf, sizeof(buf));
+	if (!used) {
+		if (lost)
+			return tf_error_set(err, TF_EFORMAT, NULL, -1, -1,
+					    "cannot use '%s': nothing in it could be read (%s)", path, buf);
+		delta.n[TF_DIAG_events_read] = 0;
+		tf_diag_format(&delta, TF_SEV_INFO, ", ", 1, buf, sizeof(buf));
+		return tf_error_set(err, TF_EFORMAT, NULL, -1, -1, "cannot use '%s': it holds no events%s%s%s",
+				    path, *buf ? " (only " : "", buf, *buf ? ")" : "");
+	}
+	if (lost > used)
+		tf_ctx_warn(ctx, "WARNING: most of '%s' could not be read: %llu events read, %s", path,
+			    (unsigned long long)used, buf);
+	return 0;
 }
 
 /* Adds text to agg's comments unless it is there (seen: interned text ->
@@ -84,23 +126,27 @@ static tf_str base_name(tf_strtab *st, const char *path)
 	return tf_strtab_intern(st, path + start, end - start);
 }
 
-int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
+int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
+		    tf_error *err)
 {
 	const char *format = o ? o->format : NULL;
 	uint32_t first = o ? o->first_input : 0;
 	bool comments = o && o->comments;
-	int rc = TF_EXIT_OK;
+	int rc = 0;
 	char note[2100];
+	tf_error scratch;
+	if (!err) {
+		tf_error_clear(&scratch);
+		err = &scratch;
+	}
 	bool *is_pprof = calloc((size_t)n + 1, sizeof(bool));
 	tf_stacks *stacks = NULL;
 	tf_agg *tmp = NULL;
 	const char *types_from = NULL;
 	tf_hmap seen = { 0 }; /* comment strings already in agg */
 	int nseen = 0;        /* seen holds agg's comments */
-	if (!is_pprof) {
-		tf_msg("out of memory");
-		return TF_EXIT_INPUT;
-	}
+	if (!is_pprof)
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 	int ntraces = 0;
 	for (int i = 0; i < n; i++) {
 		/* stdin cannot be sniffed without consuming it: always a trace */
@@ -111,8 +157,7 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 	if (n > 0 && !is_pprof[0] && !meta->main_file) {
 		tf_str name = base_name(tf_ctx_strtab(ctx), inputs[0]);
 		if (name == (tf_str)-1) {
-			tf_msg("out of memory");
-			rc = TF_EXIT_INPUT;
+			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;
 		}
 		meta->main_file = name;
@@ -121,36 +166,33 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL };
 		stacks = tf_stacks_new(ctx, agg, &sopts);
 		if (!stacks) {
-			tf_msg("out of memory");
-			rc = TF_EXIT_INPUT;
+			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;
 		}
 	}
 	for (int i = 0; i < n; i++) {
 		if (is_pprof[i])
 			continue;
-		tf_error err;
-		tf_error_clear(&err);
-		const tf_format *f = tf_format_find(inputs[i], format, &err);
+		const tf_format *f = tf_format_find(inputs[i], format, err);
 		if (!f) {
-			rc = tf_report(&err);
+			rc = err && err->code ? err->code : TF_EUNKNOWN;
 			goto done;
 		}
 		if (!types_from)
 			types_from = inputs[i];
 		uint32_t idx = first + (uint32_t)i;
 		tf_diag before = *tf_ctx_diag(ctx);
-		int r = f->read(inputs[i], idx, ctx, tf_stacks_sink(stacks), &err);
+		int r = f->read(inputs[i], idx, ctx, tf_stacks_sink(stacks), err);
 		if (r >= 0 || r == TF_ESTOP)
 			r = tf_stacks_sink(stacks)->end_input(tf_stacks_sink(stacks), idx);
 		if (r < 0 && r != TF_ESTOP) {
-			if (!err.code)
-				tf_error_set(&err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
-			rc = tf_report(&err);
+			if (err && !err->code)
+				tf_error_set(err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
+			rc = r;
 			goto done;
 		}
-		rc = tf_check_input_used(ctx, inputs[i], &before);
-		if (rc != TF_EXIT_OK)
+		rc = tf_input_check(ctx, inputs[i], &before, err);
+		if (rc < 0)
 			goto done;
 		if (comments) {
 			snprintf(note, sizeof(note), "input: %s (%s)", inputs[i], f->name);
@@ -160,8 +202,7 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 	if (stacks) {
 		int r = tf_stacks_finish(stacks);
 		if (r < 0) {
-			tf_msg("cannot build stacks: %s", tf_strerror(r));
-			rc = TF_EXIT_INPUT;
+			rc = tf_error_set(err, r, NULL, -1, -1, "cannot build stacks: %s", tf_strerror(r));
 			goto done;
 		}
 		warn_unmatched_counters(ctx, agg, o ? o->counters : NULL);
@@ -175,43 +216,37 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 	for (int i = 0; i < n; i++) {
 		if (!is_pprof[i])
 			continue;
-		tf_error err;
-		tf_error_clear(&err);
 		tmp = tf_agg_new(tf_ctx_strtab(ctx));
 		if (!tmp) {
-			tf_msg("out of memory");
-			rc = TF_EXIT_INPUT;
+			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;
 		}
-		if (tf_pprof_read(tmp, inputs[i], &err) < 0) {
-			rc = tf_report(&err);
+		rc = tf_pprof_read(tmp, inputs[i], err);
+		if (rc < 0)
 			goto done;
-		}
 		if (!tf_agg_nsamples(tmp)) {
-			tf_msg("cannot use '%s': the profile has no samples", inputs[i]);
-			rc = TF_EXIT_INPUT;
+			rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1, "cannot use '%s': the profile has no samples",
+					  inputs[i]);
 			goto done;
 		}
 		tf_agg_meta *tm = tf_agg_meta_get(tmp);
 		if (!tm->main_file && (tm->main_file = base_name(tf_ctx_strtab(ctx), inputs[i])) == (tf_str)-1) {
-			tf_msg("out of memory");
-			rc = TF_EXIT_INPUT;
+			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;
 		}
 		if (types_from && !same_types(agg, tmp)) {
 			char a[800], b[800];
 			tf_agg_types_text(agg, a, sizeof(a));
 			tf_agg_types_text(tmp, b, sizeof(b));
-			tf_msg("cannot combine '%s' with '%s': sample types differ: '%s' has [%s], '%s' has [%s]",
-			       inputs[i], types_from, inputs[i], b, types_from, a);
-			rc = TF_EXIT_INPUT;
+			rc = tf_error_set(err, TF_ECLASH, NULL, -1, -1,
+					  "cannot combine '%s' with '%s': sample types differ: '%s' has [%s], '%s' has [%s]",
+					  inputs[i], types_from, inputs[i], b, types_from, a);
 			goto done;
 		}
 		bool was_empty = !types_from;
 		int r = tf_agg_merge(agg, tmp, 1);
 		if (r < 0) {
-			tf_msg("cannot combine '%s': %s", inputs[i], tf_strerror(r));
-			rc = TF_EXIT_INPUT;
+			rc = tf_error_set(err, r, NULL, -1, -1, "cannot combine '%s': %s", inputs[i], tf_strerror(r));
 			goto done;
 		}
 		if (was_empty) {
@@ -229,20 +264,19 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 			snprintf(note, sizeof(note), "input: %s (pprof)", inputs[i]);
 			cr |= add_comment(ctx, agg, &seen, note, true);
 			if (cr < 0) {
-				tf_msg("out of memory");
-				rc = TF_EXIT_INPUT;
+				rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 				goto done;
 			}
 		}
 		tf_agg_free(tmp);
 		tmp = NULL;
 	}
-	if (rc == TF_EXIT_OK && !tf_agg_nsamples(agg)) {
+	if (rc == 0 && !tf_agg_nsamples(agg)) {
 		/* an empty profile is never a success: say what there was */
 		uint64_t nctr = tf_ctx_diag(ctx)->n[TF_DIAG_ev_counter];
-		tf_msg("nothing to profile in '%s'%s: no regions%s", inputs[0], n > 1 ? " and the other inputs" : "",
-		       nctr && !(o && o->counters) ? " (it has counters: select them with -c)" : "");
-		rc = TF_EXIT_INPUT;
+		rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1, "nothing to profile in '%s'%s: no regions%s", inputs[0],
+				  n > 1 ? " and the other inputs" : "",
+				  nctr && !(o && o->counters) ? " (it has counters: select them with -c)" : "");
 	}
 done:
 	tf_hmap_free(&seen);

@@ -1,0 +1,35 @@
+/* pipeline.h - the stage that wires the others, shared by every command:
+ *
+ *   inputs -> readers -> events -> stack builder -> aggregate (+ pprof inputs)
+ *
+ * It returns errors as values (tf_error naming the input) and leaves
+ * warnings in the ctx (tf_ctx_warn); commands print them.  It never prints. */
+#ifndef TRACEFOLD_PIPELINE_H
+#define TRACEFOLD_PIPELINE_H
+
+#include <stdbool.h>
+#include "ctx.h"
+#include "agg.h"
+#include "err.h"
+
+typedef struct tf_pipeline_opts {
+	const char *format;             /* force this trace reader (no pprof sniffing), or NULL */
+	const char *const *counters;    /* tf_stacks_opts.counters */
+	uint32_t first_input;           /* input index of inputs[0] (distinct per run in one ctx) */
+	bool comments;                  /* record inputs and event counts as profile comments */
+} tf_pipeline_opts;
+
+/* Reads inputs[0..n) into agg (empty, over ctx's string table): traces
+ * through their readers and one stack builder, pprof profiles added as they
+ * are.  An input from which nothing usable was read, a profile with no
+ * samples, sample types that differ, and an empty result are errors.
+ * Returns 0 or a negative TF_E* with err filled (err may be NULL). */
+int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
+		    tf_error *err);
+
+/* After reading one trace input (before = the ctx's counters before it):
+ * no usable event is an error (TF_EFORMAT naming path); an input that lost
+ * more events than it gave gets a ctx warning.  Returns 0 or TF_EFORMAT. */
+int tf_input_check(tf_ctx *ctx, const char *path, const tf_diag *before, tf_error *err);
+
+#endif
