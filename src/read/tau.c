@@ -23,6 +23,9 @@
 #define TAU_BLOCK_BYTES (96u * 1024u)
 #define TAU_FLUSH_NAME "[TAU trace flush]"
 #define TAU_MAX_REREADS 16
+/* An EDF line is under 1 KB (a name, a group, a kind); a longer one than
+ * this is no EDF (or /dev/zero): fatal, without reading on. */
+#define TAU_EDF_MAX_LINE (64u * 1024u)
 
 /* ---- records ---- */
 
@@ -285,35 +288,61 @@ static int edf_add_line(tau_edf *e, tf_strtab *st, const tf_tau_edf_line *l)
 	return edf_put(e, &d);
 }
 
+/* Reads one line (with its newline) of at most cap bytes into buf.  Returns
+ * its length (0 at the end of the file), or cap + 1 when the line goes on
+ * past cap bytes: not read further, so an endless line costs cap bytes. */
+static size_t edf_getline(FILE *f, char *buf, size_t cap)
+{
+	size_t n = 0;
+	int c;
+	while ((c = getc(f)) != EOF) {
+		if (n == cap)
+			return cap + 1;
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	return n;
+}
+
 /* (Re)reads the whole EDF; definitions replace earlier ones with the same id. */
 static int edf_load(tau_edf *e, tf_ctx *ctx, tf_error *err)
 {
 	FILE *f = fopen(e->path, "r");
 	if (!f)
 		return tf_error_set(err, TF_EIO, e->path, -1, -1, "cannot open the event definitions");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char *line = malloc(TAU_EDF_MAX_LINE);
+	if (!line) {
+		fclose(f);
+		return tf_error_set(err, TF_ENOMEM, e->path, -1, -1, "out of memory");
+	}
+	size_t n;
 	int64_t off = 0, lineno = 0;
 	int rc = 0, bad = 0;
-	while ((n = getline(&line, &cap, f)) > 0) {
+	while ((n = edf_getline(f, line, TAU_EDF_MAX_LINE)) > 0) {
 		lineno++;
+		if (n > TAU_EDF_MAX_LINE) {
+			rc = tf_error_set(err, TF_EFORMAT, e->path, off, -1,
+					  "line %lld is longer than %u bytes: not a TAU event definition file "
+					  "(whose lines are under 1 KB)", (long long)lineno, TAU_EDF_MAX_LINE);
+			break;
+		}
 		tf_tau_edf_line l;
-		int r = tf_tau_edf_parse_line(line, (size_t)n, &l);
-		if (r > 0)
-			rc = edf_add_line(e, tf_ctx_strtab(ctx), &l);
-		else if (r < 0 && !bad++ && !e->rereads) /* noted once, not again on each re-read */
+		int r = tf_tau_edf_parse_line(line, n, &l);
+		if (r > 0 && (rc = edf_add_line(e, tf_ctx_strtab(ctx), &l)) < 0) {
+			rc = tf_error_set(err, rc, e->path, -1, -1, "out of memory");
+			break;
+		}
+		if (r < 0 && !bad++ && !e->rereads) /* noted once, not again on each re-read */
 			tf_ctx_note(ctx, "'%s' line %lld (byte %lld): not an event definition: ignored",
 				    e->path, (long long)lineno, (long long)off);
-		if (rc < 0)
-			break;
-		off += n;
+		off += (int64_t)n;
 	}
 	int ioerr = ferror(f);
 	free(line);
 	fclose(f);
 	if (rc < 0)
-		return tf_error_set(err, rc, e->path, -1, -1, "out of memory");
+		return rc;
 	if (ioerr)
 		return tf_error_set(err, TF_EIO, e->path, off, -1, "read failed");
 	return 0;

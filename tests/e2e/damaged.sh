@@ -115,6 +115,30 @@ import json, sys
 d = json.load(open(sys.argv[1]))["diagnostics"]
 assert d["events_read"] == int(sys.argv[2]) and d["truncated_record"] == 1, d' "$TMP/tgz.json" "$want"
 check "tau .trc.gz cut: the note says the gzip data ends early" grep -q "gzip data ends early" "$TMP/tgz.json"
+# an EDF line longer than 64 KiB (an EDF line is under 1 KB): fatal, naming
+# the EDF and the byte offset of the line; /dev/zero (one endless line) stops
+# at once, in little memory (it grew to 11 GB in 30 s when lines were unbounded)
+mkdir -p "$TMP/hugeedf" && cp "$TINY/tautrace.0.0.0.trc" "$TMP/hugeedf/"
+cp "$TINY/events.0.edf" "$TMP/hugeedf/"
+off=$(wc -c < "$TMP/hugeedf/events.0.edf")
+nl=$(($(wc -l < "$TMP/hugeedf/events.0.edf") + 1))
+python3 -c 'import sys; sys.stdout.write("7 TAU_USER 0 \"" + "x" * 1000000 + "\" EntryExit\n")' >> "$TMP/hugeedf/events.0.edf"
+fatal "tau, an EDF line of 1 MB" "cannot read '$TMP/hugeedf/events.0.edf' at byte $off: line $nl is longer than 65536 bytes" \
+	$TF profile "$TMP/hugeedf" -o "$TMP/o.pb.gz"
+# bounded DESC MAX_KB CMD...: CMD ends within 20 s using at most MAX_KB of memory
+bounded() {
+	desc=$1; max=$2; shift 2
+	check "$desc" python3 -c '
+import resource, subprocess, sys
+p = subprocess.run(["timeout", "20"] + sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+assert p.returncode != 124, "still running after 20 s"
+assert kb <= int(sys.argv[1]), "max RSS %d KB" % kb' "$max" "$@"
+}
+fatal "tau --edf /dev/zero" "cannot read '/dev/zero' at byte 0: line 1 is longer than 65536 bytes" \
+	timeout 20 $TF profile --edf /dev/zero "$TINY/tautrace.0.0.0.trc" -o "$TMP/o.pb.gz"
+bounded "tau --edf /dev/zero: ends within 20 s in under 256 MB" 262144 \
+	$TF info --edf /dev/zero "$TINY/tautrace.0.0.0.trc"
 # no event definitions at all: fatal, naming the .trc
 mkdir -p "$TMP/noedf" && cp "$TINY/tautrace.0.0.0.trc" "$TMP/noedf/"
 fatal "tau without an EDF" "cannot read '$TMP/noedf/tautrace.0.0.0.trc': no event definitions" \

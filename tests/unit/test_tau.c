@@ -603,6 +603,62 @@ static void test_bad_edf_line_noted_once(void **state)
 	rm_tmpdir();
 }
 
+/* An EDF line is under 1 KB; a line longer than 64 KiB (one huge line, or
+ * /dev/zero: no newline ever) is a format error naming the EDF and the byte
+ * offset of the line, found without reading more than the bound. */
+static void test_edf_line_too_long(void **state)
+{
+	make_tmpdir();
+	tf_tau_rec recs[] = { R(60000, 3, 1), R(1, 1, 2), R(1, -1, 3) };
+	size_t head = strlen(SYN_EDF), big = 200000;
+	char *edf = malloc(head + big + 2);
+	memcpy(edf, SYN_EDF, head);
+	memset(edf + head, 'x', big);
+	edf[head + big] = '\n';
+	edf[head + big + 1] = 0;
+	const char *trc = write_syn(recs, 3, edf);
+	tf_ctx *ctx = tf_ctx_new();
+	coll c;
+	coll_init(&c);
+	tf_error err;
+	assert_int_equal(read_tau(ctx, trc, &c, &err), TF_EFORMAT);
+	assert_int_equal(err.code, TF_EFORMAT);
+	assert_string_equal(err.path, tpath("events.0.edf"));
+	assert_int_equal(err.offset, (int64_t)head);
+	assert_non_null(strstr(err.msg, "line 15"));
+	assert_non_null(strstr(err.msg, "65536"));
+	assert_int_equal(c.n, 0);
+	tf_ctx_free(ctx);
+	free(c.ev);
+
+	/* a line of exactly the bound (newline included) is read (and, being
+	 * no definition, ignored with a note) */
+	memset(edf + head, 'x', 65535);
+	edf[head + 65535] = '\n';
+	edf[head + 65536] = 0;
+	write_syn(recs, 3, edf);
+	ctx = tf_ctx_new();
+	coll_init(&c);
+	assert_int_equal(read_tau(ctx, trc, &c, &err), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(tf_ctx_nnotes(ctx), 1);
+	assert_non_null(strstr(tf_ctx_note_get(ctx, 0), "line 15"));
+	tf_ctx_free(ctx);
+	free(c.ev);
+	free(edf);
+
+	/* /dev/zero as the EDF: the error at byte 0, at once */
+	ctx = tf_ctx_new();
+	tf_ctx_opts(ctx)->edf_path = "/dev/zero";
+	coll_init(&c);
+	assert_int_equal(read_tau(ctx, trc, &c, &err), TF_EFORMAT);
+	assert_string_equal(err.path, "/dev/zero");
+	assert_int_equal(err.offset, 0);
+	tf_ctx_free(ctx);
+	free(c.ev);
+	rm_tmpdir();
+}
+
 static void test_truncated(void **state)
 {
 	make_tmpdir();
@@ -745,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_demux),
 		cmocka_unit_test(test_unknown_ids),
 		cmocka_unit_test(test_bad_edf_line_noted_once),
+		cmocka_unit_test(test_edf_line_too_long),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_merged),
