@@ -26,6 +26,13 @@
 /* An EDF line is under 1 KB (a name, a group, a kind); a longer one than
  * this is no EDF (or /dev/zero): fatal, without reading on. */
 #define TAU_EDF_MAX_LINE (64u * 1024u)
+/* This many records in a row without a usable definition (an undefined id,
+ * or TAU's ".TAU <unknown event>" placeholder, id 0, which TAU never
+ * writes) is no TAU trace: all-zero data (-F tau /dev/zero) decodes as
+ * endless triggers of the placeholder.  A real trace has a defined record
+ * at least every 65,536 (its FLUSH records). */
+#define TAU_MAX_UNUSABLE_RUN 1000000u
+#define TAU_PLACEHOLDER_NAME ".TAU <unknown event>"
 
 /* ---- records ---- */
 
@@ -122,6 +129,7 @@ enum tau_kind {
 typedef struct tau_def {
 	int64_t id;
 	uint8_t kind;
+	bool placeholder; /* ".TAU <unknown event>" */
 	tf_str name;  /* trimmed; for metadata: the key */
 	tf_str group;
 	tf_str value; /* metadata value */
@@ -282,6 +290,7 @@ static int edf_add_line(tau_edf *e, tf_strtab *st, const tf_tau_edf_line *l)
 	} else {
 		d.kind = TK_OTHER;
 	}
+	d.placeholder = eq(l->name, nlen, TAU_PLACEHOLDER_NAME);
 	d.name = tf_strtab_intern(st, l->name, nlen);
 	if (d.name == (tf_str)-1 || d.group == (tf_str)-1 || d.value == (tf_str)-1)
 		return TF_ENOMEM;
@@ -371,6 +380,7 @@ typedef struct tau_rd {
 	bool show_flush;
 	tf_str flush_name;
 	uint64_t index; /* records of this input so far */
+	uint64_t run, run_off; /* unusable records in a row in this file, the first one's offset */
 	/* edfs loaded for this input (by path) */
 	tau_edf **edfs;
 	size_t nedfs;
@@ -546,7 +556,6 @@ static int flush_all_pend(tau_rd *rd)
 
 static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *path, uint64_t off)
 {
-	uint64_t index = rd->index++;
 	const tau_def *d = edf_find(edf, r->ev);
 	if (!d && edf->rereads < TAU_MAX_REREADS) {
 		/* TAU rewrites the EDF while the program runs: read it again */
@@ -560,6 +569,18 @@ static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *
 				    (unsigned long long)off, (long long)r->ev, edf->path);
 		}
 	}
+	if (d && d->kind != TK_BAD && d->kind != TK_UNKNOWN && !d->placeholder) {
+		rd->run = 0;
+	} else if (rd->run++ == 0) {
+		rd->run_off = off;
+	} else if (rd->run == TAU_MAX_UNUSABLE_RUN) {
+		return tf_error_set(rd->err, TF_EFORMAT, path, (int64_t)rd->run_off, -1,
+				    "%u records in a row from here on have no usable event definition in '%s' "
+				    "(undefined ids, or TAU's \"" TAU_PLACEHOLDER_NAME "\" placeholder): "
+				    "not a TAU trace, or not the EDF that goes with it",
+				    TAU_MAX_UNUSABLE_RUN, edf->path);
+	}
+	uint64_t index = rd->index++;
 	if (!d || d->kind == TK_BAD || d->kind == TK_UNKNOWN) {
 		tf_count_skip(rd->ctx, TF_DIAG_unknown_event_id);
 		return 0;
@@ -629,6 +650,7 @@ static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
 	tf_tau_layout lay = { 0 };
 	bool first = true;
 	rd_reset_trks(rd);
+	rd->run = 0;
 	for (;;) {
 		ptrdiff_t n = tf_in_read(in, buf + have, TAU_BLOCK_BYTES - have, rd->err);
 		if (n < 0) {

@@ -139,6 +139,16 @@ fatal "tau --edf /dev/zero" "cannot read '/dev/zero' at byte 0: line 1 is longer
 	timeout 20 $TF profile --edf /dev/zero "$TINY/tautrace.0.0.0.trc" -o "$TMP/o.pb.gz"
 bounded "tau --edf /dev/zero: ends within 20 s in under 256 MB" 262144 \
 	$TF info --edf /dev/zero "$TINY/tautrace.0.0.0.trc"
+# -F tau /dev/zero: all-zero records are triggers of id 0, TAU's ".TAU
+# <unknown event>" placeholder, forever (it never ended); 1,000,000 records in
+# a row without a usable definition stop the reader at the run's first byte.
+# Without --edf there is no EDF to read it with: fatal at once.
+fatal "tau -F tau /dev/zero" "cannot read '/dev/zero': no event definitions" \
+	timeout 20 $TF info -F tau /dev/zero
+fatal "tau -F tau --edf EDF /dev/zero" "cannot read '/dev/zero' at byte 0: 1000000 records in a row from here on have no usable event definition in '$TINY/events.0.edf'" \
+	timeout 20 $TF info -F tau --edf "$TINY/events.0.edf" /dev/zero
+bounded "tau -F tau --edf EDF /dev/zero: ends within 20 s in under 256 MB" 262144 \
+	$TF profile -F tau --edf "$TINY/events.0.edf" /dev/zero -o "$TMP/o.pb.gz"
 # no event definitions at all: fatal, naming the .trc
 mkdir -p "$TMP/noedf" && cp "$TINY/tautrace.0.0.0.trc" "$TMP/noedf/"
 fatal "tau without an EDF" "cannot read '$TMP/noedf/tautrace.0.0.0.trc': no event definitions" \

@@ -659,6 +659,74 @@ static void test_edf_line_too_long(void **state)
 	rm_tmpdir();
 }
 
+/* Writes EV_INIT then n records of id ev (native 24-byte) as tmpdir/name. */
+static void write_run(const char *name, int64_t ev, size_t n, const tf_tau_rec *mid, size_t at)
+{
+	FILE *f = fopen(tpath(name), "wb");
+	assert_non_null(f);
+	unsigned char b[24];
+	tf_tau_rec r = R(60000, 3, 1);
+	enc(b, &r, 24, host_big());
+	assert_int_equal(fwrite(b, 1, 24, f), 24);
+	for (size_t i = 0; i < n; i++) {
+		if (mid && i == at) {
+			enc(b, mid, 24, host_big());
+			assert_int_equal(fwrite(b, 1, 24, f), 24);
+		}
+		r = (tf_tau_rec)R(ev, 0, 2 + i);
+		enc(b, &r, 24, host_big());
+		assert_int_equal(fwrite(b, 1, 24, f), 24);
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A long run of records with no usable definition is no TAU trace: all-zero
+ * records (/dev/zero) are triggers of id 0, TAU's ".TAU <unknown event>"
+ * placeholder, forever.  1,000,000 such records in a row stop the reader
+ * with an error at the run's first byte; fewer, with a defined record
+ * between, are read and counted as before. */
+static void test_unknown_run(void **state)
+{
+	make_tmpdir();
+	write_syn(NULL, 0, NULL);
+	/* /dev/zero with a valid EDF: the placeholder (id 0) forever */
+	tf_ctx *ctx = tf_ctx_new();
+	tf_ctx_opts(ctx)->edf_path = tpath("events.0.edf");
+	coll c;
+	coll_init(&c);
+	tf_error err;
+	assert_int_equal(read_tau(ctx, "/dev/zero", &c, &err), TF_EFORMAT);
+	assert_string_equal(err.path, "/dev/zero");
+	assert_int_equal(err.offset, 0);
+	assert_non_null(strstr(err.msg, "1000000 records in a row"));
+	assert_int_equal(diag(ctx, TF_DIAG_events_read), 999999); /* the 1,000,000th is not decoded */
+	tf_ctx_free(ctx);
+	free(c.ev);
+
+	/* undefined ids: 1,000,000 in a row after EV_INIT stop at byte 24 */
+	write_run("tautrace.0.0.0.trc", 4242, 1000000, NULL, 0);
+	ctx = tf_ctx_new();
+	coll_init(&c);
+	assert_int_equal(read_tau(ctx, tpath("tautrace.0.0.0.trc"), &c, &err), TF_EFORMAT);
+	assert_int_equal(err.offset, 24);
+	assert_int_equal(diag(ctx, TF_DIAG_unknown_event_id), 999999);
+	tf_ctx_free(ctx);
+	free(c.ev);
+
+	/* 999,999 in a row, a defined record, 999,999 more: read, counted */
+	tf_tau_rec known = R(1, 1, 5);
+	write_run("tautrace.0.0.0.trc", 4242, 2 * 999999, &known, 999999);
+	ctx = tf_ctx_new();
+	coll_init(&c);
+	assert_int_equal(read_tau(ctx, tpath("tautrace.0.0.0.trc"), &c, &err), 0);
+	assert_int_equal(diag(ctx, TF_DIAG_unknown_event_id), 2 * 999999);
+	assert_int_equal(c.n, 1);
+	check_accounting(ctx);
+	tf_ctx_free(ctx);
+	free(c.ev);
+	rm_tmpdir();
+}
+
 static void test_truncated(void **state)
 {
 	make_tmpdir();
@@ -802,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_ids),
 		cmocka_unit_test(test_bad_edf_line_noted_once),
 		cmocka_unit_test(test_edf_line_too_long),
+		cmocka_unit_test(test_unknown_run),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_merged),
