@@ -137,6 +137,8 @@ typedef struct tau_def {
 
 typedef struct tau_edf {
 	char *path;
+	long node; /* events.<node>.edf describes that node only (ids are per
+		    * node); -1: every node (tau_merge's tau.edf, other names) */
 	tau_def *defs;
 	uint32_t ndefs, cap;
 	tf_hmap idx; /* id -> index in defs */
@@ -357,6 +359,20 @@ static int edf_load(tau_edf *e, tf_ctx *ctx, tf_error *err)
 	return 0;
 }
 
+/* The node an EDF describes, from its name: events.<node>.edf; -1 (every
+ * node) for any other name. */
+static long edf_node(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	if (strncmp(b, "events.", 7) != 0 || !isdigit((unsigned char)b[7]))
+		return -1;
+	char *end;
+	errno = 0;
+	long v = strtol(b + 7, &end, 10);
+	return errno || v > UINT16_MAX || strcmp(end, ".edf") != 0 ? -1 : v;
+}
+
 /* ---- the reader ---- */
 
 typedef struct tau_pend {
@@ -384,6 +400,9 @@ typedef struct tau_rd {
 	/* edfs loaded for this input (by path) */
 	tau_edf **edfs;
 	size_t nedfs;
+	/* nodes of the current file that its EDF does not describe: nid ->
+	 * index in edfs of events.<nid>.edf, or NODE_SKIPPED */
+	tf_hmap node_edf;
 	/* per (nid, tid) state of the current file */
 	tau_trk *trks;
 	uint32_t ntrks, captrks;
@@ -406,6 +425,7 @@ static tau_edf *rd_edf(tau_rd *rd, const char *path)
 		return NULL;
 	}
 	rd->edfs = ne;
+	e->node = edf_node(path);
 	if (edf_load(e, rd->ctx, rd->err) < 0) {
 		edf_free(e);
 		return NULL;
@@ -554,8 +574,81 @@ static int flush_all_pend(tau_rd *rd)
 	return 0;
 }
 
-static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *path, uint64_t off)
+static int run_error(tau_rd *rd, const char *path, const tau_edf *edf)
 {
+	return tf_error_set(rd->err, TF_EFORMAT, path, (int64_t)rd->run_off, -1,
+			    "%u records in a row from here on have no usable event definition in '%s' "
+			    "(undefined ids, or TAU's \"" TAU_PLACEHOLDER_NAME "\" placeholder): "
+			    "not a TAU trace, or not the EDF that goes with it",
+			    TAU_MAX_UNUSABLE_RUN, edf->path);
+}
+
+static char *dir_name(const char *path);
+static char *beside(const char *dir, const char *name);
+#define NODE_SKIPPED (UINT32_MAX - 1)
+
+/* The EDF for the records of node nid in a file read with edf: edf itself
+ * when it describes nid (or every node); else events.<nid>.edf from edf's
+ * directory, or NULL (*out) when there is none.  The first record of such a
+ * node gets a note saying which. */
+static int node_edf(tau_rd *rd, tau_edf *edf, uint16_t nid, const char *path, uint64_t off, tau_edf **out)
+{
+	*out = edf;
+	if (edf->node < 0 || nid == edf->node)
+		return 0;
+	uint32_t k = tf_hmap_get(&rd->node_edf, nid);
+	if (k == UINT32_MAX) {
+		char name[32];
+		snprintf(name, sizeof(name), "events.%u.edf", (unsigned)nid);
+		char *dir = dir_name(edf->path), *p = dir ? beside(dir, name) : NULL;
+		if (!dir)
+			return tf_error_set(rd->err, TF_ENOMEM, path, (int64_t)off, -1, "out of memory");
+		tau_edf *e = p ? rd_edf(rd, p) : NULL;
+		if (p && !e) {
+			free(p);
+			free(dir);
+			return rd->err && rd->err->code ? rd->err->code : TF_ENOMEM;
+		}
+		k = NODE_SKIPPED;
+		for (uint32_t i = 0; e && i < rd->nedfs; i++)
+			if (rd->edfs[i] == e)
+				k = i;
+		if (e)
+			tf_ctx_note(rd->ctx, "'%s' byte %llu: records of node %u, which '%s' does not describe "
+				    "(event ids are per node): decoded with '%s'",
+				    path, (unsigned long long)off, (unsigned)nid, edf->path, e->path);
+		else
+			tf_ctx_note(rd->ctx, "'%s' byte %llu: records of node %u, which '%s' does not describe "
+				    "(event ids are per node), and no '%s' in '%s': skipped (unknown_event_id)",
+				    path, (unsigned long long)off, (unsigned)nid, edf->path, name, dir);
+		free(p);
+		free(dir);
+		if (tf_hmap_put(&rd->node_edf, nid, k) < 0)
+			return tf_error_set(rd->err, TF_ENOMEM, path, (int64_t)off, -1, "out of memory");
+	}
+	*out = k == NODE_SKIPPED ? NULL : rd->edfs[k];
+	return 0;
+}
+
+static int on_record(tau_rd *rd, tau_edf *file_edf, const tf_tau_rec *r, const char *path, uint64_t off)
+{
+	tau_edf *edf;
+	TF_TRY(node_edf(rd, file_edf, r->nid, path, off, &edf));
+	if (!edf) {
+		/* a node without its EDF: skipped.  For the runaway bound (below)
+		 * it counts as usable when the file's EDF defines its id: a real
+		 * record of another node, not garbage */
+		const tau_def *d = edf_find(file_edf, r->ev);
+		if (d && d->kind != TK_BAD && !d->placeholder)
+			rd->run = 0;
+		else if (rd->run++ == 0)
+			rd->run_off = off;
+		else if (rd->run == TAU_MAX_UNUSABLE_RUN)
+			return run_error(rd, path, file_edf);
+		rd->index++;
+		tf_count_skip(rd->ctx, TF_DIAG_unknown_event_id);
+		return 0;
+	}
 	const tau_def *d = edf_find(edf, r->ev);
 	if (!d && edf->rereads < TAU_MAX_REREADS) {
 		/* TAU rewrites the EDF while the program runs: read it again */
@@ -574,11 +667,7 @@ static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *
 	} else if (rd->run++ == 0) {
 		rd->run_off = off;
 	} else if (rd->run == TAU_MAX_UNUSABLE_RUN) {
-		return tf_error_set(rd->err, TF_EFORMAT, path, (int64_t)rd->run_off, -1,
-				    "%u records in a row from here on have no usable event definition in '%s' "
-				    "(undefined ids, or TAU's \"" TAU_PLACEHOLDER_NAME "\" placeholder): "
-				    "not a TAU trace, or not the EDF that goes with it",
-				    TAU_MAX_UNUSABLE_RUN, edf->path);
+		return run_error(rd, path, edf);
 	}
 	uint64_t index = rd->index++;
 	if (!d || d->kind == TK_BAD || d->kind == TK_UNKNOWN) {
@@ -650,6 +739,7 @@ static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
 	tf_tau_layout lay = { 0 };
 	bool first = true;
 	rd_reset_trks(rd);
+	tf_hmap_free(&rd->node_edf);
 	rd->run = 0;
 	for (;;) {
 		ptrdiff_t n = tf_in_read(in, buf + have, TAU_BLOCK_BYTES - have, rd->err);
@@ -982,6 +1072,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	free(rd.edfs);
 	free(rd.trks);
 	tf_hmap_free(&rd.trk_idx);
+	tf_hmap_free(&rd.node_edf);
 	return rc;
 }
 

@@ -105,6 +105,38 @@ pprof -raw "$TMP/a.pb.gz" 2>/dev/null | grep -v -e '^Comment: input' -e '^1: 0x0
 pprof -raw "$TMP/b.pb.gz" 2>/dev/null | grep -v -e '^Comment: input' -e '^1: 0x0/0x0/0x0 ' >"$TMP/b.raw"
 check "big-endian copy: the same profile (pprof -raw, input comment and mapping name aside)" cmp "$TMP/a.raw" "$TMP/b.raw"
 
+# a mixed-rank file: node 1's records appended to node 0's .trc.  EDF ids are
+# per node (MPI_Send is 9 on node 0 and another id on node 1): with
+# events.1.edf beside it node 1 is decoded with it and the profile is TAU's;
+# with events.0.edf only, node 1 is skipped (unknown_event_id) and said
+mkdir -p "$TMP/mixed"
+cat $T/mpi_small/tautrace.0.0.0.trc $T/mpi_small/tautrace.1.0.0.trc >"$TMP/mixed/tautrace.0.0.0.trc"
+cp $T/mpi_small/events.0.edf $T/mpi_small/events.1.edf "$TMP/mixed/"
+n0=$(wc -c <$T/mpi_small/tautrace.0.0.0.trc); n1=$(wc -c <$T/mpi_small/tautrace.1.0.0.trc)
+prof_case mixed-rank-file "$TMP/mixed" $T/mpi_small $T/mpi_small/expected_tree.txt
+prof_case mixed-rank-file-lone-trc "$TMP/mixed/tautrace.0.0.0.trc" $T/mpi_small $T/mpi_small/expected_tree.txt
+$TF info "$TMP/mixed" >"$TMP/mixed.txt" 2>&1
+check "mixed-rank file: messages 6 sent 206144 bytes, 6 received 206144 bytes, 2 threads" sh -c "
+	grep -q 'messages: 6 sent (206144 bytes), 6 received (206144 bytes)' '$TMP/mixed.txt' &&
+	grep -q 'threads: 2' '$TMP/mixed.txt'"
+check "mixed-rank file: the note names the file, node 1, byte $n0 and the EDF used" grep -qF \
+	"'$TMP/mixed/tautrace.0.0.0.trc' byte $n0: records of node 1, which '$TMP/mixed/events.0.edf' does not describe (event ids are per node): decoded with '$TMP/mixed/events.1.edf'" \
+	"$TMP/mixed.txt"
+rm "$TMP/mixed/events.1.edf"
+$TF info --json "$TMP/mixed" >"$TMP/mixed.json" 2>"$TMP/err"
+check "mixed-rank file, events.0.edf only: node 1's $((n1 / 24)) records are unknown_event_id, one thread, the note at byte $n0" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = j["diagnostics"]
+n0, n1 = int(sys.argv[2]), int(sys.argv[3])
+assert d["unknown_event_id"] == n1 // 24 and d["events_read"] == (n0 + n1) // 24, d
+assert len(j["threads"]) == 1, j["threads"]
+assert any("byte %d: records of node 1," % n0 in n and "no \x27events.1.edf\x27" in n for n in j["notes"]), j["notes"]' \
+	"$TMP/mixed.json" "$n0" "$n1"
+$TF profile "$TMP/mixed" -o "$TMP/mixed0.pb.gz" 2>"$TMP/mixed0.err"
+check "mixed-rank file, events.0.edf only: profile says unknown_event_id=$((n1 / 24)) and the note on stderr" sh -c "
+	grep -q 'unknown_event_id=$((n1 / 24))' '$TMP/mixed0.err' && grep -q 'records of node 1, which' '$TMP/mixed0.err'"
+
 # a lone .trc without its .edf: clear error (exit 3) naming --edf; --edf fixes it
 cp $T/tiny/tautrace.0.0.0.trc "$TMP/lone.trc"
 expect_exit 3 "lone .trc without definitions: exit 3" $TF info "$TMP/lone.trc"

@@ -501,12 +501,18 @@ static void test_demux(void **state)
 		{ 1, 1, 2, -1, 8 }, { 1, 0, 0, -1, 9 },
 	};
 	size_t n = sizeof(recs) / sizeof(recs[0]);
-	const char *trc = write_syn(recs, n, NULL);
+	write_syn(recs, n, NULL);
+	/* as tau_merge writes it: tau.trc with tau.edf, whose ids are global (an
+	 * events.<node>.edf describes its node only) */
+	const char *trc = tpath("tau.trc");
+	assert_int_equal(rename(tpath("tautrace.0.0.0.trc"), trc), 0);
+	assert_int_equal(rename(tpath("events.0.edf"), tpath("tau.edf")), 0);
 	tf_ctx *ctx = tf_ctx_new();
 	coll c;
 	coll_init(&c);
 	tf_error err;
 	assert_int_equal(read_tau(ctx, trc, &c, &err), 0);
+	assert_int_equal(tf_ctx_nnotes(ctx), 0);
 	assert_int_equal(tf_ctx_track_count(ctx), 2);
 	const tf_track *t1 = tf_ctx_track_get(ctx, 1);
 	assert_string_equal(S(ctx, t1->process_key), "1");
@@ -727,6 +733,88 @@ static void test_unknown_run(void **state)
 	rm_tmpdir();
 }
 
+/* Node 1's records appended to node 0's file (a mixed-rank file): ids are
+ * per node, so they must not be decoded with events.0.edf (MPI_Send and
+ * MPI_Recv swap).  With only events.0.edf they are skipped as
+ * unknown_event_id with a note naming the file, node 1 and the byte offset
+ * of its first record; with events.1.edf beside it they are decoded with it
+ * and the events are those of the two files read separately. */
+static void test_mixed_nodes(void **state)
+{
+	make_tmpdir();
+	size_t n0, n1;
+	unsigned char *a = read_file("tests/data/tau/mpi_small/tautrace.0.0.0.trc", &n0);
+	unsigned char *b = read_file("tests/data/tau/mpi_small/tautrace.1.0.0.trc", &n1);
+	unsigned char *m = malloc(n0 + n1);
+	memcpy(m, a, n0);
+	memcpy(m + n0, b, n1);
+	write_file(tpath("tautrace.0.0.0.trc"), m, n0 + n1);
+	free(a);
+	free(b);
+	free(m);
+	copy_file("tests/data/tau/mpi_small/events.0.edf", tpath("events.0.edf"));
+	char want[600];
+	snprintf(want, sizeof(want), "'%s' byte %zu: records of node 1, which '%s' does not describe",
+		 tpath("tautrace.0.0.0.trc"), n0, tpath("events.0.edf"));
+
+	/* only events.0.edf: node 1 skipped and said, node 0 read */
+	char lone[512];
+	snprintf(lone, sizeof(lone), "%s", tpath("tautrace.0.0.0.trc"));
+	const char *inputs[] = { tmpdir, lone };
+	for (int k = 0; k < 2; k++) {
+		tf_ctx *ctx = tf_ctx_new();
+		coll c;
+		coll_init(&c);
+		tf_error err;
+		assert_int_equal(read_tau(ctx, inputs[k], &c, &err), 0);
+		assert_int_equal(diag(ctx, TF_DIAG_unknown_event_id), n1 / 24);
+		assert_int_equal(diag(ctx, TF_DIAG_events_read), (n0 + n1) / 24);
+		assert_int_equal(tf_ctx_track_count(ctx), 1);
+		assert_int_equal(tf_ctx_nnotes(ctx), 1);
+		assert_non_null(strstr(tf_ctx_note_get(ctx, 0), want));
+		assert_non_null(strstr(tf_ctx_note_get(ctx, 0), "no 'events.1.edf'"));
+		check_accounting(ctx);
+		free(c.ev);
+		tf_ctx_free(ctx);
+	}
+
+	/* events.1.edf beside it: the same events as the two files */
+	copy_file("tests/data/tau/mpi_small/events.1.edf", tpath("events.1.edf"));
+	tf_ctx *ref_ctx = tf_ctx_new();
+	coll ref;
+	coll_init(&ref);
+	tf_error err;
+	assert_int_equal(read_tau(ref_ctx, "tests/data/tau/mpi_small", &ref, &err), 0);
+	for (int k = 0; k < 3; k++) {
+		tf_ctx *ctx = tf_ctx_new();
+		if (k == 2) /* --edf names node 0's: node 1's is looked for beside it */
+			tf_ctx_opts(ctx)->edf_path = tpath("events.0.edf");
+		coll c;
+		coll_init(&c);
+		assert_int_equal(read_tau(ctx, inputs[k ? 1 : 0], &c, &err), 0);
+		assert_int_equal(c.n, ref.n);
+		for (size_t i = 0; i < c.n; i++) {
+			assert_int_equal(c.ev[i].kind, ref.ev[i].kind);
+			assert_int_equal(c.ev[i].ts_ns, ref.ev[i].ts_ns);
+			assert_int_equal(c.ev[i].track, ref.ev[i].track);
+			assert_string_equal(S(ctx, c.ev[i].name), S(ref_ctx, ref.ev[i].name));
+			assert_memory_equal(&c.ev[i].msg, &ref.ev[i].msg, sizeof(c.ev[i].msg));
+			assert_true(c.ev[i].value == ref.ev[i].value);
+		}
+		assert_memory_equal(tf_ctx_diag(ctx), tf_ctx_diag(ref_ctx), sizeof(tf_diag));
+		assert_int_equal(tf_ctx_track_get(ctx, 1)->rank, 1);
+		assert_int_equal(tf_ctx_nnotes(ctx), 1);
+		assert_non_null(strstr(tf_ctx_note_get(ctx, 0), want));
+		snprintf(want + 500, 100, "decoded with '%s'", tpath("events.1.edf"));
+		assert_non_null(strstr(tf_ctx_note_get(ctx, 0), want + 500));
+		free(c.ev);
+		tf_ctx_free(ctx);
+	}
+	free(ref.ev);
+	tf_ctx_free(ref_ctx);
+	rm_tmpdir();
+}
+
 static void test_truncated(void **state)
 {
 	make_tmpdir();
@@ -871,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_bad_edf_line_noted_once),
 		cmocka_unit_test(test_edf_line_too_long),
 		cmocka_unit_test(test_unknown_run),
+		cmocka_unit_test(test_mixed_nodes),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_merged),
