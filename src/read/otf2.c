@@ -129,7 +129,11 @@ typedef struct d_loc {
 	uint64_t nevents;   /* as announced by the definition */
 	int64_t rank;       /* index in the MPI COMM_LOCATIONS group, -1 */
 	uint32_t track;
+	uint8_t ldefs;      /* LDEFS_*: its local definitions, once its events were read */
 } d_loc;
+
+/* A location's local definitions (mapping tables, clock offsets). */
+enum { LDEFS_NOT_READ = 0, LDEFS_OK, LDEFS_MISSING, LDEFS_DAMAGED };
 
 typedef struct d_lgroup {
 	uint32_t id, name, creator;
@@ -172,6 +176,8 @@ typedef struct rd {
 	uint64_t index;     /* events decoded so far (tf_event.index) */
 
 	/* clock: ns = (ticks - off) * 1e9 / res, exactly */
+	bool clock_seen;       /* a ClockProperties definition was read */
+	uint64_t res_given;    /* its resolution (0: taken as 1e9) */
 	uint64_t res, off;
 	uint64_t mul, mul_max; /* res divides 1e9: ns = d * mul */
 	bool fast;             /* res * 1e9 fits in 64 bits */
@@ -219,6 +225,7 @@ typedef struct locst {
 	int64_t rank;
 	uint64_t loc;       /* location id */
 	bool noted;         /* an undefined id on this location was noted */
+	bool time_noted;    /* a time beyond int64 ns on this location was noted */
 } locst;
 
 static void rd_free(rd *r)
@@ -258,12 +265,14 @@ static void rd_free(rd *r)
 /* libotf2 prints its errors to stderr unless a callback is registered; a
  * library must not print, so the message is kept for tf_error instead. */
 static __thread char otf2_msg[256];
+static __thread OTF2_ErrorCode otf2_code; /* the code of that message */
 
 static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *fn,
 				  OTF2_ErrorCode code, const char *fmt, va_list va)
 {
 	if (otf2_msg[0])
 		return code; /* keep the first message: the root cause */
+	otf2_code = code;
 	if (fmt)
 		vsnprintf(otf2_msg, sizeof(otf2_msg), fmt, va);
 	if (!otf2_msg[0])
@@ -304,20 +313,23 @@ static inline uint64_t div_fast(uint64_t x, uint64_t d, uint64_t magic, uint64_t
 	return q;
 }
 
+/* What ticks_to_ns() returns for a time beyond int64 nanoseconds (after or
+ * before the offset): no event has it, so no event time is INT64_MIN. */
+#define TS_BEYOND INT64_MIN
+
 static int64_t ticks_slow(const rd *r, __int128 d)
 {
 	__int128 num = d * 1000000000, res = (__int128)r->res;
 	__int128 q = num / res;
 	if (num % res != 0 && num < 0)
 		q--; /* floor */
-	if (q > INT64_MAX)
-		return INT64_MAX;
-	if (q < INT64_MIN)
-		return INT64_MIN;
+	if (q > INT64_MAX || q <= INT64_MIN)
+		return TS_BEYOND;
 	return (int64_t)q;
 }
 
-/* (t - off) * 1e9 / res rounded down, exactly. */
+/* (t - off) * 1e9 / res rounded down, exactly; TS_BEYOND when that is
+ * beyond int64. */
 static inline int64_t ticks_to_ns(const rd *r, uint64_t t)
 {
 	if (t >= r->off) {
@@ -366,6 +378,8 @@ static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s
 static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t off, uint64_t len, uint64_t realtime)
 {
 	DEF_CB(r);
+	r->clock_seen = true;
+	r->res_given = res;
 	clock_set(r, res, off);
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -800,9 +814,32 @@ static OTF2_CallbackCode skip_undefined(locst *l, const char *what, uint64_t id,
 	return skip(l->r, TF_DIAG_unknown_event_id);
 }
 
-static inline OTF2_CallbackCode do_region(locst *l, uint8_t kind, tf_str name, int64_t ts)
+static const char *loc_name(const rd *r, const d_loc *L);
+
+/* n events at a time beyond int64 ns: skipped as bad_event (saturated, a
+ * region would last until 2262), the first of each location noted. */
+static OTF2_CallbackCode skip_beyond(locst *l, uint64_t ticks, uint32_t n)
 {
 	rd *r = l->r;
+	if (!l->time_noted) {
+		l->time_noted = true;
+		uint32_t i = idmap_get(&r->loc_ids, l->loc);
+		tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): event time %" PRIu64 " ticks is beyond "
+			    "int64 nanoseconds (timer resolution %" PRIu64 " ticks/s, global offset %" PRIu64 "): "
+			    "skipped (bad_event), as is any later one on this location",
+			    r->path, l->loc, i == IDMAP_NONE ? "" : loc_name(r, &r->locs[i]), ticks, r->res, r->off);
+	}
+	for (uint32_t k = 0; k < n; k++)
+		skip(r, TF_DIAG_bad_event);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static inline OTF2_CallbackCode do_region(locst *l, uint8_t kind, tf_str name, uint64_t ticks)
+{
+	rd *r = l->r;
+	int64_t ts = ticks_to_ns(r, ticks);
+	if (__builtin_expect(ts == TS_BEYOND, 0))
+		return skip_beyond(l, ticks, 1);
 	tf_event ev = { .kind = kind, .track = l->track, .name = name, .ts_ns = ts,
 			.msg = { -1, 0, 0, -1 }, .index = r->index++ };
 	return emit(r, &ev);
@@ -819,22 +856,27 @@ static inline double metric_value(OTF2_Type type, OTF2_MetricValue v)
 
 /* Member k of a metric record; m is its class (NULL: undefined). */
 static inline OTF2_CallbackCode do_metric_value(locst *l, const d_metric *m, uint32_t metric, uint8_t k,
-						int64_t ts, uint64_t pos, double v)
+						int64_t ts, uint64_t ticks, uint64_t pos, double v)
 {
 	if (!m || k >= m->n) {
 		skip_undefined(l, m ? "member index" : "metric", m ? k : metric, pos);
 		return OTF2_CALLBACK_SUCCESS;
 	}
+	if (ts == TS_BEYOND)
+		return skip_beyond(l, ticks, 1);
 	rd *r = l->r;
 	tf_event ev = { .kind = TF_EV_COUNTER, .track = l->track, .name = m->names[k], .ts_ns = ts,
 			.value = v, .msg = { -1, 0, 0, -1 }, .index = r->index++ };
 	return emit(r, &ev);
 }
 
-static inline OTF2_CallbackCode do_msg(locst *l, uint8_t kind, int64_t ts, uint32_t peer, OTF2_CommRef comm,
+static inline OTF2_CallbackCode do_msg(locst *l, uint8_t kind, uint64_t ticks, uint32_t peer, OTF2_CommRef comm,
 				       uint32_t tag, uint64_t len)
 {
 	rd *r = l->r;
+	int64_t ts = ticks_to_ns(r, ticks);
+	if (ts == TS_BEYOND)
+		return skip_beyond(l, ticks, 1);
 	tf_event ev = { .kind = kind, .track = l->track, .ts_ns = ts, .index = r->index++ };
 	ev.msg.peer = peer_rank(r, l, comm, peer);
 	ev.msg.tag = tag;
@@ -854,7 +896,7 @@ static inline OTF2_CallbackCode region_event(void *ud, OTF2_TimeStamp t, uint64_
 	tf_str name = region_name(l->r, region);
 	if (name == NO_STR)
 		return skip_undefined(l, "region", region, pos);
-	return do_region(l, kind, name, ticks_to_ns(l->r, t));
+	return do_region(l, kind, name, t);
 }
 
 static OTF2_CallbackCode ev_enter(EV_ARGS, OTF2_RegionRef region)
@@ -877,7 +919,7 @@ static OTF2_CallbackCode ev_metric(EV_ARGS, OTF2_MetricRef metric, uint8_t n, co
 		return skip(r, TF_DIAG_ev_other);
 	int64_t ts = ticks_to_ns(r, t);
 	for (uint8_t k = 0; k < n; k++)
-		if (do_metric_value(l, m, metric, k, ts, pos, metric_value(types[k], values[k])) !=
+		if (do_metric_value(l, m, metric, k, ts, t, pos, metric_value(types[k], values[k])) !=
 		    OTF2_CALLBACK_SUCCESS)
 			return OTF2_CALLBACK_INTERRUPT;
 	return OTF2_CALLBACK_SUCCESS;
@@ -886,27 +928,27 @@ static OTF2_CallbackCode ev_metric(EV_ARGS, OTF2_MetricRef metric, uint8_t n, co
 static OTF2_CallbackCode ev_send(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
 	locst *l = ud;
-	return do_msg(l, TF_EV_SEND, ticks_to_ns(l->r, t), receiver, comm, tag, len);
+	return do_msg(l, TF_EV_SEND, t, receiver, comm, tag, len);
 }
 
 static OTF2_CallbackCode ev_isend(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len,
 				  uint64_t req)
 {
 	locst *l = ud;
-	return do_msg(l, TF_EV_SEND, ticks_to_ns(l->r, t), receiver, comm, tag, len);
+	return do_msg(l, TF_EV_SEND, t, receiver, comm, tag, len);
 }
 
 static OTF2_CallbackCode ev_recv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
 	locst *l = ud;
-	return do_msg(l, TF_EV_RECV, ticks_to_ns(l->r, t), sender, comm, tag, len);
+	return do_msg(l, TF_EV_RECV, t, sender, comm, tag, len);
 }
 
 static OTF2_CallbackCode ev_irecv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len,
 				  uint64_t req)
 {
 	locst *l = ud;
-	return do_msg(l, TF_EV_RECV, ticks_to_ns(l->r, t), sender, comm, tag, len);
+	return do_msg(l, TF_EV_RECV, t, sender, comm, tag, len);
 }
 
 /* Read and counted, not used: MPI collectives, thread fork/join, calling
@@ -1116,8 +1158,9 @@ static const char *loc_name(const rd *r, const d_loc *L)
 	return s ? s : "";
 }
 
-static void missing(rd *r, const d_loc *L, const char *anchor, const char *msg)
+static void missing(rd *r, d_loc *L, const char *anchor, const char *msg)
 {
+	L->ldefs = LDEFS_NOT_READ; /* its events are gone: its definitions do not matter */
 	if (!L->nevents)
 		return;
 	tf_ctx_diag(r->ctx)->n[TF_DIAG_missing_location]++;
@@ -1128,7 +1171,7 @@ static void missing(rd *r, const d_loc *L, const char *anchor, const char *msg)
 
 /* After a location's events: ec and n (records libotf2 decoded, with or
  * without a callback) say whether all of it was read. */
-static void location_done(rd *r, const d_loc *L, const char *anchor, OTF2_ErrorCode ec, uint64_t n,
+static void location_done(rd *r, d_loc *L, const char *anchor, OTF2_ErrorCode ec, uint64_t n,
 			  const char *msg)
 {
 	if (ec == OTF2_SUCCESS)
@@ -1155,21 +1198,92 @@ static locst location_state(rd *r, const d_loc *L)
 	return ls;
 }
 
-/* Reads one location's local definitions (mapping tables and clock offsets;
- * libotf2 applies them to the events) and its events into cb with ud.
- * Returns false when its event reader cannot be had (then otf2_msg says
- * why); else *ec_out and *n_out are as location_done() wants them. */
-static bool read_location(OTF2_Reader *rdr, const d_loc *L, bool defs_open, const OTF2_EvtReaderCallbacks *cb,
+/* Reads one location's local definitions: mapping tables and clock offsets,
+ * which libotf2 applies to the events read after them.  Returns LDEFS_OK,
+ * LDEFS_MISSING (no such file, or the archive's definition files could not
+ * be opened) or LDEFS_DAMAGED (*ec_out and otf2_msg say why). */
+static uint8_t read_local_defs(OTF2_Reader *rdr, const d_loc *L, bool defs_open, uint32_t *ec_out)
+{
+	*ec_out = OTF2_SUCCESS;
+	if (!defs_open)
+		return LDEFS_MISSING;
+	otf2_msg[0] = 0;
+	OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, L->id);
+	if (!dr) { /* no file, or one whose first chunk is damaged */
+		*ec_out = otf2_msg[0] ? (uint32_t)otf2_code : OTF2_ERROR_ENOENT;
+		return *ec_out == OTF2_ERROR_ENOENT ? LDEFS_MISSING : LDEFS_DAMAGED;
+	}
+	uint64_t nd = 0;
+	OTF2_ErrorCode ec = OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nd);
+	OTF2_Reader_CloseDefReader(rdr, dr);
+	*ec_out = (uint32_t)ec;
+	return ec == OTF2_SUCCESS ? LDEFS_OK : LDEFS_DAMAGED;
+}
+
+/* Main thread, once read_local_defs() said how a location's definitions
+ * were: a damaged file is noted now, missing ones at the end (note_ldefs). */
+static void ldefs_read(rd *r, d_loc *L, const char *anchor, uint8_t st, uint32_t ec, const char *msg)
+{
+	L->ldefs = st;
+	if (st != LDEFS_DAMAGED)
+		return;
+	tf_ctx_diag(r->ctx)->n[TF_DIAG_missing_local_defs]++;
+	tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): local definitions damaged (libotf2: %s): "
+			    "its events are read without the mapping tables and clock offsets after the damage "
+			    "(ids may be taken as global ones, times not corrected)", anchor, L->id, loc_name(r, L),
+			    msg[0] ? msg : OTF2_Error_GetDescription((OTF2_ErrorCode)ec));
+}
+
+/* After every location: local definitions are optional in OTF2, so an
+ * archive without any is noted once; one where some locations have them
+ * and others not (a lost file) gets a note for each of those. */
+static void note_ldefs(rd *r, const char *anchor)
+{
+	size_t nread = 0, nmissing = 0;
+	for (size_t i = 0; i < r->nlocs; i++) {
+		const d_loc *L = &r->locs[i];
+		if (L->ldefs == LDEFS_NOT_READ || !L->nevents)
+			continue;
+		nread++;
+		nmissing += L->ldefs == LDEFS_MISSING;
+	}
+	if (!nmissing)
+		return;
+	if (nmissing == nread) {
+		tf_ctx_note(r->ctx, "'%s': no local definitions for any of the %zu locations with events: their events "
+			    "are read without mapping tables or clock offsets (ids taken as global ones, times not "
+			    "corrected); nothing is lost if the writer wrote none", anchor, nread);
+		return;
+	}
+	for (size_t i = 0; i < r->nlocs; i++) {
+		const d_loc *L = &r->locs[i];
+		if (L->ldefs != LDEFS_MISSING || !L->nevents)
+			continue;
+		tf_ctx_diag(r->ctx)->n[TF_DIAG_missing_local_defs]++;
+		tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): local definitions missing, while other "
+			    "locations have theirs: its events are read without mapping tables or clock offsets "
+			    "(ids may be taken as global ones, times not corrected)", anchor, L->id, loc_name(r, L));
+	}
+}
+
+/* The time properties of the archive, said when they are not usable as they are. */
+static void note_clock(rd *r, const char *anchor)
+{
+	if (!r->clock_seen)
+		tf_ctx_note(r->ctx, "'%s': no clock properties in the global definitions: ticks are taken as "
+			    "nanoseconds from 0", anchor);
+	else if (r->res_given == 0)
+		tf_ctx_note(r->ctx, "'%s': timer resolution 0 in the clock properties: ticks are taken as "
+			    "nanoseconds (1 GHz), global offset %" PRIu64, anchor, r->off);
+}
+
+/* Reads one location's events into cb with ud (its local definitions were
+ * read before: read_local_defs).  Returns false when its event reader
+ * cannot be had (then otf2_msg says why); else *ec_out and *n_out are as
+ * location_done() wants them. */
+static bool read_location(OTF2_Reader *rdr, const d_loc *L, const OTF2_EvtReaderCallbacks *cb,
 			  void *ud, OTF2_ErrorCode *ec_out, uint64_t *n_out)
 {
-	if (defs_open) {
-		OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rdr, L->id);
-		if (dr) {
-			uint64_t nd = 0;
-			OTF2_Reader_ReadAllLocalDefinitions(rdr, dr, &nd);
-			OTF2_Reader_CloseDefReader(rdr, dr);
-		}
-	}
 	otf2_msg[0] = 0;
 	OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rdr, L->id);
 	if (!er)
@@ -1193,10 +1307,13 @@ static int read_serial(rd *r, OTF2_Reader *rdr, const char *anchor, bool defs_op
 	int rc = 0;
 	for (size_t i = 0; i < r->nlocs && rc == 0; i++) {
 		d_loc *L = &r->locs[i];
+		uint32_t dec;
+		uint8_t st = read_local_defs(rdr, L, defs_open, &dec);
+		ldefs_read(r, L, anchor, st, dec, otf2_msg);
 		locst ls = location_state(r, L);
 		OTF2_ErrorCode ec;
 		uint64_t n;
-		if (!read_location(rdr, L, defs_open, cb, &ls, &ec, &n))
+		if (!read_location(rdr, L, cb, &ls, &ec, &n))
 			missing(r, L, anchor, otf2_msg);
 		else if (r->rc < 0)
 			rc = r->rc; /* the sink stopped us */
@@ -1228,7 +1345,7 @@ enum {
 	P_SEND,    /* a = peer, x.u = ticks; then P_DATA a = comm, x.u = length; P_DATA a = tag */
 	P_RECV,
 	P_OTHER,   /* counted as ev_other */
-	P_LOC,     /* a = location index: its events follow */
+	P_LOC,     /* a = location index: its events follow; x.u = LDEFS_* | error code << 8, k = note if damaged */
 	P_MISSING, /* a = location index, k = note: no event reader */
 	P_END,     /* a = location index, k = note, x.u = records decoded; then P_DATA a = error code */
 	P_DATA,    /* more of the record before */
@@ -1513,13 +1630,16 @@ static void *pipe_worker(void *arg)
 	piped *p = arg;
 	for (size_t i = 0; i < p->nlocs && p->cur; i++) {
 		const d_loc *L = &p->locs[i];
-		prec *q = pipe_put(p, P_LOC, 1);
+		uint32_t dec;
+		uint8_t st = read_local_defs(p->rdr, L, p->defs_open, &dec);
+		prec *q = st == LDEFS_DAMAGED ? pipe_put_note(p, P_LOC, 1) : pipe_put(p, P_LOC, 1);
 		if (!q)
 			break;
 		q->a = (uint32_t)i;
+		q->x.u = st | (uint64_t)dec << 8;
 		OTF2_ErrorCode ec;
 		uint64_t n;
-		if (!read_location(p->rdr, L, p->defs_open, p->cb, p, &ec, &n)) {
+		if (!read_location(p->rdr, L, p->cb, p, &ec, &n)) {
 			if ((q = pipe_put_note(p, P_MISSING, 1)))
 				q->a = (uint32_t)i;
 			continue;
@@ -1554,7 +1674,7 @@ static int pipe_apply(rd *r, const batch *b, const char *anchor, locst *l)
 		OTF2_CallbackCode cc = OTF2_CALLBACK_SUCCESS;
 		if (__builtin_expect(q->kind <= P_LEAVE, 1)) {
 			/* one well-predicted branch: which of the two is data */
-			if (do_region(l, q->kind, q->a, ticks_to_ns(r, q->x.u)) != OTF2_CALLBACK_SUCCESS)
+			if (do_region(l, q->kind, q->a, q->x.u) != OTF2_CALLBACK_SUCCESS)
 				return r->rc;
 			continue;
 		}
@@ -1568,13 +1688,13 @@ static int pipe_apply(rd *r, const batch *b, const char *anchor, locst *l)
 				skip(r, TF_DIAG_ev_other);
 			int64_t ts = q->k ? ticks_to_ns(r, q->x.u) : 0;
 			for (uint8_t k = 0; k < q->k && cc == OTF2_CALLBACK_SUCCESS; k++)
-				cc = do_metric_value(l, m, q->a, k, ts, q[1].x.u, q[2 + k].x.v);
+				cc = do_metric_value(l, m, q->a, k, ts, q->x.u, q[1].x.u, q[2 + k].x.v);
 			i += 1 + q->k;
 			break;
 		}
 		case P_SEND:
 		case P_RECV:
-			cc = do_msg(l, q->kind == P_SEND ? TF_EV_SEND : TF_EV_RECV, ticks_to_ns(r, q->x.u), q->a,
+			cc = do_msg(l, q->kind == P_SEND ? TF_EV_SEND : TF_EV_RECV, q->x.u, q->a,
 				    q[1].a, q[2].a,
 				    q[1].x.u);
 			i += 2;
@@ -1584,6 +1704,8 @@ static int pipe_apply(rd *r, const batch *b, const char *anchor, locst *l)
 			break;
 		case P_LOC:
 			*l = location_state(r, &r->locs[q->a]);
+			ldefs_read(r, &r->locs[q->a], anchor, (uint8_t)q->x.u, (uint32_t)(q->x.u >> 8),
+				   (uint8_t)q->x.u == LDEFS_DAMAGED ? b->note[q->k] : "");
 			break;
 		case P_MISSING:
 			missing(r, &r->locs[q->a], anchor, b->note[q->k]);
@@ -1699,6 +1821,8 @@ static int read_events(rd *r, OTF2_Reader *rdr, const char *anchor)
 		rc = read_piped(r, rdr, anchor, defs_open);
 	if (rc == 1)
 		rc = read_serial(r, rdr, anchor, defs_open);
+	if (rc == 0)
+		note_ldefs(r, anchor);
 	OTF2_Reader_CloseEvtFiles(rdr);
 	if (defs_open)
 		OTF2_Reader_CloseDefFiles(rdr);
@@ -1742,6 +1866,8 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	}
 	OTF2_Reader_SetSerialCollectiveCallbacks(rdr);
 	rc = read_defs(&r, rdr, anchor);
+	if (rc == 0)
+		note_clock(&r, anchor);
 	if (rc == 0)
 		rc = resolve_regions(&r);
 	if (rc == 0) {

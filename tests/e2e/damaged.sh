@@ -174,6 +174,15 @@ head -c 100 "$PP/traces.def" > "$TMP/pp/traces.def"
 fatal "otf2 with cut global definitions" "cannot read '$TMP/pp/traces.otf2': " $TF profile "$TMP/pp" -o "$TMP/o.pb.gz"
 check "otf2 cut definitions: libotf2's reason is given" grep -q "libotf2: " "$TMP/last.err"
 cp "$PP/traces.def" "$TMP/pp/traces.def"
+# a lost local definitions file (its clock offsets and mapping tables): the
+# events are read without them, a warning and a note say which location
+rm "$TMP/pp/traces/1.def"
+expect_exit 0 "otf2 without location 1's .def: exit 0" $TF profile "$TMP/pp" -o "$TMP/pp.pb.gz"
+cp "$TMP/err" "$TMP/pp.err"
+check "otf2 without location 1's .def: stderr says missing_local_defs=1 and which location" sh -c "
+	grep -q 'missing_local_defs=1' '$TMP/pp.err' &&
+	grep -qF \"'$TMP/pp/traces.otf2': location 1 (\\\"Master thread\\\"): local definitions missing\" '$TMP/pp.err'"
+cp "$PP/traces/1.def" "$TMP/pp/traces/1.def"
 printf 'OTF2 damaged' > "$TMP/pp/traces.otf2"
 fatal "otf2 with a damaged anchor" "cannot read '$TMP/pp/traces.otf2'" $TF profile "$TMP/pp" -o "$TMP/o.pb.gz"
 finish

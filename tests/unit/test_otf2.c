@@ -27,6 +27,10 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef lo
 
 static OTF2_FlushCallbacks flush_cbs = { .otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush };
 
+/* Whether wr_loc() also writes the location's local definitions file (as
+ * Score-P, TAU and bench/gen-otf2.c do): an empty one, unless a test adds to it. */
+static bool wr_local_defs = true;
+
 typedef struct wr {
 	OTF2_Archive *a;
 	OTF2_GlobalDefWriter *g;
@@ -45,6 +49,7 @@ static void wr_open(wr *w)
 	assert_int_equal(OTF2_Archive_SetFlushCallbacks(w->a, &flush_cbs, NULL), OTF2_SUCCESS);
 	assert_int_equal(OTF2_Archive_SetSerialCollectiveCallbacks(w->a), OTF2_SUCCESS);
 	assert_int_equal(OTF2_Archive_OpenEvtFiles(w->a), OTF2_SUCCESS);
+	assert_int_equal(OTF2_Archive_OpenDefFiles(w->a), OTF2_SUCCESS);
 	w->g = NULL;
 }
 
@@ -52,12 +57,18 @@ static OTF2_EvtWriter *wr_loc(wr *w, uint64_t loc)
 {
 	OTF2_EvtWriter *e = OTF2_Archive_GetEvtWriter(w->a, loc);
 	assert_non_null(e);
+	if (wr_local_defs) {
+		OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(w->a, loc);
+		assert_non_null(d);
+		assert_int_equal(OTF2_Archive_CloseDefWriter(w->a, d), OTF2_SUCCESS);
+	}
 	return e;
 }
 
 /* Closes the event files and opens the global definition writer. */
 static OTF2_GlobalDefWriter *wr_defs(wr *w)
 {
+	assert_int_equal(OTF2_Archive_CloseDefFiles(w->a), OTF2_SUCCESS);
 	assert_int_equal(OTF2_Archive_CloseEvtFiles(w->a), OTF2_SUCCESS);
 	w->g = OTF2_Archive_GetGlobalDefWriter(w->a);
 	assert_non_null(w->g);
@@ -158,6 +169,17 @@ static uint32_t track_of(run *x, const char *group, const char *loc)
 static uint64_t diag(run *x, tf_diag_id id)
 {
 	return tf_ctx_diag(x->ctx)->n[id];
+}
+
+/* How many notes contain all of the given texts. */
+static int notes_with(run *x, const char *a, const char *b)
+{
+	int k = 0;
+	for (size_t i = 0; i < tf_ctx_nnotes(x->ctx); i++) {
+		const char *t = tf_ctx_note_get(x->ctx, i);
+		k += t && strstr(t, a) && (!b || strstr(t, b));
+	}
+	return k;
 }
 
 /* The events of one track, in delivery order. */
@@ -309,7 +331,6 @@ static run *clock_archive(uint64_t res, uint64_t off, const uint64_t *ticks, int
 	run *x = read_archive(w.anchor, 0);
 	wr_rmrf(&w);
 	assert_int_equal(x->rc, 0);
-	assert_int_equal(x->rec.n, n);
 	return x;
 }
 
@@ -318,6 +339,8 @@ static void test_clock(void **state)
 	/* odd resolution, offset: ns = floor((t - off) * 1e9 / res), exactly */
 	static const uint64_t t3[] = { 999, 1000, 1001, 1002, 1003, 1007 };
 	run *x = clock_archive(3, 1000, t3, 6);
+	assert_int_equal(x->rec.n, 6);
+	assert_int_equal(tf_ctx_nnotes(x->ctx), 0);
 	static const int64_t want3[] = { -333333334, 0, 333333333, 666666666, 1000000000, 2333333333 };
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(x->rec.ev[i].ts_ns, want3[i]);
@@ -326,6 +349,7 @@ static void test_clock(void **state)
 	/* microsecond clock (TAU), epoch offset */
 	static const uint64_t tus[] = { 1795346150484967ull, 1795346150485965ull };
 	x = clock_archive(1000000, 1795346150484967ull, tus, 2);
+	assert_int_equal(x->rec.n, 2);
 	assert_int_equal(x->rec.ev[0].ts_ns, 0);
 	assert_int_equal(x->rec.ev[1].ts_ns, 998000);
 	run_free(x);
@@ -333,12 +357,14 @@ static void test_clock(void **state)
 	/* a TSC clock as Score-P writes it (values of the mi300 fixture) */
 	static const uint64_t ttsc[] = { 6127384835033798ull + 26664065725ull };
 	x = clock_archive(3699958577ull, 6127384835033798ull, ttsc, 1);
+	assert_int_equal(x->rec.n, 1);
 	assert_int_equal(x->rec.ev[0].ts_ns, 7206584930ll); /* python: 26664065725*10**9//3699958577 */
 	run_free(x);
 
 	/* a resolution above 1.8e10 ticks/s takes the 128-bit path */
 	static const uint64_t tbig[] = { 123456789012345ull };
 	x = clock_archive(70000000000ull, 0, tbig, 1);
+	assert_int_equal(x->rec.n, 1);
 	assert_int_equal(x->rec.ev[0].ts_ns, 1763668414462ll);
 	run_free(x);
 
@@ -357,21 +383,186 @@ static void test_clock(void **state)
 			tk[i] = t;
 		}
 		x = clock_archive(res, off, tk, 2000);
+		int j = 0, beyond = 0;
 		for (int i = 0; i < 2000; i++) {
 			__int128 want = (__int128)(tk[i] - off) * 1000000000 / res;
-			if (want > INT64_MAX)
-				want = INT64_MAX;
-			assert_int_equal(x->rec.ev[i].ts_ns, (int64_t)want);
+			if (want > INT64_MAX) { /* beyond int64 ns: skipped */
+				beyond++;
+				continue;
+			}
+			assert_true(j < x->rec.n);
+			assert_int_equal(x->rec.ev[j++].ts_ns, (int64_t)want);
 		}
+		assert_int_equal(j, x->rec.n);
+		assert_int_equal(diag(x, TF_DIAG_bad_event), beyond);
+		assert_int_equal(tf_ctx_nnotes(x->ctx), beyond ? 1 : 0);
 		run_free(x);
 	}
 
 	/* ns resolution: identity after the offset */
 	static const uint64_t tns[] = { 5, 1000000000000000000ull };
 	x = clock_archive(1000000000ull, 5, tns, 2);
+	assert_int_equal(x->rec.n, 2);
 	assert_int_equal(x->rec.ev[0].ts_ns, 0);
 	assert_int_equal(x->rec.ev[1].ts_ns, 1000000000000000000ll - 5);
 	run_free(x);
+}
+
+/* Clocks that cannot be used as they are: never silent.  Resolution 0: the
+ * ticks are taken as nanoseconds (1 GHz), with a note; no clock properties
+ * at all: the same.  A time beyond int64 nanoseconds (after or before the
+ * offset): the event is skipped as bad_event (saturating would give a
+ * region lasting to year 2262), the first one of each location noted. */
+static void test_clock_unusable(void **state)
+{
+	static const uint64_t t[] = { 5, 1005 };
+	run *x = clock_archive(0, 5, t, 2);
+	assert_int_equal(x->rec.n, 2);
+	assert_int_equal(x->rec.ev[0].ts_ns, 0);
+	assert_int_equal(x->rec.ev[1].ts_ns, 1000);
+	assert_int_equal(tf_ctx_nnotes(x->ctx), 1);
+	assert_int_equal(notes_with(x, "traces.otf2': timer resolution 0 in the clock properties", "nanoseconds"), 1);
+	run_free(x);
+
+	/* no ClockProperties definition */
+	wr w;
+	wr_open(&w);
+	OTF2_EvtWriter *a = wr_loc(&w, 0);
+	OTF2_EvtWriter_Enter(a, NULL, 7, 0);
+	OTF2_Archive_CloseEvtWriter(w.a, a);
+	OTF2_GlobalDefWriter *g = wr_defs(&w);
+	static const char *const s[] = { "", "main", "work", "node", "P0", "P1", "T0" };
+	wr_strings(g, s, 7);
+	wr_region(g, 0, 1);
+	OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, 4, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+						OTF2_UNDEFINED_LOCATION_GROUP);
+	OTF2_GlobalDefWriter_WriteLocation(g, 0, 6, OTF2_LOCATION_TYPE_CPU_THREAD, 1, 0);
+	wr_close(&w);
+	x = read_archive(w.anchor, 0);
+	assert_int_equal(x->rc, 0);
+	assert_int_equal(x->rec.n, 1);
+	assert_int_equal(x->rec.ev[0].ts_ns, 7);
+	assert_int_equal(notes_with(x, "traces.otf2': no clock properties", "nanoseconds"), 1);
+	run_free(x);
+	wr_rmrf(&w);
+
+	/* 1 tick per second: 10^10 ticks are 10^19 ns, beyond int64 */
+	const uint64_t big = 10000000000ull;
+	wr_open(&w);
+	OTF2_EvtWriter *b = wr_loc(&w, 1);
+	a = wr_loc(&w, 0);
+	OTF2_EvtWriter_Enter(a, NULL, 5, 0);
+	OTF2_EvtWriter_Enter(a, NULL, big, 1);
+	OTF2_Type ty[2] = { OTF2_TYPE_INT64, OTF2_TYPE_DOUBLE };
+	OTF2_MetricValue v[2] = { { .signed_int = 3 }, { .floating_point = 0.5 } };
+	OTF2_EvtWriter_Metric(a, NULL, big + 1, 4, 2, ty, v);
+	OTF2_EvtWriter_MpiSend(a, NULL, big + 2, 1, 0, 7, 64);
+	OTF2_EvtWriter_Leave(a, NULL, big + 3, 1);
+	OTF2_EvtWriter_Leave(a, NULL, big + 4, 0);
+	OTF2_EvtWriter_Enter(b, NULL, 7, 0);
+	OTF2_EvtWriter_Leave(b, NULL, 8, 0);
+	OTF2_Archive_CloseEvtWriter(w.a, a);
+	OTF2_Archive_CloseEvtWriter(w.a, b);
+	g = wr_defs(&w);
+	std_defs(g, 1, 0);
+	OTF2_GlobalDefWriter_WriteString(g, 20, "temp");
+	OTF2_GlobalDefWriter_WriteString(g, 21, "power");
+	OTF2_GlobalDefWriter_WriteLocation(g, 0, 6, OTF2_LOCATION_TYPE_CPU_THREAD, 6, 0);
+	OTF2_GlobalDefWriter_WriteLocation(g, 1, 7, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 1);
+	OTF2_GlobalDefWriter_WriteMetricMember(g, 0, 20, 0, OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ABSOLUTE_POINT,
+					       OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, 0);
+	OTF2_GlobalDefWriter_WriteMetricMember(g, 1, 21, 0, OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ABSOLUTE_POINT,
+					       OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0, 0);
+	OTF2_MetricMemberRef c4[2] = { 0, 1 };
+	OTF2_GlobalDefWriter_WriteMetricClass(g, 4, 2, c4, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU);
+	wr_close(&w);
+	x = read_archive(w.anchor, 0);
+	assert_int_equal(x->rc, 0);
+	assert_int_equal(x->rec.n, 3); /* Enter at 5 s, and location 1 */
+	expect_ev(x, &x->rec.ev[0], TF_EV_BEGIN, "main", 5000000000ll);
+	/* 3 regions, 2 metric values, 1 message */
+	assert_int_equal(diag(x, TF_DIAG_bad_event), 6);
+	assert_int_equal(diag(x, TF_DIAG_events_read), 9);
+	assert_int_equal(tf_ctx_nnotes(x->ctx), 1);
+	assert_int_equal(notes_with(x, "traces.otf2': location 0 (\"T0\"): event time 10000000000 ticks is beyond int64 "
+				       "nanoseconds", "skipped"), 1);
+	run_free(x);
+	wr_rmrf(&w);
+
+	/* before the offset, below int64 */
+	static const uint64_t tb[] = { 0, big };
+	x = clock_archive(1, big, tb, 2);
+	assert_int_equal(x->rec.n, 1);
+	assert_int_equal(x->rec.ev[0].ts_ns, 0);
+	assert_int_equal(diag(x, TF_DIAG_bad_event), 1);
+	assert_int_equal(notes_with(x, "event time 0 ticks is beyond int64", NULL), 1);
+	run_free(x);
+}
+
+/* Local definition files (mapping tables, clock offsets; libotf2 applies
+ * them to the events) are optional in OTF2, but one missing while others
+ * are there means a damaged archive: a note for each such location, its
+ * events read as they are.  None at all: one note for the archive.  A
+ * damaged one: a note with libotf2's reason. */
+static void test_local_defs(void **state)
+{
+	char p[400];
+	for (int k = 0; k < 4; k++) {
+		wr_local_defs = k != 3;
+		wr w;
+		wr_open(&w);
+		OTF2_EvtWriter *e[3];
+		for (int l = 0; l < 3; l++) {
+			e[l] = wr_loc(&w, (uint64_t)l);
+			OTF2_EvtWriter_Enter(e[l], NULL, 10 + (uint64_t)l, 0);
+			OTF2_EvtWriter_Leave(e[l], NULL, 20, 0);
+			OTF2_Archive_CloseEvtWriter(w.a, e[l]);
+		}
+		OTF2_GlobalDefWriter *g = wr_defs(&w);
+		std_defs(g, 1000000000, 0);
+		OTF2_GlobalDefWriter_WriteString(g, 9, "T2");
+		OTF2_GlobalDefWriter_WriteLocation(g, 0, 6, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 0);
+		OTF2_GlobalDefWriter_WriteLocation(g, 1, 7, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 1);
+		OTF2_GlobalDefWriter_WriteLocation(g, 2, 9, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 1);
+		wr_close(&w);
+		wr_local_defs = true;
+		if (k == 0 || k == 2) { /* location 1's is deleted */
+			snprintf(p, sizeof(p), "%s/traces/1.def", w.dir);
+			assert_int_equal(unlink(p), 0);
+		}
+		if (k == 1) /* all of them */
+			for (int l = 0; l < 3; l++) {
+				snprintf(p, sizeof(p), "%s/traces/%d.def", w.dir, l);
+				assert_int_equal(unlink(p), 0);
+			}
+		if (k == 2) { /* location 2's is garbage */
+			snprintf(p, sizeof(p), "%s/traces/2.def", w.dir);
+			FILE *f = fopen(p, "wb");
+			assert_non_null(f);
+			fputs("this is no OTF2 local definition file at all", f);
+			fclose(f);
+		}
+		run *x = read_archive(w.anchor, 0);
+		assert_int_equal(x->rc, 0);
+		assert_int_equal(x->rec.n, 6); /* the events are read all the same */
+		if (k == 0 || k == 2) {
+			assert_int_equal(notes_with(x, "traces.otf2': location 1 (\"T1\"): local definitions missing",
+						    "without mapping tables or clock offsets"), 1);
+			assert_int_equal(tf_ctx_nnotes(x->ctx), k == 0 ? 1 : 2);
+			assert_int_equal(diag(x, TF_DIAG_missing_local_defs), k == 0 ? 1 : 2);
+		}
+		if (k == 1 || k == 3) { /* maybe written so: a note, no warning */
+			assert_int_equal(notes_with(x, "traces.otf2': no local definitions for any of the 3 locations",
+						    "without mapping tables or clock offsets"), 1);
+			assert_int_equal(tf_ctx_nnotes(x->ctx), 1);
+			assert_int_equal(diag(x, TF_DIAG_missing_local_defs), 0);
+		}
+		if (k == 2)
+			assert_int_equal(notes_with(x, "traces.otf2': location 2 (\"T2\"): local definitions damaged",
+						    "libotf2: "), 1);
+		run_free(x);
+		wr_rmrf(&w);
+	}
 }
 
 static void test_metrics(void **state)
@@ -666,6 +857,13 @@ static void test_serial_vs_pipelined(void **state)
 	const char *env = getenv("TRACEFOLD_THREADS");
 	char *was = env ? strdup(env) : NULL;
 	wr w;
+	/* no local definitions (one note for the archive): with them, libotf2
+	 * 3.0.2 reads the cut event file below into a fresh, zeroed buffer and
+	 * may report no error at the cut (it branches on uninitialised bytes
+	 * past the end of the data, valgrind: OTF2_Buffer_ReadGetNextChunk),
+	 * so whether the serial and the pipelined paths see the damage would
+	 * depend on the heap */
+	wr_local_defs = false;
 	wr_open(&w);
 	enum { N = 40000 };
 	OTF2_EvtWriter *a = wr_loc(&w, 0), *b = wr_loc(&w, 1), *c = wr_loc(&w, 2), *d = wr_loc(&w, 3);
@@ -715,13 +913,14 @@ static void test_serial_vs_pipelined(void **state)
 	OTF2_MetricMemberRef c4[2] = { 0, 1 };
 	OTF2_GlobalDefWriter_WriteMetricClass(g, 4, 2, c4, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU);
 	wr_close(&w);
+	wr_local_defs = true;
 
 	outcome s = read_mode(w.anchor, "1", 0, 0), p = read_mode(w.anchor, "2", 0, 0);
 	assert_int_equal(s.rc, 0);
 	assert_true(s.n > 2 * N + N);
 	assert_int_equal(s.diag.n[TF_DIAG_unknown_event_id], 40 + 27 * 2);
 	assert_int_equal(s.diag.n[TF_DIAG_ev_other], 58);
-	assert_int_equal(s.nnotes, 1);
+	assert_int_equal(s.nnotes, 2); /* an undefined metric; no local definitions */
 	same_outcome(&s, &p);
 
 	/* location 2 without its event file, location 3 cut short */
@@ -739,7 +938,7 @@ static void test_serial_vs_pipelined(void **state)
 	p = read_mode(w.anchor, "2", 0, 0);
 	assert_int_equal(s.rc, 0);
 	assert_int_equal(s.diag.n[TF_DIAG_missing_location], 1);
-	assert_int_equal(s.nnotes, 3);
+	assert_int_equal(s.nnotes, 4);
 	same_outcome(&s, &p);
 
 	/* a sink that stops or fails: at the first event, inside a batch, at
@@ -817,6 +1016,8 @@ int main(void)
 		cmocka_unit_test(test_interleaved),
 		cmocka_unit_test(test_leave_without_enter_and_empty_location),
 		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_clock_unusable),
+		cmocka_unit_test(test_local_defs),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_mpi),
 		cmocka_unit_test(test_missing_event_file),
