@@ -129,7 +129,7 @@ enum tau_kind {
 typedef struct tau_def {
 	int64_t id;
 	uint8_t kind;
-	bool placeholder; /* ".TAU <unknown event>" */
+	bool unusable;    /* TK_BAD, or ".TAU <unknown event>": counts towards TAU_MAX_UNUSABLE_RUN */
 	tf_str name;  /* trimmed; for metadata: the key */
 	tf_str group;
 	tf_str value; /* metadata value */
@@ -292,7 +292,7 @@ static int edf_add_line(tau_edf *e, tf_strtab *st, const tf_tau_edf_line *l)
 	} else {
 		d.kind = TK_OTHER;
 	}
-	d.placeholder = eq(l->name, nlen, TAU_PLACEHOLDER_NAME);
+	d.unusable = eq(l->name, nlen, TAU_PLACEHOLDER_NAME);
 	d.name = tf_strtab_intern(st, l->name, nlen);
 	if (d.name == (tf_str)-1 || d.group == (tf_str)-1 || d.value == (tf_str)-1)
 		return TF_ENOMEM;
@@ -630,50 +630,70 @@ static int node_edf(tau_rd *rd, tau_edf *edf, uint16_t nid, const char *path, ui
 	return 0;
 }
 
-static int on_record(tau_rd *rd, tau_edf *file_edf, const tf_tau_rec *r, const char *path, uint64_t off)
+/* A record of a node without its EDF: skipped.  For the runaway bound it
+ * counts as usable when the file's EDF defines its id: a real record of
+ * another node, not garbage. */
+static int skip_node(tau_rd *rd, const tau_edf *file_edf, const tf_tau_rec *r, const char *path, uint64_t off)
 {
-	tau_edf *edf;
-	TF_TRY(node_edf(rd, file_edf, r->nid, path, off, &edf));
-	if (!edf) {
-		/* a node without its EDF: skipped.  For the runaway bound (below)
-		 * it counts as usable when the file's EDF defines its id: a real
-		 * record of another node, not garbage */
-		const tau_def *d = edf_find(file_edf, r->ev);
-		if (d && d->kind != TK_BAD && !d->placeholder)
-			rd->run = 0;
-		else if (rd->run++ == 0)
-			rd->run_off = off;
-		else if (rd->run == TAU_MAX_UNUSABLE_RUN)
-			return run_error(rd, path, file_edf);
-		rd->index++;
-		tf_count_skip(rd->ctx, TF_DIAG_unknown_event_id);
-		return 0;
-	}
-	const tau_def *d = edf_find(edf, r->ev);
+	const tau_def *d = edf_find(file_edf, r->ev);
+	if (d && !d->unusable)
+		rd->run = 0;
+	else if (rd->run++ == 0)
+		rd->run_off = off;
+	else if (rd->run == TAU_MAX_UNUSABLE_RUN)
+		return run_error(rd, path, file_edf);
+	rd->index++;
+	tf_count_skip(rd->ctx, TF_DIAG_unknown_event_id);
+	return 0;
+}
+
+/* A record whose id has no usable definition in edf (*dp: none, TK_BAD or
+ * the placeholder).  An id not defined yet makes the EDF be read again (TAU
+ * rewrites it while the program runs); one still unknown is skipped
+ * (*dp = NULL).  Either way it counts towards TAU_MAX_UNUSABLE_RUN unless
+ * the re-read defined it. */
+static __attribute__((noinline)) int on_unusable(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *path,
+						 uint64_t off, const tau_def **dp)
+{
+	const tau_def *d = *dp;
 	if (!d && edf->rereads < TAU_MAX_REREADS) {
-		/* TAU rewrites the EDF while the program runs: read it again */
 		edf->rereads++;
 		TF_TRY(edf_load(edf, rd->ctx, rd->err));
 		d = edf_find(edf, r->ev);
 		if (!d) {
-			tau_def bad = { .id = r->ev, .kind = TK_BAD };
+			tau_def bad = { .id = r->ev, .kind = TK_BAD, .unusable = true };
 			TF_TRY(edf_put(edf, &bad));
 			tf_ctx_note(rd->ctx, "'%s' byte %llu: event id %lld is not defined in '%s'", path,
 				    (unsigned long long)off, (long long)r->ev, edf->path);
 		}
 	}
-	if (d && d->kind != TK_BAD && d->kind != TK_UNKNOWN && !d->placeholder) {
+	if (d && !d->unusable) {
 		rd->run = 0;
 	} else if (rd->run++ == 0) {
 		rd->run_off = off;
 	} else if (rd->run == TAU_MAX_UNUSABLE_RUN) {
 		return run_error(rd, path, edf);
 	}
-	uint64_t index = rd->index++;
-	if (!d || d->kind == TK_BAD || d->kind == TK_UNKNOWN) {
+	if (!d || d->kind == TK_BAD) {
+		rd->index++;
 		tf_count_skip(rd->ctx, TF_DIAG_unknown_event_id);
-		return 0;
+		d = NULL;
 	}
+	*dp = d;
+	return 0;
+}
+
+static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *path, uint64_t off)
+{
+	const tau_def *d = edf_find(edf, r->ev);
+	if (__builtin_expect(!d || d->unusable, 0)) {
+		TF_TRY(on_unusable(rd, edf, r, path, off, &d));
+		if (!d)
+			return 0;
+	} else {
+		rd->run = 0;
+	}
+	uint64_t index = rd->index++;
 	if (r->ti > (uint64_t)INT64_MAX / 1000u) {
 		tf_count_skip(rd->ctx, TF_DIAG_bad_event);
 		return 0;
@@ -723,6 +743,16 @@ static int on_record(tau_rd *rd, tau_edf *file_edf, const tf_tau_rec *r, const c
 	return tf_emit(rd->ctx, rd->sink, &ev);
 }
 
+/* A record of a node that the file's EDF does not describe: *out = that
+ * node's EDF to decode it with, or NULL when there is none (then it has
+ * been skipped). */
+static __attribute__((noinline)) int other_node(tau_rd *rd, tau_edf *file_edf, const tf_tau_rec *r,
+						const char *path, uint64_t off, tau_edf **out)
+{
+	TF_TRY(node_edf(rd, file_edf, r->nid, path, off, out));
+	return *out ? 0 : skip_node(rd, file_edf, r, path, off);
+}
+
 /* Streams one .trc file through the definitions in edf. */
 static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
 {
@@ -736,6 +766,7 @@ static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
 	int rc = 0;
 	size_t have = 0;
 	uint64_t off = 0; /* file offset of buf[0] */
+	long node = edf->node; /* the node edf describes, -1: every node */
 	tf_tau_layout lay = { 0 };
 	bool first = true;
 	rd_reset_trks(rd);
@@ -761,7 +792,15 @@ static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
 			for (size_t k = 0; k < nrec; k++) {
 				tf_tau_rec r;
 				tf_tau_decode(buf + k * lay.recsize, lay, &r);
-				rc = on_record(rd, edf, &r, path, off + k * lay.recsize);
+				tau_edf *e = edf;
+				if (__builtin_expect(node >= 0 && r.nid != node, 0)) {
+					rc = other_node(rd, edf, &r, path, off + k * lay.recsize, &e);
+					if (rc < 0)
+						goto done;
+					if (!e)
+						continue;
+				}
+				rc = on_record(rd, e, &r, path, off + k * lay.recsize);
 				if (rc < 0)
 					goto done;
 			}
