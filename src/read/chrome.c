@@ -18,15 +18,12 @@
  *   tf_error here, with the byte's offset in the input.
  * - No per-event allocation: names are interned (tf_strtab), strings with
  *   escapes are decoded into reusable scratch buffers, the last (pid, tid)
- *   -> track lookup is cached.
+ *   -> track lookup is cached (chrome_tracks.c: tracks, metadata, GPU).
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tracefold/reader.h"
 #include "tracefold/io.h"
-#include "chrome.h"
-#include "hmap.h"
-#include "json.h"
+#include "chrome_int.h"
 
 typedef unsigned char u8;
 
@@ -42,75 +39,6 @@ enum { K_OTHER, K_TRACE_EVENTS, K_DIST_INFO };
 
 #define WANT0 4096u
 #define US_TO_NS 3 /* decimal places from microseconds to nanoseconds */
-#define NSCRATCH 4
-#define CACHE_KEY 64
-
-/* The fields of an event that the reader uses: spans into the buffer. */
-typedef struct tf_chrome_fields {
-	tf_json_span ph, name, cat, ts, dur, pid, tid, id, id2, args, sort_index;
-} tf_chrome_fields;
-
-/* Thread metadata, kept also for tracks not seen yet. */
-typedef struct tf_chrome_pending {
-	tf_str pk, tk;
-	tf_str name;
-	int64_t sort_index;
-	bool has_name, has_sort;
-} tf_chrome_pending;
-
-struct tf_chrome {
-	tf_ctx *ctx;
-	tf_strtab *st;
-	tf_sink *sink;
-	uint32_t input;
-	char path[512];
-	tf_error *err;
-	tf_json_error jerr;    /* the tokenizer's last error */
-
-	int state;
-	bool object_form;
-	bool stopped;
-	int topkey;
-	tf_json_skip skip;     /* resumable skip of a top-level value */
-
-	/* the buffer being parsed: its first byte's absolute offset */
-	const unsigned char *buf0;
-	int64_t buf_base;
-	int64_t base;          /* absolute offset of the next fed chunk */
-
-	unsigned char *carry;
-	size_t carry_len, carry_cap;
-	int64_t carry_off;
-	size_t retry_at;       /* parse the carry again once it holds this many bytes */
-	bool untried;          /* the carry got bytes since it was last parsed */
-
-	uint64_t index;        /* next event's 0-based index in the input */
-	int64_t rank;          /* distributedInfo.rank, -1 none */
-	tf_str trace_cat;      /* "Trace" (Kineto's whole-trace span) */
-	bool lines;            /* JSON lines: events separated by newlines, no commas */
-	bool has_events;       /* object form: a traceEvents array was met */
-	bool nl;               /* a newline since the last event (S_ARR_NEXT) */
-
-	/* scratch for decoded strings: 0 name, 1 cat, 2 pid, 3 tid */
-	char *scr[NSCRATCH];
-	size_t scr_cap[NSCRATCH];
-	char *tmp;             /* counter names */
-	size_t tmp_cap;
-
-	/* last (pid, tid) text -> track */
-	bool tc_valid;
-	uint32_t tc_track;
-	size_t tc_pn, tc_tn;
-	char tc_pid[CACHE_KEY], tc_tid[CACHE_KEY];
-
-	/* cat id -> 0 unknown, 1 GPU category, 2 other */
-	uint8_t *catcls;
-	size_t catcls_cap;
-	tf_hmap gpu_pids;      /* process key -> 1: marked GPU by its metadata */
-	tf_chrome_pending *pend;
-	uint32_t npend, cappend;
-	tf_hmap pend_idx;      /* process key << 32 | thread key -> pend index */
-};
 
 /* ---- errors ---- */
 
@@ -249,9 +177,7 @@ static int grow(char **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-/* The text of a string (decoded) or of a number/literal (as written);
- * "" for absent, null, objects and arrays. */
-static int span_text(tf_chrome *r, const tf_json_span *s, int slot, const char **t, size_t *n)
+int tf_chrome_text(tf_chrome *r, const tf_json_span *s, int slot, const char **t, size_t *n)
 {
 	if (s->type == TF_JSON_STRING && s->esc) {
 		if (grow(&r->scr[slot], &r->scr_cap[slot], s->n + 1) < 0)
@@ -270,11 +196,11 @@ static int span_text(tf_chrome *r, const tf_json_span *s, int slot, const char *
 	return 0;
 }
 
-static int intern_span(tf_chrome *r, const tf_json_span *s, int slot, tf_str *out)
+int tf_chrome_intern(tf_chrome *r, const tf_json_span *s, int slot, tf_str *out)
 {
 	const char *t;
 	size_t n;
-	TF_TRY(span_text(r, s, slot, &t, &n));
+	TF_TRY(tf_chrome_text(r, s, slot, &t, &n));
 	if (n == 0) {
 		*out = 0;
 		return 0;
@@ -298,130 +224,6 @@ static inline bool span_ns(const tf_json_span *s, int64_t *ns)
 	return tf_json_scaled(s, US_TO_NS, ns);
 }
 
-/* ---- tracks ---- */
-
-static bool is_gpu_name(const char *t, size_t n)
-{
-	return n >= 3 && memcmp(t, "GPU", 3) == 0;
-}
-
-static bool gpu_pid(const tf_chrome *r, tf_str pk)
-{
-	return tf_hmap_get(&r->gpu_pids, pk) != UINT32_MAX;
-}
-
-static int mark_gpu_process(tf_chrome *r, tf_str pk)
-{
-	if (gpu_pid(r, pk))
-		return 0;
-	if (tf_hmap_put(&r->gpu_pids, pk, 1) < 0)
-		return TF_ENOMEM;
-	for (uint32_t id = tf_ctx_process_first(r->ctx, r->input, pk); id != UINT32_MAX;
-	     id = tf_ctx_process_next(r->ctx, id))
-		tf_ctx_track_get(r->ctx, id)->kind = TF_TRACK_GPU;
-	return 0;
-}
-
-static tf_chrome_pending *pending_find(tf_chrome *r, tf_str pk, tf_str tk, bool add)
-{
-	uint64_t key = (uint64_t)pk << 32 | tk;
-	uint32_t i = tf_hmap_get(&r->pend_idx, key);
-	if (i != UINT32_MAX)
-		return &r->pend[i];
-	if (!add)
-		return NULL;
-	if (tf_grow((void **)&r->pend, &r->cappend, r->npend + 1, sizeof(*r->pend)) < 0 ||
-	    tf_hmap_put(&r->pend_idx, key, r->npend) < 0)
-		return NULL;
-	tf_chrome_pending *p = &r->pend[r->npend++];
-	memset(p, 0, sizeof(*p));
-	p->pk = pk;
-	p->tk = tk;
-	return p;
-}
-
-/* The existing track (input, pk, tk) of this input, or -1. */
-static uint32_t track_find(tf_chrome *r, tf_str pk, tf_str tk)
-{
-	return tf_ctx_track_find(r->ctx, r->input, pk, tk);
-}
-
-static int track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_span *tid, uint32_t *out)
-{
-	const char *pt, *tt;
-	size_t pn, tn;
-	TF_TRY(span_text(r, pid, 2, &pt, &pn));
-	TF_TRY(span_text(r, tid, 3, &tt, &tn));
-	if (r->tc_valid && pn == r->tc_pn && tn == r->tc_tn && memcmp(pt, r->tc_pid, pn) == 0 &&
-	    memcmp(tt, r->tc_tid, tn) == 0) {
-		*out = r->tc_track;
-		return 0;
-	}
-	tf_str pk = pn ? tf_strtab_intern(r->st, pt, pn) : 0;
-	tf_str tk = tn ? tf_strtab_intern(r->st, tt, tn) : 0;
-	if (pk == (tf_str)-1 || tk == (tf_str)-1)
-		return TF_ENOMEM;
-	uint32_t before = tf_ctx_track_count(r->ctx);
-	uint32_t id = tf_ctx_track(r->ctx, r->input, pk, tk);
-	if (id == (uint32_t)-1)
-		return TF_ENOMEM;
-	if (tf_ctx_track_count(r->ctx) != before) {
-		tf_track *t = tf_ctx_track_get(r->ctx, id);
-		t->needs_sort = true;
-		t->rank = r->rank;
-		if (gpu_pid(r, pk) || (tn > 7 && memcmp(tt, "stream ", 7) == 0))
-			t->kind = TF_TRACK_GPU;
-		tf_chrome_pending *pt_ = pending_find(r, pk, tk, false);
-		if (pt_) {
-			if (pt_->has_name)
-				t->thread_name = pt_->name;
-			if (pt_->has_sort)
-				t->sort_index = pt_->sort_index;
-		}
-	}
-	if (pn <= CACHE_KEY && tn <= CACHE_KEY) {
-		memcpy(r->tc_pid, pt, pn);
-		memcpy(r->tc_tid, tt, tn);
-		r->tc_pn = pn;
-		r->tc_tn = tn;
-		r->tc_track = id;
-		r->tc_valid = true;
-	} else {
-		r->tc_valid = false;
-	}
-	*out = id;
-	return 0;
-}
-
-static const char *const gpu_cats[] = {
-	"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", NULL,
-};
-
-static bool cat_is_gpu(tf_chrome *r, tf_str cat)
-{
-	if (cat == 0)
-		return false;
-	if (cat >= r->catcls_cap) {
-		size_t nc = r->catcls_cap ? r->catcls_cap : 64;
-		while (nc <= cat)
-			nc *= 2;
-		uint8_t *n = realloc(r->catcls, nc);
-		if (!n)
-			return false;
-		memset(n + r->catcls_cap, 0, nc - r->catcls_cap);
-		r->catcls = n;
-		r->catcls_cap = nc;
-	}
-	if (!r->catcls[cat]) {
-		const char *t = tf_strtab_get(r->st, cat);
-		r->catcls[cat] = 2;
-		for (int i = 0; gpu_cats[i]; i++)
-			if (strcmp(t, gpu_cats[i]) == 0)
-				r->catcls[cat] = 1;
-	}
-	return r->catcls[cat] == 1;
-}
-
 /* ---- events ---- */
 
 static int emit(tf_chrome *r, const tf_event *ev)
@@ -430,73 +232,6 @@ static int emit(tf_chrome *r, const tf_event *ev)
 	if (rc == TF_ESTOP)
 		r->stopped = true;
 	return rc;
-}
-
-static int do_metadata(tf_chrome *r, const tf_chrome_fields *f)
-{
-	tf_json_span key, val, aname = { 0 }, asort = { 0 }, alabels = { 0 };
-	if (f->args.type == TF_JSON_OBJECT) {
-		tf_json_iter it;
-		tf_json_iter_begin(&it, &f->args);
-		while (tf_json_iter_next(&it, &key, &val)) {
-			if (tf_json_is(&key, "name"))
-				aname = val;
-			else if (tf_json_is(&key, "sort_index"))
-				asort = val;
-			else if (tf_json_is(&key, "labels"))
-				alabels = val;
-		}
-	}
-	if (asort.type == TF_JSON_NONE)
-		asort = f->sort_index; /* rocprofiler writes it beside args */
-	const tf_json_span *nm = &f->name;
-	bool pname = tf_json_is(nm, "process_name"), tname = tf_json_is(nm, "thread_name");
-	bool tsort = tf_json_is(nm, "thread_sort_index"), plabels = tf_json_is(nm, "process_labels");
-	if (!(pname || tname || tsort || plabels))
-		return 0;
-	const char *pt;
-	size_t pn;
-	TF_TRY(span_text(r, &f->pid, 2, &pt, &pn));
-	tf_str pk = pn ? tf_strtab_intern(r->st, pt, pn) : 0;
-	if (pk == (tf_str)-1)
-		return TF_ENOMEM;
-	if (pname && aname.type == TF_JSON_STRING) {
-		tf_str v;
-		TF_TRY(intern_span(r, &aname, 0, &v));
-		tf_ctx_set_process_name(r->ctx, r->input, pk, v);
-		if (is_gpu_name(tf_strtab_get(r->st, v), tf_strtab_len(r->st, v)))
-			TF_TRY(mark_gpu_process(r, pk));
-	}
-	if (plabels && alabels.type == TF_JSON_STRING && !alabels.esc &&
-	    is_gpu_name((const char *)alabels.p, alabels.n))
-		TF_TRY(mark_gpu_process(r, pk));
-	int64_t si = 0;
-	bool has_sort = tsort && tf_json_i64(&asort, &si);
-	if ((tname && aname.type == TF_JSON_STRING) || has_sort) {
-		tf_str tk, v = 0;
-		TF_TRY(intern_span(r, &f->tid, 3, &tk));
-		if (tname)
-			TF_TRY(intern_span(r, &aname, 0, &v));
-		tf_chrome_pending *p = pending_find(r, pk, tk, true);
-		if (!p)
-			return TF_ENOMEM;
-		if (tname) {
-			p->name = v;
-			p->has_name = true;
-		} else {
-			p->sort_index = si;
-			p->has_sort = true;
-		}
-		uint32_t id = track_find(r, pk, tk);
-		if (id != (uint32_t)-1) {
-			tf_track *t = tf_ctx_track_get(r->ctx, id);
-			if (tname)
-				t->thread_name = v;
-			else
-				t->sort_index = si;
-		}
-	}
-	return 0;
 }
 
 static int do_counter(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
@@ -516,7 +251,7 @@ static int do_counter(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 	}
 	const char *nt;
 	size_t nn;
-	TF_TRY(span_text(r, &f->name, 0, &nt, &nn));
+	TF_TRY(tf_chrome_text(r, &f->name, 0, &nt, &nn));
 	ev->kind = TF_EV_COUNTER;
 	tf_json_iter_begin(&it, &f->args);
 	while (tf_json_iter_next(&it, &key, &val)) {
@@ -527,7 +262,7 @@ static int do_counter(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 		} else {
 			const char *kt;
 			size_t kn;
-			TF_TRY(span_text(r, &key, 1, &kt, &kn));
+			TF_TRY(tf_chrome_text(r, &key, 1, &kt, &kn));
 			TF_TRY(grow(&r->tmp, &r->tmp_cap, nn + kn + 2));
 			memcpy(r->tmp, nt, nn);
 			r->tmp[nn] = '.';
@@ -570,10 +305,10 @@ static int process_event(tf_chrome *r, const tf_chrome_fields *f)
 		tf_count_skip(r->ctx, TF_DIAG_ev_other);
 		return 0;
 	}
-	TF_TRY(intern_span(r, &f->name, 0, &ev.name));
-	TF_TRY(intern_span(r, &f->cat, 1, &ev.cat));
+	TF_TRY(tf_chrome_intern(r, &f->name, 0, &ev.name));
+	TF_TRY(tf_chrome_intern(r, &f->cat, 1, &ev.cat));
 	if (ph == 'M') {
-		TF_TRY(do_metadata(r, f));
+		TF_TRY(tf_chrome_metadata(r, f));
 		ev.track = TF_TRACK_NONE;
 		if (!span_ns(&f->ts, &ev.ts_ns))
 			ev.ts_ns = 0;
@@ -593,8 +328,8 @@ static int process_event(tf_chrome *r, const tf_chrome_fields *f)
 	}
 	if (no_dur) /* still running when tracing stopped (Chrome writes these) */
 		ev.dur_ns = TF_DUR_UNTIL_END;
-	TF_TRY(track_for(r, &f->pid, &f->tid, &ev.track));
-	if (cat_is_gpu(r, ev.cat))
+	TF_TRY(tf_chrome_track_for(r, &f->pid, &f->tid, &ev.track));
+	if (tf_chrome_cat_is_gpu(r, ev.cat))
 		tf_ctx_track_get(r->ctx, ev.track)->kind = TF_TRACK_GPU;
 	if (ev.kind == TF_EV_FLOW || ev.kind == TF_EV_ASYNC) {
 		if (f->id.type)
@@ -616,25 +351,6 @@ static int process_event(tf_chrome *r, const tf_chrome_fields *f)
 }
 
 /* ---- top level ---- */
-
-static void set_rank(tf_chrome *r, const tf_json_span *obj)
-{
-	tf_json_iter it;
-	tf_json_span k, v;
-	int64_t rank;
-	tf_json_iter_begin(&it, obj);
-	while (tf_json_iter_next(&it, &k, &v)) {
-		if (tf_json_is(&k, "rank") && tf_json_i64(&v, &rank)) {
-			r->rank = rank;
-			uint32_t nt = tf_ctx_track_count(r->ctx);
-			for (uint32_t i = 0; i < nt; i++) {
-				tf_track *t = tf_ctx_track_get(r->ctx, i);
-				if (t->input == r->input)
-					t->rank = rank;
-			}
-		}
-	}
-}
 
 static void array_end(tf_chrome *r)
 {
@@ -757,7 +473,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			int rc = tf_json_value(q, end, &v, np, &r->jerr);
 			if (rc != R_OK)
 				return json_rc(r, rc);
-			set_rank(r, &v);
+			tf_chrome_set_rank(r, &v);
 			r->state = S_TOP_NEXT;
 			return R_OK;
 		}
