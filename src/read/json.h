@@ -170,8 +170,10 @@ static inline bool tf_json_literal_ok(const unsigned char *p, size_t n)
 }
 
 /* Any value at p (p < end, not whitespace).  A number or literal that
- * reaches end is TF_JSON_NEED: it may go on in the next bytes. */
-static inline int tf_json_value(const unsigned char *p, const unsigned char *end, tf_json_span *v,
+ * reaches end is TF_JSON_NEED: it may go on in the next bytes.  Always
+ * inlined: a parser calls it for every member of every event, and as a call
+ * (what gcc -O2 chose for it on its own) it cost about 5% of the read. */
+static inline __attribute__((always_inline)) int tf_json_value(const unsigned char *p, const unsigned char *end, tf_json_span *v,
 				const unsigned char **out, tf_json_error *e)
 {
 	unsigned char c = *p;
