@@ -1,4 +1,5 @@
-/* fuzz_chrome.c - Chrome trace-event JSON reader (src/read/chrome.c).
+/* fuzz_chrome.c - Chrome trace-event JSON reader (src/read/chrome.c,
+ * chrome_tracks.c) and the JSON tokenizer under it (src/read/json.c).
  *
  * Input: JSON bytes.  Parsed twice through the push-parser API:
  *  1. in one piece, through the stack builder, pprof writer and reader

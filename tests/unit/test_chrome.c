@@ -685,6 +685,34 @@ static void test_errors(void **state)
 			run_free(&u);
 		}
 	}
+	/* the messages, also of the errors the JSON tokenizer (json.h) reports
+	 * and the reader turns into a tf_error at the byte's offset */
+	static char deep[1100];
+	memcpy(deep, "[{\"args\":", 9);
+	memset(deep + 9, '[', 1025); /* the 1025th at byte 9 + 1024 */
+	static const struct { const char *j; long long off; const char *msg; } m[] = {
+		{ "[{\"ph\":\"X\",\"ts\":tru}]", 16, "invalid JSON literal" },
+		{ "[{\"ph\":\"X\",\"args\":{\"a\":[1}}]", 25, "mismatched bracket (found '}')" },
+		{ "{\"a\":@}", 5, "expected a JSON value (found '@')" },
+		{ "[1, \x01]", 4, "expected a JSON value (found byte 0x01)" },
+		{ "[1, +2]", 4, "invalid JSON literal" },
+		{ deep, 1033, "JSON nested too deeply" },
+		{ "[{\"ph\":\"X\",\"ts\":1, @}]", 19, "expected a quoted key in an event (found '@')" },
+		{ "{\"traceEvents\":{}}", 15, "\"traceEvents\" is not an array (found '{')" },
+		{ "{\"a\" 1}", 5, "expected ':' after a top-level key (found '1')" },
+		{ "hello", 0, "not a JSON trace: expected '[' or '{' (found 'h')" },
+	};
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		for (size_t chunk = 0; chunk <= 3; chunk++) {
+			run u;
+			run_init(&u);
+			int rc = parse_chunked(&u, m[i].j, strlen(m[i].j), chunk);
+			if (rc != TF_EFORMAT || u.err.offset != m[i].off || strcmp(u.err.msg, m[i].msg) != 0)
+				fail_msg("message %zu chunk %zu: rc %d offset %lld '%s', want offset %lld '%s'", i, chunk,
+					 rc, (long long)u.err.offset, u.err.msg, m[i].off, m[i].msg);
+			run_free(&u);
+		}
+	}
 	/* empty input */
 	static const char *empty[] = { "", "   \n", "\xEF\xBB\xBF" };
 	for (size_t i = 0; i < 3; i++) {

@@ -1,0 +1,102 @@
+/* chrome_int.h - private to the Chrome trace-event reader: its state and
+ * what chrome.c (the parser: top level, carry, events) and chrome_tracks.c
+ * (tracks, metadata, GPU classification) share.  The JSON tokenizer under
+ * both is json.h; the entry points for tests and benchmarks are chrome.h. */
+#ifndef TRACEFOLD_READ_CHROME_INT_H
+#define TRACEFOLD_READ_CHROME_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "tracefold/reader.h"
+#include "chrome.h"
+#include "hmap.h"
+#include "json.h"
+
+#define NSCRATCH 4
+#define CACHE_KEY 64
+
+/* The fields of an event that the reader uses: spans into the buffer. */
+typedef struct tf_chrome_fields {
+	tf_json_span ph, name, cat, ts, dur, pid, tid, id, id2, args, sort_index;
+} tf_chrome_fields;
+
+/* Thread metadata, kept also for tracks not seen yet. */
+typedef struct tf_chrome_pending {
+	tf_str pk, tk;
+	tf_str name;
+	int64_t sort_index;
+	bool has_name, has_sort;
+} tf_chrome_pending;
+
+struct tf_chrome {
+	tf_ctx *ctx;
+	tf_strtab *st;
+	tf_sink *sink;
+	uint32_t input;
+	char path[512];
+	tf_error *err;
+	tf_json_error jerr;    /* the tokenizer's last error */
+
+	int state;
+	bool object_form;
+	bool stopped;
+	int topkey;
+	tf_json_skip skip;     /* resumable skip of a top-level value */
+
+	/* the buffer being parsed: its first byte's absolute offset */
+	const unsigned char *buf0;
+	int64_t buf_base;
+	int64_t base;          /* absolute offset of the next fed chunk */
+
+	unsigned char *carry;
+	size_t carry_len, carry_cap;
+	int64_t carry_off;
+	size_t retry_at;       /* parse the carry again once it holds this many bytes */
+	bool untried;          /* the carry got bytes since it was last parsed */
+
+	uint64_t index;        /* next event's 0-based index in the input */
+	int64_t rank;          /* distributedInfo.rank, -1 none */
+	tf_str trace_cat;      /* "Trace" (Kineto's whole-trace span) */
+	bool lines;            /* JSON lines: events separated by newlines, no commas */
+	bool has_events;       /* object form: a traceEvents array was met */
+	bool nl;               /* a newline since the last event (S_ARR_NEXT) */
+
+	/* scratch for decoded strings: 0 name, 1 cat, 2 pid, 3 tid */
+	char *scr[NSCRATCH];
+	size_t scr_cap[NSCRATCH];
+	char *tmp;             /* counter names */
+	size_t tmp_cap;
+
+	/* last (pid, tid) text -> track */
+	bool tc_valid;
+	uint32_t tc_track;
+	size_t tc_pn, tc_tn;
+	char tc_pid[CACHE_KEY], tc_tid[CACHE_KEY];
+
+	/* cat id -> 0 unknown, 1 GPU category, 2 other */
+	uint8_t *catcls;
+	size_t catcls_cap;
+	tf_hmap gpu_pids;      /* process key -> 1: marked GPU by its metadata */
+	tf_chrome_pending *pend;
+	uint32_t npend, cappend;
+	tf_hmap pend_idx;      /* process key << 32 | thread key -> pend index */
+};
+
+/* chrome.c: the text of a string (decoded into scratch buffer `slot`) or
+ * of a number/literal (as written); "" for absent, null, objects, arrays. */
+int tf_chrome_text(tf_chrome *r, const tf_json_span *s, int slot, const char **t, size_t *n);
+/* tf_chrome_text interned; 0 for "". */
+int tf_chrome_intern(tf_chrome *r, const tf_json_span *s, int slot, tf_str *out);
+
+/* chrome_tracks.c */
+/* The track of (pid, tid), made on first use (GPU by its stream name or
+ * process, thread metadata seen before applied). */
+int tf_chrome_track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_span *tid, uint32_t *out);
+/* A category of GPU work (kernel, gpu_memcpy, ...): its track is GPU. */
+bool tf_chrome_cat_is_gpu(tf_chrome *r, tf_str cat);
+/* What a metadata event (ph M) says about processes and threads. */
+int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f);
+/* The top-level "distributedInfo" object: its rank goes to every track. */
+void tf_chrome_set_rank(tf_chrome *r, const tf_json_span *obj);
+
+#endif

@@ -1,0 +1,215 @@
+/* chrome_tracks.c - tracks of the Chrome trace-event reader: (pid, tid) ->
+ * track with a one-entry cache, what metadata events say about processes
+ * and threads (names, sort order, GPU), which tracks are GPU, the rank of
+ * distributedInfo.  Rules for users: docs/format-chrome.md. */
+#include <stdlib.h>
+#include <string.h>
+#include "chrome_int.h"
+
+static bool is_gpu_name(const char *t, size_t n)
+{
+	return n >= 3 && memcmp(t, "GPU", 3) == 0;
+}
+
+static bool gpu_pid(const tf_chrome *r, tf_str pk)
+{
+	return tf_hmap_get(&r->gpu_pids, pk) != UINT32_MAX;
+}
+
+static int mark_gpu_process(tf_chrome *r, tf_str pk)
+{
+	if (gpu_pid(r, pk))
+		return 0;
+	if (tf_hmap_put(&r->gpu_pids, pk, 1) < 0)
+		return TF_ENOMEM;
+	for (uint32_t id = tf_ctx_process_first(r->ctx, r->input, pk); id != UINT32_MAX;
+	     id = tf_ctx_process_next(r->ctx, id))
+		tf_ctx_track_get(r->ctx, id)->kind = TF_TRACK_GPU;
+	return 0;
+}
+
+static tf_chrome_pending *pending_find(tf_chrome *r, tf_str pk, tf_str tk, bool add)
+{
+	uint64_t key = (uint64_t)pk << 32 | tk;
+	uint32_t i = tf_hmap_get(&r->pend_idx, key);
+	if (i != UINT32_MAX)
+		return &r->pend[i];
+	if (!add)
+		return NULL;
+	if (tf_grow((void **)&r->pend, &r->cappend, r->npend + 1, sizeof(*r->pend)) < 0 ||
+	    tf_hmap_put(&r->pend_idx, key, r->npend) < 0)
+		return NULL;
+	tf_chrome_pending *p = &r->pend[r->npend++];
+	memset(p, 0, sizeof(*p));
+	p->pk = pk;
+	p->tk = tk;
+	return p;
+}
+
+/* The existing track (input, pk, tk) of this input, or -1. */
+static uint32_t track_find(tf_chrome *r, tf_str pk, tf_str tk)
+{
+	return tf_ctx_track_find(r->ctx, r->input, pk, tk);
+}
+
+int tf_chrome_track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_span *tid, uint32_t *out)
+{
+	const char *pt, *tt;
+	size_t pn, tn;
+	TF_TRY(tf_chrome_text(r, pid, 2, &pt, &pn));
+	TF_TRY(tf_chrome_text(r, tid, 3, &tt, &tn));
+	if (r->tc_valid && pn == r->tc_pn && tn == r->tc_tn && memcmp(pt, r->tc_pid, pn) == 0 &&
+	    memcmp(tt, r->tc_tid, tn) == 0) {
+		*out = r->tc_track;
+		return 0;
+	}
+	tf_str pk = pn ? tf_strtab_intern(r->st, pt, pn) : 0;
+	tf_str tk = tn ? tf_strtab_intern(r->st, tt, tn) : 0;
+	if (pk == (tf_str)-1 || tk == (tf_str)-1)
+		return TF_ENOMEM;
+	uint32_t before = tf_ctx_track_count(r->ctx);
+	uint32_t id = tf_ctx_track(r->ctx, r->input, pk, tk);
+	if (id == (uint32_t)-1)
+		return TF_ENOMEM;
+	if (tf_ctx_track_count(r->ctx) != before) {
+		tf_track *t = tf_ctx_track_get(r->ctx, id);
+		t->needs_sort = true;
+		t->rank = r->rank;
+		if (gpu_pid(r, pk) || (tn > 7 && memcmp(tt, "stream ", 7) == 0))
+			t->kind = TF_TRACK_GPU;
+		tf_chrome_pending *pt_ = pending_find(r, pk, tk, false);
+		if (pt_) {
+			if (pt_->has_name)
+				t->thread_name = pt_->name;
+			if (pt_->has_sort)
+				t->sort_index = pt_->sort_index;
+		}
+	}
+	if (pn <= CACHE_KEY && tn <= CACHE_KEY) {
+		memcpy(r->tc_pid, pt, pn);
+		memcpy(r->tc_tid, tt, tn);
+		r->tc_pn = pn;
+		r->tc_tn = tn;
+		r->tc_track = id;
+		r->tc_valid = true;
+	} else {
+		r->tc_valid = false;
+	}
+	*out = id;
+	return 0;
+}
+
+static const char *const gpu_cats[] = {
+	"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", NULL,
+};
+
+bool tf_chrome_cat_is_gpu(tf_chrome *r, tf_str cat)
+{
+	if (cat == 0)
+		return false;
+	if (cat >= r->catcls_cap) {
+		size_t nc = r->catcls_cap ? r->catcls_cap : 64;
+		while (nc <= cat)
+			nc *= 2;
+		uint8_t *n = realloc(r->catcls, nc);
+		if (!n)
+			return false;
+		memset(n + r->catcls_cap, 0, nc - r->catcls_cap);
+		r->catcls = n;
+		r->catcls_cap = nc;
+	}
+	if (!r->catcls[cat]) {
+		const char *t = tf_strtab_get(r->st, cat);
+		r->catcls[cat] = 2;
+		for (int i = 0; gpu_cats[i]; i++)
+			if (strcmp(t, gpu_cats[i]) == 0)
+				r->catcls[cat] = 1;
+	}
+	return r->catcls[cat] == 1;
+}
+
+int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f)
+{
+	tf_json_span key, val, aname = { 0 }, asort = { 0 }, alabels = { 0 };
+	if (f->args.type == TF_JSON_OBJECT) {
+		tf_json_iter it;
+		tf_json_iter_begin(&it, &f->args);
+		while (tf_json_iter_next(&it, &key, &val)) {
+			if (tf_json_is(&key, "name"))
+				aname = val;
+			else if (tf_json_is(&key, "sort_index"))
+				asort = val;
+			else if (tf_json_is(&key, "labels"))
+				alabels = val;
+		}
+	}
+	if (asort.type == TF_JSON_NONE)
+		asort = f->sort_index; /* rocprofiler writes it beside args */
+	const tf_json_span *nm = &f->name;
+	bool pname = tf_json_is(nm, "process_name"), tname = tf_json_is(nm, "thread_name");
+	bool tsort = tf_json_is(nm, "thread_sort_index"), plabels = tf_json_is(nm, "process_labels");
+	if (!(pname || tname || tsort || plabels))
+		return 0;
+	const char *pt;
+	size_t pn;
+	TF_TRY(tf_chrome_text(r, &f->pid, 2, &pt, &pn));
+	tf_str pk = pn ? tf_strtab_intern(r->st, pt, pn) : 0;
+	if (pk == (tf_str)-1)
+		return TF_ENOMEM;
+	if (pname && aname.type == TF_JSON_STRING) {
+		tf_str v;
+		TF_TRY(tf_chrome_intern(r, &aname, 0, &v));
+		tf_ctx_set_process_name(r->ctx, r->input, pk, v);
+		if (is_gpu_name(tf_strtab_get(r->st, v), tf_strtab_len(r->st, v)))
+			TF_TRY(mark_gpu_process(r, pk));
+	}
+	if (plabels && alabels.type == TF_JSON_STRING && !alabels.esc &&
+	    is_gpu_name((const char *)alabels.p, alabels.n))
+		TF_TRY(mark_gpu_process(r, pk));
+	int64_t si = 0;
+	bool has_sort = tsort && tf_json_i64(&asort, &si);
+	if ((tname && aname.type == TF_JSON_STRING) || has_sort) {
+		tf_str tk, v = 0;
+		TF_TRY(tf_chrome_intern(r, &f->tid, 3, &tk));
+		if (tname)
+			TF_TRY(tf_chrome_intern(r, &aname, 0, &v));
+		tf_chrome_pending *p = pending_find(r, pk, tk, true);
+		if (!p)
+			return TF_ENOMEM;
+		if (tname) {
+			p->name = v;
+			p->has_name = true;
+		} else {
+			p->sort_index = si;
+			p->has_sort = true;
+		}
+		uint32_t id = track_find(r, pk, tk);
+		if (id != (uint32_t)-1) {
+			tf_track *t = tf_ctx_track_get(r->ctx, id);
+			if (tname)
+				t->thread_name = v;
+			else
+				t->sort_index = si;
+		}
+	}
+	return 0;
+}
+
+void tf_chrome_set_rank(tf_chrome *r, const tf_json_span *obj)
+{
+	tf_json_iter it;
+	tf_json_span k, v;
+	int64_t rank;
+	tf_json_iter_begin(&it, obj);
+	while (tf_json_iter_next(&it, &k, &v)) {
+		if (tf_json_is(&k, "rank") && tf_json_i64(&v, &rank)) {
+			r->rank = rank;
+			uint32_t nt = tf_ctx_track_count(r->ctx);
+			for (uint32_t i = 0; i < nt; i++) {
+				tf_track *t = tf_ctx_track_get(r->ctx, i);
+				if (t->input == r->input)
+					t->rank = rank;
+			}
+		}
+	}
+}

@@ -1,0 +1,300 @@
+/* json.h - a generic JSON tokenizer over a contiguous buffer: no tree, no
+ * allocation, no files.  As Perfetto keeps its JSON tokenizer apart from its
+ * trace parser, this knows nothing of traces; src/read/chrome.c is the
+ * Chrome trace-event parser on top of it.
+ *
+ * - A value is read as a span: a view into the buffer (pointer + length), its
+ *   type, and for a string whether it has backslash escapes (only then does
+ *   it need tf_json_unescape).  Objects and arrays are spans of their whole
+ *   text, brackets included; tf_json_iter walks an object's members.
+ * - Scanners take [p, end) and return TF_JSON_OK (*out just after the
+ *   value), TF_JSON_NEED (the value may go on past end: nothing was changed;
+ *   the caller gets more bytes and scans again from the same start) or a
+ *   negative TF_JSON_E* code with a tf_json_error filled: the byte at fault
+ *   and a message.  The caller turns `at` into its own position (a byte
+ *   offset in its input).
+ * - What is accepted: a string is anything between quotes (escapes are only
+ *   decoded, not checked); a number is any run of [0-9A-Za-z+.-] that starts
+ *   with a digit or '-', checked only when converted (tf_json_is_decimal,
+ *   tf_json_decimal_scaled); literals are true, false, null and also NaN and
+ *   Infinity, which are not JSON but are what Python's json module writes
+ *   for non-finite floats (-Infinity reads as a number, which no conversion
+ *   accepts).  Nested values are checked for bracket pairing and strings,
+ *   nothing else.
+ * - The hot primitives (whitespace, the SSE2 string and structure scanners,
+ *   tf_json_string, tf_json_value) are static inline here so that a parser's
+ *   event loop compiles as one piece; the rest is in json.c. */
+#ifndef TRACEFOLD_READ_JSON_H
+#define TRACEFOLD_READ_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* span types; a zeroed span is TF_JSON_NONE (absent) */
+enum { TF_JSON_NONE = 0, TF_JSON_STRING, TF_JSON_NUMBER, TF_JSON_LITERAL, TF_JSON_OBJECT, TF_JSON_ARRAY };
+
+typedef struct tf_json_span {
+	const unsigned char *p; /* a string: the text between the quotes; else the value's text */
+	size_t n;
+	uint8_t type;           /* TF_JSON_NONE, TF_JSON_STRING, ... */
+	uint8_t esc;            /* a string with backslash escapes */
+} tf_json_span;
+
+/* Scan results.  The errors are < 0 and name what is wrong; the message in
+ * tf_json_error says it in words. */
+enum {
+	TF_JSON_OK = 0,
+	TF_JSON_NEED = 1,      /* the value may go on after end */
+	TF_JSON_EDEPTH = -1,   /* nested deeper than TF_JSON_MAX_DEPTH */
+	TF_JSON_EBRACKET = -2, /* a closing bracket that does not match the open one */
+	TF_JSON_EVALUE = -3,   /* no value starts here */
+	TF_JSON_ELITERAL = -4, /* a word that is not a literal */
+	TF_JSON_ESYNTAX = -5,  /* a caller's own rule (tf_json_fail) */
+};
+
+#define TF_JSON_MAX_DEPTH 1024
+
+typedef struct tf_json_error {
+	int code;                /* TF_JSON_E* */
+	const unsigned char *at; /* the byte at fault, in the buffer scanned */
+	char msg[128];           /* e.g. "mismatched bracket (found '}')" */
+} tf_json_error;
+
+/* Fills e and returns code: msg is `what`, and when found is set, the byte at
+ * `at` after it: " (found 'x')" if printable ASCII, else " (found byte
+ * 0xNN)".  For the tokenizer's errors and a parser's own. */
+int tf_json_fail(tf_json_error *e, int code, const unsigned char *at, const char *what, bool found);
+
+/* ---- character classes ---- */
+
+static const uint8_t tf_json_ws[256] = { [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1 };
+/* the bytes of a number or literal */
+static const uint8_t tf_json_scalar[256] = {
+	['0' ... '9'] = 1, ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1,
+};
+static const uint8_t tf_json_digit[256] = { ['0' ... '9'] = 1 };
+
+/* First byte at or after p that is not JSON whitespace, or end. */
+static inline const unsigned char *tf_json_skip_ws(const unsigned char *p, const unsigned char *end)
+{
+	while (p < end && tf_json_ws[*p])
+		p++;
+	return p;
+}
+
+/* ---- scanners (SSE2 where available, a byte loop elsewhere) ---- */
+
+/* First '"' or '\\' at or after p, or end. */
+static inline const unsigned char *tf_json_scan_str(const unsigned char *p, const unsigned char *end)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
+/* First of " { } [ ] at or after p, or end. */
+static inline const unsigned char *tf_json_scan_struct(const unsigned char *p, const unsigned char *end)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), ob = _mm_set1_epi8('{'), cb = _mm_set1_epi8('}');
+	const __m128i os = _mm_set1_epi8('['), cs = _mm_set1_epi8(']');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, ob)),
+					 _mm_or_si128(_mm_cmpeq_epi8(v, cb),
+						      _mm_or_si128(_mm_cmpeq_epi8(v, os), _mm_cmpeq_epi8(v, cs))));
+		unsigned mm = (unsigned)_mm_movemask_epi8(m);
+		if (mm)
+			return p + __builtin_ctz(mm);
+		p += 16;
+	}
+#endif
+	while (p < end && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']')
+		p++;
+	return p;
+}
+
+/* ---- values ---- */
+
+/* p at '"': a string.  TF_JSON_OK or TF_JSON_NEED. */
+static inline int tf_json_string(const unsigned char *p, const unsigned char *end, tf_json_span *s,
+				 const unsigned char **out)
+{
+	const unsigned char *b = p + 1, *q = b;
+	uint8_t esc = 0;
+	for (;;) {
+		q = tf_json_scan_str(q, end);
+		if (q >= end)
+			return TF_JSON_NEED;
+		if (*q == '"')
+			break;
+		esc = 1;
+		if (end - q < 2)
+			return TF_JSON_NEED;
+		q += 2;
+	}
+	s->p = b;
+	s->n = (size_t)(q - b);
+	s->type = TF_JSON_STRING;
+	s->esc = esc;
+	*out = q + 1;
+	return TF_JSON_OK;
+}
+
+/* p at '{' or '[': *out after its closing bracket.  Checks bracket pairing
+ * (TF_JSON_EBRACKET) and depth (TF_JSON_EDEPTH), and skips strings. */
+int tf_json_skip_nested(const unsigned char *p, const unsigned char *end, const unsigned char **out,
+			tf_json_error *e);
+
+/* true, false, null, NaN, Infinity (see the top of this file). */
+static inline bool tf_json_literal_ok(const unsigned char *p, size_t n)
+{
+	return (n == 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0)) ||
+	       (n == 5 && memcmp(p, "false", 5) == 0) || (n == 3 && memcmp(p, "NaN", 3) == 0) ||
+	       (n == 8 && memcmp(p, "Infinity", 8) == 0);
+}
+
+/* Any value at p (p < end, not whitespace).  A number or literal that
+ * reaches end is TF_JSON_NEED: it may go on in the next bytes.  Always
+ * inlined: a parser calls it for every member of every event, and as a call
+ * (what gcc -O2 chose for it on its own) it cost about 5% of the read. */
+static inline __attribute__((always_inline)) int tf_json_value(const unsigned char *p, const unsigned char *end, tf_json_span *v,
+				const unsigned char **out, tf_json_error *e)
+{
+	unsigned char c = *p;
+	if (c == '"')
+		return tf_json_string(p, end, v, out);
+	if (c == '{' || c == '[') {
+		int rc = tf_json_skip_nested(p, end, out, e);
+		if (rc != TF_JSON_OK)
+			return rc;
+		v->p = p;
+		v->n = (size_t)(*out - p);
+		v->type = c == '{' ? TF_JSON_OBJECT : TF_JSON_ARRAY;
+		v->esc = 0;
+		return TF_JSON_OK;
+	}
+	const unsigned char *q = p;
+	while (q < end && tf_json_scalar[*q])
+		q++;
+	if (q >= end)
+		return TF_JSON_NEED;
+	if (q == p)
+		return tf_json_fail(e, TF_JSON_EVALUE, p, "expected a JSON value", true);
+	v->p = p;
+	v->n = (size_t)(q - p);
+	v->esc = 0;
+	if (tf_json_digit[c] || c == '-') {
+		v->type = TF_JSON_NUMBER;
+	} else {
+		if (!tf_json_literal_ok(p, v->n))
+			return tf_json_fail(e, TF_JSON_ELITERAL, p, "invalid JSON literal", false);
+		v->type = TF_JSON_LITERAL;
+	}
+	*out = q;
+	return TF_JSON_OK;
+}
+
+/* A string without escapes equal to lit. */
+static inline bool tf_json_is(const tf_json_span *s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s->type == TF_JSON_STRING && !s->esc && s->n == n && memcmp(s->p, lit, n) == 0;
+}
+
+static inline bool tf_json_is_null(const tf_json_span *s)
+{
+	return s->type == TF_JSON_LITERAL && s->n == 4 && memcmp(s->p, "null", 4) == 0;
+}
+
+/* ---- object members ---- */
+
+/* Walks the members of an object span that tf_json_value returned (so its
+ * brackets are checked); anything unexpected ends the walk, quietly. */
+typedef struct tf_json_iter {
+	const unsigned char *p, *end;
+} tf_json_iter;
+
+static inline void tf_json_iter_begin(tf_json_iter *it, const tf_json_span *obj)
+{
+	it->p = obj->p + 1;
+	it->end = obj->p + obj->n;
+}
+
+/* The next member: true with key (a string span) and val, false at the end. */
+bool tf_json_iter_next(tf_json_iter *it, tf_json_span *key, tf_json_span *val);
+
+/* ---- resumable skip ---- */
+
+/* Skips one value fed in pieces of any size, for values too big to hold in
+ * one buffer: counts brackets without matching them, skips strings. */
+typedef struct tf_json_skip {
+	int depth;
+	bool str, esc, scalar;
+} tf_json_skip;
+
+/* p at a value's first byte (not whitespace): starts skipping it.  Returns
+ * the bytes used (0 or 1), or TF_JSON_EVALUE when no value starts there. */
+int tf_json_skip_begin(tf_json_skip *s, const unsigned char *p, tf_json_error *e);
+/* Feeds [p, end): returns the bytes used; *done is set when the value ended
+ * (then the bytes after it are not used). */
+size_t tf_json_skip_feed(tf_json_skip *s, const unsigned char *p, const unsigned char *end, bool *done);
+
+/* ---- strings ---- */
+
+/* Decodes string contents s[0..n) into out (at least n bytes: the decoded
+ * text is never longer) as UTF-8; returns its length.  Lone surrogates and
+ * \u0000 become U+FFFD (a caller's names are C strings), a bad \u escape
+ * '?', an unknown escape its character; bytes other than escapes are copied
+ * as they are. */
+size_t tf_json_unescape(const unsigned char *s, size_t n, char *out);
+
+/* ---- numbers and ids ---- */
+
+/* Decimal text (JSON number syntax, also with a leading '+', ".5" or "5.")
+ * times 10^scale, exactly, to an integer: digits below 1 are rounded half
+ * to even.  Returns 0, or -1 when the text is not such a number or the
+ * result does not fit in int64. */
+int tf_json_decimal_scaled(const char *s, size_t n, int scale, int64_t *out);
+
+/* tf_json_decimal_scaled of a number or a string without escapes. */
+static inline bool tf_json_scaled(const tf_json_span *s, int scale, int64_t *out)
+{
+	if ((s->type != TF_JSON_NUMBER && s->type != TF_JSON_STRING) || s->esc)
+		return false;
+	return tf_json_decimal_scaled((const char *)s->p, s->n, scale, out) == 0;
+}
+
+/* A decimal number as JSON writes it, also with a leading '+', ".5" or "5."
+ * (what tf_json_decimal_scaled accepts); no hex, inf, nan or spaces. */
+bool tf_json_is_decimal(const unsigned char *p, size_t n);
+
+/* A finite number, written as a JSON number or as a string holding one
+ * (Bazel writes counter values as "8.395000000000001"). */
+bool tf_json_double(const tf_json_span *s, double *out);
+
+/* The integer part of a number (fraction and exponent dropped: 2e3 is 2) or
+ * of a string holding one. */
+bool tf_json_i64(const tf_json_span *s, int64_t *v);
+
+/* An id (flow and async events): the integer part of a number or of a
+ * string holding one (as tf_json_i64), a string "0x" + hex digits; any other
+ * text hashed (FNV-1a); 0 for other types. */
+uint64_t tf_json_id(const tf_json_span *s);
+
+#endif

@@ -1,0 +1,328 @@
+/* test_json.c - the generic JSON tokenizer (src/read/json.h): values and
+ * their spans, TF_JSON_NEED for values cut by the end of the buffer, errors
+ * as values (code, byte at fault, message), object members, the resumable
+ * skip, unescaping, numbers and ids.  Its use by the Chrome reader is
+ * tested in test_chrome.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include "../../src/read/json.h"
+
+typedef unsigned char u8;
+
+/* tf_json_value over all of s */
+static int value(const char *s, tf_json_span *v, size_t *used, tf_json_error *e)
+{
+	const u8 *p = (const u8 *)s, *end = p + strlen(s), *out = NULL;
+	memset(e, 0, sizeof(*e));
+	int rc = tf_json_value(p, end, v, &out, e);
+	*used = rc == TF_JSON_OK ? (size_t)(out - p) : 0;
+	return rc;
+}
+
+static void test_values(void **state)
+{
+	(void)state;
+	static const struct { const char *s; int type; size_t n, used; uint8_t esc; } c[] = {
+		{ "\"abc\",", TF_JSON_STRING, 3, 5, 0 },
+		{ "\"a\\\"b\"}", TF_JSON_STRING, 4, 6, 1 },
+		{ "\"\"]", TF_JSON_STRING, 0, 2, 0 },
+		{ "12.5e3,", TF_JSON_NUMBER, 6, 6, 0 },
+		{ "-Infinity}", TF_JSON_NUMBER, 9, 9, 0 }, /* a number no conversion accepts */
+		{ "true ", TF_JSON_LITERAL, 4, 4, 0 },
+		{ "null]", TF_JSON_LITERAL, 4, 4, 0 },
+		{ "NaN,", TF_JSON_LITERAL, 3, 3, 0 },
+		{ "Infinity}", TF_JSON_LITERAL, 8, 8, 0 },
+		{ "{\"a\":[1,{\"b\":\"]}\"}]} ,", TF_JSON_OBJECT, 20, 20, 0 },
+		{ "[[],{},\"\\\\\"]x", TF_JSON_ARRAY, 12, 12, 0 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		tf_json_span v;
+		tf_json_error e;
+		size_t used;
+		int rc = value(c[i].s, &v, &used, &e);
+		if (rc != TF_JSON_OK || v.type != c[i].type || v.n != c[i].n || used != c[i].used || v.esc != c[i].esc)
+			fail_msg("'%s': rc %d type %d n %zu used %zu esc %d", c[i].s, rc, v.type, v.n, used, v.esc);
+	}
+}
+
+/* A value cut by the end of the buffer: TF_JSON_NEED, at every cut. */
+static void test_need(void **state)
+{
+	(void)state;
+	static const char *c[] = {
+		"\"abc\\\"def\"", "12345", "true", "{\"a\":[1,2,{\"b\":\"x\\\\\"}]}", "[\"]\",\"\\\"\"]",
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t n = strlen(c[i]);
+		for (size_t k = 1; k < n; k++) {
+			tf_json_span v;
+			tf_json_error e;
+			const u8 *out;
+			int rc = tf_json_value((const u8 *)c[i], (const u8 *)c[i] + k, &v, &out, &e);
+			if (rc != TF_JSON_NEED)
+				fail_msg("'%s' cut at %zu: rc %d", c[i], k, rc);
+		}
+	}
+	/* a number or literal that reaches the end may go on */
+	tf_json_span v;
+	tf_json_error e;
+	size_t used;
+	assert_int_equal(value("12", &v, &used, &e), TF_JSON_NEED);
+	assert_int_equal(value("nul", &v, &used, &e), TF_JSON_NEED);
+}
+
+/* Errors are values: the code, the byte at fault and the message. */
+static void test_errors(void **state)
+{
+	(void)state;
+	static const struct { const char *s; int code; size_t at; const char *msg; } c[] = {
+		{ "@,", TF_JSON_EVALUE, 0, "expected a JSON value (found '@')" },
+		{ "}", TF_JSON_EVALUE, 0, "expected a JSON value (found '}')" },
+		{ "\x01 ", TF_JSON_EVALUE, 0, "expected a JSON value (found byte 0x01)" },
+		{ "\xff ", TF_JSON_EVALUE, 0, "expected a JSON value (found byte 0xff)" },
+		{ "tru}", TF_JSON_ELITERAL, 0, "invalid JSON literal" },
+		{ "+5,", TF_JSON_ELITERAL, 0, "invalid JSON literal" },
+		{ "nan,", TF_JSON_ELITERAL, 0, "invalid JSON literal" },
+		{ "[1}", TF_JSON_EBRACKET, 2, "mismatched bracket (found '}')" },
+		{ "{\"a\":[1,2}}", TF_JSON_EBRACKET, 9, "mismatched bracket (found '}')" },
+		{ "{\"]\":[\"}\"]]", TF_JSON_EBRACKET, 10, "mismatched bracket (found ']')" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		tf_json_span v;
+		tf_json_error e;
+		size_t used;
+		int rc = value(c[i].s, &v, &used, &e);
+		if (rc != c[i].code || e.code != c[i].code || e.at != (const u8 *)c[i].s + c[i].at ||
+		    strcmp(e.msg, c[i].msg) != 0)
+			fail_msg("'%s': rc %d code %d at %td '%s', want %d at %zu '%s'", c[i].s, rc, e.code,
+				 e.at ? e.at - (const u8 *)c[i].s : -1, e.msg, c[i].code, c[i].at, c[i].msg);
+	}
+	/* depth: TF_JSON_MAX_DEPTH brackets are fine, one more is not */
+	static char deep[2 * TF_JSON_MAX_DEPTH + 8];
+	for (int extra = 0; extra <= 1; extra++) {
+		int d = TF_JSON_MAX_DEPTH + extra;
+		memset(deep, '[', (size_t)d);
+		memset(deep + d, ']', (size_t)d);
+		deep[2 * d] = 0;
+		tf_json_span v;
+		tf_json_error e;
+		size_t used;
+		int rc = value(deep, &v, &used, &e);
+		if (!extra) {
+			assert_int_equal(rc, TF_JSON_OK);
+			assert_int_equal(used, 2 * d);
+		} else {
+			assert_int_equal(rc, TF_JSON_EDEPTH);
+			assert_ptr_equal(e.at, (const u8 *)deep + TF_JSON_MAX_DEPTH);
+			assert_string_equal(e.msg, "JSON nested too deeply");
+		}
+	}
+	/* a caller's own error */
+	tf_json_error e;
+	const u8 *s = (const u8 *)"ab";
+	assert_int_equal(tf_json_fail(&e, TF_JSON_ESYNTAX, s + 1, "expected ':' after a key", true), TF_JSON_ESYNTAX);
+	assert_ptr_equal(e.at, s + 1);
+	assert_string_equal(e.msg, "expected ':' after a key (found 'b')");
+	tf_json_fail(&e, TF_JSON_ESYNTAX, s, "no progress", false);
+	assert_string_equal(e.msg, "no progress");
+}
+
+static void test_iter(void **state)
+{
+	(void)state;
+	const char *obj = "{ \"a\" : 1 , \"b\\n\":\"x\",\"c\":{\"d\":[]}, \"e\":null }";
+	tf_json_span o, k, v;
+	tf_json_error e;
+	size_t used;
+	assert_int_equal(value(obj, &o, &used, &e), TF_JSON_OK);
+	assert_int_equal(o.type, TF_JSON_OBJECT);
+	assert_int_equal(used, strlen(obj));
+	tf_json_iter it;
+	tf_json_iter_begin(&it, &o);
+	const char *keys[] = { "a", "b\\n", "c", "e" };
+	int types[] = { TF_JSON_NUMBER, TF_JSON_STRING, TF_JSON_OBJECT, TF_JSON_LITERAL };
+	int n = 0;
+	while (tf_json_iter_next(&it, &k, &v)) {
+		assert_true(n < 4);
+		assert_int_equal(k.n, strlen(keys[n]));
+		assert_memory_equal(k.p, keys[n], k.n);
+		assert_int_equal(v.type, types[n]);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	assert_true(tf_json_is(&k, "e"));
+	assert_true(tf_json_is_null(&v));
+	/* a walk ends quietly at anything unexpected */
+	static const char *bad[] = { "{\"a\" 1}", "{1:2}", "{\"a\":@}", "{}" };
+	for (size_t i = 0; i < 4; i++) {
+		tf_json_span b = { (const u8 *)bad[i], strlen(bad[i]), TF_JSON_OBJECT, 0 };
+		tf_json_iter_begin(&it, &b);
+		assert_false(tf_json_iter_next(&it, &k, &v));
+	}
+}
+
+/* The resumable skip, fed one byte at a time and in one piece. */
+static void test_skip(void **state)
+{
+	(void)state;
+	static const struct { const char *s; size_t len; } c[] = {
+		{ "{\"a\":[1,\"}\\\"\"],\"b\":{}} ,", 22 },
+		{ "\"x\\\"y\" ,", 6 },
+		{ "-12.5e3,", 7 },
+		{ "true}", 4 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const u8 *p = (const u8 *)c[i].s, *end = p + strlen(c[i].s);
+		for (int piece = 0; piece <= 1; piece++) {
+			tf_json_skip sk;
+			tf_json_error e;
+			int b = tf_json_skip_begin(&sk, p, &e);
+			assert_true(b == 0 || b == 1);
+			const u8 *q = p + b;
+			bool done = false;
+			while (!done && q < end) {
+				const u8 *pe = piece ? end : q + 1;
+				q += tf_json_skip_feed(&sk, q, pe, &done);
+			}
+			assert_true(done);
+			if ((size_t)(q - p) != c[i].len)
+				fail_msg("'%s' in %s: skipped %td, want %zu", c[i].s, piece ? "one piece" : "bytes",
+					 q - p, c[i].len);
+		}
+	}
+	tf_json_skip sk;
+	tf_json_error e;
+	const u8 *s = (const u8 *)":";
+	assert_int_equal(tf_json_skip_begin(&sk, s, &e), TF_JSON_EVALUE);
+	assert_string_equal(e.msg, "expected a JSON value (found ':')");
+	assert_ptr_equal(e.at, s);
+}
+
+static void test_unescape(void **state)
+{
+	(void)state;
+	static const struct { const char *in, *out; } c[] = {
+		{ "plain", "plain" },
+		{ "a\\\"b\\\\c\\/d", "a\"b\\c/d" },
+		{ "\\b\\f\\n\\r\\t", "\b\f\n\r\t" },
+		{ "\\u00e9\\u20AC", "\xc3\xa9\xe2\x82\xac" },
+		{ "\\ud83d\\ude00", "\xf0\x9f\x98\x80" },           /* a surrogate pair */
+		{ "\\ud83dx", "\xef\xbf\xbdx" },                    /* lone high surrogate */
+		{ "\\ude00", "\xef\xbf\xbd" },                      /* lone low surrogate */
+		{ "a\\u0000b", "a\xef\xbf\xbd" "b" },              /* NUL: names are C strings */
+		{ "\\u12g4", "?12g4" },                             /* a bad \u escape */
+		{ "\\u12", "?12" },                                 /* cut short */
+		{ "\\q", "q" },                                     /* an unknown escape */
+		{ "\xc3\xa9", "\xc3\xa9" },                         /* bytes copied as they are */
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char out[64];
+		size_t n = tf_json_unescape((const u8 *)c[i].in, strlen(c[i].in), out);
+		if (n != strlen(c[i].out) || memcmp(out, c[i].out, n) != 0)
+			fail_msg("'%s': %zu bytes '%.*s', want '%s'", c[i].in, n, (int)n, out, c[i].out);
+	}
+}
+
+static void test_numbers(void **state)
+{
+	(void)state;
+	static const struct { const char *s; int scale, ok; long long v; } c[] = {
+		{ "1.5", 0, 0, 2 },   /* half to even */
+		{ "2.5", 0, 0, 2 },
+		{ "2.5000001", 0, 0, 3 },
+		{ "-0.5", 0, 0, 0 },
+		{ "1.5", 3, 0, 1500 },
+		{ "0.0015", 3, 0, 2 },
+		{ "7", 9, 0, 7000000000ll },
+		{ "1234", -2, 0, 12 },
+		{ "1250", -2, 0, 12 },
+		{ "1e2", 1, 0, 1000 },
+		{ "+.5", 1, 0, 5 },
+		{ "5.", 1, 0, 50 },
+		{ "9223372036854775807", 0, 0, 9223372036854775807ll },
+		{ "9223372036854775808", 0, -1, 0 },
+		{ "1e30", 0, -1, 0 },
+		{ "1e-30", 0, 0, 0 },
+		{ "0x10", 0, -1, 0 },
+		{ "Infinity", 0, -1, 0 },
+		{ "", 0, -1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int64_t v = 42;
+		int rc = tf_json_decimal_scaled(c[i].s, strlen(c[i].s), c[i].scale, &v);
+		if (rc != c[i].ok || (rc == 0 && v != c[i].v))
+			fail_msg("'%s' scale %d: rc %d v %lld, want rc %d v %lld", c[i].s, c[i].scale, rc, (long long)v,
+				 c[i].ok, c[i].v);
+	}
+	assert_true(tf_json_is_decimal((const u8 *)"-1.5e+3", 7));
+	assert_false(tf_json_is_decimal((const u8 *)"1.5 ", 4));
+	assert_false(tf_json_is_decimal((const u8 *)"inf", 3));
+
+	double d;
+	tf_json_span s = { (const u8 *)"8.395000000000001", 17, TF_JSON_STRING, 0 };
+	assert_true(tf_json_double(&s, &d));
+	assert_true(d > 8.39 && d < 8.40);
+	s = (tf_json_span){ (const u8 *)"1e999", 5, TF_JSON_NUMBER, 0 }; /* not finite */
+	assert_false(tf_json_double(&s, &d));
+	s = (tf_json_span){ (const u8 *)"NaN", 3, TF_JSON_LITERAL, 0 };
+	assert_false(tf_json_double(&s, &d));
+	s = (tf_json_span){ (const u8 *)"1\\u0030", 7, TF_JSON_STRING, 1 }; /* escaped: not read */
+	assert_false(tf_json_double(&s, &d));
+
+	int64_t v;
+	s = (tf_json_span){ (const u8 *)"-42.9", 5, TF_JSON_NUMBER, 0 };
+	assert_true(tf_json_i64(&s, &v));
+	assert_int_equal(v, -42);
+	s = (tf_json_span){ (const u8 *)"2e3", 3, TF_JSON_NUMBER, 0 };
+	assert_true(tf_json_i64(&s, &v));
+	assert_int_equal(v, 2);
+	s = (tf_json_span){ (const u8 *)"12x", 3, TF_JSON_STRING, 0 };
+	assert_false(tf_json_i64(&s, &v));
+
+	int64_t ns;
+	s = (tf_json_span){ (const u8 *)"26831.5", 7, TF_JSON_STRING, 0 };
+	assert_true(tf_json_scaled(&s, 3, &ns));
+	assert_int_equal(ns, 26831500);
+	s = (tf_json_span){ (const u8 *)"true", 4, TF_JSON_LITERAL, 0 };
+	assert_false(tf_json_scaled(&s, 3, &ns));
+}
+
+static void test_ids(void **state)
+{
+	(void)state;
+	tf_json_span s = { (const u8 *)"0x1F", 4, TF_JSON_STRING, 0 };
+	assert_int_equal(tf_json_id(&s), 31);
+	s = (tf_json_span){ (const u8 *)"123", 3, TF_JSON_STRING, 0 };
+	assert_int_equal(tf_json_id(&s), 123);
+	s = (tf_json_span){ (const u8 *)"77", 2, TF_JSON_NUMBER, 0 };
+	assert_int_equal(tf_json_id(&s), 77);
+	s = (tf_json_span){ (const u8 *)"true", 4, TF_JSON_LITERAL, 0 };
+	assert_int_equal(tf_json_id(&s), 0);
+	/* other text is hashed: equal text, equal id; and not its digits */
+	tf_json_span a = { (const u8 *)"abc", 3, TF_JSON_STRING, 0 };
+	tf_json_span b = { (const u8 *)"xabcx" + 1, 3, TF_JSON_STRING, 0 };
+	tf_json_span h = { (const u8 *)"0xZZ", 4, TF_JSON_STRING, 0 };
+	assert_int_equal(tf_json_id(&a), tf_json_id(&b));
+	assert_int_not_equal(tf_json_id(&a), 0);
+	assert_int_not_equal(tf_json_id(&h), tf_json_id(&a));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_need),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_iter),
+		cmocka_unit_test(test_skip),
+		cmocka_unit_test(test_unescape),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_ids),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
