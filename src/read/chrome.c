@@ -657,10 +657,18 @@ int tf_chrome_finish(tf_chrome *r, tf_error *err)
 			return TF_ESTOP;
 	}
 	if (r->carry_len) {
-		if (r->state == S_ARR_FIRST || r->state == S_ARR_ELEM)
+		if (r->state == S_ARR_FIRST || r->state == S_ARR_ELEM) {
 			tf_count_skip(r->ctx, TF_DIAG_truncated_record);
-		else if (r->state == S_START)
-			return tf_error_set(err, TF_EFORMAT, r->path, r->carry_off, -1, "not a JSON trace");
+		} else if (r->state == S_START) {
+			/* at the first byte that is not whitespace, wherever the
+			 * chunks ended (whitespace before it may not be carried) */
+			size_t k = 0;
+			while (k < r->carry_len && (r->carry[k] == ' ' || r->carry[k] == '\t' ||
+						    r->carry[k] == '\n' || r->carry[k] == '\r'))
+				k++;
+			return tf_error_set(err, TF_EFORMAT, r->path, r->carry_off + (int64_t)k, -1,
+					    "not a JSON trace");
+		}
 		r->carry_len = 0;
 	}
 	if (r->state == S_START)

@@ -394,12 +394,17 @@ bool tf_json_i64(const tf_json_span *s, int64_t *v)
 	uint64_t x = 0;
 	const u8 *d0 = p;
 	while (p < e && tf_json_digit[*p]) {
+		/* beyond the int64 range is not an integer here (ids hash it) */
+		if (x > (UINT64_MAX - 9) / 10)
+			return false;
 		x = x * 10 + (uint64_t)(*p - '0');
 		p++;
 	}
 	if (p == d0 || (p < e && *p != '.' && *p != 'e' && *p != 'E'))
 		return false;
-	*v = neg ? -(int64_t)x : (int64_t)x;
+	if (x > (uint64_t)INT64_MAX + neg)
+		return false;
+	*v = neg ? (int64_t)(0 - x) : (int64_t)x; /* 0 - 2^63 wraps to INT64_MIN, no UB */
 	return true;
 }
 
