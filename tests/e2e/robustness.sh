@@ -167,4 +167,74 @@ for n, name in ((10000, "com1"), (40000, "com4")):
 PY
 linear "$TMP/com1.pb.gz" "$TMP/com4.pb.gz" "merge of a profile with many comments" $TF merge {} {} -o /dev/null
 linear "$TMP/com1.pb.gz" "$TMP/com4.pb.gz" "top of a profile with many comments" $TF top {}
+# ---- growth: memory (docs/robustness.md, "Memory and time growth")
+# maxrss CMD...: peak resident set size of CMD in KiB (GNU time; without it,
+# python's getrusage, which also counts the forked python before exec)
+maxrss() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null 2>&1
+		tail -1 "$TMP/rss"
+	else
+		python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+	fi
+}
+# linear_mem SMALL BIG DESC CMD...: as linear, for peak memory: passes when
+# big < 8 x small (the input grows 4x; quadratic would be about 16x)
+linear_mem() {
+	small=$1; big=$2; desc=$3; shift 3
+	a=$(maxrss $(echo "$@" | sed "s|{}|$small|g"))
+	b=$(maxrss $(echo "$@" | sed "s|{}|$big|g"))
+	if [ -n "$a" ] && [ -n "$b" ] && [ "$b" -lt $((8 * a)) ]; then
+		ok "$desc: memory linear (${a} KiB -> ${b} KiB for 4x)"
+	else
+		fail "$desc: memory super-linear (${a} KiB -> ${b} KiB for 4x)"
+	fi
+}
+cat > "$TMP/pb.py" <<'PY'
+# profile.proto by hand (the encoding of tests/tools/pprof.py, kept tiny here)
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f; v >>= 7
+        if v: out.append(b | 0x80)
+        else: out.append(b); return bytes(out)
+def field(tag, b): return varint(tag << 3 | 2) + varint(len(b)) + b
+def vfield(tag, v): return varint(tag << 3) + varint(v)
+PY
+# 16. top -n 0: per-rank statistics of every function.  N functions on N
+# ranks, each on `per` ranks spread over all of them (rank labels first seen
+# in rank order): a functions x ranks matrix is N^2, the values are per*N.
+python3 - "$TMP" <<'PY'
+import gzip, sys
+sys.path.insert(0, sys.argv[1])
+from pb import field, vfield
+def ranks(path, n, per):
+    strs = [b"", b"wall", b"nanoseconds", b"rank"] + [b"fn%d" % i for i in range(n)] + [b"%d" % r for r in range(n)]
+    p = [field(1, vfield(1, 1) + vfield(2, 2))]
+    for r in range(n):  # samples in rank order
+        for k in range(per):
+            i = (r - k * (n // per)) % n  # function i runs on ranks i + k*n/per
+            p.append(field(2, vfield(1, i + 1) + vfield(2, 1000 + r) + field(3, vfield(1, 3) + vfield(2, 4 + n + r))))
+    for i in range(n):
+        p.append(field(4, vfield(1, i + 1) + field(4, vfield(1, i + 1))))
+        p.append(field(5, vfield(1, i + 1) + vfield(2, 4 + i)))
+    p += [field(6, s) for s in strs]
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        f.write(b"".join(p))
+ranks(sys.argv[1] + "/ranks1.pb.gz", 2000, 16)
+ranks(sys.argv[1] + "/ranks4.pb.gz", 8000, 16)
+ranks(sys.argv[1] + "/ranks100k.pb.gz", 100000, 1)
+PY
+linear_mem "$TMP/ranks1.pb.gz" "$TMP/ranks4.pb.gz" "top -n 0, N functions on N ranks" $TF top -n 0 {}
+linear "$TMP/ranks1.pb.gz" "$TMP/ranks4.pb.gz" "top -n 0, N functions on N ranks" $TF top -n 0 {}
+expect_exit 0 "top -n 0 of 100k functions on 100k ranks (a dense matrix: 80 GB)" $TF top -n 0 --format json "$TMP/ranks100k.pb.gz"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["name"]: x["rank_total"] for x in d["functions"]}
+assert d["ranks"] == 100000 and d["functions_count"] == 100000, (d["ranks"], d["functions_count"])
+# fn7 ran on rank 7 only (1007 ns): min 0, mean 1007/100000 -> 0, max 1007
+assert f["fn7"] == {"min": 0, "mean": 0, "max": 1007, "imbalance": 100000.0}, f["fn7"]' "$TMP/out" 2>"$TMP/err" &&
+	ok "... with each function's rank statistics" || { fail "... with each function's rank statistics"; sed 's/^/#   /' "$TMP/err" | tail -3; }
 finish
