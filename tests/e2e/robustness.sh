@@ -237,4 +237,47 @@ assert d["ranks"] == 100000 and d["functions_count"] == 100000, (d["ranks"], d["
 # fn7 ran on rank 7 only (1007 ns): min 0, mean 1007/100000 -> 0, max 1007
 assert f["fn7"] == {"min": 0, "mean": 0, "max": 1007, "imbalance": 100000.0}, f["fn7"]' "$TMP/out" 2>"$TMP/err" &&
 	ok "... with each function's rank statistics" || { fail "... with each function's rank statistics"; sed 's/^/#   /' "$TMP/err" | tail -3; }
+# 17. the pprof writer: L distinct call paths D deep (a chain of D nested
+# X events, L leaves in the innermost: 7 MB for 100k x 4000).  The profile
+# lists D location ids per sample (800 MB before gzip), but the writer
+# streams it: its memory follows the tree (L + D nodes), not L x D.
+python3 - "$TMP" <<'PY'
+import sys
+def deep(path, leaves, depth):
+    end = depth + 2 * leaves + 1
+    with open(path, "w") as f:
+        f.write("[")
+        for k in range(depth):
+            f.write('{"ph":"X","name":"f%d","pid":1,"tid":1,"ts":%d,"dur":%d},\n' % (k, k, end + depth - 1 - 2 * k))
+        for i in range(leaves):
+            f.write('{"ph":"X","name":"l%d","pid":1,"tid":1,"ts":%d,"dur":1},\n' % (i, depth + 2 * i))
+        f.write('{"ph":"X","name":"z","pid":1,"tid":1,"ts":%d,"dur":1}]\n' % (2 * end + depth))
+deep(sys.argv[1] + "/deep1.json", 25000, 1000)
+deep(sys.argv[1] + "/deep4.json", 100000, 4000)
+PY
+linear_mem "$TMP/deep1.json" "$TMP/deep4.json" "profile of L call paths D deep (25k x 1000 vs 100k x 4000)" $TF profile {} -o /dev/null
+p=$(maxrss $TF profile "$TMP/deep4.json" -o "$TMP/deep4.pb.gz")
+q=$(maxrss $TF top "$TMP/deep4.json")
+if [ -n "$p" ] && [ -n "$q" ] && [ "$p" -lt $((3 * q)) ]; then
+	ok "profile of 100k call paths 4000 deep: peak memory within 3x top's ($p KiB vs $q KiB)"
+else
+	fail "profile of 100k call paths 4000 deep: peak memory within 3x top's ($p KiB vs $q KiB)"
+fi
+check "... and is whole: its first sample has 4001 frames, 800+ MB in all" python3 -c 'import gzip, sys
+f = gzip.open(sys.argv[1]); d = f.read(1 << 16)
+def varint(i):
+    v = s = 0
+    while True:
+        b = d[i]; i += 1; v |= (b & 0x7f) << s; s += 7
+        if b < 0x80: return v, i
+i = 0
+while True:  # skip the sample types (field 1) up to the first sample (field 2)
+    key, i = varint(i); ln, i = varint(i)
+    if key == 0x12: break
+    i += ln
+key, i = varint(i); assert key == 0x0a, key  # its location ids, packed
+ln, i = varint(i); e = i + ln; c = 0
+while i < e: _, i = varint(i); c += 1
+n = len(d) + sum(len(b) for b in iter(lambda: f.read(1 << 20), b""))
+assert c == 4001 and n > 800e6, (c, n)' "$TMP/deep4.pb.gz"
 finish
