@@ -330,27 +330,31 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 {
 	if (dst->st != src->st)
 		return TF_ECLASH;
-	int map[64];
-	if (src->ntypes > 64)
-		return TF_ECLASH;
+	/* src type -> dst type (any number of types: -c all can make thousands) */
+	int *map = malloc(((size_t)src->ntypes + 1) * sizeof(int));
+	uint32_t *nmap = NULL, *lmap = NULL;
+	int rc = 0;
+	if (!map)
+		return TF_ENOMEM;
 	for (uint32_t t = 0; t < src->ntypes; t++) {
 		const char *name = tf_strtab_get(src->st, src->types[t].type);
 		const char *unit = tf_strtab_get(src->st, src->types[t].unit);
 		int i = tf_agg_type_find(dst, name);
 		if (i < 0 && !allow_new_types)
-			return TF_ECLASH;
-		if (i >= 0 && strcmp(tf_strtab_get(dst->st, dst->types[i].unit), unit) != 0)
-			return TF_ECLASH;
-		if (i < 0)
-			TF_TRY(i = tf_agg_type(dst, name, unit));
+			rc = TF_ECLASH;
+		else if (i >= 0 && strcmp(tf_strtab_get(dst->st, dst->types[i].unit), unit) != 0)
+			rc = TF_ECLASH;
+		else if (i < 0 && (i = tf_agg_type(dst, name, unit)) < 0)
+			rc = i;
+		if (rc < 0)
+			goto out;
 		map[t] = i;
 	}
 	if (dst->default_type < 0 && src->default_type >= 0)
 		dst->default_type = map[src->default_type];
 	/* nodes: parents always precede children, so one pass maps them */
-	uint32_t *nmap = malloc((size_t)src->nnodes * sizeof(uint32_t));
-	uint32_t *lmap = malloc((size_t)(src->nlsets ? src->nlsets : 1) * sizeof(uint32_t));
-	int rc = 0;
+	nmap = malloc((size_t)src->nnodes * sizeof(uint32_t));
+	lmap = malloc((size_t)(src->nlsets ? src->nlsets : 1) * sizeof(uint32_t));
 	if (!nmap || !lmap) {
 		rc = TF_ENOMEM;
 		goto out;
@@ -396,6 +400,7 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 		}
 	}
 out:
+	free(map);
 	free(nmap);
 	free(lmap);
 	return rc;

@@ -280,4 +280,24 @@ ln, i = varint(i); e = i + ln; c = 0
 while i < e: _, i = varint(i); c += 1
 n = len(d) + sum(len(b) for b in iter(lambda: f.read(1 << 20), b""))
 assert c == 4001 and n > 800e6, (c, n)' "$TMP/deep4.pb.gz"
+# 18. -c all with N counters in N regions: N + 2 sample types, a value for
+# each only where its counter was sampled (N of them, not N^2)
+python3 - "$TMP" <<'PY'
+import sys
+def counters(path, n):
+    with open(path, "w") as f:
+        f.write("[")
+        for i in range(n):  # region r<i>, and counter c<i> sampled inside it
+            f.write('{"ph":"X","name":"r%d","pid":1,"tid":1,"ts":%d,"dur":2},\n' % (i, 3 * i))
+            f.write('{"ph":"C","name":"c%d","pid":1,"tid":1,"ts":%d,"args":{"v":%d}},\n' % (i, 3 * i + 1, i + 1))
+        f.write('{"ph":"X","name":"z","pid":1,"tid":1,"ts":%d,"dur":1}]\n' % (3 * n))
+counters(sys.argv[1] + "/ctr1.json", 1000)
+counters(sys.argv[1] + "/ctr4.json", 4000)
+PY
+$TF -q profile -c all "$TMP/ctr1.json" -o "$TMP/ctr1.pb.gz" 2>"$TMP/err" || fail "profile -c all of 1000 counters"
+# more than 64 sample types in a profile: top and merge read it
+expect_exit 0 "top of a profile with 1002 sample types" $TF top --sample-index c999 "$TMP/ctr1.pb.gz"
+grep -q "^c999 (count): total 1000, " "$TMP/out" && grep -Eq "^ *1000 +100.00% .* r999$" "$TMP/out" && ok "... its counter c999 is 1000 in r999" ||
+	{ fail "... its counter c999 is 1000 in r999"; sed 's/^/#   /' "$TMP/out" | head -3; }
+expect_exit 0 "merge of two profiles with 1002 sample types" $TF merge "$TMP/ctr1.pb.gz" "$TMP/ctr1.pb.gz" -o "$TMP/ctr2.pb.gz"
 finish
