@@ -160,7 +160,7 @@ static int rank_stats(tf_agg *a, const tf_fnstats *s, const uint32_t *order, siz
 		for (uint32_t j = first[r]; j < first[r + 1]; j++) {
 			uint32_t k = by_rank[j];
 			tf_agg_sample smp = tf_agg_sample_get(a, k);
-			int64_t v = smp.values[s->type];
+			int64_t v = tf_agg_sample_value(a, k, s->type);
 			/* inclusive: each function once per sample, even under recursion */
 			for (uint32_t n = smp.node; n != TF_AGG_ROOT; n = tf_agg_node_get(a, n)->parent) {
 				uint32_t f = s->node_fn[n];

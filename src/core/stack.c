@@ -129,11 +129,16 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 		s->diag->ns[TF_DIAG_depth_limited] += (uint64_t)self;
 	if (!t->has_labels)
 		TF_TRY(resolve_labels(s, t));
-	int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
-	if (!v)
-		return TF_ENOMEM;
-	v[s->t_calls] += 1;
-	v[s->t_wall] = tf_sat_add(v[s->t_wall], self);
+	if (s->t_calls < TF_AGG_DENSE_TYPES && s->t_wall < TF_AGG_DENSE_TYPES) { /* always, on a new agg */
+		int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
+		if (!v)
+			return TF_ENOMEM;
+		v[s->t_calls] += 1;
+		v[s->t_wall] = tf_sat_add(v[s->t_wall], self);
+	} else {
+		TF_TRY(tf_agg_add(s->agg, f->node, t->labelset, s->t_calls, 1));
+		TF_TRY(tf_agg_add(s->agg, f->node, t->labelset, s->t_wall, self));
+	}
 	if (t->depth)
 		t->stack[t->depth - 1].child_ns = tf_sat_add(t->stack[t->depth - 1].child_ns, dur);
 	return 0;

@@ -19,7 +19,8 @@
  * second writes.  Memory is per node, per distinct frame and per string,
  * never per sample x depth (a sample's location ids are written by walking
  * its path; the byte size of that packed field is kept per node, its
- * parent's plus its own id's).  The bytes are those protobuf-c packs for
+ * parent's plus its own id's) nor per sample x type (one sample's values at
+ * a time, from the agg's sparse counters).  The bytes are those protobuf-c packs for
  * profile.proto (proto3: fields in number order, zero scalars left out,
  * repeated scalars packed, negative int64s as 10-byte varints), so profiles
  * are byte-identical to the protobuf-c encoder this replaced; the unit tests
@@ -268,14 +269,9 @@ static size_t label_size(const label_rec *l)
 }
 
 /* pprof drops all-zero samples; the root has no frame */
-static int sample_written(const enc *e, const tf_agg_sample *s)
+static int sample_written(const enc *e, size_t i, const tf_agg_sample *s)
 {
-	if (s->node == TF_AGG_ROOT)
-		return 0;
-	for (int t = 0; t < e->ntypes; t++)
-		if (s->values[t])
-			return 1;
-	return 0;
+	return s->node != TF_AGG_ROOT && tf_agg_sample_nonzero(e->agg, i);
 }
 
 static void enc_free(enc *e)
@@ -329,7 +325,7 @@ static int enc_prepare(enc *e, const tf_agg *agg)
 	}
 	for (size_t i = 0; i < nsamp; i++) {
 		tf_agg_sample s = tf_agg_sample_get(agg, i);
-		if (!sample_written(e, &s))
+		if (!sample_written(e, i, &s))
 			continue;
 		/* the nodes of a path that have a location form its top part
 		 * (paths are numbered whole, leaf to root), so stop at the first */
@@ -379,9 +375,9 @@ static int enc_write(enc *e, pbout *w)
 	size_t nsamp = tf_agg_nsamples(agg);
 	for (size_t i = 0; i < nsamp && w->rc == 0; i++) {
 		tf_agg_sample s = tf_agg_sample_get(agg, i);
-		if (!sample_written(e, &s))
+		if (!sample_written(e, i, &s))
 			continue;
-		memcpy(e->vals, s.values, (size_t)ntypes * sizeof(int64_t));
+		tf_agg_sample_values(agg, i, e->vals); /* zeros included, as pprof wants */
 		size_t loc_bytes = e->node_bytes[s.node], val_bytes = 0, size;
 		for (int t = 0; t < ntypes; t++)
 			val_bytes += vsize((uint64_t)e->vals[t]);

@@ -75,7 +75,7 @@ static int64_t path_value(fx *f, const char *path, int t)
 				strcat(buf, ";");
 		}
 		if (!strcmp(buf, path))
-			sum += s.values[t];
+			sum += tf_agg_sample_value(f->agg, i, t);
 	}
 	return sum;
 }
@@ -297,7 +297,7 @@ static void test_merge(void **state)
 	assert_int_equal(tf_agg_nsamples(a), 2);
 	int64_t tot = 0;
 	for (size_t i = 0; i < tf_agg_nsamples(a); i++)
-		tot += tf_agg_sample_get(a, i).values[0];
+		tot += tf_agg_sample_value(a, i, 0);
 	assert_int_equal(tot, 13);
 	assert_int_equal(tf_agg_type(c, "cpu", "nanoseconds"), 0);
 	assert_int_equal(tf_agg_merge(a, c, 0), TF_ECLASH);
@@ -371,8 +371,8 @@ static void test_extreme_values(void **state)
 	assert_int_equal(tf_agg_add(b, 1, 0, tf_agg_type_find(b, "big"), INT64_MAX), 0);
 	int64_t big = 0;
 	for (size_t i = 0; i < tf_agg_nsamples(b); i++)
-		if (tf_agg_sample_get(b, i).values[tf_agg_type_find(b, "big")])
-			big = tf_agg_sample_get(b, i).values[tf_agg_type_find(b, "big")];
+		if (tf_agg_sample_value(b, i, tf_agg_type_find(b, "big")))
+			big = tf_agg_sample_value(b, i, tf_agg_type_find(b, "big"));
 	assert_int_equal(big, INT64_MAX);
 	tf_agg_free(b);
 	fx_free(&f);
@@ -403,8 +403,8 @@ static void test_depth_limit(void **state)
 		uint32_t maxdepth = 0;
 		for (size_t i = 0; i < tf_agg_nsamples(f.agg); i++) {
 			tf_agg_sample s = tf_agg_sample_get(f.agg, i);
-			wall += s.values[WALL];
-			calls += s.values[CALLS];
+			wall += tf_agg_sample_value(f.agg, i, WALL);
+			calls += tf_agg_sample_value(f.agg, i, CALLS);
 			if (tf_agg_node_get(f.agg, s.node)->depth > maxdepth)
 				maxdepth = tf_agg_node_get(f.agg, s.node)->depth;
 		}
