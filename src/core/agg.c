@@ -349,6 +349,13 @@ static uint32_t ndense(const tf_agg *a)
 	return a->ntypes < TF_AGG_DENSE_TYPES ? a->ntypes : TF_AGG_DENSE_TYPES;
 }
 
+/* tf_agg_values' miss path, out of line: the hit path stays a leaf function */
+static __attribute__((noinline)) int64_t *values_slow(tf_agg *a, uint32_t node, uint32_t lset)
+{
+	uint32_t s = sample_index(a, node, lset);
+	return s == UINT32_MAX ? NULL : a->values + (size_t)s * a->stride;
+}
+
 int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t lset)
 {
 	if (node >= a->nnodes)
@@ -356,8 +363,7 @@ int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t lset)
 	const struct node_cache *c = &a->ncache[node];
 	if (c->last_sample != UINT32_MAX && c->last_lset == lset) /* the usual case */
 		return a->values + (size_t)c->last_sample * a->stride;
-	uint32_t s = sample_index(a, node, lset);
-	return s == UINT32_MAX ? NULL : a->values + (size_t)s * a->stride;
+	return values_slow(a, node, lset);
 }
 
 int tf_agg_add(tf_agg *a, uint32_t node, uint32_t lset, int t, int64_t v)

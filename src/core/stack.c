@@ -89,6 +89,7 @@ struct tf_stacks {
 	tf_agg *agg;
 	tf_diag *diag;
 	int t_calls, t_wall;
+	bool dense_cw;        /* both in the agg's dense value vectors: always, on a new agg */
 	tstate *tracks;
 	uint32_t ntracks, captracks;
 	/* counter selection: name id -> type index + 1 (0 = not selected) */
@@ -129,7 +130,7 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 		s->diag->ns[TF_DIAG_depth_limited] += (uint64_t)self;
 	if (!t->has_labels)
 		TF_TRY(resolve_labels(s, t));
-	if (s->t_calls < TF_AGG_DENSE_TYPES && s->t_wall < TF_AGG_DENSE_TYPES) { /* always, on a new agg */
+	if (s->dense_cw) {
 		int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
 		if (!v)
 			return TF_ENOMEM;
@@ -539,6 +540,7 @@ tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_stacks_opts *opts)
 		return NULL;
 	}
 	tf_agg_set_default_type(agg, s->t_wall);
+	s->dense_cw = s->t_calls < TF_AGG_DENSE_TYPES && s->t_wall < TF_AGG_DENSE_TYPES;
 	if (opts && opts->counters && opts->counters[0]) {
 		s->counters = opts->counters;
 		for (int i = 0; opts->counters[i]; i++)
