@@ -3,7 +3,11 @@
  *   stack builder --(node, labelset, values)--> tf_agg --> writers / top / diff
  *
  * Nodes are keyed by (parent node, frame name); node 0 is the root (no frame).
- * A sample is (node, labelset) with one int64 per sample type.  Two
+ * A sample is (node, labelset) with one int64 per sample type.  The first
+ * TF_AGG_DENSE_TYPES types (calls, wall, a few counters) are a vector per
+ * sample; the types after them are stored only where a sample has a value
+ * (with -c all there can be thousands of counters, each sampled in a few
+ * regions: N counters in N regions hold N values, not N^2).  Two
  * aggregates over the same string table merge by addition (associative and
  * commutative up to node numbering): this is the reduce step for threads,
  * ranks, inputs and MPI.  Ids are assigned in first-seen order, so output
@@ -19,6 +23,8 @@ typedef struct tf_agg tf_agg;
 
 #define TF_AGG_ROOT 0u
 #define TF_AGG_MAX_LABELS 4
+/* Sample types with an index below this are stored densely (see above). */
+#define TF_AGG_DENSE_TYPES 8
 
 typedef struct tf_label {
 	tf_str key;
@@ -41,7 +47,6 @@ typedef struct tf_agg_node {
 typedef struct tf_agg_sample {
 	uint32_t node;
 	uint32_t labelset;
-	const int64_t *values; /* n_types of them; valid until the agg changes */
 } tf_agg_sample;
 
 /* st is borrowed and must outlive the agg. */
@@ -73,16 +78,25 @@ uint32_t tf_agg_labelset(tf_agg *a, const tf_label *labels, int n);
 int tf_agg_labelset_get(const tf_agg *a, uint32_t id, const tf_label **labels_out);
 uint32_t tf_agg_nlabelsets(const tf_agg *a);
 
-/* Adds v to sample (node, labelset) at type index t. */
+/* Adds v to sample (node, labelset) at type index t (creating the sample,
+ * even when v is 0). */
 int tf_agg_add(tf_agg *a, uint32_t node, uint32_t labelset, int t, int64_t v);
-/* The value vector of sample (node, labelset), created zeroed if new: one
- * lookup for several adds.  Valid until the agg changes; NULL on failure. */
+/* The dense value vector of sample (node, labelset), created zeroed if new:
+ * one lookup for several adds to the types with an index below
+ * TF_AGG_DENSE_TYPES (and below n_types); others need tf_agg_add.  Valid
+ * until the agg changes; NULL on failure. */
 int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t labelset);
 /* Adds a whole value vector (n_types values). */
 int tf_agg_add_values(tf_agg *a, uint32_t node, uint32_t labelset, const int64_t *values);
 
 size_t tf_agg_nsamples(const tf_agg *a);
 tf_agg_sample tf_agg_sample_get(const tf_agg *a, size_t i);
+/* The value of type t of sample i (0 where it has none). */
+int64_t tf_agg_sample_value(const tf_agg *a, size_t i, int t);
+/* All n_types values of sample i into values_out (zeros included). */
+void tf_agg_sample_values(const tf_agg *a, size_t i, int64_t *values_out);
+/* Whether sample i has a non-zero value (pprof drops the others). */
+int tf_agg_sample_nonzero(const tf_agg *a, size_t i);
 
 /* dst += src.  Same string table required.  Sample types are matched by
  * name: a type in src missing from dst is TF_ECLASH unless allow_new_types. */

@@ -113,8 +113,8 @@ int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths)
 	size_t ns = tf_agg_nsamples(a);
 	for (size_t k = 0; k < ns; k++) {
 		tf_agg_sample smp = tf_agg_sample_get(a, k);
-		int64_t v = t >= 0 ? smp.values[t] : 0;
-		int64_t c = s->calls_type >= 0 ? smp.values[s->calls_type] : 0;
+		int64_t v = t >= 0 ? tf_agg_sample_value(a, k, t) : 0;
+		int64_t c = s->calls_type >= 0 ? tf_agg_sample_value(a, k, s->calls_type) : 0;
 		s->total = tf_sat_add(s->total, v);
 		s->calls_total = tf_sat_add(s->calls_total, c);
 		if (smp.node == TF_AGG_ROOT)

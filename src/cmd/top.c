@@ -78,18 +78,31 @@ typedef struct rankstat {
 	double mean, imbalance;
 } rankstat;
 
-/* Per-rank inclusive values of the selected functions; returns nranks (0 or 1: none). */
+/* Per-rank inclusive values of the selected functions; returns nranks (0 or
+ * 1: none), -1 when out of memory.
+ *
+ * No functions x ranks matrix (100k functions on 100k ranks would be 80 GB):
+ * the samples are visited rank by rank (a counting sort of their indices),
+ * a function's inclusive value on the current rank accumulates in acc[], and
+ * when the rank is done each function it touched leaves one (function,
+ * value) cell.  Memory: the samples, the functions, and the (function, rank)
+ * pairs that have samples.  A rank without the function counts as 0, and a
+ * function's values are summed in rank order, as the rows of the matrix
+ * were: the figures are the same. */
 static int rank_stats(tf_agg *a, const tf_fnstats *s, const uint32_t *order, size_t nsel, rankstat *out)
 {
 	tf_strtab *st = tf_agg_strtab(a);
 	tf_str rank_key = tf_strtab_intern_cstr(st, "rank");
 	uint32_t nls = tf_agg_nlabelsets(a);
+	size_t nsamp = tf_agg_nsamples(a);
 	int32_t *rank_of = malloc(((size_t)nls + 1) * sizeof(int32_t));
 	tf_hmap ranks = { 0 };
 	int nranks = 0;
-	int64_t *m = NULL;
 	int32_t *sel = NULL;
-	uint32_t *stamp = NULL;
+	uint32_t *stamp = NULL, *first = NULL, *by_rank = NULL, *seen = NULL, *touched = NULL;
+	uint32_t *cell_fn = NULL, *fn_first = NULL;
+	int64_t *acc = NULL, *cell_v = NULL, *fn_v = NULL;
+	uint32_t ncells = 0, capcells = 0, capv = 0;
 	if (!rank_of)
 		return -1;
 	for (uint32_t l = 0; l < nls; l++) {
@@ -104,62 +117,115 @@ static int rank_stats(tf_agg *a, const tf_fnstats *s, const uint32_t *order, siz
 			uint32_t r = tf_hmap_get(&ranks, key);
 			if (r == UINT32_MAX) {
 				r = (uint32_t)nranks++;
-				if (tf_hmap_put(&ranks, key, r) < 0) {
-					nranks = -1;
-					goto out;
-				}
+				if (tf_hmap_put(&ranks, key, r) < 0)
+					goto oom;
 			}
 			rank_of[l] = (int32_t)r;
 		}
 	}
 	if (nranks < 2)
 		goto out;
-	m = calloc(nsel * (size_t)nranks + 1, sizeof(int64_t));
 	sel = malloc(((size_t)s->n + 1) * sizeof(int32_t));
 	stamp = calloc((size_t)s->n + 1, sizeof(uint32_t));
-	if (!m || !sel || !stamp) {
-		nranks = -1;
-		goto out;
-	}
+	first = calloc((size_t)nranks + 2, sizeof(uint32_t));
+	by_rank = malloc((nsamp + 1) * sizeof(uint32_t));
+	acc = calloc(nsel + 1, sizeof(int64_t));
+	seen = calloc(nsel + 1, sizeof(uint32_t));
+	touched = malloc((nsel + 1) * sizeof(uint32_t));
+	fn_first = calloc(nsel + 2, sizeof(uint32_t));
+	if (!sel || !stamp || !first || !by_rank || !acc || !seen || !touched || !fn_first)
+		goto oom;
 	for (uint32_t f = 0; f < s->n; f++)
 		sel[f] = -1;
 	for (size_t i = 0; i < nsel; i++)
 		sel[order[i]] = (int32_t)i;
-	for (size_t k = 0; k < tf_agg_nsamples(a); k++) {
+	/* the samples by rank, in sample order within a rank: first[r] ..
+	 * first[r + 1] index rank r's samples in by_rank */
+	for (size_t k = 0; k < nsamp; k++) {
 		tf_agg_sample smp = tf_agg_sample_get(a, k);
 		int32_t r = rank_of[smp.labelset];
-		if (r < 0 || smp.node == TF_AGG_ROOT)
-			continue;
-		int64_t v = smp.values[s->type];
-		for (uint32_t n = smp.node; n != TF_AGG_ROOT; n = tf_agg_node_get(a, n)->parent) {
-			uint32_t f = s->node_fn[n];
-			if (f == UINT32_MAX || sel[f] < 0 || stamp[f] == (uint32_t)k + 1)
-				continue;
-			stamp[f] = (uint32_t)k + 1;
-			int64_t *cell = &m[(size_t)sel[f] * (size_t)nranks + (size_t)r];
-			*cell = tf_sat_add(*cell, v);
+		if (r >= 0 && smp.node != TF_AGG_ROOT)
+			first[r + 2]++;
+	}
+	for (int r = 0; r < nranks; r++)
+		first[r + 2] += first[r + 1];
+	for (size_t k = 0; k < nsamp; k++) {
+		tf_agg_sample smp = tf_agg_sample_get(a, k);
+		int32_t r = rank_of[smp.labelset];
+		if (r >= 0 && smp.node != TF_AGG_ROOT)
+			by_rank[first[r + 1]++] = (uint32_t)k;
+	}
+	for (int r = 0; r < nranks; r++) {
+		uint32_t ntouched = 0;
+		for (uint32_t j = first[r]; j < first[r + 1]; j++) {
+			uint32_t k = by_rank[j];
+			tf_agg_sample smp = tf_agg_sample_get(a, k);
+			int64_t v = tf_agg_sample_value(a, k, s->type);
+			/* inclusive: each function once per sample, even under recursion */
+			for (uint32_t n = smp.node; n != TF_AGG_ROOT; n = tf_agg_node_get(a, n)->parent) {
+				uint32_t f = s->node_fn[n];
+				if (f == UINT32_MAX || sel[f] < 0 || stamp[f] == k + 1)
+					continue;
+				stamp[f] = k + 1;
+				uint32_t i = (uint32_t)sel[f];
+				if (seen[i] != (uint32_t)r + 1) {
+					seen[i] = (uint32_t)r + 1;
+					touched[ntouched++] = i;
+				}
+				acc[i] = tf_sat_add(acc[i], v);
+			}
+		}
+		if (tf_grow((void **)&cell_fn, &capcells, ncells + ntouched, sizeof(uint32_t)) < 0 ||
+		    tf_grow((void **)&cell_v, &capv, ncells + ntouched, sizeof(int64_t)) < 0)
+			goto oom;
+		for (uint32_t t = 0; t < ntouched; t++) {
+			uint32_t i = touched[t];
+			cell_fn[ncells] = i;
+			cell_v[ncells++] = acc[i];
+			fn_first[i + 2]++;
+			acc[i] = 0;
 		}
 	}
+	/* the cells by function, in rank order within a function (stable) */
+	fn_v = malloc(((size_t)ncells + 1) * sizeof(int64_t));
+	if (!fn_v)
+		goto oom;
+	for (size_t i = 0; i < nsel; i++)
+		fn_first[i + 2] += fn_first[i + 1];
+	for (uint32_t c = 0; c < ncells; c++)
+		fn_v[fn_first[cell_fn[c] + 1]++] = cell_v[c];
 	for (size_t i = 0; i < nsel; i++) {
-		const int64_t *row = m + i * (size_t)nranks;
-		rankstat rs = { row[0], row[0], 0, 0 };
+		uint32_t c0 = fn_first[i], c1 = fn_first[i + 1];
+		/* ranks without the function hold 0 */
+		int64_t mn = c1 - c0 < (uint32_t)nranks ? 0 : fn_v[c0], mx = mn;
 		double sum = 0;
-		for (int r = 0; r < nranks; r++) {
-			if (row[r] < rs.min)
-				rs.min = row[r];
-			if (row[r] > rs.max)
-				rs.max = row[r];
-			sum += (double)row[r];
+		for (uint32_t c = c0; c < c1; c++) {
+			if (fn_v[c] < mn)
+				mn = fn_v[c];
+			if (fn_v[c] > mx)
+				mx = fn_v[c];
+			sum += (double)fn_v[c];
 		}
-		rs.mean = sum / nranks;
+		rankstat rs = { mn, mx, sum / nranks, 0 };
 		rs.imbalance = rs.mean > 0 ? (double)rs.max / rs.mean : 0;
 		out[i] = rs;
 	}
+	goto out;
+oom:
+	nranks = -1;
 out:
 	free(rank_of);
-	free(m);
 	free(sel);
 	free(stamp);
+	free(first);
+	free(by_rank);
+	free(acc);
+	free(seen);
+	free(touched);
+	free(cell_fn);
+	free(cell_v);
+	free(fn_first);
+	free(fn_v);
 	tf_hmap_free(&ranks);
 	return nranks;
 }

@@ -1,6 +1,9 @@
 /* agg.c - call-path tree + values per (call path, label set); merge by
  * addition.  Memory grows with distinct call paths x label sets, never with
- * trace length. */
+ * trace length.  The first TF_AGG_DENSE_TYPES sample types are a vector per
+ * sample; later ones (counters) are (sample, type, value) entries, a list
+ * per sample plus a hash index, only where a value was added: memory grows
+ * with the values there are, not with samples x types. */
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/agg.h"
@@ -43,9 +46,20 @@ struct tf_agg {
 	sample_key *samples;
 	uint32_t nsamples, capsamples;
 	tf_hmap sample_idx;    /* node<<32 | labelset -> sample */
-	int64_t *values;       /* nsamples x stride */
-	uint32_t stride;       /* >= ntypes */
+	int64_t *values;       /* nsamples x stride: the dense types */
+	uint32_t stride;       /* >= min(ntypes, TF_AGG_DENSE_TYPES) */
 	uint32_t capvalues;    /* in samples */
+
+	/* types >= TF_AGG_DENSE_TYPES: entries where a sample has a value */
+	struct sparse_val {
+		int64_t v;
+		uint32_t type;
+		uint32_t next;     /* the sample's next entry, UINT32_MAX none */
+	} *sp;
+	uint32_t nsp, capsp;
+	uint32_t *sp_head;     /* sample -> its first entry (UINT32_MAX none); */
+	uint32_t nsphead;      /* ... for samples below nsphead (allocated on first use) */
+	tf_hmap sp_idx;        /* sample<<32 | type -> entry */
 
 	tf_agg_meta meta;
 	char **comments;
@@ -91,6 +105,9 @@ void tf_agg_free(tf_agg *a)
 	free(a->samples);
 	tf_hmap_free(&a->sample_idx);
 	free(a->values);
+	free(a->sp);
+	free(a->sp_head);
+	tf_hmap_free(&a->sp_idx);
 	for (uint32_t i = 0; i < a->ncomments; i++)
 		free(a->comments[i]);
 	free(a->comments);
@@ -153,7 +170,7 @@ int tf_agg_type(tf_agg *a, const char *type, const char *unit)
 		return strcmp(tf_strtab_get(a->st, a->types[i].unit), unit) == 0 ? i : TF_ECLASH;
 	if (tf_grow((void **)&a->types, &a->captypes, a->ntypes + 1, sizeof(tf_sample_type)) < 0)
 		return TF_ENOMEM;
-	if (a->ntypes + 1 > a->stride)
+	if (a->ntypes + 1 > a->stride && a->stride < TF_AGG_DENSE_TYPES)
 		TF_TRY(widen(a, a->stride * 2));
 	tf_str t = tf_strtab_intern_cstr(a->st, type), u = tf_strtab_intern_cstr(a->st, unit);
 	if (t == (tf_str)-1 || u == (tf_str)-1)
@@ -257,34 +274,86 @@ int tf_agg_labelset_get(const tf_agg *a, uint32_t id, const tf_label **labels_ou
 	return a->lsets[id].n;
 }
 
-static int64_t *sample_values(tf_agg *a, uint32_t node, uint32_t lset)
+/* The index of sample (node, lset), created with zero values if new;
+ * UINT32_MAX on allocation failure. */
+static uint32_t sample_index(tf_agg *a, uint32_t node, uint32_t lset)
 {
 	struct node_cache *cache = &a->ncache[node];
 	if (cache->last_sample != UINT32_MAX && cache->last_lset == lset)
-		return a->values + (size_t)cache->last_sample * a->stride;
+		return cache->last_sample;
 	uint64_t key = (uint64_t)node << 32 | lset;
 	uint32_t s = tf_hmap_get(&a->sample_idx, key);
 	if (s == UINT32_MAX) {
 		if (tf_grow((void **)&a->samples, &a->capsamples, a->nsamples + 1, sizeof(sample_key)) < 0)
-			return NULL;
+			return UINT32_MAX;
 		if (a->nsamples + 1 > a->capvalues) {
 			uint32_t nc = a->capvalues ? a->capvalues * 2 : 256;
 			int64_t *v = realloc(a->values, (size_t)nc * a->stride * sizeof(int64_t));
 			if (!v)
-				return NULL;
+				return UINT32_MAX;
 			a->values = v;
 			a->capvalues = nc;
 		}
 		s = a->nsamples;
 		if (tf_hmap_put(&a->sample_idx, key, s) < 0)
-			return NULL;
+			return UINT32_MAX;
 		a->samples[s] = (sample_key){ node, lset };
 		memset(a->values + (size_t)s * a->stride, 0, a->stride * sizeof(int64_t));
 		a->nsamples++;
 	}
 	cache->last_sample = s;
 	cache->last_lset = lset;
-	return a->values + (size_t)s * a->stride;
+	return s;
+}
+
+/* Adds v to the value of sparse type t (>= TF_AGG_DENSE_TYPES) of sample s;
+ * nothing is stored for 0. */
+static int sparse_add(tf_agg *a, uint32_t s, uint32_t t, int64_t v)
+{
+	if (v == 0)
+		return 0;
+	uint64_t key = (uint64_t)s << 32 | t;
+	uint32_t j = tf_hmap_get(&a->sp_idx, key);
+	if (j == UINT32_MAX) {
+		if (s >= a->nsphead) {
+			uint32_t cap = a->nsphead;
+			if (tf_grow((void **)&a->sp_head, &cap, s + 1, sizeof(uint32_t)) < 0)
+				return TF_ENOMEM;
+			memset(a->sp_head + a->nsphead, 0xff, (size_t)(cap - a->nsphead) * sizeof(uint32_t));
+			a->nsphead = cap;
+		}
+		if (tf_grow((void **)&a->sp, &a->capsp, a->nsp + 1, sizeof(struct sparse_val)) < 0 ||
+		    tf_hmap_put(&a->sp_idx, key, a->nsp) < 0)
+			return TF_ENOMEM;
+		j = a->nsp++;
+		a->sp[j] = (struct sparse_val){ 0, t, a->sp_head[s] };
+		a->sp_head[s] = j;
+	}
+	a->sp[j].v = tf_sat_add(a->sp[j].v, v);
+	return 0;
+}
+
+/* Adds v at type t (dense or sparse) of sample s. */
+static int add_at(tf_agg *a, uint32_t s, uint32_t t, int64_t v)
+{
+	if (t < TF_AGG_DENSE_TYPES) {
+		int64_t *d = &a->values[(size_t)s * a->stride + t];
+		*d = tf_sat_add(*d, v);
+		return 0;
+	}
+	return sparse_add(a, s, t, v);
+}
+
+static uint32_t ndense(const tf_agg *a)
+{
+	return a->ntypes < TF_AGG_DENSE_TYPES ? a->ntypes : TF_AGG_DENSE_TYPES;
+}
+
+/* tf_agg_values' miss path, out of line: the hit path stays a leaf function */
+static __attribute__((noinline)) int64_t *values_slow(tf_agg *a, uint32_t node, uint32_t lset)
+{
+	uint32_t s = sample_index(a, node, lset);
+	return s == UINT32_MAX ? NULL : a->values + (size_t)s * a->stride;
 }
 
 int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t lset)
@@ -294,63 +363,95 @@ int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t lset)
 	const struct node_cache *c = &a->ncache[node];
 	if (c->last_sample != UINT32_MAX && c->last_lset == lset) /* the usual case */
 		return a->values + (size_t)c->last_sample * a->stride;
-	return sample_values(a, node, lset);
+	return values_slow(a, node, lset);
 }
 
 int tf_agg_add(tf_agg *a, uint32_t node, uint32_t lset, int t, int64_t v)
 {
 	if (t < 0 || (uint32_t)t >= a->ntypes || node >= a->nnodes)
 		return TF_EUSAGE;
-	int64_t *vals = sample_values(a, node, lset);
-	if (!vals)
+	uint32_t s = sample_index(a, node, lset);
+	if (s == UINT32_MAX)
 		return TF_ENOMEM;
-	vals[t] = tf_sat_add(vals[t], v);
-	return 0;
+	return add_at(a, s, (uint32_t)t, v);
 }
 
 int tf_agg_add_values(tf_agg *a, uint32_t node, uint32_t lset, const int64_t *values)
 {
 	if (node >= a->nnodes)
 		return TF_EUSAGE;
-	int64_t *vals = sample_values(a, node, lset);
-	if (!vals)
+	uint32_t s = sample_index(a, node, lset);
+	if (s == UINT32_MAX)
 		return TF_ENOMEM;
 	for (uint32_t t = 0; t < a->ntypes; t++)
-		vals[t] = tf_sat_add(vals[t], values[t]);
+		TF_TRY(add_at(a, s, t, values[t]));
 	return 0;
 }
 
 tf_agg_sample tf_agg_sample_get(const tf_agg *a, size_t i)
 {
-	return (tf_agg_sample){ a->samples[i].node, a->samples[i].labelset,
-				a->values + i * a->stride };
+	return (tf_agg_sample){ a->samples[i].node, a->samples[i].labelset };
+}
+
+int64_t tf_agg_sample_value(const tf_agg *a, size_t i, int t)
+{
+	if (t < TF_AGG_DENSE_TYPES)
+		return a->values[i * a->stride + (size_t)t];
+	uint32_t j = tf_hmap_get(&a->sp_idx, (uint64_t)i << 32 | (uint32_t)t);
+	return j == UINT32_MAX ? 0 : a->sp[j].v;
+}
+
+void tf_agg_sample_values(const tf_agg *a, size_t i, int64_t *values_out)
+{
+	uint32_t nd = ndense(a);
+	memcpy(values_out, a->values + i * a->stride, nd * sizeof(int64_t));
+	if (a->ntypes > nd)
+		memset(values_out + nd, 0, (a->ntypes - nd) * sizeof(int64_t));
+	for (uint32_t j = i < a->nsphead ? a->sp_head[i] : UINT32_MAX; j != UINT32_MAX; j = a->sp[j].next)
+		values_out[a->sp[j].type] = a->sp[j].v;
+}
+
+int tf_agg_sample_nonzero(const tf_agg *a, size_t i)
+{
+	const int64_t *v = a->values + i * a->stride;
+	for (uint32_t t = 0, nd = ndense(a); t < nd; t++)
+		if (v[t])
+			return 1;
+	for (uint32_t j = i < a->nsphead ? a->sp_head[i] : UINT32_MAX; j != UINT32_MAX; j = a->sp[j].next)
+		if (a->sp[j].v)
+			return 1;
+	return 0;
 }
 
 int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 {
 	if (dst->st != src->st)
 		return TF_ECLASH;
-	int map[64];
-	if (src->ntypes > 64)
-		return TF_ECLASH;
+	/* src type -> dst type (any number of types: -c all can make thousands) */
+	int *map = malloc(((size_t)src->ntypes + 1) * sizeof(int));
+	uint32_t *nmap = NULL, *lmap = NULL;
+	int rc = 0;
+	if (!map)
+		return TF_ENOMEM;
 	for (uint32_t t = 0; t < src->ntypes; t++) {
 		const char *name = tf_strtab_get(src->st, src->types[t].type);
 		const char *unit = tf_strtab_get(src->st, src->types[t].unit);
 		int i = tf_agg_type_find(dst, name);
 		if (i < 0 && !allow_new_types)
-			return TF_ECLASH;
-		if (i >= 0 && strcmp(tf_strtab_get(dst->st, dst->types[i].unit), unit) != 0)
-			return TF_ECLASH;
-		if (i < 0)
-			TF_TRY(i = tf_agg_type(dst, name, unit));
+			rc = TF_ECLASH;
+		else if (i >= 0 && strcmp(tf_strtab_get(dst->st, dst->types[i].unit), unit) != 0)
+			rc = TF_ECLASH;
+		else if (i < 0 && (i = tf_agg_type(dst, name, unit)) < 0)
+			rc = i;
+		if (rc < 0)
+			goto out;
 		map[t] = i;
 	}
 	if (dst->default_type < 0 && src->default_type >= 0)
 		dst->default_type = map[src->default_type];
 	/* nodes: parents always precede children, so one pass maps them */
-	uint32_t *nmap = malloc((size_t)src->nnodes * sizeof(uint32_t));
-	uint32_t *lmap = malloc((size_t)(src->nlsets ? src->nlsets : 1) * sizeof(uint32_t));
-	int rc = 0;
+	nmap = malloc((size_t)src->nnodes * sizeof(uint32_t));
+	lmap = malloc((size_t)(src->nlsets ? src->nlsets : 1) * sizeof(uint32_t));
 	if (!nmap || !lmap) {
 		rc = TF_ENOMEM;
 		goto out;
@@ -372,13 +473,18 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 	}
 	for (uint32_t s = 0; s < src->nsamples; s++) {
 		const int64_t *v = src->values + (size_t)s * src->stride;
-		int64_t *d = sample_values(dst, nmap[src->samples[s].node], lmap[src->samples[s].labelset]);
-		if (!d) {
+		uint32_t d = sample_index(dst, nmap[src->samples[s].node], lmap[src->samples[s].labelset]);
+		if (d == UINT32_MAX) {
 			rc = TF_ENOMEM;
 			goto out;
 		}
-		for (uint32_t t = 0; t < src->ntypes; t++)
-			d[map[t]] = tf_sat_add(d[map[t]], v[t]);
+		for (uint32_t t = 0, nd = ndense(src); t < nd && rc == 0; t++)
+			rc = add_at(dst, d, (uint32_t)map[t], v[t]);
+		for (uint32_t j = s < src->nsphead ? src->sp_head[s] : UINT32_MAX; j != UINT32_MAX && rc == 0;
+		     j = src->sp[j].next)
+			rc = add_at(dst, d, (uint32_t)map[src->sp[j].type], src->sp[j].v);
+		if (rc < 0)
+			goto out;
 	}
 	if (!dst->meta.main_file)
 		dst->meta.main_file = src->meta.main_file;
@@ -396,6 +502,7 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 		}
 	}
 out:
+	free(map);
 	free(nmap);
 	free(lmap);
 	return rc;
@@ -417,5 +524,6 @@ size_t tf_agg_bytes(const tf_agg *a)
 	return (size_t)a->capnodes * sizeof(tf_agg_node) + (size_t)a->capncache * sizeof(struct node_cache) +
 	       (size_t)a->node_idx.cap * 12 +
 	       (size_t)a->caplsets * sizeof(labelset) + (size_t)a->capsamples * sizeof(sample_key) +
-	       (size_t)a->sample_idx.cap * 12 + (size_t)a->capvalues * a->stride * 8;
+	       (size_t)a->sample_idx.cap * 12 + (size_t)a->capvalues * a->stride * 8 +
+	       (size_t)a->capsp * sizeof(struct sparse_val) + (size_t)a->nsphead * 4 + (size_t)a->sp_idx.cap * 12;
 }

@@ -89,6 +89,7 @@ struct tf_stacks {
 	tf_agg *agg;
 	tf_diag *diag;
 	int t_calls, t_wall;
+	bool dense_cw;        /* both in the agg's dense value vectors: always, on a new agg */
 	tstate *tracks;
 	uint32_t ntracks, captracks;
 	/* counter selection: name id -> type index + 1 (0 = not selected) */
@@ -114,6 +115,14 @@ static int resolve_labels(tf_stacks *s, tstate *t)
 	return 0;
 }
 
+/* A call path's time beyond the int64 range: clamped, counted, said once. */
+static void note_saturated(tf_stacks *s)
+{
+	if (!s->diag->n[TF_DIAG_saturated]++)
+		tf_ctx_note(s->ctx, "the time of a call path exceeds the int64 range (292 years in ns): "
+			    "clamped at its largest value");
+}
+
 static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 {
 	frame *f = &t->stack[--t->depth];
@@ -129,16 +138,18 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
 		s->diag->ns[TF_DIAG_depth_limited] += (uint64_t)self;
 	if (!t->has_labels)
 		TF_TRY(resolve_labels(s, t));
-	int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
-	if (!v)
-		return TF_ENOMEM;
-	v[s->t_calls] += 1;
-	if (self > INT64_MAX - v[s->t_wall] && v[s->t_wall] >= 0) {
-		if (!s->diag->n[TF_DIAG_saturated]++)
-			tf_ctx_note(s->ctx, "the time of a call path exceeds the int64 range (292 years in ns): "
-				    "clamped at its largest value");
+	if (s->dense_cw) {
+		int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
+		if (!v)
+			return TF_ENOMEM;
+		v[s->t_calls] += 1;
+		if (self > INT64_MAX - v[s->t_wall] && v[s->t_wall] >= 0)
+			note_saturated(s);
+		v[s->t_wall] = tf_sat_add(v[s->t_wall], self);
+	} else {
+		TF_TRY(tf_agg_add(s->agg, f->node, t->labelset, s->t_calls, 1));
+		TF_TRY(tf_agg_add(s->agg, f->node, t->labelset, s->t_wall, self));
 	}
-	v[s->t_wall] = tf_sat_add(v[s->t_wall], self);
 	if (t->depth)
 		t->stack[t->depth - 1].child_ns = tf_sat_add(t->stack[t->depth - 1].child_ns, dur);
 	return 0;
@@ -548,6 +559,7 @@ tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_stacks_opts *opts)
 		return NULL;
 	}
 	tf_agg_set_default_type(agg, s->t_wall);
+	s->dense_cw = s->t_calls < TF_AGG_DENSE_TYPES && s->t_wall < TF_AGG_DENSE_TYPES;
 	if (opts && opts->counters && opts->counters[0]) {
 		s->counters = opts->counters;
 		for (int i = 0; opts->counters[i]; i++)

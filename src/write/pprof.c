@@ -1,4 +1,4 @@
-/* pprof.c - writes a tf_agg as profile.proto (protobuf-c), gzipped.
+/* pprof.c - writes a tf_agg as profile.proto, gzipped, as a stream.
  *
  * One sample per (call path, label set): values are the leaf's calls and
  * SELF time (plus selected counters), so pprof's flat = self and cum =
@@ -11,38 +11,159 @@
  * main_file (the first input's base name), no addresses (memory_start and
  * limit 0), has_functions, has_filenames and has_line_numbers set, so pprof
  * knows the profile is symbolized: it neither looks for the binary nor says
- * "Main binary filename not available". */
+ * "Main binary filename not available".
+ *
+ * Streaming: the protobuf is written by hand, field by field, into the gzip
+ * output (or a memory buffer for tf_pprof_encode).  A first pass numbers
+ * strings, functions and locations in the order the encoder meets them; the
+ * second writes.  Memory is per node, per distinct frame and per string,
+ * never per sample x depth (a sample's location ids are written by walking
+ * its path; the byte size of that packed field is kept per node, its
+ * parent's plus its own id's) nor per sample x type (one sample's values at
+ * a time, from the agg's sparse counters).  The bytes are those protobuf-c packs for
+ * profile.proto (proto3: fields in number order, zero scalars left out,
+ * repeated scalars packed, negative int64s as 10-byte varints), so profiles
+ * are byte-identical to the protobuf-c encoder this replaced; the unit tests
+ * decode the output with protobuf-c's generated decoder. */
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/pprof.h"
 #include "tracefold/io.h"
-#include "profile.pb-c.h"
 #include "hmap.h"
 
-typedef Perftools__Profiles__Profile PB_Profile;
-typedef Perftools__Profiles__ValueType PB_ValueType;
-typedef Perftools__Profiles__Sample PB_Sample;
-typedef Perftools__Profiles__Label PB_Label;
-typedef Perftools__Profiles__Location PB_Location;
-typedef Perftools__Profiles__Line PB_Line;
-typedef Perftools__Profiles__Function PB_Function;
-typedef Perftools__Profiles__Mapping PB_Mapping;
+/* ---- protobuf output: varints and length-delimited fields into a small
+ * buffer, flushed to a tf_out or appended to a memory buffer */
+
+typedef struct pbout {
+	tf_out *out;            /* NULL: memory */
+	unsigned char *mem;
+	size_t mem_len, mem_cap;
+	int rc;                 /* first failure */
+	size_t len;
+	unsigned char buf[64 * 1024];
+} pbout;
+
+static void pb_flush(pbout *w)
+{
+	if (w->rc == 0 && w->len) {
+		if (w->out) {
+			if (tf_out_write(w->out, w->buf, w->len) < 0)
+				w->rc = TF_EIO;
+		} else {
+			if (w->mem_len + w->len > w->mem_cap) {
+				size_t nc = w->mem_cap ? w->mem_cap : sizeof(w->buf);
+				while (nc < w->mem_len + w->len)
+					nc *= 2;
+				unsigned char *m = realloc(w->mem, nc);
+				if (!m) {
+					w->rc = TF_ENOMEM;
+					w->len = 0;
+					return;
+				}
+				w->mem = m;
+				w->mem_cap = nc;
+			}
+			memcpy(w->mem + w->mem_len, w->buf, w->len);
+			w->mem_len += w->len;
+		}
+	}
+	w->len = 0;
+}
+
+static inline size_t vsize(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static inline void pb_varint(pbout *w, uint64_t v)
+{
+	if (w->len + 10 > sizeof(w->buf))
+		pb_flush(w);
+	while (v >= 0x80) {
+		w->buf[w->len++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	w->buf[w->len++] = (unsigned char)v;
+}
+
+static void pb_raw(pbout *w, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	while (n) {
+		if (w->len == sizeof(w->buf))
+			pb_flush(w);
+		size_t k = sizeof(w->buf) - w->len;
+		if (k > n)
+			k = n;
+		memcpy(w->buf + w->len, b, k);
+		w->len += k;
+		b += k;
+		n -= k;
+	}
+}
+
+/* A varint field (int64, uint64, bool): left out when 0, as proto3 does. */
+static inline size_t int_size(unsigned field, int64_t v)
+{
+	return v ? vsize((uint64_t)field << 3) + vsize((uint64_t)v) : 0;
+}
+static inline void pb_int(pbout *w, unsigned field, int64_t v)
+{
+	if (!v)
+		return;
+	pb_varint(w, (uint64_t)field << 3);
+	pb_varint(w, (uint64_t)v);
+}
+/* The key and length of a length-delimited field (message, string, packed). */
+static inline size_t len_size(unsigned field, size_t len)
+{
+	return vsize((uint64_t)field << 3 | 2) + vsize(len) + len;
+}
+static inline void pb_len(pbout *w, unsigned field, size_t len)
+{
+	pb_varint(w, (uint64_t)field << 3 | 2);
+	pb_varint(w, len);
+}
+
+/* ---- numbering: strings, functions, locations */
+
+typedef struct fn_rec {
+	int64_t name, system_name, filename, start_line;
+} fn_rec;
+
+typedef struct loc_rec {
+	uint32_t fn;        /* function id */
+	int64_t line;
+} loc_rec;
 
 typedef struct enc {
 	const tf_agg *agg;
 	tf_strtab *st;
 	tf_hmap str_idx;     /* tf_str -> pprof string index */
-	char **strings;
+	tf_str *strings;
 	uint32_t nstrings, capstrings;
 	tf_hmap fn_idx;      /* frame tf_str -> function index */
-	PB_Function *fns;
+	fn_rec *fns;
 	uint32_t nfns, capfns;
 	tf_hmap loc_idx;     /* frame tf_str -> location index */
-	PB_Location *locs;
-	PB_Line *lines;
-	PB_Line **line_ptrs;
-	uint32_t nlocs, caplocs, caplines, caplineptrs;
-	uint64_t *node_loc;  /* node -> location id (0 = not yet) */
+	loc_rec *locs;
+	uint32_t nlocs, caplocs;
+	uint32_t *node_loc;    /* node -> location id (0 = not yet) */
+	uint64_t *node_bytes;  /* node -> bytes of its path's location ids as varints */
+	uint32_t *walk;        /* nodes met going up a path */
+	uint32_t capwalk;
+	int ntypes;
+	int64_t *vt_type, *vt_unit; /* sample types' string indices */
+	int64_t *vals;         /* one sample's values */
+	int64_t *comments;
+	int64_t map_file;
+	tf_agg_meta meta;
+	int dt;                /* default sample type, -1 none */
 } enc;
 
 static int64_t str_index(enc *e, tf_str s)
@@ -50,12 +171,12 @@ static int64_t str_index(enc *e, tf_str s)
 	uint32_t i = tf_hmap_get(&e->str_idx, s);
 	if (i != UINT32_MAX)
 		return i;
-	if (tf_grow((void **)&e->strings, &e->capstrings, e->nstrings + 1, sizeof(char *)) < 0)
+	if (tf_grow((void **)&e->strings, &e->capstrings, e->nstrings + 1, sizeof(tf_str)) < 0)
 		return -1;
 	i = e->nstrings;
 	if (tf_hmap_put(&e->str_idx, s, i) < 0)
 		return -1;
-	e->strings[e->nstrings++] = (char *)tf_strtab_get(e->st, s);
+	e->strings[e->nstrings++] = s;
 	return i;
 }
 
@@ -106,36 +227,51 @@ static int64_t location_for(enc *e, tf_str frame)
 	uint64_t fkey = frame;
 	uint32_t fi = tf_hmap_get(&e->fn_idx, fkey);
 	if (fi == UINT32_MAX) {
-		if (tf_grow((void **)&e->fns, &e->capfns, e->nfns + 1, sizeof(PB_Function)) < 0)
+		if (tf_grow((void **)&e->fns, &e->capfns, e->nfns + 1, sizeof(fn_rec)) < 0)
 			return -1;
 		fi = e->nfns;
 		if (tf_hmap_put(&e->fn_idx, fkey, fi) < 0)
 			return -1;
-		PB_Function f = PERFTOOLS__PROFILES__FUNCTION__INIT;
-		f.id = fi + 1;
-		f.name = str_index(e, name);
-		f.system_name = str_index(e, frame);
-		f.filename = str_index(e, file);
-		f.start_line = line;
+		fn_rec f = { str_index(e, name), str_index(e, frame), str_index(e, file), line };
 		if (f.name < 0 || f.system_name < 0 || f.filename < 0)
 			return -1;
 		e->fns[e->nfns++] = f;
 	}
-	if (tf_grow((void **)&e->locs, &e->caplocs, e->nlocs + 1, sizeof(PB_Location)) < 0 ||
-	    tf_grow((void **)&e->lines, &e->caplines, e->nlocs + 1, sizeof(PB_Line)) < 0)
+	if (tf_grow((void **)&e->locs, &e->caplocs, e->nlocs + 1, sizeof(loc_rec)) < 0)
 		return -1;
 	li = e->nlocs++;
 	if (tf_hmap_put(&e->loc_idx, frame, li) < 0)
 		return -1;
-	PB_Line ln = PERFTOOLS__PROFILES__LINE__INIT;
-	ln.function_id = fi + 1;
-	ln.line = line;
-	e->lines[li] = ln;
-	PB_Location loc = PERFTOOLS__PROFILES__LOCATION__INIT;
-	loc.id = li + 1;
-	loc.mapping_id = 1;
-	e->locs[li] = loc;
+	e->locs[li] = (loc_rec){ fi + 1, line };
 	return (int64_t)li + 1;
+}
+
+/* The fields of a label: string indices of key and str (or num_unit). */
+typedef struct label_rec {
+	int64_t key, str, num, num_unit;
+} label_rec;
+
+static int label_fields(enc *e, const tf_label *l, label_rec *out)
+{
+	*out = (label_rec){ str_index(e, l->key), 0, 0, 0 };
+	if (l->str)
+		out->str = str_index(e, l->str);
+	else {
+		out->num = l->num;
+		out->num_unit = l->num_unit ? str_index(e, l->num_unit) : 0;
+	}
+	return out->key < 0 || out->str < 0 || out->num_unit < 0 ? TF_ENOMEM : 0;
+}
+
+static size_t label_size(const label_rec *l)
+{
+	return int_size(1, l->key) + int_size(2, l->str) + int_size(3, l->num) + int_size(4, l->num_unit);
+}
+
+/* pprof drops all-zero samples; the root has no frame */
+static int sample_written(const enc *e, size_t i, const tf_agg_sample *s)
+{
+	return s->node != TF_AGG_ROOT && tf_agg_sample_nonzero(e->agg, i);
 }
 
 static void enc_free(enc *e)
@@ -146,190 +282,234 @@ static void enc_free(enc *e)
 	free(e->strings);
 	free(e->fns);
 	free(e->locs);
-	free(e->lines);
-	free(e->line_ptrs);
 	free(e->node_loc);
+	free(e->node_bytes);
+	free(e->walk);
+	free(e->vt_type);
+	free(e->vt_unit);
+	free(e->vals);
+	free(e->comments);
+}
+
+/* Pass 1: every string, function and location gets its index in the order
+ * the protobuf-c encoder assigned them (string 0 "", the sample types, then
+ * per written sample its new locations leaf first and its labels, the
+ * mapping's file, the comments).  Allocates all the writer needs: pass 2
+ * fails only on output errors. */
+static int enc_prepare(enc *e, const tf_agg *agg)
+{
+	memset(e, 0, sizeof(*e));
+	e->agg = agg;
+	e->st = tf_agg_strtab(agg);
+	e->ntypes = tf_agg_ntypes(agg);
+	e->meta = *tf_agg_meta_get((tf_agg *)agg);
+	e->dt = tf_agg_default_type(agg);
+	size_t nsamp = tf_agg_nsamples(agg), ncom = tf_agg_ncomments(agg);
+	uint32_t nnodes = tf_agg_nnodes(agg);
+	e->vt_type = calloc((size_t)e->ntypes + 1, sizeof(int64_t));
+	e->vt_unit = calloc((size_t)e->ntypes + 1, sizeof(int64_t));
+	e->vals = calloc((size_t)e->ntypes + 1, sizeof(int64_t));
+	e->comments = calloc(ncom + 1, sizeof(int64_t));
+	e->node_loc = calloc(nnodes, sizeof(uint32_t));
+	e->node_bytes = calloc(nnodes, sizeof(uint64_t));
+	if (!e->vt_type || !e->vt_unit || !e->vals || !e->comments || !e->node_loc || !e->node_bytes)
+		return TF_ENOMEM;
+	if (cstr_index(e, "") != 0)
+		return TF_ENOMEM;
+	for (int t = 0; t < e->ntypes; t++) {
+		tf_sample_type st = tf_agg_type_get(agg, t);
+		e->vt_type[t] = str_index(e, st.type);
+		e->vt_unit[t] = str_index(e, st.unit);
+		if (e->vt_type[t] < 0 || e->vt_unit[t] < 0)
+			return TF_ENOMEM;
+	}
+	for (size_t i = 0; i < nsamp; i++) {
+		tf_agg_sample s = tf_agg_sample_get(agg, i);
+		if (!sample_written(e, i, &s))
+			continue;
+		/* the nodes of a path that have a location form its top part
+		 * (paths are numbered whole, leaf to root), so stop at the first */
+		uint32_t nw = 0, n;
+		for (n = s.node; n != TF_AGG_ROOT && !e->node_loc[n]; n = tf_agg_node_get(agg, n)->parent) {
+			int64_t id = location_for(e, tf_agg_node_get(agg, n)->frame);
+			if (id < 0 || tf_grow((void **)&e->walk, &e->capwalk, nw + 1, sizeof(uint32_t)) < 0)
+				return TF_ENOMEM;
+			e->node_loc[n] = (uint32_t)id;
+			e->walk[nw++] = n;
+		}
+		while (nw--) {
+			n = e->walk[nw];
+			uint32_t p = tf_agg_node_get(agg, n)->parent;
+			e->node_bytes[n] = vsize(e->node_loc[n]) + (p == TF_AGG_ROOT ? 0 : e->node_bytes[p]);
+		}
+		const tf_label *ls;
+		int nls = tf_agg_labelset_get(agg, s.labelset, &ls);
+		for (int k = 0; k < nls; k++) {
+			label_rec l;
+			TF_TRY(label_fields(e, &ls[k], &l));
+		}
+	}
+	e->map_file = e->meta.main_file ? str_index(e, e->meta.main_file) : 0;
+	if (e->map_file < 0)
+		return TF_ENOMEM;
+	for (size_t i = 0; i < ncom; i++) {
+		e->comments[i] = cstr_index(e, tf_agg_comment_get(agg, i));
+		if (e->comments[i] < 0)
+			return TF_ENOMEM;
+	}
+	return 0;
+}
+
+/* Pass 2: the Profile message, fields in number order. */
+static int enc_write(enc *e, pbout *w)
+{
+	const tf_agg *agg = e->agg;
+	int ntypes = e->ntypes;
+	/* 1: sample_type */
+	for (int t = 0; t < ntypes; t++) {
+		pb_len(w, 1, int_size(1, e->vt_type[t]) + int_size(2, e->vt_unit[t]));
+		pb_int(w, 1, e->vt_type[t]);
+		pb_int(w, 2, e->vt_unit[t]);
+	}
+	/* 2: sample; location ids leaf first, one value per type, labels */
+	size_t nsamp = tf_agg_nsamples(agg);
+	for (size_t i = 0; i < nsamp && w->rc == 0; i++) {
+		tf_agg_sample s = tf_agg_sample_get(agg, i);
+		if (!sample_written(e, i, &s))
+			continue;
+		tf_agg_sample_values(agg, i, e->vals); /* zeros included, as pprof wants */
+		size_t loc_bytes = e->node_bytes[s.node], val_bytes = 0, size;
+		for (int t = 0; t < ntypes; t++)
+			val_bytes += vsize((uint64_t)e->vals[t]);
+		size = len_size(1, loc_bytes) + len_size(2, val_bytes);
+		const tf_label *ls;
+		int nls = tf_agg_labelset_get(agg, s.labelset, &ls);
+		label_rec lr[TF_AGG_MAX_LABELS];
+		for (int k = 0; k < nls; k++) {
+			if ((w->rc = label_fields(e, &ls[k], &lr[k])) < 0) /* numbered in pass 1: cannot fail */
+				return w->rc;
+			size += len_size(3, label_size(&lr[k]));
+		}
+		pb_len(w, 2, size);
+		pb_len(w, 1, loc_bytes);
+		for (uint32_t n = s.node; n != TF_AGG_ROOT; n = tf_agg_node_get(agg, n)->parent)
+			pb_varint(w, e->node_loc[n]);
+		pb_len(w, 2, val_bytes);
+		for (int t = 0; t < ntypes; t++)
+			pb_varint(w, (uint64_t)e->vals[t]);
+		for (int k = 0; k < nls; k++) {
+			pb_len(w, 3, label_size(&lr[k]));
+			pb_int(w, 1, lr[k].key);
+			pb_int(w, 2, lr[k].str);
+			pb_int(w, 3, lr[k].num);
+			pb_int(w, 4, lr[k].num_unit);
+		}
+	}
+	/* 3: mapping: id 1, filename, has_functions/filenames/line_numbers */
+	pb_len(w, 3, int_size(1, 1) + int_size(5, e->map_file) + int_size(7, 1) + int_size(8, 1) + int_size(9, 1));
+	pb_int(w, 1, 1);
+	pb_int(w, 5, e->map_file);
+	pb_int(w, 7, 1);
+	pb_int(w, 8, 1);
+	pb_int(w, 9, 1);
+	/* 4: location: id, mapping 1, one line */
+	for (uint32_t i = 0; i < e->nlocs; i++) {
+		const loc_rec *l = &e->locs[i];
+		size_t line = int_size(1, l->fn) + int_size(2, l->line);
+		pb_len(w, 4, int_size(1, (int64_t)i + 1) + int_size(2, 1) + len_size(4, line));
+		pb_int(w, 1, (int64_t)i + 1);
+		pb_int(w, 2, 1);
+		pb_len(w, 4, line);
+		pb_int(w, 1, l->fn);
+		pb_int(w, 2, l->line);
+	}
+	/* 5: function */
+	for (uint32_t i = 0; i < e->nfns; i++) {
+		const fn_rec *f = &e->fns[i];
+		pb_len(w, 5, int_size(1, (int64_t)i + 1) + int_size(2, f->name) + int_size(3, f->system_name) +
+				     int_size(4, f->filename) + int_size(5, f->start_line));
+		pb_int(w, 1, (int64_t)i + 1);
+		pb_int(w, 2, f->name);
+		pb_int(w, 3, f->system_name);
+		pb_int(w, 4, f->filename);
+		pb_int(w, 5, f->start_line);
+	}
+	/* 6: string_table (C strings, as protobuf-c took them) */
+	for (uint32_t i = 0; i < e->nstrings; i++) {
+		const char *text = tf_strtab_get(e->st, e->strings[i]);
+		size_t len = strlen(text);
+		pb_len(w, 6, len);
+		pb_raw(w, text, len);
+	}
+	/* 9, 10: time; 11, 12: period; 13: comments; 14: default type */
+	pb_int(w, 9, e->meta.time_nanos);
+	pb_int(w, 10, e->meta.duration_nanos);
+	if (e->dt >= 0) {
+		pb_len(w, 11, int_size(1, e->vt_type[e->dt]) + int_size(2, e->vt_unit[e->dt]));
+		pb_int(w, 1, e->vt_type[e->dt]);
+		pb_int(w, 2, e->vt_unit[e->dt]);
+		pb_int(w, 12, e->meta.period ? e->meta.period : 1);
+	}
+	size_t ncom = tf_agg_ncomments(agg), com_bytes = 0;
+	for (size_t i = 0; i < ncom; i++)
+		com_bytes += vsize((uint64_t)e->comments[i]);
+	if (ncom) {
+		pb_len(w, 13, com_bytes);
+		for (size_t i = 0; i < ncom; i++)
+			pb_varint(w, (uint64_t)e->comments[i]);
+	}
+	if (e->dt >= 0)
+		pb_int(w, 14, e->vt_type[e->dt]);
+	pb_flush(w);
+	return w->rc;
 }
 
 int tf_pprof_encode(const tf_agg *agg, unsigned char **buf_out, size_t *len_out, tf_error *err)
 {
 	enc e;
-	memset(&e, 0, sizeof(e));
-	e.agg = agg;
-	e.st = tf_agg_strtab(agg);
-	int rc = TF_ENOMEM;
-	PB_Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	int ntypes = tf_agg_ntypes(agg);
-	size_t nsamp = tf_agg_nsamples(agg);
-	uint32_t nnodes = tf_agg_nnodes(agg);
-	PB_ValueType *vt = calloc((size_t)ntypes + 1, sizeof(PB_ValueType));
-	PB_ValueType **vtp = calloc((size_t)ntypes + 1, sizeof(PB_ValueType *));
-	PB_Sample *samples = calloc(nsamp + 1, sizeof(PB_Sample));
-	PB_Sample **samplep = calloc(nsamp + 1, sizeof(PB_Sample *));
-	PB_Label *labels = calloc((nsamp + 1) * TF_AGG_MAX_LABELS, sizeof(PB_Label));
-	PB_Label **labelp = calloc((nsamp + 1) * TF_AGG_MAX_LABELS, sizeof(PB_Label *));
-	uint64_t *locids = NULL;
-	int64_t *values = calloc((nsamp + 1) * (size_t)(ntypes ? ntypes : 1), sizeof(int64_t));
-	PB_Location **locp = NULL;
-	PB_Function **fnp = NULL;
-	int64_t *comments = calloc(tf_agg_ncomments(agg) + 1, sizeof(int64_t));
-	e.node_loc = calloc(nnodes, sizeof(uint64_t));
-	size_t total_depth = 0;
-	for (size_t i = 0; i < nsamp; i++)
-		total_depth += tf_agg_node_get(agg, tf_agg_sample_get(agg, i).node)->depth;
-	locids = calloc(total_depth + 1, sizeof(uint64_t));
-	if (!vt || !vtp || !samples || !samplep || !labels || !labelp || !values || !comments ||
-	    !e.node_loc || !locids)
-		goto out;
-	if (cstr_index(&e, "") != 0)
-		goto out;
-	for (int t = 0; t < ntypes; t++) {
-		tf_sample_type st = tf_agg_type_get(agg, t);
-		PB_ValueType v = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-		v.type = str_index(&e, st.type);
-		v.unit = str_index(&e, st.unit);
-		vt[t] = v;
-		vtp[t] = &vt[t];
-	}
-	p.n_sample_type = (size_t)ntypes;
-	p.sample_type = vtp;
-
-	size_t ns = 0, nl = 0, nloc = 0;
-	for (size_t i = 0; i < nsamp; i++) {
-		tf_agg_sample s = tf_agg_sample_get(agg, i);
-		int nonzero = 0;
-		for (int t = 0; t < ntypes; t++)
-			nonzero |= s.values[t] != 0;
-		if (!nonzero || s.node == TF_AGG_ROOT)
-			continue; /* pprof drops all-zero samples; the root has no frame */
-		PB_Sample *ps = &samples[ns];
-		PB_Sample init = PERFTOOLS__PROFILES__SAMPLE__INIT;
-		*ps = init;
-		ps->location_id = locids + nloc;
-		for (uint32_t n = s.node; n != TF_AGG_ROOT; n = tf_agg_node_get(agg, n)->parent) {
-			if (!e.node_loc[n]) {
-				int64_t id = location_for(&e, tf_agg_node_get(agg, n)->frame);
-				if (id < 0)
-					goto out;
-				e.node_loc[n] = (uint64_t)id;
-			}
-			locids[nloc++] = e.node_loc[n];
-		}
-		ps->n_location_id = (size_t)(locids + nloc - ps->location_id);
-		ps->value = values + ns * (size_t)ntypes;
-		memcpy(ps->value, s.values, (size_t)ntypes * sizeof(int64_t));
-		ps->n_value = (size_t)ntypes;
-		const tf_label *ls;
-		int nls = tf_agg_labelset_get(agg, s.labelset, &ls);
-		ps->label = labelp + nl;
-		for (int k = 0; k < nls; k++) {
-			PB_Label l = PERFTOOLS__PROFILES__LABEL__INIT;
-			l.key = str_index(&e, ls[k].key);
-			if (ls[k].str)
-				l.str = str_index(&e, ls[k].str);
-			else {
-				l.num = ls[k].num;
-				l.num_unit = ls[k].num_unit ? str_index(&e, ls[k].num_unit) : 0;
-			}
-			labels[nl] = l;
-			labelp[nl] = &labels[nl];
-			nl++;
-		}
-		ps->n_label = (size_t)nls;
-		samplep[ns] = ps;
-		ns++;
-	}
-	p.n_sample = ns;
-	p.sample = samplep;
-
-	locp = calloc(e.nlocs + 1, sizeof(*locp));
-	e.line_ptrs = calloc(e.nlocs + 1, sizeof(PB_Line *));
-	fnp = calloc(e.nfns + 1, sizeof(*fnp));
-	if (!locp || !e.line_ptrs || !fnp)
-		goto out;
-	for (uint32_t i = 0; i < e.nlocs; i++) {
-		e.line_ptrs[i] = &e.lines[i];
-		e.locs[i].line = &e.line_ptrs[i];
-		e.locs[i].n_line = 1;
-		locp[i] = &e.locs[i];
-	}
-	for (uint32_t i = 0; i < e.nfns; i++)
-		fnp[i] = &e.fns[i];
-	p.n_location = e.nlocs;
-	p.location = locp;
-
-	tf_agg_meta *m = tf_agg_meta_get((tf_agg *)agg);
-	PB_Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT;
-	PB_Mapping *mapp = &map;
-	map.id = 1;
-	map.filename = m->main_file ? str_index(&e, m->main_file) : 0;
-	if (map.filename < 0)
-		goto out;
-	map.has_functions = 1;
-	map.has_filenames = 1;
-	map.has_line_numbers = 1;
-	p.n_mapping = 1;
-	p.mapping = &mapp;
-	p.n_function = e.nfns;
-	p.function = fnp;
-
-	p.time_nanos = m->time_nanos;
-	p.duration_nanos = m->duration_nanos;
-	int dt = tf_agg_default_type(agg);
-	PB_ValueType period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	if (dt >= 0) {
-		period = vt[dt];
-		p.period_type = &period;
-		p.period = m->period ? m->period : 1;
-		p.default_sample_type = vt[dt].type;
-	}
-	for (size_t i = 0; i < tf_agg_ncomments(agg); i++) {
-		comments[i] = cstr_index(&e, tf_agg_comment_get(agg, i));
-		if (comments[i] < 0)
-			goto out;
-	}
-	p.n_comment = tf_agg_ncomments(agg);
-	p.comment = comments;
-	p.n_string_table = e.nstrings;
-	p.string_table = e.strings;
-
-	size_t len = perftools__profiles__profile__get_packed_size(&p);
-	unsigned char *buf = malloc(len ? len : 1);
-	if (!buf)
-		goto out;
-	perftools__profiles__profile__pack(&p, buf);
-	*buf_out = buf;
-	*len_out = len;
-	rc = 0;
-out:
-	if (rc < 0)
+	pbout *w = calloc(1, sizeof(*w));
+	int rc = w ? enc_prepare(&e, agg) : TF_ENOMEM;
+	if (rc == 0)
+		rc = enc_write(&e, w);
+	if (rc == 0 && !w->mem && !(w->mem = malloc(1)))
+		rc = TF_ENOMEM;
+	if (rc == 0) {
+		*buf_out = w->mem;
+		*len_out = w->mem_len;
+	} else {
 		tf_error_set(err, rc, NULL, -1, -1, "cannot encode profile: %s", tf_strerror(rc));
-	free(vt);
-	free(vtp);
-	free(samples);
-	free(samplep);
-	free(labels);
-	free(labelp);
-	free(locids);
-	free(values);
-	free(locp);
-	free(fnp);
-	free(comments);
-	enc_free(&e);
+		if (w)
+			free(w->mem);
+	}
+	if (w)
+		enc_free(&e);
+	free(w);
 	return rc;
 }
 
 int tf_pprof_write(const tf_agg *agg, const char *path, tf_error *err)
 {
-	unsigned char *buf;
-	size_t len;
-	TF_TRY(tf_pprof_encode(agg, &buf, &len, err));
-	tf_out *o;
-	int rc = tf_out_open(&o, path, true, err);
-	if (rc == 0) {
-		tf_out_write(o, buf, len);
-		rc = tf_out_close(o, err);
+	enc e;
+	pbout *w = calloc(1, sizeof(*w));
+	int rc = w ? enc_prepare(&e, agg) : TF_ENOMEM;
+	if (rc < 0) {
+		tf_error_set(err, rc, NULL, -1, -1, "cannot encode profile: %s", tf_strerror(rc));
+		goto out;
 	}
-	free(buf);
+	/* numbering done and everything allocated: only output can fail now */
+	rc = tf_out_open(&w->out, path, true, err);
+	if (rc < 0)
+		goto out;
+	rc = enc_write(&e, w);
+	if (rc < 0 && rc != TF_EIO) {
+		tf_out_abort(w->out); /* path untouched */
+		tf_error_set(err, rc, NULL, -1, -1, "cannot encode profile: %s", tf_strerror(rc));
+	} else {
+		rc = tf_out_close(w->out, err); /* a failed write fails the close, with the message */
+	}
+out:
+	if (w)
+		enc_free(&e);
+	free(w);
 	return rc;
 }

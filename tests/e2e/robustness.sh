@@ -237,4 +237,139 @@ for n, name in ((10000, "com1"), (40000, "com4")):
 PY
 linear "$TMP/com1.pb.gz" "$TMP/com4.pb.gz" "merge of a profile with many comments" $TF merge {} {} -o /dev/null
 linear "$TMP/com1.pb.gz" "$TMP/com4.pb.gz" "top of a profile with many comments" $TF top {}
+# ---- growth: memory (docs/robustness.md, "Memory and time growth")
+# maxrss CMD...: peak resident set size of CMD in KiB (GNU time; without it,
+# python's getrusage, which also counts the forked python before exec)
+maxrss() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f %M -o "$TMP/rss" "$@" >/dev/null 2>&1
+		tail -1 "$TMP/rss"
+	else
+		python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+	fi
+}
+# linear_mem SMALL BIG DESC CMD...: as linear, for peak memory: passes when
+# big < 8 x small (the input grows 4x; quadratic would be about 16x)
+linear_mem() {
+	small=$1; big=$2; desc=$3; shift 3
+	a=$(maxrss $(echo "$@" | sed "s|{}|$small|g"))
+	b=$(maxrss $(echo "$@" | sed "s|{}|$big|g"))
+	if [ -n "$a" ] && [ -n "$b" ] && [ "$b" -lt $((8 * a)) ]; then
+		ok "$desc: memory linear (${a} KiB -> ${b} KiB for 4x)"
+	else
+		fail "$desc: memory super-linear (${a} KiB -> ${b} KiB for 4x)"
+	fi
+}
+cat > "$TMP/pb.py" <<'PY'
+# profile.proto by hand (the encoding of tests/tools/pprof.py, kept tiny here)
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f; v >>= 7
+        if v: out.append(b | 0x80)
+        else: out.append(b); return bytes(out)
+def field(tag, b): return varint(tag << 3 | 2) + varint(len(b)) + b
+def vfield(tag, v): return varint(tag << 3) + varint(v)
+PY
+# 16. top -n 0: per-rank statistics of every function.  N functions on N
+# ranks, each on `per` ranks spread over all of them (rank labels first seen
+# in rank order): a functions x ranks matrix is N^2, the values are per*N.
+python3 - "$TMP" <<'PY'
+import gzip, sys
+sys.path.insert(0, sys.argv[1])
+from pb import field, vfield
+def ranks(path, n, per):
+    strs = [b"", b"wall", b"nanoseconds", b"rank"] + [b"fn%d" % i for i in range(n)] + [b"%d" % r for r in range(n)]
+    p = [field(1, vfield(1, 1) + vfield(2, 2))]
+    for r in range(n):  # samples in rank order
+        for k in range(per):
+            i = (r - k * (n // per)) % n  # function i runs on ranks i + k*n/per
+            p.append(field(2, vfield(1, i + 1) + vfield(2, 1000 + r) + field(3, vfield(1, 3) + vfield(2, 4 + n + r))))
+    for i in range(n):
+        p.append(field(4, vfield(1, i + 1) + field(4, vfield(1, i + 1))))
+        p.append(field(5, vfield(1, i + 1) + vfield(2, 4 + i)))
+    p += [field(6, s) for s in strs]
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        f.write(b"".join(p))
+ranks(sys.argv[1] + "/ranks1.pb.gz", 2000, 16)
+ranks(sys.argv[1] + "/ranks4.pb.gz", 8000, 16)
+ranks(sys.argv[1] + "/ranks100k.pb.gz", 100000, 1)
+PY
+linear_mem "$TMP/ranks1.pb.gz" "$TMP/ranks4.pb.gz" "top -n 0, N functions on N ranks" $TF top -n 0 {}
+linear "$TMP/ranks1.pb.gz" "$TMP/ranks4.pb.gz" "top -n 0, N functions on N ranks" $TF top -n 0 {}
+expect_exit 0 "top -n 0 of 100k functions on 100k ranks (a dense matrix: 80 GB)" $TF top -n 0 --format json "$TMP/ranks100k.pb.gz"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["name"]: x["rank_total"] for x in d["functions"]}
+assert d["ranks"] == 100000 and d["functions_count"] == 100000, (d["ranks"], d["functions_count"])
+# fn7 ran on rank 7 only (1007 ns): min 0, mean 1007/100000 -> 0, max 1007
+assert f["fn7"] == {"min": 0, "mean": 0, "max": 1007, "imbalance": 100000.0}, f["fn7"]' "$TMP/out" 2>"$TMP/err" &&
+	ok "... with each function's rank statistics" || { fail "... with each function's rank statistics"; sed 's/^/#   /' "$TMP/err" | tail -3; }
+# 17. the pprof writer: L distinct call paths D deep (a chain of D nested
+# X events, L leaves in the innermost: 7 MB for 100k x 4000).  The profile
+# lists D location ids per sample (800 MB before gzip), but the writer
+# streams it: its memory follows the tree (L + D nodes), not L x D.
+python3 - "$TMP" <<'PY'
+import sys
+def deep(path, leaves, depth):
+    end = depth + 2 * leaves + 1
+    with open(path, "w") as f:
+        f.write("[")
+        for k in range(depth):
+            f.write('{"ph":"X","name":"f%d","pid":1,"tid":1,"ts":%d,"dur":%d},\n' % (k, k, end + depth - 1 - 2 * k))
+        for i in range(leaves):
+            f.write('{"ph":"X","name":"l%d","pid":1,"tid":1,"ts":%d,"dur":1},\n' % (i, depth + 2 * i))
+        f.write('{"ph":"X","name":"z","pid":1,"tid":1,"ts":%d,"dur":1}]\n' % (2 * end + depth))
+deep(sys.argv[1] + "/deep1.json", 25000, 1000)
+deep(sys.argv[1] + "/deep4.json", 100000, 4000)
+PY
+linear_mem "$TMP/deep1.json" "$TMP/deep4.json" "profile of L call paths D deep (25k x 1000 vs 100k x 4000)" $TF profile {} -o /dev/null
+p=$(maxrss $TF profile "$TMP/deep4.json" -o "$TMP/deep4.pb.gz")
+q=$(maxrss $TF top "$TMP/deep4.json")
+if [ -n "$p" ] && [ -n "$q" ] && [ "$p" -lt $((3 * q)) ]; then
+	ok "profile of 100k call paths 4000 deep: peak memory within 3x top's ($p KiB vs $q KiB)"
+else
+	fail "profile of 100k call paths 4000 deep: peak memory within 3x top's ($p KiB vs $q KiB)"
+fi
+check "... and is whole: its first sample has 4001 frames, 800+ MB in all" python3 -c 'import gzip, sys
+f = gzip.open(sys.argv[1]); d = f.read(1 << 16)
+def varint(i):
+    v = s = 0
+    while True:
+        b = d[i]; i += 1; v |= (b & 0x7f) << s; s += 7
+        if b < 0x80: return v, i
+i = 0
+while True:  # skip the sample types (field 1) up to the first sample (field 2)
+    key, i = varint(i); ln, i = varint(i)
+    if key == 0x12: break
+    i += ln
+key, i = varint(i); assert key == 0x0a, key  # its location ids, packed
+ln, i = varint(i); e = i + ln; c = 0
+while i < e: _, i = varint(i); c += 1
+n = len(d) + sum(len(b) for b in iter(lambda: f.read(1 << 20), b""))
+assert c == 4001 and n > 800e6, (c, n)' "$TMP/deep4.pb.gz"
+# 18. -c all with N counters in N regions: N + 2 sample types, a value for
+# each only where its counter was sampled (N of them, not N^2)
+python3 - "$TMP" <<'PY'
+import sys
+def counters(path, n):
+    with open(path, "w") as f:
+        f.write("[")
+        for i in range(n):  # region r<i>, and counter c<i> sampled inside it
+            f.write('{"ph":"X","name":"r%d","pid":1,"tid":1,"ts":%d,"dur":2},\n' % (i, 3 * i))
+            f.write('{"ph":"C","name":"c%d","pid":1,"tid":1,"ts":%d,"args":{"v":%d}},\n' % (i, 3 * i + 1, i + 1))
+        f.write('{"ph":"X","name":"z","pid":1,"tid":1,"ts":%d,"dur":1}]\n' % (3 * n))
+counters(sys.argv[1] + "/ctr1.json", 1000)
+counters(sys.argv[1] + "/ctr4.json", 4000)
+PY
+$TF -q profile -c all "$TMP/ctr1.json" -o "$TMP/ctr1.pb.gz" 2>"$TMP/err" || fail "profile -c all of 1000 counters"
+# more than 64 sample types in a profile: top and merge read it
+expect_exit 0 "top of a profile with 1002 sample types" $TF top --sample-index c999 "$TMP/ctr1.pb.gz"
+grep -q "^c999 (count): total 1000, " "$TMP/out" && grep -Eq "^ *1000 +100.00% .* r999$" "$TMP/out" && ok "... its counter c999 is 1000 in r999" ||
+	{ fail "... its counter c999 is 1000 in r999"; sed 's/^/#   /' "$TMP/out" | head -3; }
+expect_exit 0 "merge of two profiles with 1002 sample types" $TF merge "$TMP/ctr1.pb.gz" "$TMP/ctr1.pb.gz" -o "$TMP/ctr2.pb.gz"
+linear_mem "$TMP/ctr1.json" "$TMP/ctr4.json" "profile -c all, N counters in N regions" $TF profile -c all {} -o /dev/null
+linear_mem "$TMP/ctr1.json" "$TMP/ctr4.json" "top -c all, N counters in N regions" $TF top -c all {}
 finish

@@ -174,7 +174,7 @@ static int64_t type_total(const tf_agg *a, const char *name)
 		return 0;
 	uint64_t s = 0; /* wrapping sum: equal inputs give equal sums */
 	for (size_t i = 0; i < tf_agg_nsamples(a); i++)
-		s += (uint64_t)tf_agg_sample_get(a, i).values[t];
+		s += (uint64_t)tf_agg_sample_value(a, i, t);
 	return (int64_t)s;
 }
 

@@ -46,9 +46,9 @@ static void read_into(tf_agg *agg, const char *path, bool expect_types)
 	for (int t = 0; t < tf_agg_ntypes(agg); t++) {
 		uint64_t a = 0, b = 0;
 		for (size_t i = 0; i < tf_agg_nsamples(agg); i++)
-			a += (uint64_t)tf_agg_sample_get(agg, i).values[t];
+			a += (uint64_t)tf_agg_sample_value(agg, i, t);
 		for (size_t i = 0; i < tf_agg_nsamples(back); i++)
-			b += (uint64_t)tf_agg_sample_get(back, i).values[t];
+			b += (uint64_t)tf_agg_sample_value(back, i, t);
 		if (a != b)
 			fz_fail("round trip changed the total of type %d: %llu -> %llu", t,
 				(unsigned long long)a, (unsigned long long)b);

@@ -59,10 +59,7 @@ static char *canon(tf_agg *a)
 	assert_non_null(lines);
 	for (size_t i = 0; i < n; i++) {
 		tf_agg_sample s = tf_agg_sample_get(a, i);
-		int nz = 0;
-		for (int t = 0; t < tf_agg_ntypes(a); t++)
-			nz |= s.values[t] != 0;
-		if (!nz)
+		if (!tf_agg_sample_nonzero(a, i))
 			continue;
 		char buf[4096] = "";
 		const tf_label *ls;
@@ -95,7 +92,7 @@ static char *canon(tf_agg *a)
 		for (int t = 0; t < tf_agg_ntypes(a); t++) {
 			char v[64];
 			tf_sample_type ty = tf_agg_type_get(a, t);
-			snprintf(v, sizeof(v), " %s=%lld", tf_strtab_get(st, ty.type), (long long)s.values[t]);
+			snprintf(v, sizeof(v), " %s=%lld", tf_strtab_get(st, ty.type), (long long)tf_agg_sample_value(a, i, t));
 			strcat(buf, v);
 		}
 		lines[k++] = strdup(buf);
