@@ -18,10 +18,11 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "strtab.h"
+#include "cpath.h"
 
 typedef struct tf_agg tf_agg;
 
-#define TF_AGG_ROOT 0u
+#define TF_AGG_ROOT TF_CPATH_ROOT
 #define TF_AGG_MAX_LABELS 4
 /* Sample types with an index below this are stored densely (see above). */
 #define TF_AGG_DENSE_TYPES 8
@@ -38,19 +39,21 @@ typedef struct tf_sample_type {
 	tf_str unit;    /* "nanoseconds", "count", ... */
 } tf_sample_type;
 
-typedef struct tf_agg_node {
-	uint32_t parent;
-	uint32_t depth;  /* root = 0 */
-	tf_str frame;    /* the frame's full name text */
-} tf_agg_node;
+/* A call path: the tree is its own module (cpath.h), which the aggregate
+ * and the stack builder share. */
+typedef tf_cpath_node tf_agg_node;
 
 typedef struct tf_agg_sample {
 	uint32_t node;
 	uint32_t labelset;
 } tf_agg_sample;
 
-/* st is borrowed and must outlive the agg. */
+/* st is borrowed and must outlive the agg.  The agg has its own call-path
+ * tree; tf_agg_new_cpath uses cp (borrowed, outlives the agg; NULL = own),
+ * so that the stack builder's node ids are the agg's. */
 tf_agg *tf_agg_new(tf_strtab *st);
+tf_agg *tf_agg_new_cpath(tf_strtab *st, tf_cpath *cp);
+tf_cpath *tf_agg_cpath(const tf_agg *a);
 void tf_agg_free(tf_agg *a); /* NULL-safe */
 tf_strtab *tf_agg_strtab(const tf_agg *a);
 
@@ -67,8 +70,8 @@ void tf_agg_types_text(const tf_agg *a, char *buf, size_t len);
 void tf_agg_set_default_type(tf_agg *a, int i);
 int tf_agg_default_type(const tf_agg *a);
 
-/* Call-path tree.  Returns the child of parent named frame, creating it;
- * (uint32_t)-1 on allocation failure. */
+/* Call-path tree (the agg's tf_cpath).  Returns the child of parent named
+ * frame, creating it; (uint32_t)-1 on allocation failure. */
 uint32_t tf_agg_child(tf_agg *a, uint32_t parent, tf_str frame);
 uint32_t tf_agg_nnodes(const tf_agg *a);
 const tf_agg_node *tf_agg_node_get(const tf_agg *a, uint32_t id);

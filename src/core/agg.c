@@ -6,6 +6,7 @@
  * with the values there are, not with samples x types. */
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include "tracefold/agg.h"
 #include "tracefold/err.h"
 #include <stdio.h>
@@ -27,15 +28,12 @@ struct tf_agg {
 	uint32_t ntypes, captypes;
 	int default_type;
 
-	tf_agg_node *nodes;
-	uint32_t nnodes, capnodes;
-	tf_hmap node_idx;      /* parent<<32 | frame -> node */
-	/* per-node caches that make the hash lookups rare: call stacks repeat,
-	 * so a parent's last child and a node's last sample usually hit */
+	tf_cpath *cp;          /* the call-path tree (shared with the stack builder) */
+	bool own_cp;
+	/* per node: its last sample, which makes the hash lookup rare (call
+	 * stacks repeat); grown as nodes are met, UINT32_MAX = none */
 	struct node_cache {
-		uint32_t child[4];    /* recently used children (0 = empty), round robin */
 		uint32_t last_sample, last_lset;
-		uint32_t next;
 	} *ncache;
 	uint32_t capncache;
 
@@ -66,7 +64,7 @@ struct tf_agg {
 	uint32_t ncomments, capcomments;
 };
 
-tf_agg *tf_agg_new(tf_strtab *st)
+tf_agg *tf_agg_new_cpath(tf_strtab *st, tf_cpath *cp)
 {
 	tf_agg *a = calloc(1, sizeof(*a));
 	if (!a)
@@ -75,21 +73,29 @@ tf_agg *tf_agg_new(tf_strtab *st)
 	a->default_type = -1;
 	a->stride = 4;
 	a->meta.period = 1;
-	/* node 0: the root */
-	if (tf_grow((void **)&a->nodes, &a->capnodes, 1, sizeof(tf_agg_node)) < 0) {
-		free(a);
-		return NULL;
+	a->cp = cp;
+	if (!cp) {
+		a->cp = tf_cpath_new();
+		a->own_cp = true;
+		if (!a->cp) {
+			free(a);
+			return NULL;
+		}
 	}
-	a->nodes[0] = (tf_agg_node){ 0, 0, 0 };
-	a->nnodes = 1;
-	if (tf_grow((void **)&a->ncache, &a->capncache, 1, sizeof(struct node_cache)) < 0) {
-		free(a->nodes);
-		free(a);
-		return NULL;
-	}
-	memset(a->ncache, 0, (size_t)a->capncache * sizeof(struct node_cache));
-	a->ncache[0].last_sample = UINT32_MAX;
 	return a;
+}
+
+tf_agg *tf_agg_new(tf_strtab *st) { return tf_agg_new_cpath(st, NULL); }
+
+/* The node's cache entry, the cache grown to cover it; NULL on failure. */
+static __attribute__((noinline)) struct node_cache *ncache_grow(tf_agg *a, uint32_t node)
+{
+	uint32_t cap = a->capncache;
+	if (tf_grow((void **)&a->ncache, &a->capncache, node + 1, sizeof(struct node_cache)) < 0)
+		return NULL;
+	for (uint32_t i = cap; i < a->capncache; i++)
+		a->ncache[i] = (struct node_cache){ UINT32_MAX, 0 };
+	return &a->ncache[node];
 }
 
 void tf_agg_free(tf_agg *a)
@@ -97,9 +103,9 @@ void tf_agg_free(tf_agg *a)
 	if (!a)
 		return;
 	free(a->types);
-	free(a->nodes);
+	if (a->own_cp)
+		tf_cpath_free(a->cp);
 	free(a->ncache);
-	tf_hmap_free(&a->node_idx);
 	free(a->lsets);
 	tf_hmap_free(&a->lset_idx);
 	free(a->samples);
@@ -119,8 +125,9 @@ int tf_agg_ntypes(const tf_agg *a) { return (int)a->ntypes; }
 tf_sample_type tf_agg_type_get(const tf_agg *a, int i) { return a->types[i]; }
 void tf_agg_set_default_type(tf_agg *a, int i) { a->default_type = i; }
 int tf_agg_default_type(const tf_agg *a) { return a->default_type; }
-uint32_t tf_agg_nnodes(const tf_agg *a) { return a->nnodes; }
-const tf_agg_node *tf_agg_node_get(const tf_agg *a, uint32_t id) { return &a->nodes[id]; }
+uint32_t tf_agg_nnodes(const tf_agg *a) { return tf_cpath_count(a->cp); }
+const tf_agg_node *tf_agg_node_get(const tf_agg *a, uint32_t id) { return tf_cpath_get(a->cp, id); }
+tf_cpath *tf_agg_cpath(const tf_agg *a) { return a->cp; }
 uint32_t tf_agg_nlabelsets(const tf_agg *a) { return a->nlsets; }
 size_t tf_agg_nsamples(const tf_agg *a) { return a->nsamples; }
 tf_agg_meta *tf_agg_meta_get(tf_agg *a) { return &a->meta; }
@@ -181,29 +188,7 @@ int tf_agg_type(tf_agg *a, const char *type, const char *unit)
 
 uint32_t tf_agg_child(tf_agg *a, uint32_t parent, tf_str frame)
 {
-	struct node_cache *pc = &a->ncache[parent];
-	for (int k = 0; k < 4; k++)
-		if (pc->child[k] && a->nodes[pc->child[k]].frame == frame)
-			return pc->child[k];
-	uint64_t key = (uint64_t)parent << 32 | frame;
-	uint32_t id = tf_hmap_get(&a->node_idx, key);
-	if (id == UINT32_MAX) {
-		if (tf_grow((void **)&a->nodes, &a->capnodes, a->nnodes + 1, sizeof(tf_agg_node)) < 0)
-			return (uint32_t)-1;
-		uint32_t cap = a->capncache;
-		if (tf_grow((void **)&a->ncache, &a->capncache, a->nnodes + 1, sizeof(struct node_cache)) < 0)
-			return (uint32_t)-1;
-		memset(a->ncache + cap, 0, (size_t)(a->capncache - cap) * sizeof(struct node_cache));
-		id = a->nnodes;
-		if (tf_hmap_put(&a->node_idx, key, id) < 0)
-			return (uint32_t)-1;
-		a->nodes[id] = (tf_agg_node){ parent, a->nodes[parent].depth + 1, frame };
-		a->ncache[id].last_sample = UINT32_MAX;
-		a->nnodes++;
-	}
-	pc = &a->ncache[parent]; /* ncache may have moved */
-	pc->child[pc->next++ & 3] = id;
-	return id;
+	return tf_cpath_child(a->cp, parent, frame);
 }
 
 static int label_cmp(const void *x, const void *y)
@@ -278,7 +263,9 @@ int tf_agg_labelset_get(const tf_agg *a, uint32_t id, const tf_label **labels_ou
  * UINT32_MAX on allocation failure. */
 static uint32_t sample_index(tf_agg *a, uint32_t node, uint32_t lset)
 {
-	struct node_cache *cache = &a->ncache[node];
+	struct node_cache *cache = node < a->capncache ? &a->ncache[node] : ncache_grow(a, node);
+	if (!cache)
+		return UINT32_MAX;
 	if (cache->last_sample != UINT32_MAX && cache->last_lset == lset)
 		return cache->last_sample;
 	uint64_t key = (uint64_t)node << 32 | lset;
@@ -358,17 +345,19 @@ static __attribute__((noinline)) int64_t *values_slow(tf_agg *a, uint32_t node, 
 
 int64_t *tf_agg_values(tf_agg *a, uint32_t node, uint32_t lset)
 {
-	if (node >= a->nnodes)
+	if (node < a->capncache) {
+		const struct node_cache *c = &a->ncache[node];
+		if (c->last_sample != UINT32_MAX && c->last_lset == lset) /* the usual case */
+			return a->values + (size_t)c->last_sample * a->stride;
+	} else if (node >= tf_cpath_count(a->cp)) {
 		return NULL;
-	const struct node_cache *c = &a->ncache[node];
-	if (c->last_sample != UINT32_MAX && c->last_lset == lset) /* the usual case */
-		return a->values + (size_t)c->last_sample * a->stride;
+	}
 	return values_slow(a, node, lset);
 }
 
 int tf_agg_add(tf_agg *a, uint32_t node, uint32_t lset, int t, int64_t v)
 {
-	if (t < 0 || (uint32_t)t >= a->ntypes || node >= a->nnodes)
+	if (t < 0 || (uint32_t)t >= a->ntypes || node >= tf_cpath_count(a->cp))
 		return TF_EUSAGE;
 	uint32_t s = sample_index(a, node, lset);
 	if (s == UINT32_MAX)
@@ -378,7 +367,7 @@ int tf_agg_add(tf_agg *a, uint32_t node, uint32_t lset, int t, int64_t v)
 
 int tf_agg_add_values(tf_agg *a, uint32_t node, uint32_t lset, const int64_t *values)
 {
-	if (node >= a->nnodes)
+	if (node >= tf_cpath_count(a->cp))
 		return TF_EUSAGE;
 	uint32_t s = sample_index(a, node, lset);
 	if (s == UINT32_MAX)
@@ -450,15 +439,17 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 	if (dst->default_type < 0 && src->default_type >= 0)
 		dst->default_type = map[src->default_type];
 	/* nodes: parents always precede children, so one pass maps them */
-	nmap = malloc((size_t)src->nnodes * sizeof(uint32_t));
+	uint32_t snodes = tf_cpath_count(src->cp);
+	nmap = malloc((size_t)snodes * sizeof(uint32_t));
 	lmap = malloc((size_t)(src->nlsets ? src->nlsets : 1) * sizeof(uint32_t));
 	if (!nmap || !lmap) {
 		rc = TF_ENOMEM;
 		goto out;
 	}
 	nmap[0] = TF_AGG_ROOT;
-	for (uint32_t n = 1; n < src->nnodes; n++) {
-		nmap[n] = tf_agg_child(dst, nmap[src->nodes[n].parent], src->nodes[n].frame);
+	for (uint32_t n = 1; n < snodes; n++) {
+		const tf_cpath_node *sn = tf_cpath_get(src->cp, n);
+		nmap[n] = tf_agg_child(dst, nmap[sn->parent], sn->frame);
 		if (nmap[n] == (uint32_t)-1) {
 			rc = TF_ENOMEM;
 			goto out;
@@ -521,8 +512,7 @@ int tf_agg_comment(tf_agg *a, const char *text)
 
 size_t tf_agg_bytes(const tf_agg *a)
 {
-	return (size_t)a->capnodes * sizeof(tf_agg_node) + (size_t)a->capncache * sizeof(struct node_cache) +
-	       (size_t)a->node_idx.cap * 12 +
+	return (a->own_cp ? tf_cpath_bytes(a->cp) : 0) + (size_t)a->capncache * sizeof(struct node_cache) +
 	       (size_t)a->caplsets * sizeof(labelset) + (size_t)a->capsamples * sizeof(sample_key) +
 	       (size_t)a->sample_idx.cap * 12 + (size_t)a->capvalues * a->stride * 8 +
 	       (size_t)a->capsp * sizeof(struct sparse_val) + (size_t)a->nsphead * 4 + (size_t)a->sp_idx.cap * 12;

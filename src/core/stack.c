@@ -1,4 +1,5 @@
-/* stack.c - rebuilds every track's call stack and feeds the aggregate.
+/* stack.c - rebuilds every track's call stack and hands the matched regions
+ * (spans, include/tracefold/span.h) to its consumers.
  *
  * Rules (docs/stack-rules.md):
  *  - streamed tracks (TAU, OTF2): events in input order; BEGIN pushes, END
@@ -15,9 +16,9 @@
  *    parent where the child starts (overlap_cut), so no time is lost.
  *  - regions still open at the end of a track, and X events without dur,
  *    are closed at the track's last timestamp (begin_unclosed).
- * Every repair adds the time it moved to tf_diag.ns.
- * A closed region adds 1 call and its self time (duration minus the
- * durations of its direct children) to its call path. */
+ * Every repair adds the time it moved to tf_diag.ns.  The stack builder
+ * knows nothing of profiles: the aggregate is one consumer (agg_sink.c). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <inttypes.h>
@@ -28,6 +29,7 @@
 
 /* Call paths longer than this are folded (depth_limited). */
 #define TF_STACK_MAX_DEPTH 4096u
+#define MAX_CONSUMERS 8
 
 /* When a sorted span ends, against events at its end timestamp (end_seq):
  * an X ends before anything that starts there (END_X); a B/E pair ends at
@@ -40,32 +42,33 @@ typedef struct frame {
 	int64_t start_ns, end_ns; /* end known only for sorted tracks */
 	int64_t child_ns;
 	uint32_t node;
-	tf_str name;
+	tf_str name, cat;
 	uint32_t end_seq;
-	uint8_t limited;          /* deeper than TF_STACK_MAX_DEPTH: folded */
+	uint32_t flags;           /* TF_SPAN_* so far */
+	bool end_known;           /* sorted: end_ns is its end (so far) */
 } frame;
 
 typedef struct span {
 	int64_t start_ns, end_ns; /* end_ns INT64_MIN: X without dur, until the track's end */
-	tf_str name;
+	tf_str name, cat;
 	uint32_t seq;             /* the begin's place among the track's events */
 	uint32_t end_seq;
+	uint32_t flags;
 	uint32_t unused;
 } span;
 
 typedef struct bemark {
 	int64_t ts_ns;
-	tf_str name;
+	tf_str name, cat;
 	uint32_t seq;
 	uint8_t is_end;
 } bemark;
 
-typedef struct cmark {
-	int64_t ts_ns;
-	double value;
-	int type;
+/* A non-region event kept for the consumers until its sorted track is nested. */
+typedef struct kept {
+	tf_event ev;
 	uint32_t seq;
-} cmark;
+} kept;
 
 typedef struct tstate {
 	frame *stack;
@@ -74,107 +77,99 @@ typedef struct tstate {
 	uint32_t nspans, capspans;
 	bemark *marks;
 	uint32_t nmarks, capmarks;
-	cmark *counters;
-	uint32_t ncounters, capcounters;
+	kept *events;
+	uint32_t nevents, capevents;
 	uint32_t seq;
 	int64_t first_ns, last_ns;
-	uint32_t labelset;
-	uint8_t seen, has_labels;
+	uint8_t seen;
 	uint8_t mode;      /* 0 unknown, 1 streamed, 2 sorted (tf_track.needs_sort) */
 } tstate;
 
 struct tf_stacks {
 	tf_sink sink;
 	tf_ctx *ctx;
-	tf_agg *agg;
+	tf_cpath *cp;
 	tf_diag *diag;
-	int t_calls, t_wall;
-	bool dense_cw;        /* both in the agg's dense value vectors: always, on a new agg */
+	tf_span_sink *consumer[MAX_CONSUMERS];
+	int nconsumers;
+	uint32_t event_kinds;  /* union of the consumers' */
 	tstate *tracks;
 	uint32_t ntracks, captracks;
-	/* counter selection: name id -> type index + 1 (0 = not selected) */
-	const char *const *counters;
-	int all_counters;
-	tf_hmap counter_type; /* tf_str -> type index; UINT32_MAX-1 for "not selected" */
 	int64_t min_ns, max_ns;
 	int any_time;
 	int64_t clip_tol_ns;
-	tf_str unnamed;       /* "[unnamed]", interned on first use */
+	tf_str unnamed;        /* "[unnamed]", interned on first use */
+	/* tf_stacks_new: the aggregate consumer it made, and where to put the time span */
+	tf_agg_sink *own_agg_sink;
+	tf_agg *agg;
 };
 
-/* The track's label set, resolved when its first sample is added (for sorted
- * tracks that is after the input's metadata has been read). */
-static int resolve_labels(tf_stacks *s, tstate *t)
+/* ---- consumers ---- */
+
+static int emit_open(tf_stacks *s, uint32_t track, const frame *f, uint32_t depth)
 {
-	tf_label l[TF_AGG_MAX_LABELS];
-	int n = tf_track_labels(s->ctx, (uint32_t)(t - s->tracks), l, TF_AGG_MAX_LABELS);
-	t->labelset = tf_agg_labelset(s->agg, l, n);
-	if (t->labelset == (uint32_t)-1)
-		return TF_ENOMEM;
-	t->has_labels = 1;
+	tf_span sp = { track, f->node, depth, f->flags, f->name, f->cat, f->start_ns,
+		       f->end_known ? f->end_ns : TF_SPAN_END_UNKNOWN, 0 };
+	for (int i = 0; i < s->nconsumers; i++)
+		if (s->consumer[i]->open)
+			TF_TRY(s->consumer[i]->open(s->consumer[i], &sp));
 	return 0;
 }
 
-/* A call path's time beyond the int64 range: clamped, counted, said once. */
-static void note_saturated(tf_stacks *s)
+static int emit_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
-	if (!s->diag->n[TF_DIAG_saturated]++)
-		tf_ctx_note(s->ctx, "the time of a call path exceeds the int64 range (292 years in ns): "
-			    "clamped at its largest value");
+	uint32_t node = t->depth ? t->stack[t->depth - 1].node : TF_CPATH_ROOT;
+	for (int i = 0; i < s->nconsumers; i++)
+		if (s->consumer[i]->event && (s->consumer[i]->event_kinds & (1u << ev->kind)))
+			TF_TRY(s->consumer[i]->event(s->consumer[i], ev, node));
+	return 0;
 }
 
-static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns)
+static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_flags)
 {
 	frame *f = &t->stack[--t->depth];
+	f->flags |= add_flags;
 	int64_t dur = tf_sat_sub(end_ns, f->start_ns);
 	if (dur < 0) {
 		tf_diag_repair(s->diag, TF_DIAG_negative_duration, tf_sat_sub(0, dur));
+		f->flags |= TF_SPAN_NEG_DURATION;
 		dur = 0;
 	}
 	int64_t self = tf_sat_sub(dur, f->child_ns);
 	if (self < 0) /* children longer than the parent: only with non-monotonic clocks */
 		self = 0;
-	if (f->limited && self > 0) /* counted when opened; the time it folds */
+	if ((f->flags & TF_SPAN_DEPTH_LIMITED) && self > 0) /* counted when opened; the time it folds */
 		s->diag->ns[TF_DIAG_depth_limited] += (uint64_t)self;
-	if (!t->has_labels)
-		TF_TRY(resolve_labels(s, t));
-	if (s->dense_cw) {
-		int64_t *v = tf_agg_values(s->agg, f->node, t->labelset);
-		if (!v)
-			return TF_ENOMEM;
-		v[s->t_calls] += 1;
-		if (self > INT64_MAX - v[s->t_wall] && v[s->t_wall] >= 0)
-			note_saturated(s);
-		v[s->t_wall] = tf_sat_add(v[s->t_wall], self);
-	} else {
-		TF_TRY(tf_agg_add(s->agg, f->node, t->labelset, s->t_calls, 1));
-		TF_TRY(tf_agg_add(s->agg, f->node, t->labelset, s->t_wall, self));
-	}
+	tf_span sp = { (uint32_t)(t - s->tracks), f->node, t->depth + 1, f->flags, f->name, f->cat,
+		       f->start_ns, tf_sat_add(f->start_ns, dur), self };
+	for (int i = 0; i < s->nconsumers; i++)
+		if (s->consumer[i]->close)
+			TF_TRY(s->consumer[i]->close(s->consumer[i], &sp));
 	if (t->depth)
 		t->stack[t->depth - 1].child_ns = tf_sat_add(t->stack[t->depth - 1].child_ns, dur);
 	return 0;
 }
 
-static int push_frame(tf_stacks *s, tstate *t, tf_str name, int64_t start_ns, int64_t end_ns,
-		      uint32_t end_seq)
+static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
 {
 	if (tf_grow((void **)&t->stack, &t->capstack, t->depth + 1, sizeof(frame)) < 0)
 		return TF_ENOMEM;
-	if (!name) { /* an event without a name still gets a visible frame */
+	frame f = *fr;
+	if (!f.name) { /* an event without a name still gets a visible frame */
 		if (!s->unnamed)
 			s->unnamed = tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), "[unnamed]");
 		if (s->unnamed == (tf_str)-1) {
 			s->unnamed = 0;
 			return TF_ENOMEM;
 		}
-		name = s->unnamed;
+		f.name = s->unnamed;
 	}
-	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
-	uint32_t node = parent;
-	bool limited = t->depth >= TF_STACK_MAX_DEPTH;
-	if (!limited) {
-		node = tf_agg_child(s->agg, parent, name);
-		if (node == (uint32_t)-1)
+	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_CPATH_ROOT;
+	f.node = parent;
+	f.child_ns = 0;
+	if (t->depth < TF_STACK_MAX_DEPTH) {
+		f.node = tf_cpath_child(s->cp, parent, f.name);
+		if (f.node == (uint32_t)-1)
 			return TF_ENOMEM;
 	} else {
 		/* damaged input (lost exits): every sample carries its whole path,
@@ -182,55 +177,10 @@ static int push_frame(tf_stacks *s, tstate *t, tf_str name, int64_t start_ns, in
 		 * events without E: 4 GB).  Deeper frames still nest and match
 		 * here, but their calls and self time go to the frame at the limit. */
 		s->diag->n[TF_DIAG_depth_limited]++;
+		f.flags |= TF_SPAN_DEPTH_LIMITED;
 	}
-	t->stack[t->depth++] = (frame){ start_ns, end_ns, 0, node, name, end_seq, limited };
-	return 0;
-}
-
-static int counter_type(tf_stacks *s, tf_str name)
-{
-	if (!s->counters)
-		return -1;
-	uint32_t v = tf_hmap_get(&s->counter_type, name);
-	if (v != UINT32_MAX)
-		return v == UINT32_MAX - 1 ? -1 : (int)v;
-	const char *text = tf_strtab_get(tf_ctx_strtab(s->ctx), name);
-	int selected = s->all_counters;
-	for (int i = 0; !selected && s->counters[i]; i++)
-		selected = strcmp(s->counters[i], text) == 0;
-	int type = -1;
-	if (selected) {
-		/* its own sample type, "counter:NAME": never the built-in calls or
-		 * wall, whatever the counter is called */
-		size_t n = strlen(text);
-		char *tn = malloc(sizeof(TF_COUNTER_TYPE_PREFIX) + n);
-		if (!tn)
-			return -1;
-		memcpy(tn, TF_COUNTER_TYPE_PREFIX, sizeof(TF_COUNTER_TYPE_PREFIX) - 1);
-		memcpy(tn + sizeof(TF_COUNTER_TYPE_PREFIX) - 1, text, n + 1);
-		type = tf_agg_type(s->agg, tn, "count");
-		free(tn);
-		if (type < 0)
-			type = -1;
-	}
-	if (tf_hmap_put(&s->counter_type, name, type < 0 ? UINT32_MAX - 1 : (uint32_t)type) < 0)
-		return -1;
-	return type;
-}
-
-static int add_counter(tf_stacks *s, tstate *t, int type, double value)
-{
-	if (!t->has_labels)
-		TF_TRY(resolve_labels(s, t));
-	uint32_t node = t->depth ? t->stack[t->depth - 1].node : TF_AGG_ROOT;
-	int64_t v = tf_sat_from_double(value);
-	if (node == TF_AGG_ROOT) {
-		/* pprof samples need a location: a counter outside any region goes to "[no region]" */
-		node = tf_agg_child(s->agg, TF_AGG_ROOT, tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), "[no region]"));
-		if (node == (uint32_t)-1)
-			return TF_ENOMEM;
-	}
-	return tf_agg_add(s->agg, node, t->labelset, type, v);
+	t->stack[t->depth++] = f;
+	return emit_open(s, (uint32_t)(t - s->tracks), &t->stack[t->depth - 1], t->depth);
 }
 
 static tstate *track_state(tf_stacks *s, uint32_t track)
@@ -257,11 +207,15 @@ static void note_time(tstate *t, int64_t ts_ns)
 		t->last_ns = ts_ns;
 }
 
+/* ---- streamed tracks ---- */
+
 static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
 	switch (ev->kind) {
-	case TF_EV_BEGIN:
-		return push_frame(s, t, ev->name, ev->ts_ns, 0, END_LAST);
+	case TF_EV_BEGIN: {
+		frame f = { .start_ns = ev->ts_ns, .name = ev->name, .cat = ev->cat, .end_seq = END_LAST };
+		return push_frame(s, t, &f);
+	}
 	case TF_EV_END: {
 		if (!t->depth) {
 			s->diag->n[TF_DIAG_end_without_begin]++;
@@ -285,18 +239,16 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 			}
 			s->diag->n[TF_DIAG_exit_mismatch]++;
 		}
-		while (t->depth >= k)
-			TF_TRY(close_frame(s, t, ev->ts_ns));
-		return 0;
-	}
-	case TF_EV_COUNTER: {
-		int type = counter_type(s, ev->name);
-		return type >= 0 ? add_counter(s, t, type, ev->value) : 0;
+		while (t->depth > k)
+			TF_TRY(close_frame(s, t, ev->ts_ns, TF_SPAN_CLOSED_EARLY));
+		return close_frame(s, t, ev->ts_ns, 0);
 	}
 	default:
-		return 0;
+		return emit_event(s, t, ev);
 	}
 }
+
+/* ---- sorted tracks ---- */
 
 static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
@@ -307,15 +259,18 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 			return TF_ENOMEM;
 		int64_t dur = ev->dur_ns;
 		if (dur == TF_DUR_UNTIL_END) { /* still running when tracing stopped */
-			t->spans[t->nspans++] = (span){ ev->ts_ns, INT64_MIN, ev->name, seq, END_LAST, 0 };
+			t->spans[t->nspans++] = (span){ ev->ts_ns, INT64_MIN, ev->name, ev->cat, seq, END_LAST,
+							TF_SPAN_UNCLOSED, 0 };
 			return 0;
 		}
+		uint32_t flags = 0;
 		if (dur < 0) {
 			tf_diag_repair(s->diag, TF_DIAG_negative_duration, -dur);
+			flags = TF_SPAN_NEG_DURATION;
 			dur = 0;
 		}
 		int64_t end_ns = tf_sat_add(ev->ts_ns, dur);
-		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, seq, END_X, 0 };
+		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, ev->cat, seq, END_X, flags, 0 };
 		note_time(t, end_ns);
 		return 0;
 	}
@@ -323,32 +278,42 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 	case TF_EV_END:
 		if (tf_grow((void **)&t->marks, &t->capmarks, t->nmarks + 1, sizeof(bemark)) < 0)
 			return TF_ENOMEM;
-		t->marks[t->nmarks++] = (bemark){ ev->ts_ns, ev->name, seq, ev->kind == TF_EV_END };
+		t->marks[t->nmarks++] = (bemark){ ev->ts_ns, ev->name, ev->cat, seq, ev->kind == TF_EV_END };
 		return 0;
-	case TF_EV_COUNTER: {
-		int type = counter_type(s, ev->name);
-		if (type < 0)
-			return 0;
-		if (tf_grow((void **)&t->counters, &t->capcounters, t->ncounters + 1, sizeof(cmark)) < 0)
-			return TF_ENOMEM;
-		t->counters[t->ncounters++] = (cmark){ ev->ts_ns, ev->value, type, seq };
-		return 0;
-	}
 	default:
+		if (!(s->event_kinds & (1u << ev->kind)))
+			return 0;
+		if (tf_grow((void **)&t->events, &t->capevents, t->nevents + 1, sizeof(kept)) < 0)
+			return TF_ENOMEM;
+		t->events[t->nevents++] = (kept){ *ev, seq };
 		return 0;
 	}
+}
+
+static bool is_region(uint8_t kind)
+{
+	return kind == TF_EV_BEGIN || kind == TF_EV_END || kind == TF_EV_COMPLETE;
 }
 
 static int on_event(tf_sink *sink, const tf_event *ev)
 {
 	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
-	if (ev->kind != TF_EV_BEGIN && ev->kind != TF_EV_END && ev->kind != TF_EV_COMPLETE &&
-	    ev->kind != TF_EV_COUNTER)
+	bool region = is_region(ev->kind), wanted = s->event_kinds & (1u << ev->kind);
+	/* regions and counters bound a track's time (its last timestamp closes
+	 * what is still open); other events only go to consumers that want them */
+	if ((!region && !wanted && ev->kind != TF_EV_COUNTER) || ev->track == TF_TRACK_NONE)
 		return 0;
 	tstate *t = ev->track < s->ntracks ? &s->tracks[ev->track] : track_state(s, ev->track);
 	if (!t)
 		return TF_ENOMEM;
-	note_time(t, ev->ts_ns);
+	if (region || ev->kind == TF_EV_COUNTER)
+		note_time(t, ev->ts_ns);
+	if (!region && !wanted)
+		return 0;
+	if (!region)
+		for (int i = 0; i < s->nconsumers; i++)
+			if (s->consumer[i]->prepare && (s->consumer[i]->event_kinds & (1u << ev->kind)))
+				TF_TRY(s->consumer[i]->prepare(s->consumer[i], ev));
 	if (!t->mode) {
 		const tf_track *tr = tf_ctx_track_get(s->ctx, ev->track);
 		t->mode = tr && tr->needs_sort ? 2 : 1;
@@ -378,11 +343,11 @@ static int mark_cmp(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static int cmark_cmp(const void *x, const void *y)
+static int kept_cmp(const void *x, const void *y)
 {
-	const cmark *a = x, *b = y;
-	if (a->ts_ns != b->ts_ns)
-		return a->ts_ns < b->ts_ns ? -1 : 1;
+	const kept *a = x, *b = y;
+	if (a->ev.ts_ns != b->ev.ts_ns)
+		return a->ev.ts_ns < b->ev.ts_ns ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -402,14 +367,14 @@ static int match_marks(tf_stacks *s, tstate *t)
 {
 	sort_if_needed(t->marks, t->nmarks, sizeof(bemark), mark_cmp);
 	uint32_t *open = NULL, nopen = 0, capopen = 0;
-	for (uint32_t i = 0; i < t->nmarks; i++) {
+	int rc = 0;
+	for (uint32_t i = 0; i < t->nmarks && rc == 0; i++) {
 		const bemark *m = &t->marks[i];
 		if (!m->is_end) {
-			if (tf_grow((void **)&open, &capopen, nopen + 1, sizeof(uint32_t)) < 0) {
-				free(open);
-				return TF_ENOMEM;
-			}
-			open[nopen++] = i;
+			if (tf_grow((void **)&open, &capopen, nopen + 1, sizeof(uint32_t)) < 0)
+				rc = TF_ENOMEM;
+			else
+				open[nopen++] = i;
 			continue;
 		}
 		if (!nopen) {
@@ -417,36 +382,37 @@ static int match_marks(tf_stacks *s, tstate *t)
 			continue;
 		}
 		const bemark *b = &t->marks[open[--nopen]];
-		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0) {
-			free(open);
-			return TF_ENOMEM;
-		}
-		t->spans[t->nspans++] = (span){ b->ts_ns, m->ts_ns, b->name, b->seq, m->seq + 1, 0 };
+		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
+			rc = TF_ENOMEM;
+		else
+			t->spans[t->nspans++] = (span){ b->ts_ns, m->ts_ns, b->name, b->cat, b->seq, m->seq + 1, 0, 0 };
 	}
 	/* still open at the end of the track: close at its last timestamp */
-	for (uint32_t k = 0; k < nopen; k++) {
+	for (uint32_t k = 0; k < nopen && rc == 0; k++) {
 		const bemark *b = &t->marks[open[k]];
 		tf_diag_repair(s->diag, TF_DIAG_begin_unclosed, tf_sat_sub(t->last_ns, b->ts_ns));
-		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0) {
-			free(open);
-			return TF_ENOMEM;
-		}
-		t->spans[t->nspans++] = (span){ b->ts_ns, t->last_ns, b->name, b->seq, END_LAST, 0 };
+		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
+			rc = TF_ENOMEM;
+		else
+			t->spans[t->nspans++] = (span){ b->ts_ns, t->last_ns, b->name, b->cat, b->seq, END_LAST,
+							TF_SPAN_UNCLOSED, 0 };
 	}
 	free(open);
 	t->nmarks = 0;
-	return 0;
+	return rc;
 }
 
-static int drain_counters(tf_stacks *s, tstate *t, uint32_t *ci, int64_t upto_ns, int inclusive)
+/* Hands over the kept events before upto_ns (or at it, when inclusive),
+ * each after closing the regions that ended by its time. */
+static int drain_events(tf_stacks *s, tstate *t, uint32_t *ei, int64_t upto_ns, int inclusive)
 {
-	while (*ci < t->ncounters &&
-	       (t->counters[*ci].ts_ns < upto_ns || (inclusive && t->counters[*ci].ts_ns == upto_ns))) {
-		const cmark *c = &t->counters[*ci];
-		while (t->depth && t->stack[t->depth - 1].end_ns <= c->ts_ns)
-			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns));
-		TF_TRY(add_counter(s, t, c->type, c->value));
-		(*ci)++;
+	while (*ei < t->nevents &&
+	       (t->events[*ei].ev.ts_ns < upto_ns || (inclusive && t->events[*ei].ev.ts_ns == upto_ns))) {
+		const kept *c = &t->events[*ei];
+		while (t->depth && t->stack[t->depth - 1].end_ns <= c->ev.ts_ns)
+			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
+		TF_TRY(emit_event(s, t, &c->ev));
+		(*ei)++;
 	}
 	return 0;
 }
@@ -457,7 +423,7 @@ static inline bool ended_before(const frame *f, const span *sp)
 	return f->end_ns < sp->start_ns || (f->end_ns == sp->start_ns && f->end_seq <= sp->seq);
 }
 
-/* Nests a sorted track's buffered spans and feeds the aggregate. */
+/* Nests a sorted track's buffered spans and hands them to the consumers. */
 static int flush_sorted(tf_stacks *s, tstate *t)
 {
 	for (uint32_t i = 0; i < t->nspans; i++)
@@ -468,38 +434,41 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 		}
 	TF_TRY(match_marks(s, t));
 	sort_if_needed(t->spans, t->nspans, sizeof(span), span_cmp);
-	sort_if_needed(t->counters, t->ncounters, sizeof(cmark), cmark_cmp);
-	uint32_t ci = 0;
+	sort_if_needed(t->events, t->nevents, sizeof(kept), kept_cmp);
+	uint32_t ei = 0;
 	for (uint32_t i = 0; i < t->nspans; i++) {
 		span sp = t->spans[i];
-		TF_TRY(drain_counters(s, t, &ci, sp.start_ns, 0));
+		TF_TRY(drain_events(s, t, &ei, sp.start_ns, 0));
 		while (t->depth && ended_before(&t->stack[t->depth - 1], &sp))
-			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns));
+			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
 		/* overlapping by more than the tolerance (Bazel's merged spans
 		 * run seconds into the next action): the open region ends where
 		 * this one starts, and this one continues at its level */
 		while (t->depth && sp.end_ns > tf_sat_add(t->stack[t->depth - 1].end_ns, s->clip_tol_ns)) {
 			tf_diag_repair(s->diag, TF_DIAG_overlap_cut,
 				       tf_sat_sub(t->stack[t->depth - 1].end_ns, sp.start_ns));
-			TF_TRY(close_frame(s, t, sp.start_ns));
+			TF_TRY(close_frame(s, t, sp.start_ns, TF_SPAN_CUT));
 		}
 		if (t->depth && sp.end_ns > t->stack[t->depth - 1].end_ns) {
 			tf_diag_repair(s->diag, TF_DIAG_child_clipped,
 				       tf_sat_sub(sp.end_ns, t->stack[t->depth - 1].end_ns));
 			sp.end_ns = t->stack[t->depth - 1].end_ns;
+			sp.flags |= TF_SPAN_CLIPPED;
 		}
-		TF_TRY(push_frame(s, t, sp.name, sp.start_ns, sp.end_ns, sp.end_seq));
+		frame f = { .start_ns = sp.start_ns, .end_ns = sp.end_ns, .name = sp.name, .cat = sp.cat,
+			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true };
+		TF_TRY(push_frame(s, t, &f));
 	}
-	TF_TRY(drain_counters(s, t, &ci, INT64_MAX, 1));
+	TF_TRY(drain_events(s, t, &ei, INT64_MAX, 1));
 	while (t->depth)
-		TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns));
+		TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
 	free(t->spans);
 	free(t->marks);
-	free(t->counters);
+	free(t->events);
 	t->spans = NULL;
 	t->marks = NULL;
-	t->counters = NULL;
-	t->nspans = t->capspans = t->nmarks = t->capmarks = t->ncounters = t->capcounters = 0;
+	t->events = NULL;
+	t->nspans = t->capspans = t->nmarks = t->capmarks = t->nevents = t->capevents = 0;
 	return 0;
 }
 
@@ -517,13 +486,19 @@ static void note_span(tf_stacks *s, const tstate *t)
 static int finish_track(tf_stacks *s, uint32_t id)
 {
 	tstate *t = &s->tracks[id];
-	if (t->nspans || t->nmarks || t->ncounters)
+	if (t->nspans || t->nmarks || t->nevents)
 		TF_TRY(flush_sorted(s, t));
 	while (t->depth) {
 		tf_diag_repair(s->diag, TF_DIAG_begin_unclosed,
 			       tf_sat_sub(t->last_ns, t->stack[t->depth - 1].start_ns));
-		TF_TRY(close_frame(s, t, t->last_ns));
+		TF_TRY(close_frame(s, t, t->last_ns, TF_SPAN_UNCLOSED));
 	}
+	if (t->seen)
+		for (int i = 0; i < s->nconsumers; i++)
+			if (s->consumer[i]->end_track)
+				TF_TRY(s->consumer[i]->end_track(s->consumer[i], id));
+	note_span(s, t);
+	t->seen = 0;
 	return 0;
 }
 
@@ -532,39 +507,47 @@ static int on_end_input(tf_sink *sink, uint32_t input)
 	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
 	for (uint32_t i = 0; i < s->ntracks; i++) {
 		const tf_track *tr = tf_ctx_track_get(s->ctx, i);
-		if (tr && tr->input == input) {
+		if (tr && tr->input == input)
 			TF_TRY(finish_track(s, i));
-			note_span(s, &s->tracks[i]);
-			s->tracks[i].seen = 0;
-		}
 	}
 	return 0;
 }
 
-tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_stacks_opts *opts)
+/* ---- construction ---- */
+
+tf_stacks *tf_stacks_new_spans(tf_ctx *ctx, tf_cpath *cp)
 {
 	tf_stacks *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	s->ctx = ctx;
-	s->agg = agg;
+	s->cp = cp;
 	s->diag = tf_ctx_diag(ctx);
 	s->clip_tol_ns = tf_ctx_opts(ctx)->clip_tolerance_ns;
 	s->sink.event = on_event;
 	s->sink.end_input = on_end_input;
-	s->t_calls = tf_agg_type(agg, "calls", "count");
-	s->t_wall = tf_agg_type(agg, "wall", "nanoseconds");
-	if (s->t_calls < 0 || s->t_wall < 0) {
-		free(s);
+	return s;
+}
+
+int tf_stacks_add_consumer(tf_stacks *s, tf_span_sink *k)
+{
+	if (s->nconsumers == MAX_CONSUMERS)
+		return TF_EUSAGE;
+	s->consumer[s->nconsumers++] = k;
+	s->event_kinds |= k->event_kinds;
+	return 0;
+}
+
+tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_stacks_opts *opts)
+{
+	tf_stacks *s = tf_stacks_new_spans(ctx, tf_agg_cpath(agg));
+	if (!s)
 		return NULL;
-	}
-	tf_agg_set_default_type(agg, s->t_wall);
-	s->dense_cw = s->t_calls < TF_AGG_DENSE_TYPES && s->t_wall < TF_AGG_DENSE_TYPES;
-	if (opts && opts->counters && opts->counters[0]) {
-		s->counters = opts->counters;
-		for (int i = 0; opts->counters[i]; i++)
-			if (strcmp(opts->counters[i], "all") == 0)
-				s->all_counters = 1;
+	s->agg = agg;
+	s->own_agg_sink = tf_agg_sink_new(ctx, agg, opts ? opts->counters : NULL);
+	if (!s->own_agg_sink || tf_stacks_add_consumer(s, tf_agg_sink_spans(s->own_agg_sink)) < 0) {
+		tf_stacks_free(s);
+		return NULL;
 	}
 	return s;
 }
@@ -577,10 +560,10 @@ void tf_stacks_free(tf_stacks *s)
 		free(s->tracks[i].stack);
 		free(s->tracks[i].spans);
 		free(s->tracks[i].marks);
-		free(s->tracks[i].counters);
+		free(s->tracks[i].events);
 	}
 	free(s->tracks);
-	tf_hmap_free(&s->counter_type);
+	tf_agg_sink_free(s->own_agg_sink);
 	free(s);
 }
 
@@ -588,12 +571,9 @@ tf_sink *tf_stacks_sink(tf_stacks *s) { return &s->sink; }
 
 int tf_stacks_finish(tf_stacks *s)
 {
-	for (uint32_t i = 0; i < s->ntracks; i++) {
+	for (uint32_t i = 0; i < s->ntracks; i++)
 		TF_TRY(finish_track(s, i));
-		note_span(s, &s->tracks[i]);
-		s->tracks[i].seen = 0;
-	}
-	if (s->any_time) {
+	if (s->agg && s->any_time) {
 		tf_agg_meta *m = tf_agg_meta_get(s->agg);
 		/* pprof's time_nanos is wall-clock since the epoch: only when the
 		 * trace's clock looks like one (after 2001-09-09), else 0 */
@@ -603,20 +583,11 @@ int tf_stacks_finish(tf_stacks *s)
 	return 0;
 }
 
-int tf_track_labels(tf_ctx *ctx, uint32_t track, tf_label *out, int max)
+int tf_stacks_time_span(const tf_stacks *s, int64_t *first_ns, int64_t *last_ns)
 {
-	const tf_track *t = tf_ctx_track_get(ctx, track);
-	tf_strtab *st = tf_ctx_strtab(ctx);
-	int n = 0;
-	if (!t || max < 2)
+	if (!s->any_time)
 		return 0;
-	char buf[32];
-	if (t->rank >= 0) {
-		snprintf(buf, sizeof(buf), "%" PRId64, t->rank);
-		out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "rank"), tf_strtab_intern_cstr(st, buf), 0, 0 };
-	} else {
-		out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "pid"), t->process_key, 0, 0 };
-	}
-	out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "thread"), t->thread_name ? t->thread_name : t->thread_key, 0, 0 };
-	return n;
+	*first_ns = s->min_ns;
+	*last_ns = s->max_ns;
+	return 1;
 }

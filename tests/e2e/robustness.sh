@@ -367,7 +367,7 @@ PY
 $TF -q profile -c all "$TMP/ctr1.json" -o "$TMP/ctr1.pb.gz" 2>"$TMP/err" || fail "profile -c all of 1000 counters"
 # more than 64 sample types in a profile: top and merge read it
 expect_exit 0 "top of a profile with 1002 sample types" $TF top --sample-index c999 "$TMP/ctr1.pb.gz"
-grep -q "^c999 (count): total 1000, " "$TMP/out" && grep -Eq "^ *1000 +100.00% .* r999$" "$TMP/out" && ok "... its counter c999 is 1000 in r999" ||
+grep -q "^counter:c999 (count): total 1000, " "$TMP/out" && grep -Eq "^ *1000 +100.00% .* r999$" "$TMP/out" && ok "... its counter c999 is 1000 in r999" ||
 	{ fail "... its counter c999 is 1000 in r999"; sed 's/^/#   /' "$TMP/out" | head -3; }
 expect_exit 0 "merge of two profiles with 1002 sample types" $TF merge "$TMP/ctr1.pb.gz" "$TMP/ctr1.pb.gz" -o "$TMP/ctr2.pb.gz"
 linear_mem "$TMP/ctr1.json" "$TMP/ctr4.json" "profile -c all, N counters in N regions" $TF profile -c all {} -o /dev/null
