@@ -11,12 +11,15 @@
 #include "ctx.h"
 #include "agg.h"
 #include "err.h"
+#include "span.h"
 
 typedef struct tf_pipeline_opts {
 	const char *format;             /* force this trace reader (no pprof sniffing), or NULL */
 	const char *const *counters;    /* tf_stacks_opts.counters */
 	uint32_t first_input;           /* input index of inputs[0] (distinct per run in one ctx) */
 	bool comments;                  /* record inputs and event counts as profile comments */
+	tf_span_sink *const *consumers; /* more span consumers beside the aggregate (writers,
+					 * checks), NULL-terminated, or NULL; borrowed */
 } tf_pipeline_opts;
 
 /* Reads inputs[0..n) into agg (empty, over ctx's string table): traces

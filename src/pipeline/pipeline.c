@@ -165,6 +165,11 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	if (ntraces) {
 		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL };
 		stacks = tf_stacks_new(ctx, agg, &sopts);
+		for (int k = 0; stacks && o && o->consumers && o->consumers[k]; k++)
+			if (tf_stacks_add_consumer(stacks, o->consumers[k]) < 0) {
+				rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "too many span consumers");
+				goto done;
+			}
 		if (!stacks) {
 			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;

@@ -1,0 +1,308 @@
+/* test_spans.c - a checking span consumer on every fixture (tests/data):
+ * opens and closes nest per track, events come with the call path open at
+ * the time, the spans' calls and self time per call path are the
+ * aggregate's (so the profile's), and every repair flag agrees with its
+ * diagnostics counter.  Runs from the repository root (tests/run.sh). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracefold/ctx.h"
+#include "tracefold/pipeline.h"
+#include "tracefold/sink.h"
+#include "tracefold/stack.h"
+#include "tracefold/reader.h"
+#include "hmap.h"
+
+#define MAXTRACKS 4096
+
+typedef struct checker {
+	tf_span_sink spans;
+	/* per track: the open spans (node, start) */
+	struct open { uint32_t node; int64_t start; } *stack[MAXTRACKS];
+	uint32_t depth[MAXTRACKS], cap[MAXTRACKS];
+	uint8_t ended[MAXTRACKS];
+	/* per call path: calls and self time of the spans that closed there */
+	int64_t *calls, *self;
+	uint32_t nnodes;
+	uint64_t flag_n[6];
+	uint64_t nopen, nclose, nevents;
+	char err[256];
+} checker;
+
+static void bad(checker *c, const char *fmt, ...)
+{
+	if (c->err[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+}
+
+static int on_open(tf_span_sink *k, const tf_span *s)
+{
+	checker *c = tf_container_of(k, checker, spans);
+	c->nopen++;
+	if (s->track >= MAXTRACKS)
+		return 0;
+	uint32_t t = s->track;
+	if (c->ended[t])
+		bad(c, "track %u: open after end_track", t);
+	if (s->depth != c->depth[t] + 1)
+		bad(c, "track %u: open at depth %u with %u open", t, s->depth, c->depth[t]);
+	if (c->depth[t] && s->start_ns < c->stack[t][c->depth[t] - 1].start)
+		bad(c, "track %u: a child starts before its parent", t);
+	if (c->depth[t] == c->cap[t]) {
+		c->cap[t] = c->cap[t] ? 2 * c->cap[t] : 16;
+		c->stack[t] = realloc(c->stack[t], c->cap[t] * sizeof(*c->stack[t]));
+	}
+	c->stack[t][c->depth[t]++] = (struct open){ s->node, s->start_ns };
+	return 0;
+}
+
+static int on_close(tf_span_sink *k, const tf_span *s)
+{
+	checker *c = tf_container_of(k, checker, spans);
+	c->nclose++;
+	if (s->track >= MAXTRACKS)
+		return 0;
+	uint32_t t = s->track;
+	if (!c->depth[t] || c->stack[t][c->depth[t] - 1].node != s->node ||
+	    c->stack[t][c->depth[t] - 1].start != s->start_ns || s->depth != c->depth[t])
+		bad(c, "track %u: a close that is not the innermost open span", t);
+	else
+		c->depth[t]--;
+	if (s->end_ns < s->start_ns || s->self_ns < 0 || s->self_ns > s->end_ns - s->start_ns)
+		bad(c, "track %u: span [%lld, %lld] self %lld", t, (long long)s->start_ns, (long long)s->end_ns,
+		    (long long)s->self_ns);
+	if (s->node >= c->nnodes) {
+		uint32_t n = s->node + 1024;
+		c->calls = realloc(c->calls, n * sizeof(int64_t));
+		c->self = realloc(c->self, n * sizeof(int64_t));
+		memset(c->calls + c->nnodes, 0, (n - c->nnodes) * sizeof(int64_t));
+		memset(c->self + c->nnodes, 0, (n - c->nnodes) * sizeof(int64_t));
+		c->nnodes = n;
+	}
+	c->calls[s->node]++;
+	c->self[s->node] += s->self_ns;
+	for (int b = 0; b < 6; b++)
+		if (s->flags & (1u << b))
+			c->flag_n[b]++;
+	return 0;
+}
+
+static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
+{
+	checker *c = tf_container_of(k, checker, spans);
+	c->nevents++;
+	uint32_t t = ev->track;
+	if (t < MAXTRACKS) {
+		uint32_t want = c->depth[t] ? c->stack[t][c->depth[t] - 1].node : TF_CPATH_ROOT;
+		if (node != want)
+			bad(c, "track %u: an event with call path %u while %u is open", t, node, want);
+	}
+	return 0;
+}
+
+static int on_end_track(tf_span_sink *k, uint32_t track)
+{
+	checker *c = tf_container_of(k, checker, spans);
+	if (track < MAXTRACKS) {
+		if (c->depth[track])
+			bad(c, "track %u: ended with %u spans open", track, c->depth[track]);
+		c->ended[track] = 1;
+	}
+	return 0;
+}
+
+static void check_input(const char *path, const char *const *counters)
+{
+	tf_ctx *ctx = tf_ctx_new();
+	tf_agg *agg = tf_agg_new(tf_ctx_strtab(ctx));
+	checker *c = calloc(1, sizeof(*c));
+	c->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
+				   .end_track = on_end_track,
+				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
+						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) | (1u << TF_EV_ASYNC) };
+	tf_span_sink *consumers[] = { &c->spans, NULL };
+	tf_pipeline_opts o = { .counters = counters, .consumers = consumers };
+	tf_error err;
+	tf_error_clear(&err);
+	const char *one[] = { path };
+	int rc = tf_pipeline_run(ctx, agg, one, 1, &o, &err);
+	if (rc < 0)
+		fail_msg("%s: %s", path, err.msg);
+	if (c->err[0])
+		fail_msg("%s: %s", path, c->err);
+	if (c->nopen != c->nclose)
+		fail_msg("%s: %llu opens, %llu closes", path, (unsigned long long)c->nopen,
+			 (unsigned long long)c->nclose);
+	/* calls and self time per call path: the aggregate's */
+	int tc = tf_agg_type_find(agg, "calls"), tw = tf_agg_type_find(agg, "wall");
+	uint32_t nn = tf_agg_nnodes(agg);
+	int64_t *acalls = calloc(nn, sizeof(int64_t)), *aself = calloc(nn, sizeof(int64_t));
+	for (size_t i = 0; i < tf_agg_nsamples(agg); i++) {
+		tf_agg_sample smp = tf_agg_sample_get(agg, i);
+		acalls[smp.node] += tf_agg_sample_value(agg, i, tc);
+		aself[smp.node] += tf_agg_sample_value(agg, i, tw);
+	}
+	for (uint32_t n = 0; n < nn; n++) {
+		int64_t sc = n < c->nnodes ? c->calls[n] : 0, ss = n < c->nnodes ? c->self[n] : 0;
+		if (sc != acalls[n] || ss != aself[n])
+			fail_msg("%s: call path %u: spans %lld calls %lld ns, aggregate %lld calls %lld ns", path, n,
+				 (long long)sc, (long long)ss, (long long)acalls[n], (long long)aself[n]);
+	}
+	/* repair flags == diagnostics counters */
+	const tf_diag *d = tf_ctx_diag(ctx);
+	static const struct { uint32_t flag; tf_diag_id id; } same[] = {
+		{ TF_SPAN_CLIPPED, TF_DIAG_child_clipped }, { TF_SPAN_CUT, TF_DIAG_overlap_cut },
+		{ TF_SPAN_UNCLOSED, TF_DIAG_begin_unclosed }, { TF_SPAN_NEG_DURATION, TF_DIAG_negative_duration },
+		{ TF_SPAN_DEPTH_LIMITED, TF_DIAG_depth_limited },
+	};
+	for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
+		uint64_t f = c->flag_n[__builtin_ctz(same[k].flag)];
+		if (f != d->n[same[k].id])
+			fail_msg("%s: %llu spans flagged, %s=%llu", path, (unsigned long long)f, tf_diag_name(same[k].id),
+				 (unsigned long long)d->n[same[k].id]);
+	}
+	/* one exit_mismatch closes one or more inner spans early */
+	uint64_t early = c->flag_n[__builtin_ctz(TF_SPAN_CLOSED_EARLY)];
+	if ((early == 0) != (d->n[TF_DIAG_exit_mismatch] == 0) || early < d->n[TF_DIAG_exit_mismatch])
+		fail_msg("%s: %llu spans closed early, exit_mismatch=%llu", path, (unsigned long long)early,
+			 (unsigned long long)d->n[TF_DIAG_exit_mismatch]);
+	print_message("%s: %llu spans, %llu events, %u call paths\n", path, (unsigned long long)c->nclose,
+		      (unsigned long long)c->nevents, nn);
+	free(acalls);
+	free(aself);
+	for (int t = 0; t < MAXTRACKS; t++)
+		free(c->stack[t]);
+	free(c->calls);
+	free(c->self);
+	free(c);
+	tf_agg_free(agg);
+	tf_ctx_free(ctx);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+	return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+/* Every Chrome trace file under tests/data/chrome (one level of folders). */
+static void test_chrome_fixtures(void **state)
+{
+	(void)state;
+	static const char *const all[] = { "all", NULL };
+	DIR *d = opendir("tests/data/chrome");
+	assert_non_null(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char dir[512];
+		snprintf(dir, sizeof(dir), "tests/data/chrome/%s", e->d_name);
+		DIR *d2 = opendir(dir);
+		if (!d2)
+			continue;
+		struct dirent *f;
+		while ((f = readdir(d2))) {
+			const char *nm = f->d_name;
+			if (!has_suffix(nm, ".json") && !has_suffix(nm, ".json.gz") && !has_suffix(nm, ".jsonl") &&
+			    !has_suffix(nm, ".pfw") && !has_suffix(nm, ".pfw.gz"))
+				continue;
+			char path[1024];
+			snprintf(path, sizeof(path), "%s/%s", dir, nm);
+			check_input(path, all);
+			n++;
+		}
+		closedir(d2);
+	}
+	closedir(d);
+	assert_true(n >= 10);
+}
+
+static void test_tau_otf2_fixtures(void **state)
+{
+	(void)state;
+	static const char *const all[] = { "all", NULL };
+	static const char *const paths[] = {
+		"tests/data/tau/tiny", "tests/data/tau/threads", "tests/data/tau/threads/merged",
+		"tests/data/tau/mpi_small", "tests/data/otf2/tiny_otf2/traces.otf2",
+		"tests/data/otf2/scorep-ping-pong-mpi/traces.otf2", "tests/data/otf2/scorep-mi300-hip/traces.otf2",
+	};
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		check_input(paths[i], NULL);
+		check_input(paths[i], all);
+	}
+}
+
+/* Streamed repairs on events made here: an exit that closes inner regions
+ * early, a clock going backwards, regions left open, the depth limit. */
+static void test_streamed_repairs(void **state)
+{
+	(void)state;
+	tf_ctx *ctx = tf_ctx_new();
+	tf_strtab *st = tf_ctx_strtab(ctx);
+	tf_agg *agg = tf_agg_new(st);
+	checker *c = calloc(1, sizeof(*c));
+	c->spans = (tf_span_sink){ .open = on_open, .close = on_close, .end_track = on_end_track };
+	tf_stacks *s = tf_stacks_new(ctx, agg, NULL);
+	assert_int_equal(tf_stacks_add_consumer(s, &c->spans), 0);
+	uint32_t tr = tf_ctx_track(ctx, 0, tf_strtab_intern_cstr(st, "1"), tf_strtab_intern_cstr(st, "1"));
+	tf_str a = tf_strtab_intern_cstr(st, "a"), b = tf_strtab_intern_cstr(st, "b"), x = tf_strtab_intern_cstr(st, "x");
+	struct { uint8_t kind; tf_str name; int64_t ts; } evs[] = {
+		{ TF_EV_BEGIN, a, 10 }, { TF_EV_BEGIN, b, 20 }, { TF_EV_BEGIN, x, 25 },
+		{ TF_EV_END, a, 30 },          /* closes x and b early */
+		{ TF_EV_BEGIN, b, 40 }, { TF_EV_END, b, 35 }, /* the clock went back */
+		{ TF_EV_BEGIN, a, 50 },        /* never closed */
+	};
+	uint64_t idx = 0;
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		tf_event e = { .kind = evs[i].kind, .track = tr, .name = evs[i].name, .ts_ns = evs[i].ts, .index = idx++ };
+		assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &e), 0);
+	}
+	for (int i = 0; i < 5000; i++) { /* deeper than the limit */
+		tf_event e = { .kind = TF_EV_BEGIN, .track = tr, .name = x, .ts_ns = 60 + i, .index = idx++ };
+		assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &e), 0);
+	}
+	assert_int_equal(tf_stacks_sink(s)->end_input(tf_stacks_sink(s), 0), 0);
+	assert_int_equal(tf_stacks_finish(s), 0);
+	if (c->err[0])
+		fail_msg("%s", c->err);
+	const tf_diag *d = tf_ctx_diag(ctx);
+	assert_int_equal(d->n[TF_DIAG_exit_mismatch], 1);
+	assert_int_equal(c->flag_n[__builtin_ctz(TF_SPAN_CLOSED_EARLY)], 2);
+	assert_int_equal(c->flag_n[__builtin_ctz(TF_SPAN_NEG_DURATION)], d->n[TF_DIAG_negative_duration]);
+	assert_int_equal(d->n[TF_DIAG_negative_duration], 1);
+	assert_int_equal(c->flag_n[__builtin_ctz(TF_SPAN_UNCLOSED)], d->n[TF_DIAG_begin_unclosed]);
+	assert_int_equal(d->n[TF_DIAG_begin_unclosed], 5001);
+	assert_int_equal(c->flag_n[__builtin_ctz(TF_SPAN_DEPTH_LIMITED)], d->n[TF_DIAG_depth_limited]);
+	assert_int_equal(d->n[TF_DIAG_depth_limited], 5001 - 4096);
+	assert_int_equal(c->nopen, c->nclose);
+	tf_stacks_free(s);
+	for (int t = 0; t < MAXTRACKS; t++)
+		free(c->stack[t]);
+	free(c->calls);
+	free(c->self);
+	free(c);
+	tf_agg_free(agg);
+	tf_ctx_free(ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_streamed_repairs),
+		cmocka_unit_test(test_chrome_fixtures),
+		cmocka_unit_test(test_tau_otf2_fixtures),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
