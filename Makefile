@@ -16,14 +16,14 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CSTD     := -std=gnu11
-INCS     := -Iinclude -Isrc/core -Isrc/cmd -Ibuild/gen
+INCS     := -Iinclude -Isrc/base -Isrc/core -Isrc/cmd -Ibuild/gen
 OPT      ?= -O2 -g
 CFLAGS_ALL = $(CSTD) $(OPT) -pthread $(WARN) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC  := $(sort $(wildcard src/core/*.c src/io/*.c src/read/*.c src/write/*.c src/pipeline/*.c src/cmd/*.c))
+LIB_SRC  := $(sort $(wildcard src/base/*.c src/core/*.c src/io/*.c src/read/*.c src/write/*.c src/pipeline/*.c src/cmd/*.c))
 MAIN_SRC := src/main.c
 GEN_C    := build/gen/profile.pb-c.c
 GEN_H    := build/gen/profile.pb-c.h
@@ -34,7 +34,7 @@ SAN_OBJ  := $(patsubst src/%.c,build/san/%.o,$(LIB_SRC)) build/san/gen/profile.p
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_REL := $(patsubst tests/unit/%.c,build/rel/tests/%,$(UNIT_SRC))
 UNIT_SAN := $(patsubst tests/unit/%.c,build/san/tests/%,$(UNIT_SRC))
-HDRS     := $(wildcard include/tracefold/*.h src/*/*.h) src/core/diag.def
+HDRS     := $(wildcard include/tracefold/*.h src/*/*.h) include/tracefold/diag.def
 
 # Fuzz targets (tests/fuzz/fuzz_*.c, docs/testing.md): with regress.c as main
 # they replay a corpus (built with the unit tests, run by make check); with

@@ -15,7 +15,7 @@ CC=${CC:-gcc}
 PKGS="libprotobuf-c zlib otf2 libzstd"
 [ -f build/rel/libtracefold.a ] || make -s build/rel/libtracefold.a || exit 2
 $CC -O2 -Wall -Wextra -Werror -o build/gen-chrome bench/gen-chrome.c || exit 2
-$CC -O2 -g -Wall -Wextra -Werror -Iinclude -Isrc/core bench/chrome-read.c build/rel/libtracefold.a \
+$CC -O2 -g -Wall -Wextra -Werror -Iinclude -Isrc/base -Isrc/core bench/chrome-read.c build/rel/libtracefold.a \
 	$(pkg-config --libs $PKGS) -lm -o build/chrome-read || exit 2
 json=$OUT/chrome-${MB}m.json
 [ -s "$json" ] || ./build/gen-chrome "$MB" "$json" || exit 2

@@ -24,7 +24,7 @@ $CC -O2 -Wall -Wextra -Werror -Wno-unused-parameter $(pkg-config --cflags otf2) 
 	$(pkg-config --libs otf2) -o build/gen-otf2 || exit 2
 $CC -O2 -Wall -Wextra -Werror -Wno-unused-parameter $(pkg-config --cflags otf2) bench/otf2-null.c \
 	$(pkg-config --libs otf2) -o build/otf2-null || exit 2
-$CC -O2 -g -pthread -Wall -Wextra -Werror -Iinclude -Isrc/core bench/otf2-read.c build/rel/libtracefold.a \
+$CC -O2 -g -pthread -Wall -Wextra -Werror -Iinclude -Isrc/base -Isrc/core bench/otf2-read.c build/rel/libtracefold.a \
 	$(pkg-config --libs $PKGS) -lm -pthread -o build/otf2-read || exit 2
 dir=$OUT/otf2-${LOCS}x${EVENTS}
 [ -s "$dir/traces.otf2" ] || { rm -rf "$dir"; ./build/gen-otf2 "$dir" "$LOCS" "$EVENTS"; } || exit 2

@@ -2,7 +2,7 @@
  * reads each FILE through the reader into a counting sink and prints the
  * diagnostic counters (and with -t the tracks, with -e every event).
  *
- *   cc -O2 -Iinclude -Isrc/core bench/chrome-read.c build/rel/libtracefold.a -lz ... */
+ *   cc -O2 -Iinclude -Isrc/base -Isrc/core bench/chrome-read.c build/rel/libtracefold.a -lz ... */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-/* diag.h - named counters of what was read, skipped and repaired (see src/core/diag.def). */
+/* diag.h - named counters of what was read, skipped and repaired (see include/tracefold/diag.def). */
 #ifndef TRACEFOLD_DIAG_H
 #define TRACEFOLD_DIAG_H
 

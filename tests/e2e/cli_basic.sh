@@ -48,6 +48,6 @@ $TF top -c 'bytes processed' --sample-index 'bytes processed' --format json $DAT
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); b=[f for f in d["functions"] if f["name"]=="B"][0]; sys.exit(0 if b["self"]==122880 else 1)' "$TMP/ctr.json" \
 	&& ok "top -c: TAU counter 'bytes processed' is attributed to B (sum 122880)" || { fail "top -c counter attribution"; head -c 600 "$TMP/ctr.json" | sed 's/^/#   /'; }
 # every diagnostic counter is documented
-missing=$(sed -n 's/^X(\([a-z_0-9]*\),.*/\1/p' src/core/diag.def | while read -r c; do grep -q "| \`$c\` |" docs/diagnostics.md || echo "$c"; done)
+missing=$(sed -n 's/^X(\([a-z_0-9]*\),.*/\1/p' include/tracefold/diag.def | while read -r c; do grep -q "| \`$c\` |" docs/diagnostics.md || echo "$c"; done)
 [ -z "$missing" ] && ok "docs/diagnostics.md describes every counter of diag.def" || fail "undocumented counters: $missing"
 finish

@@ -70,7 +70,7 @@ static const struct {
 	const char *text;
 } diag_table[TF_DIAG_COUNT] = {
 #define X(id, sev, text) { #id, TF_SEV_##sev, text },
-#include "diag.def"
+#include "tracefold/diag.def"
 #undef X
 };
 
