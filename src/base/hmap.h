@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include "grow.h"
 
 typedef struct tf_hmap {
 	uint64_t *keys;
@@ -84,22 +85,6 @@ static inline int tf_hmap_put(tf_hmap *m, uint64_t key, uint32_t val)
 	m->keys[j] = key;
 	m->vals[j] = val + 1;
 	m->n++;
-	return 0;
-}
-
-/* Grows *arr (element size sz) so that it holds at least need elements. */
-static inline int tf_grow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t nc = *cap ? *cap : 16;
-	while (nc < need)
-		nc *= 2;
-	void *p = realloc(*arr, (size_t)nc * sz);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = nc;
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/strtab.h"
+#include "grow.h"
 
 typedef struct {
 	char *text;
@@ -65,14 +66,8 @@ static char *arena_alloc(tf_strtab *st, size_t n)
 {
 	if (n > st->cur_left) {
 		size_t sz = n > BLOCK_BYTES ? n : BLOCK_BYTES;
-		if (st->nblocks == st->capblocks) {
-			size_t nc = st->capblocks ? st->capblocks * 2 : 16;
-			char **nb = realloc(st->blocks, nc * sizeof(*nb));
-			if (!nb)
-				return NULL;
-			st->blocks = nb;
-			st->capblocks = nc;
-		}
+		if (tf_grow_n((void **)&st->blocks, &st->capblocks, st->nblocks + 1, sizeof(*st->blocks), false) < 0)
+			return NULL;
 		char *b = malloc(sz);
 		if (!b)
 			return NULL;
@@ -120,14 +115,8 @@ tf_str tf_strtab_intern(tf_strtab *st, const char *s, size_t len)
 	}
 	if (len > UINT32_MAX - 1)
 		return (tf_str)-1;
-	if (st->n == st->cap) {
-		uint32_t nc = st->cap ? st->cap * 2 : 1024;
-		entry *ne = realloc(st->ents, nc * sizeof(*ne));
-		if (!ne)
-			return (tf_str)-1;
-		st->ents = ne;
-		st->cap = nc;
-	}
+	if (tf_grow((void **)&st->ents, &st->cap, st->n + 1, sizeof(*st->ents)) < 0)
+		return (tf_str)-1;
 	char *t = arena_alloc(st, len + 1);
 	if (!t)
 		return (tf_str)-1;

@@ -68,33 +68,15 @@ typedef struct info_sink {
 
 static uint32_t *str_slot(info_sink *s, tf_str id)
 {
-	if (id >= s->nby_str) {
-		size_t n = s->nby_str ? s->nby_str : 256;
-		while (n <= id)
-			n *= 2;
-		uint32_t *p = realloc(s->by_str, n * sizeof(*p));
-		if (!p)
-			return NULL;
-		memset(p + s->nby_str, 0, (n - s->nby_str) * sizeof(*p));
-		s->by_str = p;
-		s->nby_str = n;
-	}
+	if (tf_grow_n((void **)&s->by_str, &s->nby_str, (size_t)id + 1, sizeof(*s->by_str), true) < 0)
+		return NULL;
 	return &s->by_str[id];
 }
 
 static info_track *track_stat(info_sink *s, uint32_t t)
 {
-	if (t >= s->ntrk) {
-		size_t n = s->ntrk ? s->ntrk : 16;
-		while (n <= t)
-			n *= 2;
-		info_track *p = realloc(s->trk, n * sizeof(*p));
-		if (!p)
-			return NULL;
-		memset(p + s->ntrk, 0, (n - s->ntrk) * sizeof(*p));
-		s->trk = p;
-		s->ntrk = n;
-	}
+	if (tf_grow_n((void **)&s->trk, &s->ntrk, (size_t)t + 1, sizeof(*s->trk), true) < 0)
+		return NULL;
 	return &s->trk[t];
 }
 

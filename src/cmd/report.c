@@ -90,13 +90,8 @@ int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths)
 			const char *fr = tf_strtab_get(st, nd->frame);
 			const char *pp = nd->parent ? tf_strtab_get(st, s->fn[s->node_fn[nd->parent]].name) : "";
 			size_t need = strlen(pp) + strlen(fr) + 2;
-			if (need > cap) {
-				char *nb = realloc(buf, need * 2);
-				if (!nb)
-					goto out;
-				buf = nb;
-				cap = need * 2;
-			}
+			if (tf_grow_n((void **)&buf, &cap, need, 1, false) < 0)
+				goto out;
 			snprintf(buf, cap, "%s%s%s", pp, nd->parent ? ";" : "", fr);
 			name = tf_strtab_intern_cstr(st, buf);
 			if (name == (tf_str)-1)
@@ -324,14 +319,8 @@ void tf_text_str(FILE *f, const char *s)
 
 int tf_table_add(tf_table *t, const char *const *cells)
 {
-	if (t->nrows + 1 > t->caprows) {
-		size_t nc = t->caprows ? t->caprows * 2 : 32;
-		char **c = realloc(t->cells, nc * (size_t)t->ncols * sizeof(char *));
-		if (!c)
-			return TF_ENOMEM;
-		t->cells = c;
-		t->caprows = nc;
-	}
+	if (tf_grow_n((void **)&t->cells, &t->caprows, t->nrows + 1, (size_t)t->ncols * sizeof(char *), false) < 0)
+		return TF_ENOMEM;
 	char **row = t->cells + t->nrows * (size_t)t->ncols;
 	for (int i = 0; i < t->ncols; i++) {
 		row[i] = tf_text_safe(cells[i] ? cells[i] : "");

@@ -273,14 +273,8 @@ static uint32_t sample_index(tf_agg *a, uint32_t node, uint32_t lset)
 	if (s == UINT32_MAX) {
 		if (tf_grow((void **)&a->samples, &a->capsamples, a->nsamples + 1, sizeof(sample_key)) < 0)
 			return UINT32_MAX;
-		if (a->nsamples + 1 > a->capvalues) {
-			uint32_t nc = a->capvalues ? a->capvalues * 2 : 256;
-			int64_t *v = realloc(a->values, (size_t)nc * a->stride * sizeof(int64_t));
-			if (!v)
-				return UINT32_MAX;
-			a->values = v;
-			a->capvalues = nc;
-		}
+		if (tf_grow((void **)&a->values, &a->capvalues, a->nsamples + 1, a->stride * sizeof(int64_t)) < 0)
+			return UINT32_MAX;
 		s = a->nsamples;
 		if (tf_hmap_put(&a->sample_idx, key, s) < 0)
 			return UINT32_MAX;

@@ -137,18 +137,10 @@ uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
 	struct pname *p = process(c, input, pkey);
 	if (!p)
 		return (uint32_t)-1;
-	if (c->ntracks == c->cap) {
-		uint32_t nc = c->cap ? c->cap * 2 : 16;
-		tf_track *nt = realloc(c->tracks, nc * sizeof(*nt));
-		if (!nt)
-			return (uint32_t)-1;
-		c->tracks = nt;
-		uint32_t *nn = realloc(c->tnext, nc * sizeof(*nn));
-		if (!nn)
-			return (uint32_t)-1;
-		c->tnext = nn;
-		c->cap = nc;
-	}
+	uint32_t capnext = c->cap;
+	if (tf_grow((void **)&c->tracks, &c->cap, c->ntracks + 1, sizeof(*c->tracks)) < 0 ||
+	    tf_grow((void **)&c->tnext, &capnext, c->cap, sizeof(*c->tnext)) < 0)
+		return (uint32_t)-1;
 	uint32_t id = c->ntracks++;
 	tf_track *t = &c->tracks[id];
 	memset(t, 0, sizeof(*t));

@@ -164,17 +164,7 @@ static int parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_field
 
 static int grow(char **buf, size_t *cap, size_t need)
 {
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap : 256;
-	while (nc < need)
-		nc *= 2;
-	char *nb = realloc(*buf, nc);
-	if (!nb)
-		return TF_ENOMEM;
-	*buf = nb;
-	*cap = nc;
-	return 0;
+	return tf_grow_n((void **)buf, cap, need, 1, false) < 0 ? TF_ENOMEM : 0;
 }
 
 int tf_chrome_text(tf_chrome *r, const tf_json_span *s, int slot, const char **t, size_t *n)
@@ -536,16 +526,8 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 
 static int carry_append(tf_chrome *r, const u8 *p, size_t n)
 {
-	if (r->carry_len + n > r->carry_cap) {
-		size_t nc = r->carry_cap ? r->carry_cap : 2 * WANT0;
-		while (nc < r->carry_len + n)
-			nc *= 2;
-		u8 *nb = realloc(r->carry, nc);
-		if (!nb)
-			return tf_error_set(r->err, TF_ENOMEM, r->path, -1, -1, "out of memory");
-		r->carry = nb;
-		r->carry_cap = nc;
-	}
+	if (tf_grow_n((void **)&r->carry, &r->carry_cap, r->carry_len + n, 1, false) < 0)
+		return tf_error_set(r->err, TF_ENOMEM, r->path, -1, -1, "out of memory");
 	memcpy(r->carry + r->carry_len, p, n);
 	r->carry_len += n;
 	return 0;

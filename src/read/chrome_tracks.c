@@ -107,17 +107,8 @@ bool tf_chrome_cat_is_gpu(tf_chrome *r, tf_str cat)
 {
 	if (cat == 0)
 		return false;
-	if (cat >= r->catcls_cap) {
-		size_t nc = r->catcls_cap ? r->catcls_cap : 64;
-		while (nc <= cat)
-			nc *= 2;
-		uint8_t *n = realloc(r->catcls, nc);
-		if (!n)
-			return false;
-		memset(n + r->catcls_cap, 0, nc - r->catcls_cap);
-		r->catcls = n;
-		r->catcls_cap = nc;
-	}
+	if (tf_grow_n((void **)&r->catcls, &r->catcls_cap, (size_t)cat + 1, 1, true) < 0)
+		return false;
 	if (!r->catcls[cat]) {
 		const char *t = tf_strtab_get(r->st, cat);
 		r->catcls[cat] = 2;

@@ -50,18 +50,10 @@ static void pb_flush(pbout *w)
 			if (tf_out_write(w->out, w->buf, w->len) < 0)
 				w->rc = TF_EIO;
 		} else {
-			if (w->mem_len + w->len > w->mem_cap) {
-				size_t nc = w->mem_cap ? w->mem_cap : sizeof(w->buf);
-				while (nc < w->mem_len + w->len)
-					nc *= 2;
-				unsigned char *m = realloc(w->mem, nc);
-				if (!m) {
-					w->rc = TF_ENOMEM;
-					w->len = 0;
-					return;
-				}
-				w->mem = m;
-				w->mem_cap = nc;
+			if (tf_grow_n((void **)&w->mem, &w->mem_cap, w->mem_len + w->len, 1, false) < 0) {
+				w->rc = TF_ENOMEM;
+				w->len = 0;
+				return;
 			}
 			memcpy(w->mem + w->mem_len, w->buf, w->len);
 			w->mem_len += w->len;

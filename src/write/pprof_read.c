@@ -57,18 +57,10 @@ static int slurp(const char *path, unsigned char **buf_out, size_t *len_out, tf_
 		}
 		if (n == 0)
 			break;
-		if (len + (size_t)n > cap) {
-			size_t nc = cap ? cap : 65536;
-			while (nc < len + (size_t)n)
-				nc *= 2;
-			unsigned char *nb = realloc(buf, nc);
-			if (!nb) {
-				rc = tf_error_set(err, TF_ENOMEM, path, (int64_t)len, -1,
-						  "out of memory holding the profile (%zu bytes)", len);
-				break;
-			}
-			buf = nb;
-			cap = nc;
+		if (tf_grow_n((void **)&buf, &cap, len + (size_t)n, 1, false) < 0) {
+			rc = tf_error_set(err, TF_ENOMEM, path, (int64_t)len, -1,
+					  "out of memory holding the profile (%zu bytes)", len);
+			break;
 		}
 		memcpy(buf + len, data, (size_t)n);
 		len += (size_t)n;
