@@ -105,6 +105,33 @@ void tf_input_opts_free(tf_input_opts *o);
  * usage error and returns -1 if it is not one. */
 int tf_name_width(const char *cmd, const char *value, size_t *width_out);
 
+/* The one option parser of the commands: a table per command, walked by
+ * tf_opt_next, which also handles "--" (every later argument is
+ * positional), -h/--help, the shared trace input options (when iopts is
+ * given) and the usage errors (a missing value, an unknown option). */
+typedef struct tf_opt {
+	int id;                 /* >= 0, returned for this option */
+	const char *short_name; /* "-n", or NULL */
+	const char *long_name;  /* "--count" */
+	bool has_value;         /* takes the next argument */
+} tf_opt;
+enum {
+	TF_OPT_DONE = -1,       /* no argument left */
+	TF_OPT_ARG = -2,        /* a positional argument (*value) */
+	TF_OPT_USAGE = -3,      /* a usage error, already printed */
+	TF_OPT_HELP = -4,       /* -h or --help */
+};
+typedef struct tf_optstate {
+	int i;                  /* the argument looked at (0 before the first) */
+	bool endopts;           /* "--" was seen */
+	const char *opt;        /* the option as written, for messages */
+} tf_optstate;
+/* The next option (its id, *value = its argument or NULL), positional
+ * argument, help request, usage error or the end.  Table ends with a row
+ * whose long_name is NULL. */
+int tf_opt_next(const char *cmd, int argc, char **argv, const tf_opt *table, tf_input_opts *iopts,
+		tf_optstate *st, const char **value);
+
 /* Output formats of the report commands. */
 enum { TF_OUT_TEXT = 1, TF_OUT_MARKDOWN = 2, TF_OUT_JSON = 4 };
 /* Parses a --format value among the allowed ones (a mask); prints a usage

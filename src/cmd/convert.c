@@ -81,51 +81,41 @@ static int convert(const char *cmd, bool profile, int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	bool endopts = false; /* after "--" every argument is an input */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!endopts && !strcmp(a, "--")) {
-			endopts = true;
-			continue;
-		}
-		if (endopts)
-			goto positional;
-		int io = tf_input_option(cmd, argc, argv, &i, &iopts);
-		if (io < 0) {
+	enum { O_OUTPUT, O_TO };
+	static const tf_opt opts[] = {
+		{ O_OUTPUT, "-o", "--output", true }, { O_TO, NULL, "--to", true }, { 0, NULL, NULL, false },
+	};
+	tf_optstate os = { 0 };
+	const char *v;
+	for (int id; (id = tf_opt_next(cmd, argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
+		switch (id) {
+		case TF_OPT_USAGE:
 			rc = TF_EXIT_USAGE;
 			goto done;
-		} else if (io > 0) {
-			continue;
-		} else if (tf_is_help(a)) {
+		case TF_OPT_HELP:
 			help(profile);
 			goto done;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (tf_missing_value(cmd, argc, argv, i)) {
-				rc = TF_EXIT_USAGE;
-				goto done;
-			}
+		case TF_OPT_ARG:
+			inputs[ninputs++] = v;
+			break;
+		case O_OUTPUT:
 			if (profile && nouts) {
 				rc = tf_usage_error(cmd, "one output only (tracefold convert writes several)");
 				goto done;
 			}
-			outs[nouts++] = (output){ argv[++i], to };
-		} else if (!profile && !strcmp(a, "--to")) {
-			if (tf_missing_value(cmd, argc, argv, i)) {
-				rc = TF_EXIT_USAGE;
+			outs[nouts++] = (output){ v, to };
+			break;
+		case O_TO:
+			if (profile) {
+				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
 				goto done;
 			}
-			to = tf_writer_by_name(argv[++i]);
+			to = tf_writer_by_name(v);
 			if (!to) {
-				rc = tf_usage_error(cmd, "unknown output format '%s' ('tracefold convert --help' lists them)",
-						    argv[i]);
+				rc = tf_usage_error(cmd, "unknown output format '%s' ('tracefold convert --help' lists them)", v);
 				goto done;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			rc = tf_usage_error(cmd, "unknown option '%s'", a);
-			goto done;
-		} else {
-		positional:
-			inputs[ninputs++] = a;
+			break;
 		}
 	}
 	if (!ninputs) {

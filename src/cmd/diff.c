@@ -140,41 +140,40 @@ int tf_cmd_diff(int argc, char **argv)
 	tf_fnstats fs[2];
 	row *rows = NULL;
 	memset(fs, 0, sizeof(fs));
-	bool endopts = false; /* after "--" every argument is an input */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!endopts && !strcmp(a, "--")) {
-			endopts = true;
-			continue;
-		}
-		if (endopts)
-			goto positional;
-		int io = tf_input_option("diff", argc, argv, &i, &iopts);
-		if (io < 0) {
+	enum { O_COUNT, O_BY, O_FORMAT, O_FAIL_ABOVE, O_MIN_SHARE, O_NORMALIZE, O_PATHS, O_SAMPLE_INDEX,
+	       O_NAME_WIDTH };
+	static const tf_opt opts[] = {
+		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
+		{ O_FORMAT, NULL, "--format", true }, { O_FAIL_ABOVE, NULL, "--fail-above", true },
+		{ O_MIN_SHARE, NULL, "--min-share", true }, { O_NORMALIZE, NULL, "--normalize", false },
+		{ O_PATHS, NULL, "--paths", false }, { O_SAMPLE_INDEX, NULL, "--sample-index", true },
+		{ O_NAME_WIDTH, NULL, "--name-width", true }, { 0, NULL, NULL, false },
+	};
+	tf_optstate os = { 0 };
+	const char *v;
+	for (int id; (id = tf_opt_next("diff", argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
+		double pct;
+		switch (id) {
+		case TF_OPT_USAGE:
 			rc = TF_EXIT_USAGE;
 			goto done;
-		}
-		if (io > 0)
-			continue;
-#define NEED_ARG()                                         \
-	do {                                               \
-		if (tf_missing_value("diff", argc, argv, i)) { \
-			rc = TF_EXIT_USAGE;                \
-			goto done;                         \
-		}                                          \
-	} while (0)
-		if (tf_is_help(a)) {
+		case TF_OPT_HELP:
 			help();
 			goto done;
-		} else if (!strcmp(a, "-n") || !strcmp(a, "--count")) {
-			NEED_ARG();
-			if (!tf_parse_i64(argv[++i], &count)) {
-				rc = tf_usage_error("diff", "'%s' needs a non-negative integer, not '%s'", a, argv[i]);
+		case TF_OPT_ARG:
+			if (npos == 2) {
+				rc = tf_usage_error("diff", "too many inputs: give BASE and NEW (join several with ',')");
 				goto done;
 			}
-		} else if (!strcmp(a, "--by")) {
-			NEED_ARG();
-			const char *v = argv[++i];
+			pos[npos++] = v;
+			break;
+		case O_COUNT:
+			if (!tf_parse_i64(v, &count)) {
+				rc = tf_usage_error("diff", "'%s' needs a non-negative integer, not '%s'", os.opt, v);
+				goto done;
+			}
+			break;
+		case O_BY:
 			if (!strcmp(v, "self"))
 				by = BY_SELF;
 			else if (!strcmp(v, "total"))
@@ -183,46 +182,39 @@ int tf_cmd_diff(int argc, char **argv)
 				rc = tf_usage_error("diff", "--by takes self or total, not '%s'", v);
 				goto done;
 			}
-		} else if (!strcmp(a, "--format")) {
-			NEED_ARG();
-			if (tf_out_format("diff", argv[++i], TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &fmt) < 0) {
+			break;
+		case O_FORMAT:
+			if (tf_out_format("diff", v, TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &fmt) < 0) {
 				rc = TF_EXIT_USAGE;
 				goto done;
 			}
-		} else if (!strcmp(a, "--fail-above") || !strcmp(a, "--min-share")) {
-			NEED_ARG();
-			double v;
-			if (!tf_parse_double(argv[++i], &v) || v < 0 || !isfinite(v)) {
-				rc = tf_usage_error("diff", "'%s' needs a non-negative percentage, not '%s'", a, argv[i]);
+			break;
+		case O_FAIL_ABOVE:
+		case O_MIN_SHARE:
+			if (!tf_parse_double(v, &pct) || pct < 0 || !isfinite(pct)) {
+				rc = tf_usage_error("diff", "'%s' needs a non-negative percentage, not '%s'", os.opt, v);
 				goto done;
 			}
-			if (a[2] == 'f')
-				fail_above = v;
+			if (id == O_FAIL_ABOVE)
+				fail_above = pct;
 			else
-				min_share = v;
-		} else if (!strcmp(a, "--normalize")) {
+				min_share = pct;
+			break;
+		case O_NORMALIZE:
 			normalize = 1;
-		} else if (!strcmp(a, "--paths")) {
+			break;
+		case O_PATHS:
 			paths = 1;
-		} else if (!strcmp(a, "--sample-index")) {
-			NEED_ARG();
-			type_name = argv[++i];
-		} else if (!strcmp(a, "--name-width")) {
-			NEED_ARG();
-			if (tf_name_width("diff", argv[++i], &name_width) < 0) {
+			break;
+		case O_SAMPLE_INDEX:
+			type_name = v;
+			break;
+		case O_NAME_WIDTH:
+			if (tf_name_width("diff", v, &name_width) < 0) {
 				rc = TF_EXIT_USAGE;
 				goto done;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			rc = tf_usage_error("diff", "unknown option '%s'", a);
-			goto done;
-		} else {
-		positional:
-			if (npos == 2) {
-				rc = tf_usage_error("diff", "too many inputs: give BASE and NEW (join several with ',')");
-				goto done;
-			}
-			pos[npos++] = a;
+			break;
 		}
 	}
 	if (npos != 2) {

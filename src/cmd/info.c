@@ -510,51 +510,42 @@ int tf_cmd_info(int argc, char **argv)
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}
-	bool endopts = false; /* after "--" every argument is an input */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!endopts && !strcmp(a, "--")) {
-			endopts = true;
-			continue;
-		}
-		if (endopts)
-			goto positional;
-		int io = tf_input_option("info", argc, argv, &i, &iopts);
-		if (io != 0) {
-			if (io > 0)
-				continue;
+	enum { O_FORMAT, O_JSON, O_METADATA };
+	static const tf_opt opts[] = {
+		{ O_FORMAT, NULL, "--format", true }, { O_JSON, NULL, "--json", false },
+		{ O_METADATA, NULL, "--metadata", false }, { 0, NULL, NULL, false },
+	};
+	tf_optstate os = { 0 };
+	const char *v;
+	for (int id; (id = tf_opt_next("info", argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
+		int fmt;
+		switch (id) {
+		case TF_OPT_USAGE:
 			free(paths);
 			tf_input_opts_free(&iopts);
 			return TF_EXIT_USAGE;
-		}
-		if (tf_is_help(a)) {
+		case TF_OPT_HELP:
 			free(paths);
 			tf_input_opts_free(&iopts);
 			help();
 			return TF_EXIT_OK;
-		} else if (strcmp(a, "--format") == 0) {
-			int fmt;
-			if (tf_missing_value("info", argc, argv, i) ||
-			    tf_out_format("info", argv[++i], TF_OUT_TEXT | TF_OUT_JSON, &fmt) < 0) {
+		case TF_OPT_ARG:
+			paths[npaths++] = (char *)v;
+			break;
+		case O_FORMAT:
+			if (tf_out_format("info", v, TF_OUT_TEXT | TF_OUT_JSON, &fmt) < 0) {
 				free(paths);
 				tf_input_opts_free(&iopts);
 				return TF_EXIT_USAGE;
 			}
 			json = fmt == TF_OUT_JSON;
-		} else if (strcmp(a, "--json") == 0) {
+			break;
+		case O_JSON:
 			json = true;
-		} else if (strcmp(a, "--metadata") == 0) {
+			break;
+		case O_METADATA:
 			list_meta = true;
-		} else if (strcmp(a, "--") == 0) {
-			for (i++; i < argc; i++)
-				paths[npaths++] = argv[i];
-		} else if (a[0] == '-' && a[1]) {
-			free(paths);
-			tf_input_opts_free(&iopts);
-			return tf_usage_error("info", "unknown option '%s'", a);
-		} else {
-		positional:
-			paths[npaths++] = argv[i];
+			break;
 		}
 	}
 	if (!npaths) {

@@ -41,30 +41,24 @@ int tf_cmd_merge(int argc, char **argv)
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}
-	bool endopts = false; /* after "--" every argument is an input */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!endopts && !strcmp(a, "--")) {
-			endopts = true;
-			continue;
-		}
-		if (endopts)
-			goto positional;
-		if (tf_is_help(a)) {
+	enum { O_OUTPUT };
+	static const tf_opt opts[] = { { O_OUTPUT, "-o", "--output", true }, { 0, NULL, NULL, false } };
+	tf_optstate os = { 0 };
+	const char *v;
+	for (int id; (id = tf_opt_next("merge", argc, argv, opts, NULL, &os, &v)) != TF_OPT_DONE;) {
+		switch (id) {
+		case TF_OPT_USAGE:
+			rc = TF_EXIT_USAGE;
+			goto done;
+		case TF_OPT_HELP:
 			help();
 			goto done;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (i + 1 >= argc) {
-				rc = tf_usage_error("merge", "option '%s' needs a value", a);
-				goto done;
-			}
-			out = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			rc = tf_usage_error("merge", "unknown option '%s'", a);
-			goto done;
-		} else {
-		positional:
-			inputs[ninputs++] = a;
+		case TF_OPT_ARG:
+			inputs[ninputs++] = v;
+			break;
+		case O_OUTPUT:
+			out = v;
+			break;
 		}
 	}
 	if (!ninputs) {

@@ -251,41 +251,32 @@ int tf_cmd_top(int argc, char **argv)
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}
-	bool endopts = false; /* after "--" every argument is an input */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!endopts && !strcmp(a, "--")) {
-			endopts = true;
-			continue;
-		}
-		if (endopts)
-			goto positional;
-		int io = tf_input_option("top", argc, argv, &i, &iopts);
-		if (io < 0) {
+	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH };
+	static const tf_opt opts[] = {
+		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
+		{ O_FORMAT, NULL, "--format", true }, { O_SAMPLE_INDEX, NULL, "--sample-index", true },
+		{ O_NAME_WIDTH, NULL, "--name-width", true }, { 0, NULL, NULL, false },
+	};
+	tf_optstate os = { 0 };
+	const char *v;
+	for (int id; (id = tf_opt_next("top", argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
+		switch (id) {
+		case TF_OPT_USAGE:
 			rc = TF_EXIT_USAGE;
 			goto done;
-		}
-		if (io > 0)
-			continue;
-#define NEED_ARG()                                         \
-	do {                                               \
-		if (tf_missing_value("top", argc, argv, i)) { \
-			rc = TF_EXIT_USAGE;                \
-			goto done;                         \
-		}                                          \
-	} while (0)
-		if (tf_is_help(a)) {
+		case TF_OPT_HELP:
 			help();
 			goto done;
-		} else if (!strcmp(a, "-n") || !strcmp(a, "--count")) {
-			NEED_ARG();
-			if (!tf_parse_i64(argv[++i], &count)) {
-				rc = tf_usage_error("top", "'%s' needs a non-negative integer, not '%s'", a, argv[i]);
+		case TF_OPT_ARG:
+			inputs[ninputs++] = v;
+			break;
+		case O_COUNT:
+			if (!tf_parse_i64(v, &count)) {
+				rc = tf_usage_error("top", "'%s' needs a non-negative integer, not '%s'", os.opt, v);
 				goto done;
 			}
-		} else if (!strcmp(a, "--by")) {
-			NEED_ARG();
-			const char *v = argv[++i];
+			break;
+		case O_BY:
 			if (!strcmp(v, "self"))
 				by = BY_SELF;
 			else if (!strcmp(v, "total"))
@@ -296,27 +287,22 @@ int tf_cmd_top(int argc, char **argv)
 				rc = tf_usage_error("top", "--by takes self, total or calls, not '%s'", v);
 				goto done;
 			}
-		} else if (!strcmp(a, "--format")) {
-			NEED_ARG();
-			if (tf_out_format("top", argv[++i], TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &fmt) < 0) {
+			break;
+		case O_FORMAT:
+			if (tf_out_format("top", v, TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &fmt) < 0) {
 				rc = TF_EXIT_USAGE;
 				goto done;
 			}
-		} else if (!strcmp(a, "--sample-index")) {
-			NEED_ARG();
-			type_name = argv[++i];
-		} else if (!strcmp(a, "--name-width")) {
-			NEED_ARG();
-			if (tf_name_width("top", argv[++i], &name_width) < 0) {
+			break;
+		case O_SAMPLE_INDEX:
+			type_name = v;
+			break;
+		case O_NAME_WIDTH:
+			if (tf_name_width("top", v, &name_width) < 0) {
 				rc = TF_EXIT_USAGE;
 				goto done;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			rc = tf_usage_error("top", "unknown option '%s'", a);
-			goto done;
-		} else {
-		positional:
-			inputs[ninputs++] = a;
+			break;
 		}
 	}
 	if (!ninputs) {

@@ -87,6 +87,47 @@ void tf_report_diag(tf_ctx *ctx)
 		tf_msg("  ... and %zu more", n - shown);
 }
 
+int tf_opt_next(const char *cmd, int argc, char **argv, const tf_opt *table, tf_input_opts *iopts,
+		tf_optstate *st, const char **value)
+{
+	*value = NULL;
+	for (;;) {
+		if (++st->i >= argc)
+			return TF_OPT_DONE;
+		const char *a = argv[st->i];
+		st->opt = a;
+		if (st->endopts || a[0] != '-' || !a[1]) {
+			*value = a;
+			return TF_OPT_ARG;
+		}
+		if (!strcmp(a, "--")) {
+			st->endopts = true;
+			continue;
+		}
+		if (iopts) {
+			int io = tf_input_option(cmd, argc, argv, &st->i, iopts);
+			if (io < 0)
+				return TF_OPT_USAGE;
+			if (io > 0)
+				continue;
+		}
+		if (tf_is_help(a))
+			return TF_OPT_HELP;
+		for (const tf_opt *o = table; o && o->long_name; o++) {
+			if (strcmp(a, o->long_name) && !(o->short_name && !strcmp(a, o->short_name)))
+				continue;
+			if (o->has_value) {
+				if (tf_missing_value(cmd, argc, argv, st->i))
+					return TF_OPT_USAGE;
+				*value = argv[++st->i];
+			}
+			return o->id;
+		}
+		tf_usage_error(cmd, "unknown option '%s'", a);
+		return TF_OPT_USAGE;
+	}
+}
+
 bool tf_missing_value(const char *cmd, int argc, char **argv, int i)
 {
 	if (i + 1 < argc)
