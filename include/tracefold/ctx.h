@@ -8,6 +8,7 @@
 #include "strtab.h"
 #include "diag.h"
 #include "err.h"
+#include "sink.h"
 
 typedef enum { TF_TRACK_CPU = 0, TF_TRACK_GPU = 1 } tf_track_kind;
 
@@ -66,12 +67,19 @@ void tf_ctx_set_process_name(tf_ctx *c, uint32_t input, tf_str process_key, tf_s
  * print them.  The first TF_CTX_MAX_NOTES are kept, later ones only counted. */
 #define TF_CTX_MAX_NOTES 64
 void tf_ctx_note(tf_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-size_t tf_ctx_nnotes(const tf_ctx *c);
+size_t tf_ctx_nnotes(const tf_ctx *c);       /* all notes, kept or not */
+const char *tf_ctx_note_get(const tf_ctx *c, size_t i); /* NULL if not kept */
 /* Warnings: what a command must say even without repairs (an input mostly
  * lost, a --counters name that matched nothing).  Kept like notes. */
 void tf_ctx_warn(tf_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 size_t tf_ctx_nwarnings(const tf_ctx *c);
-const char *tf_ctx_warning_get(const tf_ctx *c, size_t i);       /* all notes, kept or not */
-const char *tf_ctx_note_get(const tf_ctx *c, size_t i); /* NULL if not kept */
+const char *tf_ctx_warning_get(const tf_ctx *c, size_t i);
+
+/* Accounting: every event a reader decodes goes through exactly one of these.
+ * tf_emit counts it by kind (events_read and ev_<kind>) and passes it on;
+ * tf_count_skip counts an event that is not passed on (events_read and `why`,
+ * e.g. TF_DIAG_ev_other, TF_DIAG_ev_tracer, TF_DIAG_bad_event). */
+int tf_emit(tf_ctx *ctx, tf_sink *sink, const tf_event *ev);
+void tf_count_skip(tf_ctx *ctx, tf_diag_id why);
 
 #endif

@@ -38,13 +38,3 @@ int tf_read_input(const char *path, const char *force, uint32_t input, tf_ctx *c
 		  tf_sink *sink, tf_error *err);
 
 #endif
-
-#ifndef TRACEFOLD_READER_EMIT
-#define TRACEFOLD_READER_EMIT
-/* Accounting: every event a reader decodes goes through exactly one of these.
- * tf_emit counts it by kind (events_read and ev_<kind>) and passes it on;
- * tf_count_skip counts an event that is not passed on (events_read and `why`,
- * e.g. TF_DIAG_ev_other, TF_DIAG_ev_tracer, TF_DIAG_bad_event). */
-int tf_emit(tf_ctx *ctx, tf_sink *sink, const tf_event *ev);
-void tf_count_skip(tf_ctx *ctx, tf_diag_id why);
-#endif

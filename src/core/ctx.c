@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/ctx.h"
-#include "tracefold/reader.h"
 #include "hmap.h"
 
 struct tf_ctx {

@@ -1,0 +1,52 @@
+# The layers of docs/architecture.md, checked from the includes: no file
+# includes a header of a higher layer, and each library layer lives in its
+# own folder.  Layers, bottom up (a layer may use every one below it):
+#   0 base      src/base, err.h strtab.h diag.h diag.def
+#   1 core      src/core, ctx.h event.h sink.h cpath.h span.h stack.h agg.h agg_sink.h
+#   1 io        src/io, io.h
+#   2 read      src/read, reader.h          2 write  src/write, writer.h pprof.h
+#   3 pipeline  src/pipeline, pipeline.h
+#   4 cmd       src/cmd (cmd.h report.h), src/main.c
+. tests/lib.sh
+layer_of_header() {
+	case $1 in
+	err.h|strtab.h|diag.h|diag.def|hmap.h|grow.h|sat.h) echo 0 ;;
+	ctx.h|event.h|sink.h|cpath.h|span.h|stack.h|agg.h|agg_sink.h|io.h) echo 1 ;;
+	reader.h|writer.h|pprof.h|chrome.h|chrome_int.h|json.h|tau.h|profile.pb-c.h) echo 2 ;;
+	pipeline.h) echo 3 ;;
+	cmd.h|report.h) echo 4 ;;
+	*) echo unknown ;;
+	esac
+}
+layer_of_file() {
+	case $1 in
+	src/base/*) echo 0 ;;
+	src/core/*|src/io/*) echo 1 ;;
+	src/read/*|src/write/*) echo 2 ;;
+	src/pipeline/*) echo 3 ;;
+	src/cmd/*|src/main.c) echo 4 ;;
+	include/tracefold/*) layer_of_header "$(basename "$1")" ;;
+	*) echo unknown ;;
+	esac
+}
+bad=""
+for f in src/*/*.c src/*/*.h src/main.c include/tracefold/*.h include/tracefold/diag.def; do
+	[ -f "$f" ] || continue
+	mine=$(layer_of_file "$f")
+	[ "$mine" = unknown ] && { bad="$bad\n$f: a file in no layer"; continue; }
+	for h in $(sed -n 's/^#include "\(.*\)"/\1/p' "$f"); do
+		l=$(layer_of_header "$(basename "$h")")
+		if [ "$l" = unknown ]; then
+			bad="$bad\n$f includes $h: a header of no layer"
+		elif [ "$l" -gt "$mine" ]; then
+			bad="$bad\n$f (layer $mine) includes $h (layer $l)"
+		fi
+	done
+done
+if [ -z "$bad" ]; then ok "no file includes a header of a higher layer"; else fail "includes that run up:"; printf "$bad\n" | sed 's/^/#   /'; fi
+# the library never prints: no printf/puts/exit outside src/cmd and main.c
+# (snprintf into buffers is fine; fprintf to a FILE the caller passes is the
+# pprof writer's none: it writes through tf_out)
+p=$(grep -nE '(^|[^sn_a-z])printf\(|fprintf\(std|[^_a-z]puts\(|[^_]exit\(' src/base/* src/core/* src/io/* src/read/* src/write/* src/pipeline/* | grep -v '^\S*:[0-9]*: *\*\|/\*' || true)
+if [ -z "$p" ]; then ok "the library never prints or exits"; else fail "the library prints or exits:"; echo "$p" | sed 's/^/#   /'; fi
+finish
