@@ -76,6 +76,26 @@ grep -q "without a \"traceEvents\" array" "$TMP/err.txt" && ok "an object withou
 expect_exit 3 "counters only, without -c: nothing to profile" $TF profile "$TMP/ctr.json" -o "$TMP/e.pb.gz"
 grep -q "select them with -c" "$TMP/err" && ok "... says to select them with -c" || fail "... says to select them with -c"
 expect_exit 0 "counters only, with -c mem: a profile" $TF profile -c mem "$TMP/ctr.json" -o "$TMP/e.pb.gz"
+# 5. every event lost, in each reader: exit 3 naming the input
+cp -r "$DATA/otf2/tiny_otf2" "$TMP/notraces" && rm -rf "$TMP/notraces/traces"
+expect_exit 3 "OTF2 archive without its traces/ folder: exit 3" $TF profile "$TMP/notraces/traces.otf2" -o "$TMP/e.pb.gz"
+grep -q "cannot use '$TMP/notraces/traces.otf2': nothing in it could be read (missing_location=1)" "$TMP/err" &&
+	ok "... says nothing could be read" || { fail "... says nothing could be read"; sed 's/^/#   /' "$TMP/err"; }
+mkdir -p "$TMP/tauids" && cp "$DATA/tau/tiny/tautrace.0.0.0.trc" "$TMP/tauids/"
+sed 's/^\([0-9]*\) /9\1 /' "$DATA/tau/tiny/events.0.edf" > "$TMP/tauids/events.0.edf" # no id defined
+expect_exit 3 "TAU with every region id missing from the EDF: exit 3" $TF profile "$TMP/tauids" -o "$TMP/e.pb.gz"
+grep -q "unknown_event_id=617" "$TMP/err" && ok "... counts the 617 records it could not use" || { fail "... counts the 617 records it could not use"; sed 's/^/#   /' "$TMP/err"; }
+python3 - "$DATA/tau/tiny/tautrace.0.0.0.trc" "$TMP/swapped.trc" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+out = bytearray()
+for i in range(24, len(d) - len(d) % 24, 24):   # without the first record (EV_INIT), byte-swapped
+    r = d[i:i + 24]
+    out += r[0:8][::-1] + r[8:10][::-1] + r[10:12][::-1] + r[12:16][::-1] + r[16:24][::-1]
+open(sys.argv[2], "wb").write(out)
+PY
+expect_exit 3 "a byte-swapped .trc without its EV_INIT record: exit 3" $TF profile --edf "$DATA/tau/tiny/events.0.edf" "$TMP/swapped.trc" -o "$TMP/e.pb.gz"
+
 # most of an input lost: said prominently; --strict makes it an error
 python3 -c 'import json; print(json.dumps([{"ph":"X","name":"a","ts":1,"dur":1}] + [{"ph":"X","name":"b","ts":"bad","dur":1}] * 5))' > "$TMP/lossy.json"
 expect_exit 0 "an input that lost most events: exit 0" $TF profile "$TMP/lossy.json" -o "$TMP/l.pb.gz"
