@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	char buf[4096];
-	tf_diag_format(tf_ctx_diag(ctx), TF_SEV_INFO, "\n", buf, sizeof(buf));
+	tf_diag_format(tf_ctx_diag(ctx), TF_SEV_INFO, "\n", 0, buf, sizeof(buf));
 	printf("%s\n", buf);
 	printf("sink_events=%llu\ntracks=%u\nseconds=%.3f\n", (unsigned long long)c.n,
 	       tf_ctx_track_count(ctx), s);
