@@ -3,10 +3,13 @@
  *   anchor file --libotf2--> global definitions (strings, regions, locations,
  *   location groups, groups, communicators, metrics, clock) --> tracks
  *   then, one location at a time: local definitions (mapping tables, clock
- *   offsets: applied by libotf2) and the location's events in stored order,
- *   either emitted from libotf2's callbacks (serial, the default) or, with
- *   TRACEFOLD_THREADS=2, decoded on a second thread into batches of compact
- *   records that the main thread emits in the same order (read_piped).
+ *   offsets: applied by libotf2) and the location's events in stored order.
+ *   One set of event callbacks turns each event into a compact record and
+ *   puts it: the serial path (the default) applies it at once; with
+ *   TRACEFOLD_THREADS=2 the callbacks run on a second thread that queues
+ *   the records in batches, which the main thread applies in the same
+ *   order (read_piped).  Applying a record (apply) is the only place that
+ *   emits, skips, counts and notes.
  *
  * Facts relied on, the clock conversion, the rank/thread mapping and what is
  * counted for each record type: docs/format-otf2.md. */
@@ -170,7 +173,8 @@ typedef struct rd {
 	tf_ctx *ctx;
 	tf_sink *sink;
 	tf_error *err;
-	const char *path;
+	const char *path;   /* as the user named it */
+	const char *anchor; /* the anchor file read */
 	uint32_t input;
 	int rc;             /* failure raised inside a callback */
 	uint64_t index;     /* events decoded so far (tf_event.index) */
@@ -603,16 +607,6 @@ static int resolve_regions(rd *r)
 	return 0;
 }
 
-static inline tf_str region_name(const rd *r, uint32_t region)
-{
-	if (region < r->ndense)
-		return r->region_dense[region];
-	if (r->region_dense)
-		return NO_STR;
-	uint32_t i = idmap_get(&r->region_ids, region);
-	return i == IDMAP_NONE ? NO_STR : r->region_str[i];
-}
-
 /* The COMM_LOCATIONS group of a paradigm: its member order is the rank order. */
 static const d_group *comm_locations(const rd *r, uint8_t paradigm)
 {
@@ -778,11 +772,88 @@ static int define_tracks(rd *r)
 	return 0;
 }
 
-/* --------------------------------------------------------- event callbacks */
+/* ---------------------------------------------------------------- records
+ *
+ * What an event callback decodes from libotf2's arguments: a record of one
+ * or more 16-byte slots, put through the path's put step (below).  The
+ * serial path applies each record as it is put; the pipelined path queues
+ * records in batches on its decode thread, and its main thread applies
+ * them in the order they were put.  Applying (apply) is the only place
+ * that emits, skips, counts and notes, for both paths. */
 
-/* What the serial callbacks and the pipelined main thread (below) both do
- * with a decoded record: they share these, so both paths emit, skip, count
- * and note exactly the same things. */
+enum {
+	P_ENTER = TF_EV_BEGIN, /* a = tf_str name, x.u = ticks */
+	P_LEAVE = TF_EV_END,
+	P_UNDEF,   /* Enter/Leave of undefined region a, x.u = pos */
+	P_METRIC,  /* a = metric, k = member count, x.u = ticks; then P_DATA x.u = pos, k x P_DATA x.v */
+	P_SEND,    /* a = peer, x.u = ticks; then P_DATA a = comm, x.u = length; P_DATA a = tag */
+	P_RECV,
+	P_OTHER,   /* counted as ev_other */
+	P_LOC,     /* a = location index: its events follow; x.u = LDEFS_* | error code << 8, k = note if damaged */
+	P_MISSING, /* a = location index, k = note: no event reader */
+	P_END,     /* a = location index, k = note, x.u = records decoded; then P_DATA a = error code */
+	P_DATA,    /* more of the record before */
+};
+_Static_assert(TF_EV_BEGIN == 0 && TF_EV_END == 1, "P_ENTER, P_LEAVE are the event kinds");
+
+typedef struct prec {
+	uint8_t kind, k;
+	uint32_t a;
+	union {
+		uint64_t u;
+		double v;
+	} x;
+} prec;
+
+/* The most slots a record takes: a metric of 255 members. */
+#define PREC_MAX (2 + UINT8_MAX)
+
+/* A copy of libotf2's message that a record's note slot (k) refers to. */
+typedef char msgbuf[sizeof(otf2_msg)];
+
+struct batch;
+
+/* The decoding side of either path: what libotf2's event callbacks get as
+ * userData.  Serial: on the main thread, each record applied to l as it is
+ * put.  Pipelined: inside the pipeline's shared state on cache lines of its
+ * own, used by the decode thread only: records go into the batch cur. */
+typedef struct decoder {
+	bool piped;
+	bool stopped;       /* serial: the sink stopped the read; piped: the main thread did */
+	OTF2_Reader *rdr;
+	const OTF2_EvtReaderCallbacks *cb;
+	bool defs_open;     /* the local definition files could be opened */
+	const d_loc *locs;  /* read here: the location ids */
+	size_t nlocs;
+	/* region id -> name: a copy of rd's tables (fixed once the definitions
+	 * are read; the decode thread reads nothing else of rd) */
+	const tf_str *region_dense;
+	size_t ndense;
+	idmap region_ids;
+	const tf_str *region_str;
+	/* pipelined */
+	struct batch *cur;  /* being filled; NULL once stopped */
+	prec *wp, *wend;    /* next free slot in cur, its end */
+	/* serial */
+	locst l;            /* the location being read */
+	prec one[PREC_MAX]; /* the record being put */
+} decoder;
+
+static void decoder_init(decoder *d, rd *r, OTF2_Reader *rdr, const OTF2_EvtReaderCallbacks *cb, bool defs_open,
+			 bool piped)
+{
+	*d = (decoder){ .piped = piped, .rdr = rdr, .cb = cb, .defs_open = defs_open, .locs = r->locs,
+			.nlocs = r->nlocs, .region_dense = r->region_dense, .ndense = r->ndense,
+			.region_ids = r->region_ids, .region_str = r->region_str, .l = { .r = r } };
+}
+
+/* ------------------------------------------------------ applying records */
+
+static const char *loc_name(const rd *r, const d_loc *L);
+static void missing(rd *r, d_loc *L, const char *msg);
+static void location_done(rd *r, d_loc *L, OTF2_ErrorCode ec, uint64_t n, const char *msg);
+static locst location_state(rd *r, const d_loc *L);
+static void ldefs_read(rd *r, d_loc *L, uint8_t st, uint32_t ec, const char *msg);
 
 static inline OTF2_CallbackCode emit(rd *r, const tf_event *ev)
 {
@@ -814,8 +885,6 @@ static OTF2_CallbackCode skip_undefined(locst *l, const char *what, uint64_t id,
 	return skip(l->r, TF_DIAG_unknown_event_id);
 }
 
-static const char *loc_name(const rd *r, const d_loc *L);
-
 /* n events at a time beyond int64 ns: skipped as bad_event (saturated, a
  * region would last until 2262), the first of each location noted. */
 static OTF2_CallbackCode skip_beyond(locst *l, uint64_t ticks, uint32_t n)
@@ -843,15 +912,6 @@ static inline OTF2_CallbackCode do_region(locst *l, uint8_t kind, tf_str name, u
 	tf_event ev = { .kind = kind, .track = l->track, .name = name, .ts_ns = ts,
 			.msg = { -1, 0, 0, -1 }, .index = r->index++ };
 	return emit(r, &ev);
-}
-
-static inline double metric_value(OTF2_Type type, OTF2_MetricValue v)
-{
-	switch (type) {
-	case OTF2_TYPE_INT64: return (double)v.signed_int;
-	case OTF2_TYPE_DOUBLE: return v.floating_point;
-	default: return (double)v.unsigned_int;
-	}
 }
 
 /* Member k of a metric record; m is its class (NULL: undefined). */
@@ -885,77 +945,252 @@ static inline OTF2_CallbackCode do_msg(locst *l, uint8_t kind, uint64_t ticks, u
 	return emit(r, &ev);
 }
 
-/* The serial path: libotf2's callbacks convert and emit directly. */
+/* Every record kind but Enter and Leave. */
+static __attribute__((noinline)) uint32_t apply_rest(locst *l, const prec *q, const msgbuf *note)
+{
+	rd *r = l->r;
+	switch (q->kind) {
+	case P_UNDEF:
+		skip_undefined(l, "region", q->a, q->x.u);
+		return 1;
+	case P_METRIC: {
+		const d_metric *m = metric_class(r, q->a);
+		if (q->k == 0)
+			skip(r, TF_DIAG_ev_other);
+		int64_t ts = q->k ? ticks_to_ns(r, q->x.u) : 0;
+		for (uint8_t k = 0; k < q->k; k++)
+			if (do_metric_value(l, m, q->a, k, ts, q->x.u, q[1].x.u, q[2 + k].x.v) != OTF2_CALLBACK_SUCCESS)
+				return 0;
+		return 2 + (uint32_t)q->k;
+	}
+	case P_SEND:
+	case P_RECV:
+		if (do_msg(l, q->kind == P_SEND ? TF_EV_SEND : TF_EV_RECV, q->x.u, q->a, q[1].a, q[2].a,
+			   q[1].x.u) != OTF2_CALLBACK_SUCCESS)
+			return 0;
+		return 3;
+	case P_OTHER:
+		skip(r, TF_DIAG_ev_other);
+		return 1;
+	case P_LOC: {
+		uint8_t st = (uint8_t)q->x.u;
+		*l = location_state(r, &r->locs[q->a]);
+		ldefs_read(r, &r->locs[q->a], st, (uint32_t)(q->x.u >> 8), st == LDEFS_DAMAGED ? note[q->k] : "");
+		return 1;
+	}
+	case P_MISSING:
+		missing(r, &r->locs[q->a], note[q->k]);
+		return 1;
+	case P_END:
+		location_done(r, &r->locs[q->a], (OTF2_ErrorCode)q[1].a, q->x.u,
+			      q[1].a == OTF2_SUCCESS ? "" : note[q->k]);
+		return 2;
+	default: /* P_DATA: never first */
+		return 1;
+	}
+}
+
+/* Applies the record in q[0] (and the P_DATA slots after it) to the
+ * location l on the main thread; note: the messages its note slot refers
+ * to.  Returns the number of slots it took, 0 when the sink stopped the
+ * read (r->rc says why). */
+static inline uint32_t apply(locst *l, const prec *q, const msgbuf *note)
+{
+	/* one well-predicted branch: most records are Enter or Leave */
+	if (__builtin_expect(q->kind <= P_LEAVE, 1))
+		return do_region(l, q->kind, q->a, q->x.u) == OTF2_CALLBACK_SUCCESS;
+	return apply_rest(l, q, note);
+}
+
+/* n slots of records, in order.  Returns 0, or r->rc when the sink stopped
+ * the read. */
+static int apply_records(locst *l, const prec *rec, uint32_t n, const msgbuf *note)
+{
+	for (uint32_t i = 0; i < n;) {
+		uint32_t k = apply(l, &rec[i], note);
+		if (!k)
+			return l->r->rc;
+		i += k;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ put steps
+ *
+ * Serial: a record is applied at once (the callbacks run on the main
+ * thread).  Pipelined: it is queued in the batch being filled (the
+ * callbacks run on the decode thread).  d->piped chooses, one predictable
+ * branch per record. */
+
+static bool pipe_flush(decoder *d);
+static prec *pipe_put_note(decoder *d, uint8_t kind, uint32_t n);
+
+/* Serial: applies the record at q. */
+static inline OTF2_CallbackCode put_applied(decoder *d, const prec *q)
+{
+	if (__builtin_expect(apply(&d->l, q, (const msgbuf *)&otf2_msg) != 0, 1))
+		return OTF2_CALLBACK_SUCCESS;
+	d->stopped = true;
+	return OTF2_CALLBACK_INTERRUPT;
+}
+
+/* A record of one slot (Enter, Leave, an undefined region, other). */
+static inline OTF2_CallbackCode put1(decoder *d, uint8_t kind, uint32_t a, uint64_t x)
+{
+	if (!d->piped) {
+		prec q = { .kind = kind, .a = a, .x.u = x };
+		return put_applied(d, &q);
+	}
+	if (__builtin_expect(d->wp == d->wend, 0))
+		if (!pipe_flush(d))
+			return OTF2_CALLBACK_INTERRUPT;
+	prec *q = d->wp++;
+	/* a non-temporal store: the main thread reads it on another core, so
+	 * keeping it in this core's cache only costs a transfer later (and one
+	 * more when the batch is refilled) */
+#ifdef __SSE2__
+	_mm_stream_si128((__m128i *)q, _mm_set_epi64x((long long)x, (long long)((uint64_t)a << 32 | kind)));
+#else
+	q->kind = kind;
+	q->a = a;
+	q->x.u = x;
+#endif
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Pipelined: room for n consecutive slots in the batch (NULL: stopped). */
+static inline prec *pipe_room(decoder *d, uint8_t kind, uint32_t n)
+{
+	if (__builtin_expect((size_t)(d->wend - d->wp) < n, 0))
+		if (!pipe_flush(d))
+			return NULL;
+	prec *q = d->wp;
+	d->wp = q + n;
+	q->kind = kind;
+	for (uint32_t i = 1; i < n; i++)
+		q[i].kind = P_DATA;
+	return q;
+}
+
+/* Room for a record of n slots (n <= PREC_MAX); with note, it carries
+ * libotf2's current message.  NULL once stopped.  Fill it in, then
+ * put_end(). */
+static inline prec *put_begin(decoder *d, uint8_t kind, uint32_t n, bool note)
+{
+	if (d->piped)
+		return note ? pipe_put_note(d, kind, n) : pipe_room(d, kind, n);
+	prec *q = d->one;
+	q->kind = kind;
+	q->k = 0; /* note slot 0: otf2_msg itself */
+	return q;
+}
+
+static inline OTF2_CallbackCode put_end(decoder *d, const prec *q)
+{
+	return d->piped ? OTF2_CALLBACK_SUCCESS : put_applied(d, q);
+}
+
+/* ------------------------------------------------------- event callbacks
+ *
+ * One set, for both paths: each decodes libotf2's arguments into a record
+ * and puts it. */
 
 #define EV_ARGS OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud, OTF2_AttributeList *al
 
-static inline OTF2_CallbackCode region_event(void *ud, OTF2_TimeStamp t, uint64_t pos, uint32_t region,
-					     uint8_t kind)
+static inline tf_str region_name(const decoder *d, uint32_t region)
 {
-	locst *l = ud;
-	tf_str name = region_name(l->r, region);
-	if (name == NO_STR)
-		return skip_undefined(l, "region", region, pos);
-	return do_region(l, kind, name, t);
+	if (region < d->ndense)
+		return d->region_dense[region];
+	if (d->region_dense)
+		return NO_STR;
+	uint32_t i = idmap_get(&d->region_ids, region);
+	return i == IDMAP_NONE ? NO_STR : d->region_str[i];
+}
+
+static inline OTF2_CallbackCode put_region(decoder *d, uint8_t kind, uint32_t region, uint64_t t, uint64_t pos)
+{
+	tf_str name = region_name(d, region);
+	if (__builtin_expect(name == NO_STR, 0))
+		return put1(d, P_UNDEF, region, pos);
+	return put1(d, kind, name, t);
 }
 
 static OTF2_CallbackCode ev_enter(EV_ARGS, OTF2_RegionRef region)
 {
-	return region_event(ud, t, pos, region, TF_EV_BEGIN);
+	return put_region(ud, P_ENTER, region, t, pos);
 }
 
 static OTF2_CallbackCode ev_leave(EV_ARGS, OTF2_RegionRef region)
 {
-	return region_event(ud, t, pos, region, TF_EV_END);
+	return put_region(ud, P_LEAVE, region, t, pos);
+}
+
+static inline double metric_value(OTF2_Type type, OTF2_MetricValue v)
+{
+	switch (type) {
+	case OTF2_TYPE_INT64: return (double)v.signed_int;
+	case OTF2_TYPE_DOUBLE: return v.floating_point;
+	default: return (double)v.unsigned_int;
+	}
 }
 
 static OTF2_CallbackCode ev_metric(EV_ARGS, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
 				   const OTF2_MetricValue *values)
 {
-	locst *l = ud;
-	rd *r = l->r;
-	const d_metric *m = metric_class(r, metric);
-	if (n == 0)
-		return skip(r, TF_DIAG_ev_other);
-	int64_t ts = ticks_to_ns(r, t);
+	decoder *d = ud;
+	prec *q = put_begin(d, P_METRIC, 2 + (uint32_t)n, false);
+	if (!q)
+		return OTF2_CALLBACK_INTERRUPT;
+	q->a = metric;
+	q->k = n;
+	q->x.u = t;
+	q[1].x.u = pos;
 	for (uint8_t k = 0; k < n; k++)
-		if (do_metric_value(l, m, metric, k, ts, t, pos, metric_value(types[k], values[k])) !=
-		    OTF2_CALLBACK_SUCCESS)
-			return OTF2_CALLBACK_INTERRUPT;
-	return OTF2_CALLBACK_SUCCESS;
+		q[2 + k].x.v = metric_value(types[k], values[k]);
+	return put_end(d, q);
+}
+
+static inline OTF2_CallbackCode put_msg(decoder *d, uint8_t kind, OTF2_TimeStamp t, uint32_t peer,
+					OTF2_CommRef comm, uint32_t tag, uint64_t len)
+{
+	prec *q = put_begin(d, kind, 3, false);
+	if (!q)
+		return OTF2_CALLBACK_INTERRUPT;
+	q->a = peer;
+	q->x.u = t;
+	q[1].a = comm;
+	q[1].x.u = len;
+	q[2].a = tag;
+	return put_end(d, q);
 }
 
 static OTF2_CallbackCode ev_send(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-	locst *l = ud;
-	return do_msg(l, TF_EV_SEND, t, receiver, comm, tag, len);
+	return put_msg(ud, P_SEND, t, receiver, comm, tag, len);
 }
 
 static OTF2_CallbackCode ev_isend(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len,
 				  uint64_t req)
 {
-	locst *l = ud;
-	return do_msg(l, TF_EV_SEND, t, receiver, comm, tag, len);
+	return put_msg(ud, P_SEND, t, receiver, comm, tag, len);
 }
 
 static OTF2_CallbackCode ev_recv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
-	locst *l = ud;
-	return do_msg(l, TF_EV_RECV, t, sender, comm, tag, len);
+	return put_msg(ud, P_RECV, t, sender, comm, tag, len);
 }
 
 static OTF2_CallbackCode ev_irecv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len,
 				  uint64_t req)
 {
-	locst *l = ud;
-	return do_msg(l, TF_EV_RECV, t, sender, comm, tag, len);
+	return put_msg(ud, P_RECV, t, sender, comm, tag, len);
 }
 
 /* Read and counted, not used: MPI collectives, thread fork/join, calling
  * context records (docs/format-otf2.md). */
 static OTF2_CallbackCode ev_other(void *ud)
 {
-	return skip(((locst *)ud)->r, TF_DIAG_ev_other);
+	return put1(ud, P_OTHER, 0, 0);
 }
 
 static OTF2_CallbackCode ev_coll_begin(EV_ARGS)
@@ -1092,17 +1327,18 @@ static int sniff(const char *path, int dir, const unsigned char *head, size_t n)
 
 /* ------------------------------------------------------------------ read */
 
-static int otf2_fail(rd *r, const char *anchor, const char *what, OTF2_ErrorCode ec)
+/* A TF_EFORMAT error on the anchor: what failed, and libotf2's message. */
+static int otf2_fail(rd *r, const char *what, OTF2_ErrorCode ec)
 {
-	return tf_error_set(r->err, TF_EFORMAT, anchor, -1, -1, "%s (libotf2: %s)", what,
+	return tf_error_set(r->err, TF_EFORMAT, r->anchor, -1, -1, "%s (libotf2: %s)", what,
 			    otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(ec));
 }
 
-static int read_defs(rd *r, OTF2_Reader *rdr, const char *anchor)
+static int read_defs(rd *r, OTF2_Reader *rdr)
 {
 	OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rdr);
 	if (!gdr)
-		return otf2_fail(r, anchor, "cannot open the global definitions", OTF2_ERROR_ENOENT);
+		return otf2_fail(r, "cannot open the global definitions", OTF2_ERROR_ENOENT);
 	OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
 	if (!cb)
 		return TF_ENOMEM;
@@ -1119,14 +1355,14 @@ static int read_defs(rd *r, OTF2_Reader *rdr, const char *anchor)
 	OTF2_ErrorCode ec = OTF2_Reader_RegisterGlobalDefCallbacks(rdr, gdr, cb, r);
 	OTF2_GlobalDefReaderCallbacks_Delete(cb);
 	if (ec != OTF2_SUCCESS)
-		return otf2_fail(r, anchor, "cannot read the global definitions", ec);
+		return otf2_fail(r, "cannot read the global definitions", ec);
 	uint64_t n = 0;
 	ec = OTF2_Reader_ReadAllGlobalDefinitions(rdr, gdr, &n);
 	OTF2_Reader_CloseGlobalDefReader(rdr, gdr);
 	if (r->rc < 0)
 		return r->rc;
 	if (ec != OTF2_SUCCESS)
-		return otf2_fail(r, anchor, "cannot read the global definitions", ec);
+		return otf2_fail(r, "cannot read the global definitions", ec);
 	return 0;
 }
 
@@ -1158,35 +1394,34 @@ static const char *loc_name(const rd *r, const d_loc *L)
 	return s ? s : "";
 }
 
-static void missing(rd *r, d_loc *L, const char *anchor, const char *msg)
+static void missing(rd *r, d_loc *L, const char *msg)
 {
 	L->ldefs = LDEFS_NOT_READ; /* its events are gone: its definitions do not matter */
 	if (!L->nevents)
 		return;
 	tf_ctx_diag(r->ctx)->n[TF_DIAG_missing_location]++;
 	tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): event data missing or unreadable (libotf2: %s): "
-		    "skipped, the other locations are read", anchor, L->id, loc_name(r, L),
+		    "skipped, the other locations are read", r->anchor, L->id, loc_name(r, L),
 		    msg[0] ? msg : "?");
 }
 
 /* After a location's events: ec and n (records libotf2 decoded, with or
  * without a callback) say whether all of it was read. */
-static void location_done(rd *r, d_loc *L, const char *anchor, OTF2_ErrorCode ec, uint64_t n,
-			  const char *msg)
+static void location_done(rd *r, d_loc *L, OTF2_ErrorCode ec, uint64_t n, const char *msg)
 {
 	if (ec == OTF2_SUCCESS)
 		return;
 	/* nothing read: the event file is missing or unreadable;
 	 * something read: the rest of it is damaged */
 	if (n == 0) {
-		missing(r, L, anchor, msg);
+		missing(r, L, msg);
 	} else {
 		/* the undecodable rest counts as one truncated record */
 		tf_count_skip(r->ctx, TF_DIAG_truncated_record);
 		r->index++;
 		tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): event data damaged after %"
 			    PRIu64 " events (libotf2: %s): the rest of this location is lost",
-			    anchor, L->id, loc_name(r, L), n, msg[0] ? msg : "?");
+			    r->anchor, L->id, loc_name(r, L), n, msg[0] ? msg : "?");
 	}
 }
 
@@ -1222,7 +1457,7 @@ static uint8_t read_local_defs(OTF2_Reader *rdr, const d_loc *L, bool defs_open,
 
 /* Main thread, once read_local_defs() said how a location's definitions
  * were: a damaged file is noted now, missing ones at the end (note_ldefs). */
-static void ldefs_read(rd *r, d_loc *L, const char *anchor, uint8_t st, uint32_t ec, const char *msg)
+static void ldefs_read(rd *r, d_loc *L, uint8_t st, uint32_t ec, const char *msg)
 {
 	L->ldefs = st;
 	if (st != LDEFS_DAMAGED)
@@ -1230,14 +1465,14 @@ static void ldefs_read(rd *r, d_loc *L, const char *anchor, uint8_t st, uint32_t
 	tf_ctx_diag(r->ctx)->n[TF_DIAG_missing_local_defs]++;
 	tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): local definitions damaged (libotf2: %s): "
 			    "its events are read without the mapping tables and clock offsets after the damage "
-			    "(ids may be taken as global ones, times not corrected)", anchor, L->id, loc_name(r, L),
+			    "(ids may be taken as global ones, times not corrected)", r->anchor, L->id, loc_name(r, L),
 			    msg[0] ? msg : OTF2_Error_GetDescription((OTF2_ErrorCode)ec));
 }
 
 /* After every location: local definitions are optional in OTF2, so an
  * archive without any is noted once; one where some locations have them
  * and others not (a lost file) gets a note for each of those. */
-static void note_ldefs(rd *r, const char *anchor)
+static void note_ldefs(rd *r)
 {
 	size_t nread = 0, nmissing = 0;
 	for (size_t i = 0; i < r->nlocs; i++) {
@@ -1252,7 +1487,7 @@ static void note_ldefs(rd *r, const char *anchor)
 	if (nmissing == nread) {
 		tf_ctx_note(r->ctx, "'%s': no local definitions for any of the %zu locations with events: their events "
 			    "are read without mapping tables or clock offsets (ids taken as global ones, times not "
-			    "corrected); nothing is lost if the writer wrote none", anchor, nread);
+			    "corrected); nothing is lost if the writer wrote none", r->anchor, nread);
 		return;
 	}
 	for (size_t i = 0; i < r->nlocs; i++) {
@@ -1262,19 +1497,19 @@ static void note_ldefs(rd *r, const char *anchor)
 		tf_ctx_diag(r->ctx)->n[TF_DIAG_missing_local_defs]++;
 		tf_ctx_note(r->ctx, "'%s': location %" PRIu64 " (\"%s\"): local definitions missing, while other "
 			    "locations have theirs: its events are read without mapping tables or clock offsets "
-			    "(ids may be taken as global ones, times not corrected)", anchor, L->id, loc_name(r, L));
+			    "(ids may be taken as global ones, times not corrected)", r->anchor, L->id, loc_name(r, L));
 	}
 }
 
 /* The time properties of the archive, said when they are not usable as they are. */
-static void note_clock(rd *r, const char *anchor)
+static void note_clock(rd *r)
 {
 	if (!r->clock_seen)
 		tf_ctx_note(r->ctx, "'%s': no clock properties in the global definitions: ticks are taken as "
-			    "nanoseconds from 0", anchor);
+			    "nanoseconds from 0", r->anchor);
 	else if (r->res_given == 0)
 		tf_ctx_note(r->ctx, "'%s': timer resolution 0 in the clock properties: ticks are taken as "
-			    "nanoseconds (1 GHz), global offset %" PRIu64, anchor, r->off);
+			    "nanoseconds (1 GHz), global offset %" PRIu64, r->anchor, r->off);
 }
 
 /* Reads one location's events into cb with ud (its local definitions were
@@ -1298,78 +1533,77 @@ static bool read_location(OTF2_Reader *rdr, const d_loc *L, const OTF2_EvtReader
 	return true;
 }
 
-/* The serial path: one location at a time, libotf2's callbacks emit. */
-static int read_serial(rd *r, OTF2_Reader *rdr, const char *anchor, bool defs_open)
+/* Every location, one at a time in definition order, for either path: how
+ * its local definitions were read (P_LOC), its events (the callbacks), how
+ * they ended (P_MISSING, P_END).  Returns when done or stopped. */
+static void decode(decoder *d)
+{
+	for (size_t i = 0; i < d->nlocs && !d->stopped; i++) {
+		const d_loc *L = &d->locs[i];
+		uint32_t lec;
+		uint8_t st = read_local_defs(d->rdr, L, d->defs_open, &lec);
+		prec *q = put_begin(d, P_LOC, 1, st == LDEFS_DAMAGED);
+		if (!q)
+			break;
+		q->a = (uint32_t)i;
+		q->x.u = st | (uint64_t)lec << 8;
+		put_end(d, q);
+		OTF2_ErrorCode ec;
+		uint64_t n;
+		if (!read_location(d->rdr, L, d->cb, d, &ec, &n)) {
+			if ((q = put_begin(d, P_MISSING, 1, true))) {
+				q->a = (uint32_t)i;
+				put_end(d, q);
+			}
+			continue;
+		}
+		if (d->stopped)
+			break; /* stopped inside the location */
+		if ((q = put_begin(d, P_END, 2, ec != OTF2_SUCCESS))) {
+			q->a = (uint32_t)i;
+			q->x.u = n;
+			q[1].a = (uint32_t)ec;
+			put_end(d, q);
+		}
+	}
+}
+
+/* The serial path: the callbacks run on this thread and each record is
+ * applied as it is put. */
+static int read_serial(rd *r, OTF2_Reader *rdr, bool defs_open)
 {
 	OTF2_EvtReaderCallbacks *cb = event_callbacks();
 	if (!cb)
 		return TF_ENOMEM;
-	int rc = 0;
-	for (size_t i = 0; i < r->nlocs && rc == 0; i++) {
-		d_loc *L = &r->locs[i];
-		uint32_t dec;
-		uint8_t st = read_local_defs(rdr, L, defs_open, &dec);
-		ldefs_read(r, L, anchor, st, dec, otf2_msg);
-		locst ls = location_state(r, L);
-		OTF2_ErrorCode ec;
-		uint64_t n;
-		if (!read_location(rdr, L, cb, &ls, &ec, &n))
-			missing(r, L, anchor, otf2_msg);
-		else if (r->rc < 0)
-			rc = r->rc; /* the sink stopped us */
-		else
-			location_done(r, L, anchor, ec, n, otf2_msg);
-	}
+	decoder d;
+	decoder_init(&d, r, rdr, cb, defs_open, false);
+	decode(&d);
 	OTF2_EvtReaderCallbacks_Delete(cb);
-	return rc;
+	return d.stopped ? r->rc : 0;
 }
 
 /* ------------------------------------------------- the pipelined reader
  *
- *   decode thread: libotf2 -> w_* callbacks -> compact records (prec) in
- *                  batches --bounded queue--> main thread: the same do_*
- *                  helpers as the serial path -> tf_emit -> sink
+ *   decode thread: libotf2 -> the event callbacks -> records (prec) put
+ *                  in batches --bounded queue--> main thread: apply(), as
+ *                  the serial path -> tf_emit -> sink
  *
  * The decode thread owns the OTF2_Reader from pthread_create to
  * pthread_join (the main thread does not touch it meanwhile).  It reads
  * only what is fixed once the definitions are read (clock, region names,
- * locations); everything that interns, counts, notes or resolves lazily
- * (metric classes, communicators) stays on the main thread, which applies
- * the records in the order they were decoded. */
-
-enum {
-	P_ENTER = TF_EV_BEGIN, /* a = tf_str name, x.u = ticks */
-	P_LEAVE = TF_EV_END,
-	P_UNDEF,   /* Enter/Leave of undefined region a, x.u = pos */
-	P_METRIC,  /* a = metric, k = member count, x.u = ticks; then P_DATA x.u = pos, k x P_DATA x.v */
-	P_SEND,    /* a = peer, x.u = ticks; then P_DATA a = comm, x.u = length; P_DATA a = tag */
-	P_RECV,
-	P_OTHER,   /* counted as ev_other */
-	P_LOC,     /* a = location index: its events follow; x.u = LDEFS_* | error code << 8, k = note if damaged */
-	P_MISSING, /* a = location index, k = note: no event reader */
-	P_END,     /* a = location index, k = note, x.u = records decoded; then P_DATA a = error code */
-	P_DATA,    /* more of the record before */
-};
-
-typedef struct prec {
-	uint8_t kind, k;
-	uint32_t a;
-	union {
-		uint64_t u;
-		double v;
-	} x;
-} prec;
+ * locations: the decoder's copy); everything that interns, counts, notes or
+ * resolves lazily (metric classes, communicators) stays on the main thread,
+ * which applies the records in the order they were put. */
 
 #ifndef PIPE_RECS
-#define PIPE_RECS 16384 /* records per batch (256 KiB) */
+#define PIPE_RECS 16384 /* slots per batch (256 KiB) */
 #endif
 #define PIPE_BATCHES 4  /* batches in all: one being filled, up to 3 queued */
 #define PIPE_NOTES 8    /* libotf2 messages per batch */
-_Static_assert(TF_EV_BEGIN == 0 && TF_EV_END == 1, "P_ENTER, P_LEAVE are the event kinds");
 
 typedef struct batch {
 	uint32_t n, nnotes;
-	char note[PIPE_NOTES][sizeof(otf2_msg)];
+	msgbuf note[PIPE_NOTES];
 	_Alignas(64) prec rec[PIPE_RECS];
 } batch;
 
@@ -1392,356 +1626,89 @@ typedef struct piped {
 	batch *all[PIPE_BATCHES];  /* main: to free */
 
 	/* decode thread only (set before pthread_create) */
-	_Alignas(64) batch *cur;   /* being filled; NULL once stopped */
-	prec *wp, *wend;           /* next free record in cur, its end */
-	OTF2_Reader *rdr;
-	const OTF2_EvtReaderCallbacks *cb;
-	bool defs_open;
-	const d_loc *locs;
-	size_t nlocs;
-	const tf_str *region_dense; /* region_name()'s tables */
-	size_t ndense;
-	idmap region_ids;
-	const tf_str *region_str;
-	_Alignas(64) char end[1];
+	_Alignas(64) decoder d;
 } piped;
 
-static inline tf_str pipe_region_name(const piped *p, uint32_t region)
+/* Decode thread: queues the current batch and takes a spare one; false
+ * (and d->stopped) when the main thread said stop. */
+static bool pipe_flush(decoder *d)
 {
-	if (region < p->ndense)
-		return p->region_dense[region];
-	if (p->region_dense)
-		return NO_STR;
-	uint32_t i = idmap_get(&p->region_ids, region);
-	return i == IDMAP_NONE ? NO_STR : p->region_str[i];
-}
-
-/* Worker: queues the current batch and takes a spare one; false (and cur =
- * NULL) when the main thread said stop. */
-static bool pipe_flush(piped *p)
-{
-	if (!p->cur)
+	piped *p = tf_container_of(d, piped, d);
+	if (!d->cur)
 		return false;
 #ifdef __SSE2__
 	_mm_sfence(); /* the records before the hand-over */
 #endif
-	p->cur->n = (uint32_t)(p->wp - p->cur->rec);
-	p->wp = p->wend = NULL;
+	d->cur->n = (uint32_t)(d->wp - d->cur->rec);
+	d->wp = d->wend = NULL;
 	pthread_mutex_lock(&p->mu);
-	p->full[(p->head + p->nfull++) % PIPE_BATCHES] = p->cur;
+	p->full[(p->head + p->nfull++) % PIPE_BATCHES] = d->cur;
 	pthread_cond_signal(&p->filled);
 	while (!p->nspare && !p->stop)
 		pthread_cond_wait(&p->emptied, &p->mu);
-	p->cur = p->stop ? NULL : p->spare[--p->nspare];
+	d->cur = p->stop ? NULL : p->spare[--p->nspare];
 	pthread_mutex_unlock(&p->mu);
-	if (!p->cur)
+	if (!d->cur) {
+		d->stopped = true;
 		return false;
-	p->cur->n = p->cur->nnotes = 0;
-	p->wp = p->cur->rec;
-	p->wend = p->cur->rec + PIPE_RECS;
+	}
+	d->cur->n = d->cur->nnotes = 0;
+	d->wp = d->cur->rec;
+	d->wend = d->cur->rec + PIPE_RECS;
 	return true;
 }
 
-/* Room for n consecutive records in the current batch (NULL: stopped). */
-static inline prec *pipe_put(piped *p, uint8_t kind, uint32_t n)
+/* Decode thread: room for a record of n slots that carries libotf2's
+ * current message (copied into the batch, note slot k); NULL once stopped. */
+static prec *pipe_put_note(decoder *d, uint8_t kind, uint32_t n)
 {
-	if (__builtin_expect((size_t)(p->wend - p->wp) < n, 0))
-		if (!pipe_flush(p))
-			return NULL;
-	prec *q = p->wp;
-	p->wp = q + n;
-	q->kind = kind;
-	for (uint32_t i = 1; i < n; i++)
-		q[i].kind = P_DATA;
-	return q;
-}
-
-/* A record carrying libotf2's current message (a note slot in k). */
-static prec *pipe_put_note(piped *p, uint8_t kind, uint32_t n)
-{
-	if (p->cur && p->cur->nnotes == PIPE_NOTES && !pipe_flush(p))
+	if (d->cur && d->cur->nnotes == PIPE_NOTES && !pipe_flush(d))
 		return NULL;
-	prec *q = pipe_put(p, kind, n);
+	prec *q = pipe_room(d, kind, n);
 	if (!q)
 		return NULL;
-	q->k = (uint8_t)p->cur->nnotes++;
-	memcpy(p->cur->note[q->k], otf2_msg, sizeof(otf2_msg));
+	q->k = (uint8_t)d->cur->nnotes++;
+	memcpy(d->cur->note[q->k], otf2_msg, sizeof(otf2_msg));
 	return q;
 }
 
-#define W_FAIL(q) do { if (!(q)) return OTF2_CALLBACK_INTERRUPT; } while (0)
-
-/* One record, written with a non-temporal store: the main thread reads it
- * on another core, so keeping it in this core's cache only costs a
- * transfer later (and one more when the batch is refilled). */
-static inline OTF2_CallbackCode pipe_put1(piped *p, uint8_t kind, uint32_t a, uint64_t x)
-{
-	if (__builtin_expect(p->wp == p->wend, 0))
-		if (!pipe_flush(p))
-			return OTF2_CALLBACK_INTERRUPT;
-	prec *q = p->wp++;
-#ifdef __SSE2__
-	_mm_stream_si128((__m128i *)q, _mm_set_epi64x((long long)x, (long long)((uint64_t)a << 32 | kind)));
-#else
-	q->kind = kind;
-	q->a = a;
-	q->x.u = x;
-#endif
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static inline OTF2_CallbackCode w_region(void *ud, OTF2_TimeStamp t, uint64_t pos, uint32_t region, uint8_t kind)
-{
-	piped *p = ud;
-	tf_str name = pipe_region_name(p, region);
-	if (name == NO_STR)
-		return pipe_put1(p, P_UNDEF, region, pos);
-	return pipe_put1(p, kind, name, t);
-}
-
-static OTF2_CallbackCode w_enter(EV_ARGS, OTF2_RegionRef region)
-{
-	return w_region(ud, t, pos, region, P_ENTER);
-}
-
-static OTF2_CallbackCode w_leave(EV_ARGS, OTF2_RegionRef region)
-{
-	return w_region(ud, t, pos, region, P_LEAVE);
-}
-
-static OTF2_CallbackCode w_metric(EV_ARGS, OTF2_MetricRef metric, uint8_t n, const OTF2_Type *types,
-				  const OTF2_MetricValue *values)
-{
-	piped *p = ud;
-	prec *q = pipe_put(p, P_METRIC, 2 + (uint32_t)n);
-	W_FAIL(q);
-	q->a = metric;
-	q->k = n;
-	q->x.u = t;
-	q[1].x.u = pos;
-	for (uint8_t k = 0; k < n; k++)
-		q[2 + k].x.v = metric_value(types[k], values[k]);
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static inline OTF2_CallbackCode w_msg(void *ud, OTF2_TimeStamp t, uint8_t kind, uint32_t peer, OTF2_CommRef comm,
-				      uint32_t tag, uint64_t len)
-{
-	piped *p = ud;
-	prec *q = pipe_put(p, kind, 3);
-	W_FAIL(q);
-	q->a = peer;
-	q->x.u = t;
-	q[1].a = comm;
-	q[1].x.u = len;
-	q[2].a = tag;
-	return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode w_send(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len)
-{
-	return w_msg(ud, t, P_SEND, receiver, comm, tag, len);
-}
-
-static OTF2_CallbackCode w_isend(EV_ARGS, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t len,
-				 uint64_t req)
-{
-	return w_msg(ud, t, P_SEND, receiver, comm, tag, len);
-}
-
-static OTF2_CallbackCode w_recv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len)
-{
-	return w_msg(ud, t, P_RECV, sender, comm, tag, len);
-}
-
-static OTF2_CallbackCode w_irecv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t len,
-				 uint64_t req)
-{
-	return w_msg(ud, t, P_RECV, sender, comm, tag, len);
-}
-
-static OTF2_CallbackCode w_other(void *ud)
-{
-	return pipe_put(ud, P_OTHER, 1) ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
-}
-
-static OTF2_CallbackCode w_coll_begin(EV_ARGS)
-{
-	return w_other(ud);
-}
-
-static OTF2_CallbackCode w_coll_end(EV_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
-				    uint64_t sent, uint64_t received)
-{
-	return w_other(ud);
-}
-
-static OTF2_CallbackCode w_fork(EV_ARGS, OTF2_Paradigm model, uint32_t n)
-{
-	return w_other(ud);
-}
-
-static OTF2_CallbackCode w_join(EV_ARGS, OTF2_Paradigm model)
-{
-	return w_other(ud);
-}
-
-static OTF2_CallbackCode w_cc_enter(EV_ARGS, OTF2_CallingContextRef cc, uint32_t unwind)
-{
-	return w_other(ud);
-}
-
-static OTF2_CallbackCode w_cc_leave(EV_ARGS, OTF2_CallingContextRef cc)
-{
-	return w_other(ud);
-}
-
-static OTF2_CallbackCode w_cc_sample(EV_ARGS, OTF2_CallingContextRef cc, uint32_t unwind,
-				     OTF2_InterruptGeneratorRef gen)
-{
-	return w_other(ud);
-}
-
-static OTF2_EvtReaderCallbacks *pipe_callbacks(void)
-{
-	OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
-	if (!cb)
-		return NULL;
-	OTF2_EvtReaderCallbacks_SetEnterCallback(cb, w_enter);
-	OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, w_leave);
-	OTF2_EvtReaderCallbacks_SetMetricCallback(cb, w_metric);
-	OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, w_send);
-	OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, w_isend);
-	OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, w_recv);
-	OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, w_irecv);
-	OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, w_coll_begin);
-	OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, w_coll_end);
-	OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, w_fork);
-	OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, w_join);
-	OTF2_EvtReaderCallbacks_SetCallingContextEnterCallback(cb, w_cc_enter);
-	OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(cb, w_cc_leave);
-	OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(cb, w_cc_sample);
-	return cb;
-}
-
-/* The decode thread: every location, as read_serial, into records. */
+/* The decode thread: every location, as the serial path reads them. */
 static void *pipe_worker(void *arg)
 {
 	piped *p = arg;
-	for (size_t i = 0; i < p->nlocs && p->cur; i++) {
-		const d_loc *L = &p->locs[i];
-		uint32_t dec;
-		uint8_t st = read_local_defs(p->rdr, L, p->defs_open, &dec);
-		prec *q = st == LDEFS_DAMAGED ? pipe_put_note(p, P_LOC, 1) : pipe_put(p, P_LOC, 1);
-		if (!q)
-			break;
-		q->a = (uint32_t)i;
-		q->x.u = st | (uint64_t)dec << 8;
-		OTF2_ErrorCode ec;
-		uint64_t n;
-		if (!read_location(p->rdr, L, p->cb, p, &ec, &n)) {
-			if ((q = pipe_put_note(p, P_MISSING, 1)))
-				q->a = (uint32_t)i;
-			continue;
-		}
-		if (!p->cur)
-			break; /* stopped inside the location */
-		q = ec == OTF2_SUCCESS ? pipe_put(p, P_END, 2) : pipe_put_note(p, P_END, 2);
-		if (q) {
-			q->a = (uint32_t)i;
-			q->x.u = n;
-			q[1].a = (uint32_t)ec;
-		}
-	}
+	decode(&p->d);
 	pthread_mutex_lock(&p->mu);
-	if (p->cur) {
-		p->cur->n = (uint32_t)(p->wp - p->cur->rec);
-		p->full[(p->head + p->nfull++) % PIPE_BATCHES] = p->cur;
+	if (p->d.cur) {
+		p->d.cur->n = (uint32_t)(p->d.wp - p->d.cur->rec);
+		p->full[(p->head + p->nfull++) % PIPE_BATCHES] = p->d.cur;
 	}
-	p->cur = NULL;
+	p->d.cur = NULL;
 	p->done = true;
 	pthread_cond_signal(&p->filled);
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
-/* Main thread: one batch's records, in order, through the shared helpers.
- * Returns r->rc when the sink stopped the read. */
-static int pipe_apply(rd *r, const batch *b, const char *anchor, locst *l)
-{
-	for (uint32_t i = 0; i < b->n; i++) {
-		const prec *q = &b->rec[i];
-		OTF2_CallbackCode cc = OTF2_CALLBACK_SUCCESS;
-		if (__builtin_expect(q->kind <= P_LEAVE, 1)) {
-			/* one well-predicted branch: which of the two is data */
-			if (do_region(l, q->kind, q->a, q->x.u) != OTF2_CALLBACK_SUCCESS)
-				return r->rc;
-			continue;
-		}
-		switch (q->kind) {
-		case P_UNDEF:
-			skip_undefined(l, "region", q->a, q->x.u);
-			break;
-		case P_METRIC: {
-			const d_metric *m = metric_class(r, q->a);
-			if (q->k == 0)
-				skip(r, TF_DIAG_ev_other);
-			int64_t ts = q->k ? ticks_to_ns(r, q->x.u) : 0;
-			for (uint8_t k = 0; k < q->k && cc == OTF2_CALLBACK_SUCCESS; k++)
-				cc = do_metric_value(l, m, q->a, k, ts, q->x.u, q[1].x.u, q[2 + k].x.v);
-			i += 1 + q->k;
-			break;
-		}
-		case P_SEND:
-		case P_RECV:
-			cc = do_msg(l, q->kind == P_SEND ? TF_EV_SEND : TF_EV_RECV, q->x.u, q->a,
-				    q[1].a, q[2].a,
-				    q[1].x.u);
-			i += 2;
-			break;
-		case P_OTHER:
-			skip(r, TF_DIAG_ev_other);
-			break;
-		case P_LOC:
-			*l = location_state(r, &r->locs[q->a]);
-			ldefs_read(r, &r->locs[q->a], anchor, (uint8_t)q->x.u, (uint32_t)(q->x.u >> 8),
-				   (uint8_t)q->x.u == LDEFS_DAMAGED ? b->note[q->k] : "");
-			break;
-		case P_MISSING:
-			missing(r, &r->locs[q->a], anchor, b->note[q->k]);
-			break;
-		case P_END:
-			location_done(r, &r->locs[q->a], anchor, (OTF2_ErrorCode)q[1].a, q->x.u,
-				      q[1].a == OTF2_SUCCESS ? "" : b->note[q->k]);
-			i++;
-			break;
-		}
-		if (cc != OTF2_CALLBACK_SUCCESS)
-			return r->rc;
-	}
-	return 0;
-}
-
 /* Returns 1 when the pipeline could not be started (then nothing was read:
  * the caller reads serially). */
-static int read_piped(rd *r, OTF2_Reader *rdr, const char *anchor, bool defs_open)
+static int read_piped(rd *r, OTF2_Reader *rdr, bool defs_open)
 {
 	piped *p = aligned_alloc(64, sizeof(piped));
-	OTF2_EvtReaderCallbacks *cb = pipe_callbacks();
+	OTF2_EvtReaderCallbacks *cb = event_callbacks();
 	int rc = p && cb ? 0 : TF_ENOMEM;
-	if (p)
-		*p = (piped){ .rdr = rdr, .cb = cb, .defs_open = defs_open, .locs = r->locs, .nlocs = r->nlocs,
-			      .region_dense = r->region_dense, .ndense = r->ndense, .region_ids = r->region_ids,
-			      .region_str = r->region_str };
+	if (p) {
+		*p = (piped){ 0 };
+		decoder_init(&p->d, r, rdr, cb, defs_open, true);
+	}
 	for (int i = 0; i < PIPE_BATCHES && rc == 0; i++)
 		if (!(p->all[i] = aligned_alloc(64, sizeof(batch))))
 			rc = TF_ENOMEM;
 	if (rc < 0)
 		goto out;
-	p->cur = p->all[0];
-	p->cur->n = p->cur->nnotes = 0;
-	p->wp = p->cur->rec;
-	p->wend = p->cur->rec + PIPE_RECS;
+	p->d.cur = p->all[0];
+	p->d.cur->n = p->d.cur->nnotes = 0;
+	p->d.wp = p->d.cur->rec;
+	p->d.wend = p->d.cur->rec + PIPE_RECS;
 	for (int i = 1; i < PIPE_BATCHES; i++)
 		p->spare[p->nspare++] = p->all[i];
 	pthread_mutex_init(&p->mu, NULL);
@@ -1766,7 +1733,7 @@ static int read_piped(rd *r, OTF2_Reader *rdr, const char *anchor, bool defs_ope
 		pthread_mutex_unlock(&p->mu);
 		if (!b)
 			break;
-		rc = pipe_apply(r, b, anchor, &l);
+		rc = apply_records(&l, b->rec, b->n, (const msgbuf *)b->note);
 		pthread_mutex_lock(&p->mu);
 		p->spare[p->nspare++] = b;
 		if (rc < 0)
@@ -1804,25 +1771,25 @@ static bool use_pipeline(void)
 /* Reads the events of every location, one location at a time, each in the
  * order the archive stores them.  A location whose event data cannot be
  * read is counted (missing_location) and the others are still read. */
-static int read_events(rd *r, OTF2_Reader *rdr, const char *anchor)
+static int read_events(rd *r, OTF2_Reader *rdr)
 {
 	for (size_t i = 0; i < r->nlocs; i++)
 		if (OTF2_Reader_SelectLocation(rdr, r->locs[i].id) != OTF2_SUCCESS)
-			return otf2_fail(r, anchor, "cannot select a location", OTF2_ERROR_INVALID);
+			return otf2_fail(r, "cannot select a location", OTF2_ERROR_INVALID);
 	bool defs_open = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS; /* local defs are optional */
 	OTF2_ErrorCode ec = OTF2_Reader_OpenEvtFiles(rdr);
 	if (ec != OTF2_SUCCESS) {
 		if (defs_open)
 			OTF2_Reader_CloseDefFiles(rdr);
-		return otf2_fail(r, anchor, "cannot open the event files", ec);
+		return otf2_fail(r, "cannot open the event files", ec);
 	}
 	int rc = 1;
 	if (use_pipeline())
-		rc = read_piped(r, rdr, anchor, defs_open);
+		rc = read_piped(r, rdr, defs_open);
 	if (rc == 1)
-		rc = read_serial(r, rdr, anchor, defs_open);
+		rc = read_serial(r, rdr, defs_open);
 	if (rc == 0)
-		note_ldefs(r, anchor);
+		note_ldefs(r);
 	OTF2_Reader_CloseEvtFiles(rdr);
 	if (defs_open)
 		OTF2_Reader_CloseDefFiles(rdr);
@@ -1854,20 +1821,20 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	if (!is_anchor_head(head, (size_t)nh))
 		return tf_error_set(err, TF_EFORMAT, anchor, 0, -1, "not an OTF2 anchor file");
 
-	rd r = { .ctx = ctx, .sink = sink, .err = err, .path = path, .input = input };
+	rd r = { .ctx = ctx, .sink = sink, .err = err, .path = path, .anchor = anchor, .input = input };
 	clock_set(&r, 1000000000ull, 0);
 	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(quiet_error, NULL);
 	otf2_msg[0] = 0;
 	int rc;
 	OTF2_Reader *rdr = OTF2_Reader_Open(anchor);
 	if (!rdr) {
-		rc = otf2_fail(&r, anchor, "not a readable OTF2 archive", OTF2_ERROR_INVALID);
+		rc = otf2_fail(&r, "not a readable OTF2 archive", OTF2_ERROR_INVALID);
 		goto out;
 	}
 	OTF2_Reader_SetSerialCollectiveCallbacks(rdr);
-	rc = read_defs(&r, rdr, anchor);
+	rc = read_defs(&r, rdr);
 	if (rc == 0)
-		note_clock(&r, anchor);
+		note_clock(&r);
 	if (rc == 0)
 		rc = resolve_regions(&r);
 	if (rc == 0) {
@@ -1875,7 +1842,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 		rc = define_tracks(&r);
 	}
 	if (rc == 0)
-		rc = read_events(&r, rdr, anchor);
+		rc = read_events(&r, rdr);
 	OTF2_Reader_Close(rdr);
 out:
 	OTF2_Error_RegisterCallback(old, NULL);
