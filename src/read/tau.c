@@ -4,18 +4,15 @@
  * events.<node>.edf, or a merged tau.trc + tau.edf), or one .trc file (its
  * EDF beside it, or --edf).  Records are read in fixed-size blocks, so memory
  * does not depend on the trace length.  Every record becomes exactly one
- * tf_emit or one tf_count_skip.  Format facts and the choices made here:
- * docs/format-tau.md. */
-#include <ctype.h>
+ * tf_emit or one tf_count_skip.  The definitions (.edf) are parsed in
+ * tau_edf.c, the input files found in tau_files.c; what the three share is
+ * in tau.h.  Format facts and the choices made here: docs/format-tau.md. */
 #include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "tracefold/reader.h"
 #include "tracefold/io.h"
-#include "hmap.h"
 #include "tau.h"
 
 #define TAU_EV_INIT_PARAM 3
@@ -23,16 +20,12 @@
 #define TAU_BLOCK_BYTES (96u * 1024u)
 #define TAU_FLUSH_NAME "[TAU trace flush]"
 #define TAU_MAX_REREADS 16
-/* An EDF line is under 1 KB (a name, a group, a kind); a longer one than
- * this is no EDF (or /dev/zero): fatal, without reading on. */
-#define TAU_EDF_MAX_LINE (64u * 1024u)
 /* This many records in a row without a usable definition (an undefined id,
  * or TAU's ".TAU <unknown event>" placeholder, id 0, which TAU never
  * writes) is no TAU trace: all-zero data (-F tau /dev/zero) decodes as
  * endless triggers of the placeholder.  A real trace has a defined record
  * at least every 65,536 (its FLUSH records). */
 #define TAU_MAX_UNUSABLE_RUN 1000000u
-#define TAU_PLACEHOLDER_NAME ".TAU <unknown event>"
 
 /* ---- records ---- */
 
@@ -104,275 +97,6 @@ void tf_tau_unpack_msg(int64_t spar, tf_message *m)
 	m->comm = (int64_t)((par >> 42) & 0x3Fu);
 }
 
-size_t tf_tau_trim_len(const char *s, size_t len)
-{
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-		len--;
-	return len;
-}
-
-/* ---- definitions (.edf) ---- */
-
-enum tau_kind {
-	TK_UNKNOWN = 0, /* not defined (yet) */
-	TK_REGION,      /* EntryExit */
-	TK_TRIGGER,     /* TriggerValue user event */
-	TK_METADATA,    /* TriggerValue named "<key> | <value>" */
-	TK_SEND,        /* tag -7 */
-	TK_RECV,        /* tag -8 */
-	TK_FLUSH,       /* TRACER FLUSH (EntryExit) */
-	TK_TRACER,      /* TRACER EV_INIT, WALL_CLOCK, FLUSH_CLOSE, ... */
-	TK_OTHER,       /* any other kind ("none"/"par" outside TRACER) */
-	TK_BAD,         /* still unknown after re-reading the EDF */
-};
-
-typedef struct tau_def {
-	int64_t id;
-	uint8_t kind;
-	bool unusable;    /* TK_BAD, or ".TAU <unknown event>": counts towards TAU_MAX_UNUSABLE_RUN */
-	tf_str name;  /* trimmed; for metadata: the key */
-	tf_str group;
-	tf_str value; /* metadata value */
-} tau_def;
-
-typedef struct tau_edf {
-	char *path;
-	long node; /* events.<node>.edf describes that node only (ids are per
-		    * node); -1: every node (tau_merge's tau.edf, other names) */
-	tau_def *defs;
-	uint32_t ndefs, cap;
-	tf_hmap idx; /* id -> index in defs */
-	int rereads;
-} tau_edf;
-
-static tau_def *edf_find(const tau_edf *e, int64_t id)
-{
-	uint32_t i = tf_hmap_get(&e->idx, (uint64_t)id);
-	return i == UINT32_MAX ? NULL : &e->defs[i];
-}
-
-/* Adds d, or replaces the definition with the same id. */
-static int edf_put(tau_edf *e, const tau_def *d)
-{
-	tau_def *old = edf_find(e, d->id);
-	if (old) {
-		*old = *d;
-		return 0;
-	}
-	if (tf_grow((void **)&e->defs, &e->cap, e->ndefs + 1, sizeof(*e->defs)) < 0 ||
-	    tf_hmap_put(&e->idx, (uint64_t)d->id, e->ndefs) < 0)
-		return TF_ENOMEM;
-	e->defs[e->ndefs++] = *d;
-	return 0;
-}
-
-static void edf_free(tau_edf *e)
-{
-	if (!e)
-		return;
-	free(e->path);
-	free(e->defs);
-	tf_hmap_free(&e->idx);
-	free(e);
-}
-
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
-
-static bool parse_int(const char **pp, const char *end, int64_t *out)
-{
-	const char *p = *pp;
-	bool neg = false;
-	if (p < end && (*p == '-' || *p == '+'))
-		neg = *p++ == '-';
-	if (p >= end || !isdigit((unsigned char)*p))
-		return false;
-	uint64_t v = 0;
-	while (p < end && isdigit((unsigned char)*p)) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*p++ - '0');
-	}
-	if (v > (uint64_t)INT64_MAX)
-		return false;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	*pp = p;
-	return true;
-}
-
-int tf_tau_edf_parse_line(const char *line, size_t len, tf_tau_edf_line *o)
-{
-	const char *end = line + len;
-	while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
-		end--;
-	const char *p = skip_ws(line, end);
-	if (p == end || *p == '#')
-		return 0;
-	const char *q = p;
-	if (!parse_int(&q, end, &o->id))
-		return -1;
-	q = skip_ws(q, end);
-	/* header: "<N> dynamic_trace_events" (N is not trusted: TAU's per-node
-	 * files count one more line than they hold) */
-	static const char hdr[] = "dynamic_trace_events";
-	if ((size_t)(end - q) >= sizeof(hdr) - 1 && memcmp(q, hdr, sizeof(hdr) - 1) == 0 &&
-	    skip_ws(q + sizeof(hdr) - 1, end) == end)
-		return 0;
-	if (q == end || *q == '"')
-		return -1;
-	o->group = q;
-	while (q < end && *q != ' ' && *q != '\t')
-		q++;
-	o->group_len = (size_t)(q - o->group);
-	q = skip_ws(q, end);
-	if (!parse_int(&q, end, &o->tag))
-		return -1;
-	q = skip_ws(q, end);
-	if (q == end || *q != '"')
-		return -1;
-	/* the name runs to the LAST quote of the line: names may hold quotes */
-	const char *last = end - 1;
-	while (last > q && *last != '"')
-		last--;
-	if (last == q)
-		return -1;
-	o->name = q + 1;
-	o->name_len = (size_t)(last - (q + 1));
-	const char *k = skip_ws(last + 1, end);
-	const char *kend = end;
-	while (kend > k && (kend[-1] == ' ' || kend[-1] == '\t'))
-		kend--;
-	o->kind = k;
-	o->kind_len = (size_t)(kend - k);
-	return 1;
-}
-
-static bool eq(const char *s, size_t n, const char *lit)
-{
-	return strlen(lit) == n && memcmp(s, lit, n) == 0;
-}
-
-static int edf_add_line(tau_edf *e, tf_strtab *st, const tf_tau_edf_line *l)
-{
-	tau_def d = { .id = l->id };
-	size_t nlen = tf_tau_trim_len(l->name, l->name_len);
-	bool tracer_group = eq(l->group, l->group_len, "TRACER");
-	d.group = tf_strtab_intern(st, l->group, l->group_len);
-	if (l->tag == -7) {
-		d.kind = TK_SEND;
-	} else if (l->tag == -8) {
-		d.kind = TK_RECV;
-	} else if (tracer_group && eq(l->name, nlen, "FLUSH")) {
-		d.kind = TK_FLUSH;
-	} else if (tracer_group) {
-		d.kind = TK_TRACER;
-	} else if (eq(l->kind, l->kind_len, "EntryExit")) {
-		d.kind = TK_REGION;
-	} else if (eq(l->kind, l->kind_len, "TriggerValue")) {
-		/* metadata: "<key> | <value>" (the value may be empty: "<key> | ") */
-		const char *bar = NULL;
-		for (size_t i = 0; i + 2 <= l->name_len; i++)
-			if (memcmp(l->name + i, " |", 2) == 0 &&
-			    (i + 2 == l->name_len || l->name[i + 2] == ' ')) {
-				bar = l->name + i;
-				break;
-			}
-		if (bar) {
-			const char *v = bar + 2 + (bar + 2 < l->name + l->name_len);
-			d.kind = TK_METADATA;
-			d.value = tf_strtab_intern(st, v, tf_tau_trim_len(v, (size_t)(l->name + l->name_len - v)));
-			nlen = tf_tau_trim_len(l->name, (size_t)(bar - l->name));
-		} else {
-			d.kind = TK_TRIGGER;
-		}
-	} else {
-		d.kind = TK_OTHER;
-	}
-	d.unusable = eq(l->name, nlen, TAU_PLACEHOLDER_NAME);
-	d.name = tf_strtab_intern(st, l->name, nlen);
-	if (d.name == (tf_str)-1 || d.group == (tf_str)-1 || d.value == (tf_str)-1)
-		return TF_ENOMEM;
-	return edf_put(e, &d);
-}
-
-/* Reads one line (with its newline) of at most cap bytes into buf.  Returns
- * its length (0 at the end of the file), or cap + 1 when the line goes on
- * past cap bytes: not read further, so an endless line costs cap bytes. */
-static size_t edf_getline(FILE *f, char *buf, size_t cap)
-{
-	size_t n = 0;
-	int c;
-	while ((c = getc(f)) != EOF) {
-		if (n == cap)
-			return cap + 1;
-		buf[n++] = (char)c;
-		if (c == '\n')
-			break;
-	}
-	return n;
-}
-
-/* (Re)reads the whole EDF; definitions replace earlier ones with the same id. */
-static int edf_load(tau_edf *e, tf_ctx *ctx, tf_error *err)
-{
-	FILE *f = fopen(e->path, "r");
-	if (!f)
-		return tf_error_set(err, TF_EIO, e->path, -1, -1, "cannot open the event definitions");
-	char *line = malloc(TAU_EDF_MAX_LINE);
-	if (!line) {
-		fclose(f);
-		return tf_error_set(err, TF_ENOMEM, e->path, -1, -1, "out of memory");
-	}
-	size_t n;
-	int64_t off = 0, lineno = 0;
-	int rc = 0, bad = 0;
-	while ((n = edf_getline(f, line, TAU_EDF_MAX_LINE)) > 0) {
-		lineno++;
-		if (n > TAU_EDF_MAX_LINE) {
-			rc = tf_error_set(err, TF_EFORMAT, e->path, off, -1,
-					  "line %lld is longer than %u bytes: not a TAU event definition file "
-					  "(whose lines are under 1 KB)", (long long)lineno, TAU_EDF_MAX_LINE);
-			break;
-		}
-		tf_tau_edf_line l;
-		int r = tf_tau_edf_parse_line(line, n, &l);
-		if (r > 0 && (rc = edf_add_line(e, tf_ctx_strtab(ctx), &l)) < 0) {
-			rc = tf_error_set(err, rc, e->path, -1, -1, "out of memory");
-			break;
-		}
-		if (r < 0 && !bad++ && !e->rereads) /* noted once, not again on each re-read */
-			tf_ctx_note(ctx, "'%s' line %lld (byte %lld): not an event definition: ignored",
-				    e->path, (long long)lineno, (long long)off);
-		off += (int64_t)n;
-	}
-	int ioerr = ferror(f);
-	free(line);
-	fclose(f);
-	if (rc < 0)
-		return rc;
-	if (ioerr)
-		return tf_error_set(err, TF_EIO, e->path, off, -1, "read failed");
-	return 0;
-}
-
-/* The node an EDF describes, from its name: events.<node>.edf; -1 (every
- * node) for any other name. */
-static long edf_node(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	if (strncmp(b, "events.", 7) != 0 || !isdigit((unsigned char)b[7]))
-		return -1;
-	char *end;
-	errno = 0;
-	long v = strtol(b + 7, &end, 10);
-	return errno || v > UINT16_MAX || strcmp(end, ".edf") != 0 ? -1 : v;
-}
-
 /* ---- the reader ---- */
 
 typedef struct tau_pend {
@@ -425,9 +149,9 @@ static tau_edf *rd_edf(tau_rd *rd, const char *path)
 		return NULL;
 	}
 	rd->edfs = ne;
-	e->node = edf_node(path);
-	if (edf_load(e, rd->ctx, rd->err) < 0) {
-		edf_free(e);
+	e->node = tf_tau_edf_node(path);
+	if (tf_tau_edf_load(e, rd->ctx, rd->err) < 0) {
+		tf_tau_edf_free(e);
 		return NULL;
 	}
 	rd->edfs[rd->nedfs++] = e;
@@ -583,8 +307,6 @@ static int run_error(tau_rd *rd, const char *path, const tau_edf *edf)
 			    TAU_MAX_UNUSABLE_RUN, edf->path);
 }
 
-static char *dir_name(const char *path);
-static char *beside(const char *dir, const char *name);
 #define NODE_SKIPPED (UINT32_MAX - 1)
 
 /* The EDF for the records of node nid in a file read with edf: edf itself
@@ -600,7 +322,7 @@ static int node_edf(tau_rd *rd, tau_edf *edf, uint16_t nid, const char *path, ui
 	if (k == UINT32_MAX) {
 		char name[32];
 		snprintf(name, sizeof(name), "events.%u.edf", (unsigned)nid);
-		char *dir = dir_name(edf->path), *p = dir ? beside(dir, name) : NULL;
+		char *dir = tf_tau_dir_name(edf->path), *p = dir ? tf_tau_beside(dir, name) : NULL;
 		if (!dir)
 			return tf_error_set(rd->err, TF_ENOMEM, path, (int64_t)off, -1, "out of memory");
 		tau_edf *e = p ? rd_edf(rd, p) : NULL;
@@ -635,7 +357,7 @@ static int node_edf(tau_rd *rd, tau_edf *edf, uint16_t nid, const char *path, ui
  * another node, not garbage. */
 static int skip_node(tau_rd *rd, const tau_edf *file_edf, const tf_tau_rec *r, const char *path, uint64_t off)
 {
-	const tau_def *d = edf_find(file_edf, r->ev);
+	const tau_def *d = tf_tau_edf_find(file_edf, r->ev);
 	if (d && !d->unusable)
 		rd->run = 0;
 	else if (rd->run++ == 0)
@@ -658,11 +380,11 @@ static __attribute__((noinline)) int on_unusable(tau_rd *rd, tau_edf *edf, const
 	const tau_def *d = *dp;
 	if (!d && edf->rereads < TAU_MAX_REREADS) {
 		edf->rereads++;
-		TF_TRY(edf_load(edf, rd->ctx, rd->err));
-		d = edf_find(edf, r->ev);
+		TF_TRY(tf_tau_edf_load(edf, rd->ctx, rd->err));
+		d = tf_tau_edf_find(edf, r->ev);
 		if (!d) {
 			tau_def bad = { .id = r->ev, .kind = TK_BAD, .unusable = true };
-			TF_TRY(edf_put(edf, &bad));
+			TF_TRY(tf_tau_edf_put(edf, &bad));
 			tf_ctx_note(rd->ctx, "'%s' byte %llu: event id %lld is not defined in '%s'", path,
 				    (unsigned long long)off, (long long)r->ev, edf->path);
 		}
@@ -685,7 +407,7 @@ static __attribute__((noinline)) int on_unusable(tau_rd *rd, tau_edf *edf, const
 
 static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *path, uint64_t off)
 {
-	const tau_def *d = edf_find(edf, r->ev);
+	const tau_def *d = tf_tau_edf_find(edf, r->ev);
 	if (__builtin_expect(!d || d->unusable, 0)) {
 		TF_TRY(on_unusable(rd, edf, r, path, off, &d));
 		if (!d)
@@ -830,219 +552,7 @@ done:
 	return rc;
 }
 
-/* ---- inputs: files and directories ---- */
-
-static char *path_join(const char *dir, const char *name)
-{
-	size_t dl = strlen(dir), nl = strlen(name);
-	char *p = malloc(dl + nl + 2);
-	if (!p)
-		return NULL;
-	memcpy(p, dir, dl);
-	size_t k = dl;
-	if (k && p[k - 1] != '/')
-		p[k++] = '/';
-	memcpy(p + k, name, nl + 1);
-	return p;
-}
-
-static bool file_exists(const char *p)
-{
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-/* "tautrace.<node>.<context>.<thread>.trc" -> true and the three numbers. */
-static bool parse_tautrace(const char *name, long *node, long *context, long *thread)
-{
-	if (strncmp(name, "tautrace.", 9) != 0)
-		return false;
-	const char *p = name + 9;
-	long v[3];
-	for (int i = 0; i < 3; i++) {
-		if (!isdigit((unsigned char)*p))
-			return false;
-		char *e;
-		v[i] = strtol(p, &e, 10);
-		if (*e != '.')
-			return false;
-		p = e + 1;
-	}
-	if (strcmp(p, "trc") != 0 && strcmp(p, "trc.gz") != 0)
-		return false;
-	*node = v[0];
-	*context = v[1];
-	*thread = v[2];
-	return true;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-static char *dir_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	if (!s)
-		return strdup(".");
-	size_t n = (size_t)(s - path);
-	char *d = malloc(n + 2);
-	if (!d)
-		return NULL;
-	if (n == 0)
-		d[n++] = '/';
-	else
-		memcpy(d, path, n);
-	d[n] = 0;
-	return d;
-}
-
-/* Node id of the first record of a .trc, or -1. */
-static long first_nid(const char *path)
-{
-	unsigned char head[32];
-	tf_error e;
-	tf_error_clear(&e);
-	ptrdiff_t n = tf_file_head(path, head, sizeof(head), &e);
-	if (n < 24)
-		return -1;
-	tf_tau_layout lay = tf_tau_detect_layout(head, (size_t)n);
-	if ((size_t)n < lay.recsize)
-		return -1;
-	tf_tau_rec r;
-	tf_tau_decode(head, lay, &r);
-	return r.nid;
-}
-
-/* dir/name if that file exists (malloc'd), else NULL. */
-static char *beside(const char *dir, const char *name)
-{
-	char *p = path_join(dir, name);
-	if (p && !file_exists(p)) {
-		free(p);
-		p = NULL;
-	}
-	return p;
-}
-
-/* The EDF that goes with a lone .trc: --edf, events.<node>.edf for
- * tautrace.<node>.*, <stem>.edf (tau.trc -> tau.edf), events.<nid of the
- * first record>.edf, tau.edf.  NULL if none exists (malloc'd). */
-static char *edf_for_trc(const char *trc, const char *opt)
-{
-	if (opt)
-		return strdup(opt);
-	char *dir = dir_name(trc);
-	if (!dir)
-		return NULL;
-	const char *bn = base_name(trc);
-	const char *dot = strrchr(bn, '.');
-	char name[600];
-	char *p = NULL;
-	long node, context, thread, nid;
-	if (parse_tautrace(bn, &node, &context, &thread)) {
-		snprintf(name, sizeof(name), "events.%ld.edf", node);
-		p = beside(dir, name);
-	}
-	if (!p && dot && dot - bn < 500) {
-		snprintf(name, sizeof(name), "%.*s.edf", (int)(dot - bn), bn);
-		p = beside(dir, name);
-	}
-	if (!p && (nid = first_nid(trc)) >= 0) {
-		snprintf(name, sizeof(name), "events.%ld.edf", nid);
-		p = beside(dir, name);
-	}
-	if (!p)
-		p = beside(dir, "tau.edf");
-	free(dir);
-	return p;
-}
-
-typedef struct trc_file {
-	char *name;
-	long node, context, thread;
-} trc_file;
-
-static int cmp_trc(const void *a, const void *b)
-{
-	const trc_file *x = a, *y = b;
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	if (x->context != y->context)
-		return x->context < y->context ? -1 : 1;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static bool ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-/* Lists the directory's trace files: per-thread tautrace files if any,
- * else every other *.trc (a merged tau.trc). */
-static int list_dir(const char *dir, trc_file **out, size_t *nout, bool *per_thread, tf_error *err)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return tf_error_set(err, TF_EIO, dir, -1, -1, "cannot open the directory");
-	trc_file *v = NULL;
-	size_t n = 0, cap = 0, nthread = 0;
-	struct dirent *de;
-	int rc = 0;
-	while ((de = readdir(d))) {
-		long a = -1, b = -1, c = -1;
-		bool t = parse_tautrace(de->d_name, &a, &b, &c);
-		if (!t && !ends_with(de->d_name, ".trc") && !ends_with(de->d_name, ".trc.gz"))
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			trc_file *nv = realloc(v, nc * sizeof(*nv));
-			if (!nv) {
-				rc = TF_ENOMEM;
-				break;
-			}
-			v = nv;
-			cap = nc;
-		}
-		v[n].name = strdup(de->d_name);
-		if (!v[n].name) {
-			rc = TF_ENOMEM;
-			break;
-		}
-		v[n].node = t ? a : -1;
-		v[n].context = b;
-		v[n].thread = c;
-		nthread += t;
-		n++;
-	}
-	closedir(d);
-	if (rc < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i].name);
-		free(v);
-		return tf_error_set(err, rc, dir, -1, -1, "out of memory");
-	}
-	if (nthread && nthread < n) { /* keep the per-thread files only */
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (v[i].node >= 0)
-				v[k++] = v[i];
-			else
-				free(v[i].name);
-		}
-		n = k;
-	}
-	qsort(v, n, sizeof(*v), cmp_trc);
-	*out = v;
-	*nout = n;
-	*per_thread = nthread > 0;
-	return 0;
-}
+/* ---- inputs ---- */
 
 static int read_one(tau_rd *rd, const char *trc, const char *edf_path)
 {
@@ -1062,13 +572,13 @@ static int read_dir(tau_rd *rd, const char *dir)
 	trc_file *files = NULL;
 	size_t n = 0;
 	bool per_thread = false;
-	int rc = list_dir(dir, &files, &n, &per_thread, rd->err);
+	int rc = tf_tau_list_dir(dir, &files, &n, &per_thread, rd->err);
 	if (rc >= 0 && n == 0)
 		rc = tf_error_set(rd->err, TF_EFORMAT, dir, -1, -1,
 				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
 	const char *opt = tf_ctx_opts(rd->ctx)->edf_path;
 	for (size_t i = 0; i < n && rc >= 0; i++) {
-		char *trc = path_join(dir, files[i].name), *edf = NULL;
+		char *trc = tf_tau_path_join(dir, files[i].name), *edf = NULL;
 		if (!trc) {
 			rc = tf_error_set(rd->err, TF_ENOMEM, dir, -1, -1, "out of memory");
 			break;
@@ -1076,10 +586,10 @@ static int read_dir(tau_rd *rd, const char *dir)
 		if (per_thread && !opt) { /* the node's EDF, shared by its threads */
 			char name[64];
 			snprintf(name, sizeof(name), "events.%ld.edf", files[i].node);
-			edf = beside(dir, name);
+			edf = tf_tau_beside(dir, name);
 		}
 		if (!edf)
-			edf = edf_for_trc(trc, opt);
+			edf = tf_tau_edf_for_trc(trc, opt);
 		rc = read_one(rd, trc, edf);
 		free(trc);
 		free(edf);
@@ -1102,12 +612,12 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	} else if (S_ISDIR(sb.st_mode)) {
 		rc = read_dir(&rd, path);
 	} else {
-		char *edf = edf_for_trc(path, tf_ctx_opts(ctx)->edf_path);
+		char *edf = tf_tau_edf_for_trc(path, tf_ctx_opts(ctx)->edf_path);
 		rc = read_one(&rd, path, edf);
 		free(edf);
 	}
 	for (size_t i = 0; i < rd.nedfs; i++)
-		edf_free(rd.edfs[i]);
+		tf_tau_edf_free(rd.edfs[i]);
 	free(rd.edfs);
 	free(rd.trks);
 	tf_hmap_free(&rd.trk_idx);
@@ -1135,7 +645,7 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 		struct dirent *de;
 		long a, b, c;
 		while ((de = readdir(d))) {
-			if (parse_tautrace(de->d_name, &a, &b, &c) || strcmp(de->d_name, "tau.trc") == 0) {
+			if (tf_tau_parse_tautrace(de->d_name, &a, &b, &c) || strcmp(de->d_name, "tau.trc") == 0) {
 				ans = TF_SNIFF_YES;
 				break;
 			}
@@ -1143,7 +653,7 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 		closedir(d);
 		return ans;
 	}
-	bool named = ends_with(path, ".trc") || ends_with(path, ".trc.gz");
+	bool named = tf_tau_ends_with(path, ".trc") || tf_tau_ends_with(path, ".trc.gz");
 	if (named)
 		return TF_SNIFF_YES;
 	return head_is_tau(head, n) ? TF_SNIFF_MAYBE : TF_SNIFF_NO;

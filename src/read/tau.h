@@ -1,5 +1,13 @@
-/* tau.h - internals of the TAU reader (src/read/tau.c) that unit tests use.
- * Not part of the public interface.  Format facts: docs/format-tau.md. */
+/* tau.h - internals of the TAU reader: what unit tests use, and what its
+ * files share (below).  Not part of the public interface.
+ *
+ *   tau.c        .trc records, the reader (records -> tf_event), the read
+ *                entry point, sniffing, the format row (tf_format_tau)
+ *   tau_edf.c    event definitions (.edf): parsing, loading, re-reading
+ *   tau_files.c  inputs: trace file names, directories, which EDF goes
+ *                with a trace
+ *
+ * Format facts: docs/format-tau.md. */
 #ifndef TRACEFOLD_READ_TAU_H
 #define TRACEFOLD_READ_TAU_H
 
@@ -7,6 +15,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "tracefold/event.h"
+#include "tracefold/reader.h"
+#include "hmap.h"
 
 /* One decoded .trc record, whatever its layout. */
 typedef struct tf_tau_rec {
@@ -43,5 +53,85 @@ typedef struct tf_tau_edf_line {
 	const char *kind; size_t kind_len;
 } tf_tau_edf_line;
 int tf_tau_edf_parse_line(const char *line, size_t len, tf_tau_edf_line *out);
+
+/* ---- shared by tau.c, tau_edf.c and tau_files.c ---- */
+
+/* TAU's name for event id 0, which it never writes (tau.c counts such
+ * records towards TAU_MAX_UNUSABLE_RUN). */
+#define TAU_PLACEHOLDER_NAME ".TAU <unknown event>"
+
+/* tau_edf.c: one EDF and its definitions */
+
+enum tau_kind {
+	TK_UNKNOWN = 0, /* not defined (yet) */
+	TK_REGION,      /* EntryExit */
+	TK_TRIGGER,     /* TriggerValue user event */
+	TK_METADATA,    /* TriggerValue named "<key> | <value>" */
+	TK_SEND,        /* tag -7 */
+	TK_RECV,        /* tag -8 */
+	TK_FLUSH,       /* TRACER FLUSH (EntryExit) */
+	TK_TRACER,      /* TRACER EV_INIT, WALL_CLOCK, FLUSH_CLOSE, ... */
+	TK_OTHER,       /* any other kind ("none"/"par" outside TRACER) */
+	TK_BAD,         /* still unknown after re-reading the EDF */
+};
+
+typedef struct tau_def {
+	int64_t id;
+	uint8_t kind;
+	bool unusable;    /* TK_BAD, or ".TAU <unknown event>": counts towards TAU_MAX_UNUSABLE_RUN */
+	tf_str name;  /* trimmed; for metadata: the key */
+	tf_str group;
+	tf_str value; /* metadata value */
+} tau_def;
+
+typedef struct tau_edf {
+	char *path;
+	long node; /* events.<node>.edf describes that node only (ids are per
+		    * node); -1: every node (tau_merge's tau.edf, other names) */
+	tau_def *defs;
+	uint32_t ndefs, cap;
+	tf_hmap idx; /* id -> index in defs */
+	int rereads;
+} tau_edf;
+
+static inline tau_def *tf_tau_edf_find(const tau_edf *e, int64_t id)
+{
+	uint32_t i = tf_hmap_get(&e->idx, (uint64_t)id);
+	return i == UINT32_MAX ? NULL : &e->defs[i];
+}
+
+/* Adds d, or replaces the definition with the same id. */
+int tf_tau_edf_put(tau_edf *e, const tau_def *d);
+void tf_tau_edf_free(tau_edf *e); /* NULL-safe */
+/* (Re)reads the whole EDF at e->path; definitions replace earlier ones
+ * with the same id.  Interns names in ctx's string table. */
+int tf_tau_edf_load(tau_edf *e, tf_ctx *ctx, tf_error *err);
+/* The node an EDF describes, from its name: events.<node>.edf; -1 (every
+ * node) for any other name. */
+long tf_tau_edf_node(const char *path);
+
+/* tau_files.c: finding the inputs */
+
+typedef struct trc_file {
+	char *name;
+	long node, context, thread;
+} trc_file;
+
+/* "tautrace.<node>.<context>.<thread>.trc" -> true and the three numbers. */
+bool tf_tau_parse_tautrace(const char *name, long *node, long *context, long *thread);
+bool tf_tau_ends_with(const char *s, const char *suf);
+/* dir/name (malloc'd; NULL: out of memory). */
+char *tf_tau_path_join(const char *dir, const char *name);
+/* The directory part of path ("." if none; malloc'd). */
+char *tf_tau_dir_name(const char *path);
+/* dir/name if that file exists (malloc'd), else NULL. */
+char *tf_tau_beside(const char *dir, const char *name);
+/* The EDF that goes with a lone .trc (opt: --edf); NULL if none exists
+ * (malloc'd). */
+char *tf_tau_edf_for_trc(const char *trc, const char *opt);
+/* Lists the directory's trace files: per-thread tautrace files if any,
+ * else every other *.trc (a merged tau.trc), in node, context, thread
+ * order. */
+int tf_tau_list_dir(const char *dir, trc_file **out, size_t *nout, bool *per_thread, tf_error *err);
 
 #endif

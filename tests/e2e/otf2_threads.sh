@@ -1,4 +1,4 @@
-# The OTF2 reader's two event paths (src/read/otf2.c): serial
+# The OTF2 reader's two event paths (src/read/otf2_*.c): serial
 # (TRACEFOLD_THREADS=1) and pipelined (a decode thread feeding the main
 # thread, TRACEFOLD_THREADS=2) must give byte-identical profiles and the same
 # counters and notes, on every fixture, on generated archives (many batches,

@@ -1,4 +1,4 @@
-/* fuzz_otf2.c - OTF2 reader (src/read/otf2.c) and, below it, libotf2.
+/* fuzz_otf2.c - OTF2 reader (src/read/otf2*.c) and, below it, libotf2.
  *
  * Input: one selector byte, then the new contents of one file of a small
  * real archive copied into a temporary directory.  Selector bit 7 picks the

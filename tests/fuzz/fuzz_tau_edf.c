@@ -1,4 +1,4 @@
-/* fuzz_tau_edf.c - TAU reader (src/read/tau.c), the .edf text side.
+/* fuzz_tau_edf.c - TAU reader, the .edf text side (src/read/tau_edf.c).
  *
  * Input: the text of events.0.edf, read with a fixed, valid .trc
  * (tests/data/tau/threads/tautrace.0.0.0.trc) through the stack builder and

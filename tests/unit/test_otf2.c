@@ -1024,7 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_sniff),
 		cmocka_unit_test(test_serial_vs_pipelined),
 	};
-	/* every test against both event paths (src/read/otf2.c) */
+	/* every test against both event paths (src/read/otf2_events.c, otf2_pipe.c) */
 	int rc = cmocka_run_group_tests_name("otf2 serial", tests, serial, NULL);
 	return rc + cmocka_run_group_tests_name("otf2 pipelined", tests, pipelined, NULL);
 }
