@@ -35,7 +35,8 @@ for f in src/*/*.c src/*/*.h src/main.c include/tracefold/*.h include/tracefold/
 	mine=$(layer_of_file "$f")
 	[ "$mine" = unknown ] && { bad="$bad\n$f: a file in no layer"; continue; }
 	for h in $(sed -n 's/^#include "\(.*\)"/\1/p' "$f"); do
-		l=$(layer_of_header "$(basename "$h")")
+		# a private header beside the file is of the file's layer
+		if [ -f "$(dirname "$f")/$h" ]; then l=$(layer_of_file "$(dirname "$f")/$h"); else l=$(layer_of_header "$(basename "$h")"); fi
 		if [ "$l" = unknown ]; then
 			bad="$bad\n$f includes $h: a header of no layer"
 		elif [ "$l" -gt "$mine" ]; then
