@@ -247,17 +247,24 @@ void tf_tee_add(tf_tee *t, tf_sink *s)
 		t->to[t->n++] = s;
 }
 
+/* Keeps the first TF_CTX_MAX_NOTES texts of a list (notes, warnings) and
+ * counts them all. */
+static void keep_text(char **list, size_t *n, const char *fmt, va_list ap)
+{
+	if (*n < TF_CTX_MAX_NOTES) {
+		char buf[1024];
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		list[*n] = strdup(buf);
+	}
+	(*n)++;
+}
+
 void tf_ctx_note(tf_ctx *c, const char *fmt, ...)
 {
-	if (c->nnotes < TF_CTX_MAX_NOTES) {
-		char buf[1024];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(buf, sizeof(buf), fmt, ap);
-		va_end(ap);
-		c->notes[c->nnotes] = strdup(buf);
-	}
-	c->nnotes++;
+	va_list ap;
+	va_start(ap, fmt);
+	keep_text(c->notes, &c->nnotes, fmt, ap);
+	va_end(ap);
 }
 
 size_t tf_ctx_nnotes(const tf_ctx *c) { return c->nnotes; }
@@ -269,15 +276,10 @@ const char *tf_ctx_note_get(const tf_ctx *c, size_t i)
 
 void tf_ctx_warn(tf_ctx *c, const char *fmt, ...)
 {
-	if (c->nwarnings < TF_CTX_MAX_NOTES) {
-		char buf[1024];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(buf, sizeof(buf), fmt, ap);
-		va_end(ap);
-		c->warnings[c->nwarnings] = strdup(buf);
-	}
-	c->nwarnings++;
+	va_list ap;
+	va_start(ap, fmt);
+	keep_text(c->warnings, &c->nwarnings, fmt, ap);
+	va_end(ap);
 }
 
 size_t tf_ctx_nwarnings(const tf_ctx *c) { return c->nwarnings; }

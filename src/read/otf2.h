@@ -19,37 +19,16 @@
 #include <stdint.h>
 #include <otf2/otf2.h>
 #include "tracefold/reader.h"
+#include "hmap.h"
 
 /* ---------------------------------------------------------------- id maps */
 
-/* uint64 definition id -> uint32 index (open addressing, linear probing). */
-typedef struct idmap {
-	uint64_t *keys;
-	uint32_t *vals; /* IDMAP_NONE = empty slot */
-	uint32_t cap, n;
-} idmap;
+/* uint64 definition id -> uint32 index: the shared hash map (hmap.h); an
+ * absent id is IDMAP_NONE.  Definitions are looked up before they are
+ * added, so a key is never added twice. */
+typedef tf_hmap idmap;
 #define IDMAP_NONE UINT32_MAX
-
-static inline uint32_t id_hash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (uint32_t)k;
-}
-
-static inline uint32_t idmap_get(const idmap *m, uint64_t k)
-{
-	if (!m->cap)
-		return IDMAP_NONE;
-	uint32_t mask = m->cap - 1, i = id_hash(k) & mask;
-	while (m->vals[i] != IDMAP_NONE) {
-		if (m->keys[i] == k)
-			return m->vals[i];
-		i = (i + 1) & mask;
-	}
-	return IDMAP_NONE;
-}
+#define idmap_get tf_hmap_get
 
 /* ------------------------------------------------------------ definitions */
 

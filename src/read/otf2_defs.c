@@ -14,64 +14,11 @@
 
 static int idmap_put(idmap *m, uint64_t k, uint32_t v)
 {
-	if ((m->n + 1) * 2 > m->cap) {
-		uint32_t nc = m->cap ? m->cap * 2 : 64;
-		uint64_t *nk = malloc(nc * sizeof(*nk));
-		uint32_t *nv = malloc(nc * sizeof(*nv));
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return TF_ENOMEM;
-		}
-		memset(nv, 0xff, nc * sizeof(*nv));
-		for (uint32_t i = 0; i < m->cap; i++) {
-			if (m->vals[i] == IDMAP_NONE)
-				continue;
-			uint32_t j = id_hash(m->keys[i]) & (nc - 1);
-			while (nv[j] != IDMAP_NONE)
-				j = (j + 1) & (nc - 1);
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = nc;
-	}
-	uint32_t mask = m->cap - 1, i = id_hash(k) & mask;
-	while (m->vals[i] != IDMAP_NONE) {
-		if (m->keys[i] == k) {
-			m->vals[i] = v;
-			return 0;
-		}
-		i = (i + 1) & mask;
-	}
-	m->keys[i] = k;
-	m->vals[i] = v;
-	m->n++;
-	return 0;
+	return tf_hmap_put(m, k, v) < 0 ? TF_ENOMEM : 0;
 }
 
-static void idmap_free(idmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-}
-
-static int vec_grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	void *q = realloc(*p, nc * size);
-	if (!q)
-		return TF_ENOMEM;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-#define VEC_ROOM(v, n, cap) vec_grow((void **)&(v), &(cap), (n), sizeof(*(v)))
+#define idmap_free tf_hmap_free
+#define VEC_ROOM(v, n, cap) (tf_grow_n((void **)&(v), &(cap), (size_t)(n) + 1, sizeof(*(v)), false) < 0 ? TF_ENOMEM : 0)
 
 void tf_otf2_rd_free(rd *r)
 {
@@ -356,8 +303,8 @@ static int resolve_regions(rd *r)
 		tf_str id = s ? tf_strtab_intern_cstr(tf_ctx_strtab(r->ctx), s) : NO_STR;
 		r->region_str[i] = id;
 	}
-	for (uint32_t k = 0; k < r->region_ids.cap; k++)
-		if (r->region_ids.vals[k] != IDMAP_NONE && r->region_ids.keys[k] > max_id)
+	for (uint32_t k = 0; k < r->region_ids.cap; k++) /* hmap: vals hold value + 1, 0 = empty */
+		if (r->region_ids.vals[k] && r->region_ids.keys[k] > max_id)
 			max_id = r->region_ids.keys[k];
 	/* ids are normally 0..n-1: index them directly in the hot path */
 	if (r->nregions && max_id < 4 * (uint64_t)r->nregions + 1024) {
@@ -368,8 +315,8 @@ static int resolve_regions(rd *r)
 		for (size_t i = 0; i < r->ndense; i++)
 			r->region_dense[i] = NO_STR;
 		for (uint32_t k = 0; k < r->region_ids.cap; k++)
-			if (r->region_ids.vals[k] != IDMAP_NONE)
-				r->region_dense[r->region_ids.keys[k]] = r->region_str[r->region_ids.vals[k]];
+			if (r->region_ids.vals[k])
+				r->region_dense[r->region_ids.keys[k]] = r->region_str[r->region_ids.vals[k] - 1];
 	}
 	return 0;
 }
