@@ -7,19 +7,41 @@
 #ifndef TRACEFOLD_WRITER_H
 #define TRACEFOLD_WRITER_H
 
+#include <stdbool.h>
 #include "agg.h"
+#include "ctx.h"
+#include "cpath.h"
+#include "span.h"
 #include "err.h"
 
 /* What a writer consumes. */
-enum { TF_WRITER_AGG = 1 };
+enum { TF_WRITER_AGG = 1, TF_WRITER_SPANS = 2 };
+
+/* What a span writer is told when it opens (all borrowed for its life). */
+typedef struct tf_writer_args {
+	tf_ctx *ctx;
+	tf_cpath *cp;                 /* the call paths its spans' node ids name */
+	const char *const *inputs;    /* the run's inputs, for metadata */
+	int ninputs;
+	const char *compression;      /* "zstd" (NULL), "gzip" or "none", where it applies */
+	bool partition_rank;          /* Hive-style rank=N folders, where it applies */
+} tf_writer_args;
 
 typedef struct tf_writer {
 	const char *name;               /* "pprof" */
 	const char *description;        /* one line for --help */
 	const char *const *suffixes;    /* file names it is picked for, NULL-terminated */
-	int consumes;                   /* TF_WRITER_AGG */
+	int consumes;                   /* TF_WRITER_AGG or TF_WRITER_SPANS */
 	/* TF_WRITER_AGG: writes the aggregate to path ("-" = stdout). */
 	int (*write_agg)(const tf_agg *agg, const char *path, tf_error *err);
+	/* TF_WRITER_SPANS: a span consumer made before the inputs are read
+	 * (*sink_out, handed to the pipeline), with its state (*state_out);
+	 * span_finish writes what is left once every input was read and frees
+	 * the state; span_abort discards everything (NULL-safe). */
+	int (*span_open)(const tf_writer_args *a, const char *path, tf_span_sink **sink_out, void **state_out,
+			 tf_error *err);
+	int (*span_finish)(void *state, tf_error *err);
+	void (*span_abort)(void *state);
 } tf_writer;
 
 /* The table, NULL-terminated. */

@@ -88,4 +88,18 @@ static inline int tf_hmap_put(tf_hmap *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
+/* Sets key -> val, adding key when absent.  Returns 0 or -1 on OOM. */
+static inline int tf_hmap_set(tf_hmap *m, uint64_t key, uint32_t val)
+{
+	if (m->cap) {
+		uint32_t mask = m->cap - 1;
+		for (uint32_t j = (uint32_t)tf_mix64(key) & mask; m->vals[j]; j = (j + 1) & mask)
+			if (m->keys[j] == key) {
+				m->vals[j] = val + 1;
+				return 0;
+			}
+	}
+	return tf_hmap_put(m, key, val);
+}
+
 #endif

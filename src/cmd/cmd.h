@@ -17,7 +17,7 @@ enum {
 	TF_EXIT_INPUT = 3,      /* unreadable or invalid input, or output failure */
 };
 
-#define TRACEFOLD_VERSION "0.1.0"
+#include "tracefold/version.h"
 
 typedef struct tf_cmd {
 	const char *name;
@@ -27,6 +27,7 @@ typedef struct tf_cmd {
 
 int tf_cmd_profile(int argc, char **argv);
 int tf_cmd_convert(int argc, char **argv);
+int tf_cmd_events(int argc, char **argv);
 int tf_cmd_info(int argc, char **argv);
 int tf_cmd_top(int argc, char **argv);
 int tf_cmd_diff(int argc, char **argv);

@@ -19,9 +19,27 @@ static void list_writers(void)
 	}
 }
 
-static void help(bool profile)
+enum { MODE_PROFILE, MODE_CONVERT, MODE_EVENTS };
+
+static void help(int mode)
 {
-	if (profile)
+	bool profile = mode == MODE_PROFILE;
+	if (mode == MODE_EVENTS)
+		printf("usage: tracefold events [options] INPUT... -o DIR\n"
+		       "\n"
+		       "Writes every event of the INPUTs (the inputs of 'tracefold profile') into\n"
+		       "one normalized schema of Parquet tables, in one streaming pass:\n"
+		       "DIR/<table>/part-0.parquet for slices (one row per region instance, after\n"
+		       "the stack rules and repairs), counters, instants, messages (each send\n"
+		       "paired with its receive), flows, tracks and call_paths (docs/schema.md).\n"
+		       "Query them with DuckDB: SELECT name, sum(self_ns) FROM\n"
+		       "read_parquet('DIR/slices/**/*.parquet') GROUP BY name.\n"
+		       "\n"
+		       "options:\n"
+		       "  -o, --output DIR     the folder of the tables; required\n"
+		       "      --partition rank  Hive-style DIR/<table>/rank=N/part-0.parquet (none: one file)\n"
+		       "      --compression C  none, zstd (default) or gzip\n");
+	else if (profile)
 		printf("usage: tracefold profile [options] INPUT... -o OUT.pb.gz\n"
 		       "\n"
 		       "Reads every INPUT (Chrome/PyTorch trace JSON, optionally gzipped, or JSON\n"
@@ -44,11 +62,13 @@ static void help(bool profile)
 		       "\n"
 		       "options:\n"
 		       "  -o, --output FILE    an output ('-' = stdout); at least one, as many as you like\n"
-		       "      --to FORMAT      the format of the -o options that follow it\n");
+		       "      --to FORMAT      the format of the -o options that follow it\n"
+		       "      --partition rank  parquet: Hive-style rank=N folders\n"
+		       "      --compression C  parquet: none, zstd (default) or gzip\n");
 	printf(TF_INPUT_OPTS_HELP
 	       "  -h, --help           this text\n"
 	       "\n");
-	if (!profile) {
+	if (mode == MODE_CONVERT) {
 		printf("output formats:\n");
 		list_writers();
 		printf("\n");
@@ -65,25 +85,35 @@ static void help(bool profile)
 typedef struct output {
 	const char *path;
 	const tf_writer *w;
+	void *state;              /* a span writer's, between open and finish */
+	tf_span_sink *sink;
 } output;
 
-static int convert(const char *cmd, bool profile, int argc, char **argv)
+
+static int convert(const char *cmd, int mode, int argc, char **argv)
 {
+	bool profile = mode == MODE_PROFILE;
+	const char *compression = NULL;
+	bool partition_rank = false;
+	tf_span_sink **consumers = calloc((size_t)argc + 1, sizeof(tf_span_sink *));
+	int nconsumers = 0;
 	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
 	output *outs = calloc((size_t)argc, sizeof(output));
 	int ninputs = 0, nouts = 0, rc = TF_EXIT_OK;
-	const tf_writer *to = NULL;
+	const tf_writer *to = mode == MODE_EVENTS ? tf_writer_by_name("parquet") : NULL;
 	tf_ctx *ctx = NULL;
 	tf_agg *agg = NULL;
 	tf_input_opts iopts = { 0 };
-	if (!inputs || !outs || !(ctx = tf_ctx_new())) {
+	if (!inputs || !outs || !consumers || !(ctx = tf_ctx_new())) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	enum { O_OUTPUT, O_TO };
+	enum { O_OUTPUT, O_TO, O_PARTITION, O_COMPRESSION };
 	static const tf_opt opts[] = {
-		{ O_OUTPUT, "-o", "--output", true }, { O_TO, NULL, "--to", true }, { 0, NULL, NULL, false },
+		{ O_OUTPUT, "-o", "--output", true }, { O_TO, NULL, "--to", true },
+		{ O_PARTITION, NULL, "--partition", true }, { O_COMPRESSION, NULL, "--compression", true },
+		{ 0, NULL, NULL, false },
 	};
 	tf_optstate os = { 0 };
 	const char *v;
@@ -93,20 +123,39 @@ static int convert(const char *cmd, bool profile, int argc, char **argv)
 			rc = TF_EXIT_USAGE;
 			goto done;
 		case TF_OPT_HELP:
-			help(profile);
+			help(mode);
 			goto done;
 		case TF_OPT_ARG:
 			inputs[ninputs++] = v;
 			break;
 		case O_OUTPUT:
-			if (profile && nouts) {
+			if (mode != MODE_CONVERT && nouts) {
 				rc = tf_usage_error(cmd, "one output only (tracefold convert writes several)");
 				goto done;
 			}
-			outs[nouts++] = (output){ v, to };
+			outs[nouts++] = (output){ v, to, NULL, NULL };
+			break;
+		case O_PARTITION:
+		case O_COMPRESSION:
+			if (profile) {
+				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
+				goto done;
+			}
+			if (id == O_PARTITION && strcmp(v, "rank") && strcmp(v, "none")) {
+				rc = tf_usage_error(cmd, "--partition takes rank or none, not '%s'", v);
+				goto done;
+			}
+			if (id == O_COMPRESSION && strcmp(v, "none") && strcmp(v, "zstd") && strcmp(v, "gzip")) {
+				rc = tf_usage_error(cmd, "--compression takes none, zstd or gzip, not '%s'", v);
+				goto done;
+			}
+			if (id == O_PARTITION)
+				partition_rank = !strcmp(v, "rank");
+			else
+				compression = v;
 			break;
 		case O_TO:
-			if (profile) {
+			if (mode != MODE_CONVERT) {
 				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
 				goto done;
 			}
@@ -138,6 +187,10 @@ static int convert(const char *cmd, bool profile, int argc, char **argv)
 					    "before -o ('tracefold convert --help' lists the formats)", o->path);
 			goto done;
 		}
+		if (o->w->consumes == TF_WRITER_SPANS && !strcmp(o->path, "-")) {
+			rc = tf_usage_error(cmd, "%s writes a folder, not standard output: give -o DIR", o->w->name);
+			goto done;
+		}
 		for (int j = 0; j < k; j++)
 			if (!strcmp(outs[j].path, o->path)) {
 				rc = tf_usage_error(cmd, "the output '%s' is given twice", o->path);
@@ -157,7 +210,21 @@ static int convert(const char *cmd, bool profile, int argc, char **argv)
 	char note[64];
 	snprintf(note, sizeof(note), "tracefold %s", TRACEFOLD_VERSION);
 	tf_agg_comment(agg, note);
-	tf_load_opts lopts = { .format = iopts.format, .counters = iopts.counters, .comments = true };
+	/* span writers consume the spans as the inputs are read */
+	tf_writer_args wa = { ctx, tf_agg_cpath(agg), inputs, ninputs, compression, partition_rank };
+	for (int k = 0; k < nouts; k++) {
+		if (outs[k].w->consumes != TF_WRITER_SPANS)
+			continue;
+		tf_error err;
+		tf_error_clear(&err);
+		if (outs[k].w->span_open(&wa, outs[k].path, &outs[k].sink, &outs[k].state, &err) < 0) {
+			rc = tf_report(&err);
+			goto done;
+		}
+		consumers[nconsumers++] = outs[k].sink;
+	}
+	tf_load_opts lopts = { .format = iopts.format, .counters = iopts.counters, .comments = true,
+			       .consumers = consumers };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
 	if (rc == TF_EXIT_OK)
 		rc = tf_check_strict(&iopts, ctx);
@@ -170,7 +237,14 @@ static int convert(const char *cmd, bool profile, int argc, char **argv)
 	for (int k = 0; k < nouts; k++) {
 		tf_error err;
 		tf_error_clear(&err);
-		if (outs[k].w->write_agg(agg, outs[k].path, &err) < 0) {
+		int r;
+		if (outs[k].w->consumes == TF_WRITER_SPANS) {
+			r = outs[k].w->span_finish(outs[k].state, &err);
+			outs[k].state = NULL;
+		} else {
+			r = outs[k].w->write_agg(agg, outs[k].path, &err);
+		}
+		if (r < 0) {
 			rc = tf_report(&err);
 			goto done;
 		}
@@ -181,13 +255,18 @@ static int convert(const char *cmd, bool profile, int argc, char **argv)
 			tf_msg("%s (%s): %zu samples, %u call paths, %u threads; %s", outs[k].path, outs[k].w->name,
 			       tf_agg_nsamples(agg), tf_agg_nnodes(agg) - 1, tf_ctx_track_count(ctx), diagbuf);
 done:
+	for (int k = 0; outs && k < nouts; k++)
+		if (outs[k].state)
+			outs[k].w->span_abort(outs[k].state);
 	tf_agg_free(agg);
 	tf_ctx_free(ctx);
 	free(inputs);
 	free(outs);
+	free(consumers);
 	tf_input_opts_free(&iopts);
 	return rc;
 }
 
-int tf_cmd_profile(int argc, char **argv) { return convert("profile", true, argc, argv); }
-int tf_cmd_convert(int argc, char **argv) { return convert("convert", false, argc, argv); }
+int tf_cmd_profile(int argc, char **argv) { return convert("profile", MODE_PROFILE, argc, argv); }
+int tf_cmd_convert(int argc, char **argv) { return convert("convert", MODE_CONVERT, argc, argv); }
+int tf_cmd_events(int argc, char **argv) { return convert("events", MODE_EVENTS, argc, argv); }

@@ -8,11 +8,14 @@ static const char *const pprof_suffixes[] = { ".pb.gz", ".pprof", ".pb", ".prof"
 
 static const tf_writer tf_writer_pprof = {
 	"pprof", "gzipped pprof profile.proto, for go tool pprof (top, flame graphs, -diff_base)",
-	pprof_suffixes, TF_WRITER_AGG, tf_pprof_write,
+	pprof_suffixes, TF_WRITER_AGG, tf_pprof_write, NULL, NULL, NULL,
 };
+
+extern const tf_writer tf_writer_parquet;
 
 const tf_writer *const tf_writers[] = {
 	&tf_writer_pprof,
+	&tf_writer_parquet,
 	NULL,
 };
 

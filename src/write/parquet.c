@@ -1,0 +1,668 @@
+/* parquet.c - normalized event tables as Parquet files (docs/schema.md): a
+ * span consumer that writes, in one streaming pass,
+ *
+ *   DIR/slices/     one row per matched region instance (at its close)
+ *   DIR/counters/   counter samples, with the call path and slice open then
+ *   DIR/instants/   instant events, likewise
+ *   DIR/messages/   point-to-point messages, each send paired with its
+ *                   receive (MPI order: first unmatched of the same ranks,
+ *                   tag and communicator)
+ *   DIR/flows/      flow events (Chrome s/t/f, Kineto's ac2g), start paired
+ *                   with finish by id, with the slices they sit in
+ *   DIR/tracks/     one row per track (written at the end)
+ *   DIR/call_paths/ one row per call path (written at the end)
+ *
+ * each as DIR/<table>/part-0.parquet, or DIR/<table>/rank=N/part-0.parquet
+ * with partition_rank.  Files go through pq (src/write/pq.c): one row group
+ * buffered at a time, a temporary file renamed on success.  Memory: the
+ * open slices of each track, the unmatched messages and flows, and one row
+ * group per open file. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "tracefold/writer.h"
+#include "tracefold/sink.h"
+#include "tracefold/version.h"
+#include "hmap.h"
+#include "pq.h"
+
+enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_PATHS, NTABLES };
+
+static const char *const table_name[NTABLES] = {
+	"slices", "counters", "instants", "messages", "flows", "tracks", "call_paths",
+};
+
+/* column tables: name, type, nullable, dict, delta */
+enum { S_ID, S_TRACK, S_RANK, S_THREAD, S_START, S_END, S_DUR, S_SELF, S_DEPTH, S_NAME, S_CAT, S_PATH, S_PARENT,
+       S_CLIPPED, S_CUT, S_UNCLOSED, S_EARLY, S_NEG, S_LIMITED, S_N };
+static const pq_col slices_cols[S_N] = {
+	{ "slice_id", PQ_INT64, false, false, true, false },
+	{ "track_id", PQ_INT64, false, false, false, false },
+	{ "rank", PQ_INT64, true, false, false, false },
+	{ "thread", PQ_STRING, false, true, false, false },
+	{ "start_ns", PQ_INT64, false, false, false, false },
+	{ "end_ns", PQ_INT64, false, false, false, false },
+	{ "dur_ns", PQ_INT64, false, false, false, false },
+	{ "self_ns", PQ_INT64, false, false, false, false },
+	{ "depth", PQ_INT32, false, false, false, false },
+	{ "name", PQ_STRING, false, true, false, false },
+	{ "category", PQ_STRING, true, true, false, false },
+	{ "call_path_id", PQ_INT64, false, false, false, false },
+	{ "parent_slice_id", PQ_INT64, true, false, false, false },
+	{ "clipped", PQ_BOOL, false, false, false, false },
+	{ "cut", PQ_BOOL, false, false, false, false },
+	{ "unclosed", PQ_BOOL, false, false, false, false },
+	{ "closed_early", PQ_BOOL, false, false, false, false },
+	{ "negative_duration", PQ_BOOL, false, false, false, false },
+	{ "depth_limited", PQ_BOOL, false, false, false, false },
+};
+enum { C_TRACK, C_RANK, C_TS, C_NAME, C_VALUE, C_PATH, C_SLICE, C_N };
+static const pq_col counters_cols[C_N] = {
+	{ "track_id", PQ_INT64, false, false, false, false },
+	{ "rank", PQ_INT64, true, false, false, false },
+	{ "ts_ns", PQ_INT64, false, false, false, false },
+	{ "name", PQ_STRING, false, true, false, false },
+	{ "value", PQ_DOUBLE, false, false, false, false },
+	{ "call_path_id", PQ_INT64, true, false, false, false },
+	{ "slice_id", PQ_INT64, true, false, false, false },
+};
+enum { I_TRACK, I_RANK, I_TS, I_NAME, I_CAT, I_PATH, I_SLICE, I_N };
+static const pq_col instants_cols[I_N] = {
+	{ "track_id", PQ_INT64, false, false, false, false },
+	{ "rank", PQ_INT64, true, false, false, false },
+	{ "ts_ns", PQ_INT64, false, false, false, false },
+	{ "name", PQ_STRING, true, true, false, false },
+	{ "category", PQ_STRING, true, true, false, false },
+	{ "call_path_id", PQ_INT64, true, false, false, false },
+	{ "slice_id", PQ_INT64, true, false, false, false },
+};
+enum { M_SRC_RANK, M_DST_RANK, M_SRC_TRACK, M_DST_TRACK, M_SEND_TS, M_RECV_TS, M_TAG, M_COMM, M_BYTES, M_N };
+static const pq_col messages_cols[M_N] = {
+	{ "src_rank", PQ_INT64, true, false, false, false },
+	{ "dst_rank", PQ_INT64, true, false, false, false },
+	{ "src_track", PQ_INT64, true, false, false, false },
+	{ "dst_track", PQ_INT64, true, false, false, false },
+	{ "send_ts_ns", PQ_INT64, true, false, false, false },
+	{ "recv_ts_ns", PQ_INT64, true, false, false, false },
+	{ "tag", PQ_INT64, true, false, false, false },
+	{ "communicator", PQ_INT64, true, false, false, false },
+	{ "bytes", PQ_INT64, true, false, false, false },
+};
+enum { F_ID, F_NAME, F_CAT, F_SRC_TRACK, F_DST_TRACK, F_SRC_TS, F_DST_TS, F_SRC_SLICE, F_DST_SLICE, F_N };
+static const pq_col flows_cols[F_N] = {
+	{ "flow_id", PQ_INT64, false, false, false, false },
+	{ "name", PQ_STRING, true, true, false, false },
+	{ "category", PQ_STRING, true, true, false, false },
+	{ "src_track", PQ_INT64, true, false, false, false },
+	{ "dst_track", PQ_INT64, true, false, false, false },
+	{ "src_ts_ns", PQ_INT64, true, false, false, false },
+	{ "dst_ts_ns", PQ_INT64, true, false, false, false },
+	{ "src_slice_id", PQ_INT64, true, false, false, false },
+	{ "dst_slice_id", PQ_INT64, true, false, false, false },
+};
+enum { K_TRACK, K_INPUT, K_PKEY, K_PNAME, K_TKEY, K_TNAME, K_RANK, K_KIND, K_N };
+static const pq_col tracks_cols[K_N] = {
+	{ "track_id", PQ_INT64, false, false, false, false },
+	{ "input", PQ_STRING, false, true, false, false },
+	{ "process_key", PQ_STRING, false, true, false, false },
+	{ "process_name", PQ_STRING, true, true, false, false },
+	{ "thread_key", PQ_STRING, false, false, false, false },
+	{ "thread_name", PQ_STRING, true, true, false, false },
+	{ "rank", PQ_INT64, true, false, false, false },
+	{ "kind", PQ_STRING, false, true, false, false },
+};
+enum { P_ID, P_PARENT, P_NAME, P_DEPTH, P_N };
+static const pq_col paths_cols[P_N] = {
+	{ "call_path_id", PQ_INT64, false, false, true, false },
+	{ "parent_id", PQ_INT64, true, false, false, false },
+	{ "name", PQ_STRING, false, true, false, false },
+	{ "depth", PQ_INT32, false, false, false, false },
+};
+
+static const struct { const pq_col *cols; int n; bool by_rank; } table_cols[NTABLES] = {
+	{ slices_cols, S_N, true }, { counters_cols, C_N, true }, { instants_cols, I_N, true },
+	{ messages_cols, M_N, true }, { flows_cols, F_N, true }, { tracks_cols, K_N, true },
+	{ paths_cols, P_N, false },
+};
+
+/* One open file of a table: its rank partition (INT64_MIN = unpartitioned). */
+typedef struct tfile {
+	pq_file *f;
+	int64_t rank;
+} tfile;
+
+typedef struct table {
+	tfile *files;
+	uint32_t nfiles, capfiles;
+	tf_hmap by_rank;       /* rank partition -> files index */
+} table;
+
+/* A message or flow end waiting for its partner. */
+typedef struct pend {
+	uint64_t key;          /* hash of what must match */
+	int64_t ts, track, slice, bytes;
+	int64_t src, dst, tag, comm;
+	tf_str name, cat;
+	uint64_t id;
+	uint32_t next;         /* next waiting with the same key, UINT32_MAX none */
+	uint8_t used;
+} pend;
+
+typedef struct pqueue {
+	pend *v;
+	uint32_t n, cap;
+	tf_hmap head, tail;    /* key -> first waiting + 1 (0 none) / last waiting */
+} pqueue;
+
+typedef struct trackst {
+	int64_t *open;         /* slice ids of the open spans, outermost first */
+	uint32_t depth, cap;
+} trackst;
+
+typedef struct tf_events {
+	tf_span_sink spans;
+	tf_ctx *ctx;
+	tf_cpath *cp;
+	tf_strtab *st;
+	char dir[4096];
+	pq_opts po;
+	bool by_rank;
+	const char *const *inputs;
+	int ninputs;
+	table tab[NTABLES];
+	trackst *tk;
+	uint32_t ntk;
+	int64_t next_slice;
+	pqueue sends, recvs;   /* messages waiting for the other side */
+	pqueue fstarts, fends; /* flows waiting for the other end */
+	int rc;                /* first failure: every later hook fails */
+	tf_error err;
+} tf_events;
+
+/* ---- files ---- */
+
+static int mkdirs(const char *path)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir(p, 0777) < 0 && errno != EEXIST)
+				return -1;
+			*s = '/';
+		}
+	return mkdir(p, 0777) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int64_t track_rank(tf_events *w, uint32_t track)
+{
+	const tf_track *t = tf_ctx_track_get(w->ctx, track);
+	return t ? t->rank : -1;
+}
+
+/* The file of table t for rows of that rank (opened on first use). */
+static pq_file *file_for(tf_events *w, int t, int64_t rank)
+{
+	if (w->rc < 0)
+		return NULL;
+	table *tb = &w->tab[t];
+	int64_t part = w->by_rank && table_cols[t].by_rank ? (rank < 0 ? -1 : rank) : INT64_MIN;
+	uint64_t key = (uint64_t)part;
+	uint32_t i = tf_hmap_get(&tb->by_rank, key);
+	if (i != UINT32_MAX)
+		return tb->files[i].f;
+	char dir[4200], path[4300];
+	if (part == INT64_MIN)
+		snprintf(dir, sizeof(dir), "%s/%s", w->dir, table_name[t]);
+	else
+		snprintf(dir, sizeof(dir), "%s/%s/rank=%" PRId64, w->dir, table_name[t], part);
+	snprintf(path, sizeof(path), "%s/part-0.parquet", dir);
+	if (mkdirs(dir) < 0) {
+		w->rc = tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot create the folder '%s': %s", dir,
+				     strerror(errno));
+		return NULL;
+	}
+	pq_file *f;
+	int rc = pq_open(&f, path, table_cols[t].cols, table_cols[t].n, &w->po, &w->err);
+	if (rc < 0 || tf_grow((void **)&tb->files, &tb->capfiles, tb->nfiles + 1, sizeof(tfile)) < 0 ||
+	    tf_hmap_put(&tb->by_rank, key, tb->nfiles) < 0) {
+		if (rc >= 0)
+			pq_abort(f);
+		w->rc = rc < 0 ? rc : tf_error_set(&w->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		return NULL;
+	}
+	tb->files[tb->nfiles++] = (tfile){ f, part };
+	return f;
+}
+
+static void put_str(pq_file *f, int col, tf_str s, tf_strtab *st, bool nullable)
+{
+	if (!s && nullable) {
+		pq_null(f, col);
+		return;
+	}
+	pq_str(f, col, tf_strtab_get(st, s), tf_strtab_len(st, s));
+}
+
+static void put_opt(pq_file *f, int col, int64_t v, bool have)
+{
+	if (have)
+		pq_i64(f, col, v);
+	else
+		pq_null(f, col);
+}
+
+static int end_row(tf_events *w, pq_file *f)
+{
+	int rc = pq_end_row(f);
+	if (rc < 0 && w->rc == 0)
+		w->rc = tf_error_set(&w->err, rc, NULL, -1, -1, "cannot write the event tables in '%s': %s", w->dir,
+				     tf_strerror(rc));
+	return w->rc;
+}
+
+/* ---- spans ---- */
+
+static trackst *tstate(tf_events *w, uint32_t track)
+{
+	if (track >= w->ntk) {
+		uint32_t n = w->ntk;
+		if (tf_grow((void **)&w->tk, &w->ntk, track + 1, sizeof(trackst)) < 0)
+			return NULL;
+		memset(w->tk + n, 0, (size_t)(w->ntk - n) * sizeof(trackst));
+	}
+	return &w->tk[track];
+}
+
+static int on_open(tf_span_sink *k, const tf_span *s)
+{
+	tf_events *w = tf_container_of(k, tf_events, spans);
+	trackst *t = tstate(w, s->track);
+	if (!t || tf_grow((void **)&t->open, &t->cap, t->depth + 1, sizeof(int64_t)) < 0)
+		return TF_ENOMEM;
+	t->open[t->depth++] = w->next_slice++;
+	return w->rc;
+}
+
+static int on_close(tf_span_sink *k, const tf_span *s)
+{
+	tf_events *w = tf_container_of(k, tf_events, spans);
+	trackst *t = &w->tk[s->track];
+	int64_t id = t->open[--t->depth];
+	int64_t rank = track_rank(w, s->track);
+	pq_file *f = file_for(w, T_SLICES, rank);
+	if (!f)
+		return w->rc;
+	const tf_track *tr = tf_ctx_track_get(w->ctx, s->track);
+	pq_i64(f, S_ID, id);
+	pq_i64(f, S_TRACK, s->track);
+	put_opt(f, S_RANK, rank, rank >= 0);
+	put_str(f, S_THREAD, tr->thread_name ? tr->thread_name : tr->thread_key, w->st, false);
+	pq_i64(f, S_START, s->start_ns);
+	pq_i64(f, S_END, s->end_ns);
+	pq_i64(f, S_DUR, s->end_ns - s->start_ns);
+	pq_i64(f, S_SELF, s->self_ns);
+	pq_i32(f, S_DEPTH, (int32_t)s->depth);
+	put_str(f, S_NAME, s->name, w->st, false);
+	put_str(f, S_CAT, s->cat, w->st, true);
+	pq_i64(f, S_PATH, s->node);
+	put_opt(f, S_PARENT, t->depth ? t->open[t->depth - 1] : 0, t->depth > 0);
+	pq_bool(f, S_CLIPPED, s->flags & TF_SPAN_CLIPPED);
+	pq_bool(f, S_CUT, s->flags & TF_SPAN_CUT);
+	pq_bool(f, S_UNCLOSED, s->flags & TF_SPAN_UNCLOSED);
+	pq_bool(f, S_EARLY, s->flags & TF_SPAN_CLOSED_EARLY);
+	pq_bool(f, S_NEG, s->flags & TF_SPAN_NEG_DURATION);
+	pq_bool(f, S_LIMITED, s->flags & TF_SPAN_DEPTH_LIMITED);
+	return end_row(w, f);
+}
+
+/* ---- messages and flows: pairing ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return tf_mix64(h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2)));
+}
+
+/* The first waiting entry of key (taken off its list), or NULL.  head:
+ * key -> first waiting + 1 (0 = none), tail: key -> last waiting. */
+static pend *pq_take(pqueue *q, uint64_t key)
+{
+	uint32_t h = tf_hmap_get(&q->head, key);
+	if (h == UINT32_MAX || h == 0)
+		return NULL;
+	pend *p = &q->v[h - 1];
+	tf_hmap_set(&q->head, key, p->next == UINT32_MAX ? 0 : p->next + 1);
+	p->used = 1;
+	return p;
+}
+
+static int pq_wait(pqueue *q, const pend *p)
+{
+	if (tf_grow((void **)&q->v, &q->cap, q->n + 1, sizeof(pend)) < 0)
+		return TF_ENOMEM;
+	uint32_t i = q->n++;
+	q->v[i] = *p;
+	q->v[i].next = UINT32_MAX;
+	q->v[i].used = 0;
+	uint32_t h = tf_hmap_get(&q->head, p->key);
+	if (h == UINT32_MAX || h == 0) {
+		if (tf_hmap_set(&q->head, p->key, i + 1) < 0)
+			return TF_ENOMEM;
+	} else {
+		q->v[tf_hmap_get(&q->tail, p->key)].next = i;
+	}
+	return tf_hmap_set(&q->tail, p->key, i) < 0 ? TF_ENOMEM : 0;
+}
+
+static void pq_free_queue(pqueue *q)
+{
+	free(q->v);
+	tf_hmap_free(&q->head);
+	tf_hmap_free(&q->tail);
+}
+
+static int write_message(tf_events *w, const pend *s, const pend *r)
+{
+	const pend *any = s ? s : r;
+	int64_t src = s ? track_rank(w, (uint32_t)s->track) : any->src;
+	int64_t dst = r ? track_rank(w, (uint32_t)r->track) : any->dst;
+	pq_file *f = file_for(w, T_MESSAGES, src >= 0 ? src : dst);
+	if (!f)
+		return w->rc;
+	put_opt(f, M_SRC_RANK, src, src >= 0);
+	put_opt(f, M_DST_RANK, dst, dst >= 0);
+	put_opt(f, M_SRC_TRACK, s ? s->track : 0, s != NULL);
+	put_opt(f, M_DST_TRACK, r ? r->track : 0, r != NULL);
+	put_opt(f, M_SEND_TS, s ? s->ts : 0, s != NULL);
+	put_opt(f, M_RECV_TS, r ? r->ts : 0, r != NULL);
+	put_opt(f, M_TAG, any->tag, true);
+	put_opt(f, M_COMM, any->comm, any->comm >= 0);
+	put_opt(f, M_BYTES, s ? s->bytes : r->bytes, (s ? s->bytes : r->bytes) >= 0);
+	return end_row(w, f);
+}
+
+static int on_message(tf_events *w, const tf_event *ev)
+{
+	int64_t me = track_rank(w, ev->track);
+	bool send = ev->kind == TF_EV_SEND;
+	pend p = { 0 };
+	p.src = send ? me : ev->msg.peer;
+	p.dst = send ? ev->msg.peer : me;
+	p.tag = ev->msg.tag;
+	p.comm = ev->msg.comm;
+	p.key = mix(mix(mix(mix(1, (uint64_t)p.src), (uint64_t)p.dst), (uint64_t)p.tag), (uint64_t)p.comm);
+	p.ts = ev->ts_ns;
+	p.track = ev->track;
+	p.bytes = ev->msg.bytes;
+	pend *other = pq_take(send ? &w->recvs : &w->sends, p.key);
+	if (other)
+		return send ? write_message(w, &p, other) : write_message(w, other, &p);
+	return pq_wait(send ? &w->sends : &w->recvs, &p);
+}
+
+static int write_flow(tf_events *w, const pend *s, const pend *e)
+{
+	const pend *any = s ? s : e;
+	pq_file *f = file_for(w, T_FLOWS, track_rank(w, (uint32_t)any->track));
+	if (!f)
+		return w->rc;
+	pq_i64(f, F_ID, (int64_t)any->id);
+	put_str(f, F_NAME, any->name, w->st, true);
+	put_str(f, F_CAT, any->cat, w->st, true);
+	put_opt(f, F_SRC_TRACK, s ? s->track : 0, s != NULL);
+	put_opt(f, F_DST_TRACK, e ? e->track : 0, e != NULL);
+	put_opt(f, F_SRC_TS, s ? s->ts : 0, s != NULL);
+	put_opt(f, F_DST_TS, e ? e->ts : 0, e != NULL);
+	put_opt(f, F_SRC_SLICE, s ? s->slice : 0, s && s->slice >= 0);
+	put_opt(f, F_DST_SLICE, e ? e->slice : 0, e && e->slice >= 0);
+	return end_row(w, f);
+}
+
+/* Chrome flows: s starts, f finishes, t is a step (it finishes the
+ * segment before it and starts the next).  Ids are scoped per input. */
+static int on_flow(tf_events *w, const tf_event *ev, int64_t slice)
+{
+	const tf_track *tr = tf_ctx_track_get(w->ctx, ev->track);
+	pend p = { 0 };
+	p.id = ev->id;
+	p.key = mix(mix(2, tr ? tr->input : 0), ev->id);
+	p.ts = ev->ts_ns;
+	p.track = ev->track;
+	p.slice = slice;
+	p.name = ev->name;
+	p.cat = ev->cat;
+	if (ev->phase == 'f' || ev->phase == 't') {
+		pend *s = pq_take(&w->fstarts, p.key);
+		if (s)
+			TF_TRY(write_flow(w, s, &p));
+		else if (ev->phase == 'f')
+			TF_TRY(pq_wait(&w->fends, &p));
+	}
+	if (ev->phase == 's' || ev->phase == 't') {
+		pend *e = pq_take(&w->fends, p.key);
+		if (e)
+			return write_flow(w, &p, e);
+		return pq_wait(&w->fstarts, &p);
+	}
+	return 0;
+}
+
+static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
+{
+	tf_events *w = tf_container_of(k, tf_events, spans);
+	if (w->rc < 0)
+		return w->rc;
+	trackst *t = tstate(w, ev->track);
+	if (!t)
+		return TF_ENOMEM;
+	int64_t slice = t->depth ? t->open[t->depth - 1] : -1;
+	int64_t rank = track_rank(w, ev->track);
+	pq_file *f;
+	switch (ev->kind) {
+	case TF_EV_COUNTER:
+		if (!(f = file_for(w, T_COUNTERS, rank)))
+			return w->rc;
+		pq_i64(f, C_TRACK, ev->track);
+		put_opt(f, C_RANK, rank, rank >= 0);
+		pq_i64(f, C_TS, ev->ts_ns);
+		put_str(f, C_NAME, ev->name, w->st, false);
+		pq_f64(f, C_VALUE, ev->value);
+		put_opt(f, C_PATH, node, node != TF_CPATH_ROOT);
+		put_opt(f, C_SLICE, slice, slice >= 0);
+		return end_row(w, f);
+	case TF_EV_INSTANT:
+		if (!(f = file_for(w, T_INSTANTS, rank)))
+			return w->rc;
+		pq_i64(f, I_TRACK, ev->track);
+		put_opt(f, I_RANK, rank, rank >= 0);
+		pq_i64(f, I_TS, ev->ts_ns);
+		put_str(f, I_NAME, ev->name, w->st, true);
+		put_str(f, I_CAT, ev->cat, w->st, true);
+		put_opt(f, I_PATH, node, node != TF_CPATH_ROOT);
+		put_opt(f, I_SLICE, slice, slice >= 0);
+		return end_row(w, f);
+	case TF_EV_SEND:
+	case TF_EV_RECV:
+		return on_message(w, ev);
+	case TF_EV_FLOW:
+		return on_flow(w, ev, slice);
+	default:
+		return 0;
+	}
+}
+
+/* ---- the end: tracks, call paths, what never met its partner ---- */
+
+static int write_tracks(tf_events *w)
+{
+	uint32_t n = tf_ctx_track_count(w->ctx);
+	for (uint32_t i = 0; i < n; i++) {
+		const tf_track *t = tf_ctx_track_get(w->ctx, i);
+		pq_file *f = file_for(w, T_TRACKS, t->rank);
+		if (!f)
+			return w->rc;
+		const char *in = (int)t->input < w->ninputs ? w->inputs[t->input] : "";
+		pq_i64(f, K_TRACK, i);
+		pq_str(f, K_INPUT, in, strlen(in));
+		put_str(f, K_PKEY, t->process_key, w->st, false);
+		put_str(f, K_PNAME, t->process_name, w->st, true);
+		put_str(f, K_TKEY, t->thread_key, w->st, false);
+		put_str(f, K_TNAME, t->thread_name, w->st, true);
+		put_opt(f, K_RANK, t->rank, t->rank >= 0);
+		pq_str(f, K_KIND, t->kind == TF_TRACK_GPU ? "gpu" : "cpu", 3);
+		TF_TRY(end_row(w, f));
+	}
+	return 0;
+}
+
+static int write_call_paths(tf_events *w)
+{
+	uint32_t n = tf_cpath_count(w->cp);
+	pq_file *f = file_for(w, T_CALL_PATHS, -1);
+	if (!f)
+		return w->rc;
+	for (uint32_t i = 1; i < n; i++) {
+		const tf_cpath_node *c = tf_cpath_get(w->cp, i);
+		pq_i64(f, P_ID, i);
+		put_opt(f, P_PARENT, c->parent, c->parent != TF_CPATH_ROOT);
+		put_str(f, P_NAME, c->frame, w->st, false);
+		pq_i32(f, P_DEPTH, (int32_t)c->depth);
+		TF_TRY(end_row(w, f));
+	}
+	return 0;
+}
+
+static int write_unmatched(tf_events *w)
+{
+	for (uint32_t i = 0; i < w->sends.n; i++)
+		if (!w->sends.v[i].used)
+			TF_TRY(write_message(w, &w->sends.v[i], NULL));
+	for (uint32_t i = 0; i < w->recvs.n; i++)
+		if (!w->recvs.v[i].used)
+			TF_TRY(write_message(w, NULL, &w->recvs.v[i]));
+	for (uint32_t i = 0; i < w->fstarts.n; i++)
+		if (!w->fstarts.v[i].used)
+			TF_TRY(write_flow(w, &w->fstarts.v[i], NULL));
+	for (uint32_t i = 0; i < w->fends.n; i++)
+		if (!w->fends.v[i].used)
+			TF_TRY(write_flow(w, NULL, &w->fends.v[i]));
+	return 0;
+}
+
+static void events_free(tf_events *w, bool abort)
+{
+	if (!w)
+		return;
+	for (int t = 0; t < NTABLES; t++) {
+		for (uint32_t i = 0; i < w->tab[t].nfiles; i++)
+			if (abort)
+				pq_abort(w->tab[t].files[i].f);
+		free(w->tab[t].files);
+		tf_hmap_free(&w->tab[t].by_rank);
+	}
+	for (uint32_t i = 0; i < w->ntk; i++)
+		free(w->tk[i].open);
+	free(w->tk);
+	pq_free_queue(&w->sends);
+	pq_free_queue(&w->recvs);
+	pq_free_queue(&w->fstarts);
+	pq_free_queue(&w->fends);
+	free(w);
+}
+
+static int events_finish(void *state, tf_error *err)
+{
+	tf_events *w = state;
+	int rc = w->rc;
+	/* every table exists, even with no rows */
+	for (int t = 0; t < NTABLES && rc == 0; t++)
+		if (!w->tab[t].nfiles && !file_for(w, t, -1))
+			rc = w->rc;
+	if (rc == 0)
+		rc = write_unmatched(w);
+	if (rc == 0)
+		rc = write_tracks(w);
+	if (rc == 0)
+		rc = write_call_paths(w);
+	if (rc < 0) {
+		if (err)
+			*err = w->err;
+		events_free(w, true);
+		return rc;
+	}
+	/* trace-level metadata in every file */
+	char diag[4096], ins[4096] = "", ver[64];
+	tf_diag_format(tf_ctx_diag(w->ctx), TF_SEV_INFO, ", ", 0, diag, sizeof(diag));
+	for (int i = 0; i < w->ninputs; i++)
+		snprintf(ins + strlen(ins), sizeof(ins) - strlen(ins), "%s%s", i ? "\n" : "", w->inputs[i]);
+	snprintf(ver, sizeof(ver), "%s", TRACEFOLD_VERSION);
+	for (int t = 0; t < NTABLES; t++)
+		for (uint32_t i = 0; i < w->tab[t].nfiles; i++) {
+			pq_file *f = w->tab[t].files[i].f;
+			w->tab[t].files[i].f = NULL;
+			int r = pq_kv(f, "tracefold.version", ver);
+			if (r == 0)
+				r = pq_kv(f, "tracefold.inputs", ins);
+			if (r == 0)
+				r = pq_kv(f, "tracefold.diagnostics", diag);
+			if (r == 0)
+				r = pq_kv(f, "tracefold.time_unit", "nanoseconds");
+			if (r < 0) {
+				pq_abort(f);
+				if (rc == 0)
+					rc = tf_error_set(err, r, NULL, -1, -1, "out of memory");
+				continue;
+			}
+			r = pq_close(f, rc == 0 ? err : NULL);
+			if (r < 0 && rc == 0)
+				rc = r;
+		}
+	w->rc = rc;
+	events_free(w, false);
+	return rc;
+}
+
+static void events_abort(void *state)
+{
+	events_free(state, true);
+}
+
+static int events_open(const tf_writer_args *a, const char *path, tf_span_sink **sink_out, void **state_out,
+		       tf_error *err)
+{
+	tf_events *w = calloc(1, sizeof(*w));
+	if (!w)
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	w->ctx = a->ctx;
+	w->cp = a->cp;
+	w->st = tf_ctx_strtab(a->ctx);
+	w->inputs = a->inputs;
+	w->ninputs = a->ninputs;
+	w->by_rank = a->partition_rank;
+	snprintf(w->dir, sizeof(w->dir), "%s", path);
+	const char *c = a->compression ? a->compression : "zstd";
+	w->po.codec = !strcmp(c, "none") ? PQ_UNCOMPRESSED : !strcmp(c, "gzip") ? PQ_GZIP : PQ_ZSTD;
+	if (strcmp(c, "none") && strcmp(c, "gzip") && strcmp(c, "zstd")) {
+		free(w);
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "--compression takes none, zstd or gzip, not '%s'", c);
+	}
+	if (mkdirs(path) < 0) {
+		free(w);
+		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create the folder '%s': %s", path, strerror(errno));
+	}
+	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
+				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
+						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) };
+	*sink_out = &w->spans;
+	*state_out = w;
+	return 0;
+}
+
+const tf_writer tf_writer_parquet = {
+	"parquet", "normalized event tables as Parquet files in a folder (DuckDB, Polars, Spark; docs/schema.md)",
+	(const char *const[]){ NULL }, TF_WRITER_SPANS, NULL, events_open, events_finish, events_abort,
+};

@@ -1,0 +1,55 @@
+# tracefold events: every fixture into Parquet tables, read back by DuckDB and
+# hyparquet (tests/tools/events_check.mjs) and compared with tracefold's own
+# profile of the same input (top, diff --paths) and info's counts.
+. tests/lib.sh
+command -v node >/dev/null || { fail "node is missing (tests/deps.sh installs it)"; finish; }
+[ -d tests/node_modules/@duckdb/node-api ] || { fail "tests/node_modules is missing (tests/deps.sh runs npm ci)"; finish; }
+# expect IN [OPTIONS]: the numbers the tables must hold, from top, diff and info
+expect() {
+	in=$1; shift
+	$TF -q top --format json -n 0 "$@" "$in" > "$TMP/top.json" &&
+	$TF -q diff --paths --format json -n 0 "$@" "$in" "$in" > "$TMP/diff.json" &&
+	$TF -q info --format json "$@" "$in" > "$TMP/info.json" || return 1
+	python3 - "$TMP/top.json" "$TMP/diff.json" "$TMP/info.json" "${HIVE:-false}" > "$TMP/expect.json" <<'PY'
+import json, sys
+top, diff, info = (json.load(open(p)) for p in sys.argv[1:4])
+funcs = {f["name"]: {"self": f["self"], "calls": f.get("calls", 0)} for f in top["functions"]}
+paths = {r["name"]: r["self"]["new"] for r in diff["rows"]}
+d = info["diagnostics"]
+print(json.dumps({"functions": funcs, "paths": paths, "counters": d["ev_counter"], "instants": d["ev_instant"],
+                  "sent": info["messages"]["sent"], "received": info["messages"]["received"],
+                  "tracks": len(info["threads"]), "hive": sys.argv[4] == "true"}))
+PY
+}
+check_dir() { # DIR NAME
+	if node tests/tools/events_check.mjs "$1" "$TMP/expect.json" > "$TMP/check.out" 2>&1; then
+		ok "$2: DuckDB and hyparquet read the tables and agree with the profile ($(grep -c '^ok' "$TMP/check.out") checks)"
+	else
+		fail "$2: the tables"; grep -v '^ok' "$TMP/check.out" | sed 's/^/#   /' | head -20
+	fi
+}
+for t in $DATA/chrome/*/*.json $DATA/chrome/*/*.json.gz $DATA/chrome/*/*.pfw.gz $DATA/tau/tiny $DATA/tau/threads $DATA/tau/mpi_small \
+	$DATA/otf2/*/traces.otf2; do
+	case $t in */expect/*|*/oracle/*) continue ;; esac
+	[ -e "$t" ] || continue
+	name=$(echo "$t" | sed "s|$DATA/||")
+	rm -rf "$TMP/ev"
+	if ! $TF -q events -c all "$t" -o "$TMP/ev" 2>"$TMP/err"; then
+		fail "$name: events"; sed 's/^/#   /' "$TMP/err" | head -5; continue
+	fi
+	expect "$t" -c all || { fail "$name: the expected numbers"; continue; }
+	check_dir "$TMP/ev" "$name"
+done
+# Hive-style partitions by rank, every codec, and convert --to parquet
+t=$DATA/tau/mpi_small
+rm -rf "$TMP/ev" && $TF -q events --partition rank "$t" -o "$TMP/ev"
+check "--partition rank: DIR/slices/rank=1/part-0.parquet" test -f "$TMP/ev/slices/rank=1/part-0.parquet"
+HIVE=true expect "$t" && check_dir "$TMP/ev" "mpi_small --partition rank"
+for c in none gzip zstd; do
+	rm -rf "$TMP/ev" && $TF -q events --compression $c "$t" -o "$TMP/ev" && expect "$t" && check_dir "$TMP/ev" "mpi_small --compression $c"
+done
+rm -rf "$TMP/ev" && $TF -q convert "$t" -o "$TMP/p.pb.gz" --to parquet -o "$TMP/ev" &&
+	expect "$t" && check_dir "$TMP/ev" "convert -o p.pb.gz --to parquet -o DIR (one read, two outputs)"
+expect_exit 2 "events to stdout is refused" $TF events "$t" -o -
+expect_exit 3 "events of an unusable input: exit 3" $TF events "$TMP/nothing.json" -o "$TMP/ev2"
+finish
