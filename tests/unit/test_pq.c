@@ -174,6 +174,9 @@ enum gen {
 	G_SMALL,    /* -50..49 */
 	G_DOUBLE,   /* fractions, large and small, -0.0 and infinities */
 	G_NAN,      /* doubles with NaNs */
+	G_FINITE,   /* fractions only */
+	G_ZMIN,     /* 0.0, -0.0 and positive: the min is a zero */
+	G_ZMAX,     /* 0.0, -0.0 and negative: the max is a zero */
 	G_BOOL,
 	G_LOWCARD,  /* strings from 7 values (UTF-8 among them) */
 	G_UNIQUE,   /* distinct strings */
@@ -215,27 +218,29 @@ static const tcase cases[] = {
 	{ "dict_zstd", PQ_ZSTD, 700, 2000, 5, {
 		STR("name", G_LOWCARD, N_NONE, true), STR("cat", G_LOWCARD, N_SOME, true),
 		STR("uniq", G_UNIQUE, N_NONE, true), JSON("args", N_SOME), I64("ts", G_SEQ, N_NONE, true) } },
-	{ "delta_gzip", PQ_GZIP, 1000, 3001, 6, {
+	{ "delta_gzip", PQ_GZIP, 1000, 3001, 7, {
 		I64("ts", G_SEQ, N_NONE, true), I64("rand", G_RAND, N_NONE, true),
 		I64("ts_null", G_SEQ, N_SOME, true), I32("i32", G_RAND, N_NONE, true),
-		I32("i32_small", G_SMALL, N_SOME, true), I64("extreme", G_EXTREME, N_NONE, true) } },
+		I32("i32_small", G_SMALL, N_SOME, true), I64("extreme", G_EXTREME, N_NONE, true),
+		F64("dur", G_FINITE, N_SOME) } },
 	{ "empty", PQ_ZSTD, 0, 0, 6, {
 		I64("i64", G_SEQ, N_NONE, true), I32("i32", G_SMALL, N_SOME, false),
 		F64("f64", G_DOUBLE, N_SOME), BOOL("b", N_NONE), STR("s", G_LOWCARD, N_SOME, true), JSON("j", N_SOME) } },
 	{ "long_strings", PQ_ZSTD, 40, 100, 3, {
 		STR("long", G_LONG, N_NONE, false), STR("long_dict", G_LONG, N_SOME, true),
 		I32("n", G_SMALL, N_NONE, false) } },
-	{ "extremes", PQ_UNCOMPRESSED, 0, 64, 8, {
+	{ "extremes", PQ_UNCOMPRESSED, 0, 64, 10, {
 		I64("i64", G_EXTREME, N_NONE, false), I32("i32", G_EXTREME, N_NONE, false),
 		I64("i64_delta", G_EXTREME, N_SOME, true), I32("i32_delta", G_EXTREME, N_SOME, true),
 		F64("nan", G_NAN, N_NONE), F64("f64", G_DOUBLE, N_NONE), BOOL("b", N_SOME),
-		STR("s", G_LOWCARD, N_NONE, true) } },
+		STR("s", G_LOWCARD, N_NONE, true), F64("zero_min", G_ZMIN, N_NONE), F64("zero_max", G_ZMAX, N_SOME) } },
 	{ "all_null", PQ_GZIP, 100, 250, 5, {
 		I64("i64", G_SEQ, N_ALL, true), I32("i32", G_SMALL, N_ALL, false), F64("f64", G_DOUBLE, N_ALL),
 		BOOL("b", N_ALL), STR("s", G_LOWCARD, N_ALL, true) } },
-	{ "pages", PQ_UNCOMPRESSED, 0, 300000, 4, {
+	{ "pages", PQ_UNCOMPRESSED, 0, 300000, 5, {
 		I64("ts", G_SEQ, N_NONE, false), I64("ts_delta", G_SEQ, N_SOME, true),
-		STR("name", G_LOWCARD, N_SOME, true), F64("f64", G_DOUBLE, N_NONE) } },
+		STR("name", G_LOWCARD, N_SOME, true), F64("f64", G_FINITE, N_NONE),
+		STR("uniq_dict", G_UNIQUE, N_NONE, true) } }, /* over 64Ki entries: PLAIN */
 	{ "one_row", PQ_ZSTD, 0, 1, 5, {
 		I64("i64", G_SEQ, N_NONE, true), I32("i32", G_SMALL, N_NONE, true), STR("s", G_LOWCARD, N_NONE, true),
 		BOOL("b", N_NONE), F64("f64", G_NAN, N_NONE) } },
@@ -288,6 +293,10 @@ static double gen_double(size_t ci, int col, uint32_t row)
 	uint64_t r = rnd(ci, col, row);
 	if (t->gen == G_NAN && row % 3 == 0)
 		return NAN;
+	if (t->gen == G_ZMIN || t->gen == G_ZMAX)
+		return row % 3 == 0 ? (row % 2 ? -0.0 : 0.0) : (t->gen == G_ZMIN ? 1.0 : -1.0) * (double)row / 4;
+	if (t->gen == G_FINITE)
+		return (double)(r % 1000000) / 1000.0 - 300.0;
 	switch (row % 11) {
 	case 1: return -0.0;
 	case 2: return INFINITY;
