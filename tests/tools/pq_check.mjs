@@ -21,12 +21,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const require = createRequire(import.meta.url)
-const here = path.dirname(new URL(import.meta.url).pathname)
+const here = path.dirname(fileURLToPath(import.meta.url))
 const nm = path.join(here, '..', 'node_modules')
-const hyparquet = await import(path.join(nm, 'hyparquet', 'src', 'node.js'))
-const { compressors } = await import(path.join(nm, 'hyparquet-compressors', 'src', 'index.js'))
+const hyparquet = await import(pathToFileURL(path.join(nm, 'hyparquet', 'src', 'node.js')).href)
+const { compressors } = await import(pathToFileURL(path.join(nm, 'hyparquet-compressors', 'src', 'index.js')).href)
 const { DuckDBInstance } = require(path.join(nm, '@duckdb', 'node-api'))
 
 const dir = process.argv[2]
