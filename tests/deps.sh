@@ -2,6 +2,9 @@
 # Installs what is missing, on Debian/Ubuntu (as root, or through sudo).
 #   sh tests/deps.sh build   compiler and libraries for `make`
 #   sh tests/deps.sh test    the above plus the independent readers the tests use
+#                            (Debian packages, and the npm packages of
+#                            tests/package.json: npm ci, pinned by
+#                            tests/package-lock.json)
 #   sh tests/deps.sh bench   the build packages plus what bench/*.sh use
 #   sh tests/deps.sh fuzz    the build packages plus clang (libFuzzer) for make fuzz
 set -e
@@ -23,4 +26,27 @@ if [ -n "$missing" ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	$SUDO apt-get update -qq
 	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# The Node.js readers of tests/e2e/parquet_file.sh (DuckDB, hyparquet):
+# node and npm from Debian when missing, then the packages pinned by
+# tests/package-lock.json, installed again when the lock file changed.
+if [ "$what" = test ]; then
+	missing=""
+	command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+	command -v npm >/dev/null 2>&1 || missing="$missing npm"
+	if [ -n "$missing" ]; then
+		echo "tests/deps.sh: installing:$missing"
+		SUDO=""
+		[ "$(id -u)" -ne 0 ] && SUDO=sudo
+		export DEBIAN_FRONTEND=noninteractive
+		$SUDO apt-get update -qq
+		$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	fi
+	dir=$(dirname "$0")
+	stamp=$dir/node_modules/.package-lock.json
+	if [ ! -f "$stamp" ] || [ "$dir/package-lock.json" -nt "$stamp" ] || [ "$dir/package.json" -nt "$stamp" ]; then
+		echo "tests/deps.sh: npm ci in $dir"
+		(cd "$dir" && npm ci --no-audit --no-fund)
+	fi
 fi

@@ -32,6 +32,7 @@ typedef struct pq_opts {
 	int codec;                /* enum pq_codec */
 	int level;                /* 0 = the codec's default */
 	uint32_t row_group_rows;  /* 0 = 1,048,576 */
+	const char *created_by;   /* the footer's created_by (copied); NULL = "tracefold" */
 } pq_opts;
 
 /* Opens path for a table of ncols columns (cols and names borrowed until
