@@ -644,6 +644,7 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->ninputs = a->ninputs;
 	w->by_rank = a->partition_rank;
 	snprintf(w->dir, sizeof(w->dir), "%s", path);
+	w->po.created_by = "tracefold " TRACEFOLD_VERSION;
 	const char *c = a->compression ? a->compression : "zstd";
 	w->po.codec = !strcmp(c, "none") ? PQ_UNCOMPRESSED : !strcmp(c, "gzip") ? PQ_GZIP : PQ_ZSTD;
 	if (strcmp(c, "none") && strcmp(c, "gzip") && strcmp(c, "zstd")) {

@@ -15,107 +15,19 @@
 #include "tracefold/io.h"
 #include "pq.h"
 #include "pq_int.h"
+const size_t pq_type_width[] = { [PQ_INT64] = 8, [PQ_INT32] = 4, [PQ_DOUBLE] = 8, [PQ_STRING] = sizeof(sref), [PQ_BOOL] = 1 };
+const int pq_phys_type[] = { [PQ_INT64] = T_INT64, [PQ_INT32] = T_INT32, [PQ_DOUBLE] = T_DOUBLE, [PQ_STRING] = T_BYTE_ARRAY, [PQ_BOOL] = T_BOOLEAN };
 
-#define PQ_DEFAULT_RG_ROWS (1u << 20)
-#define PQ_RG_BYTES ((size_t)256 << 20)  /* a row group also ends at 256 MiB of values */
-#define PQ_PAGE_BYTES ((size_t)1 << 20)  /* a data page holds about 1 MiB (PLAIN size) */
-#define PQ_PAGE_ROWS ((size_t)1 << 20)   /* and at most 1Mi rows */
-#define PQ_DICT_BYTES ((size_t)1 << 20)  /* a dictionary past 1 MiB (PLAIN) ... */
-#define PQ_DICT_ENTRIES 65536u           /* ... or 64Ki entries: the chunk is PLAIN */
-#define PQ_STAT_BYTES 64                 /* string min/max truncated to 64 bytes */
-
-/* parquet.thrift enums */
-enum { T_BOOLEAN = 0, T_INT32 = 1, T_INT64 = 2, T_DOUBLE = 5, T_BYTE_ARRAY = 6 };
-enum { E_PLAIN = 0, E_RLE = 3, E_DELTA_BINARY_PACKED = 5, E_RLE_DICTIONARY = 8 };
-enum { P_DATA = 0, P_DICT = 2 };
-enum { C_UTF8 = 0, C_JSON = 19 };
-enum { Z_UNCOMPRESSED = 0, Z_GZIP = 2, Z_ZSTD = 6 };
-
-typedef struct sref {
-	uint64_t off;   /* in the column's arena */
-	uint32_t len;
-} sref;
-
-typedef struct colbuf {
-	unsigned char *vals;  /* non-null values: fixed width, or sref for strings */
-	size_t vals_cap, nvals;
-	uint8_t *def;         /* OPTIONAL: 1 = value, 0 = null, one per row */
-	size_t def_cap;
-	char *arena;
-	size_t arena_n, arena_cap;
-	bool set;             /* given in the current row */
-} colbuf;
-
-/* Serialized statistics (kept past the row group). */
-typedef struct pq_stats {
-	int64_t nulls;
-	bool has_min, has_max, min_exact, max_exact;
-	uint8_t minn, maxn;
-	unsigned char min[PQ_STAT_BYTES], max[PQ_STAT_BYTES];
-} pq_stats;
-
-/* Statistics as they are gathered over a page. */
-typedef struct live_stats {
-	int64_t nulls;
-	bool has;
-	int64_t imin, imax;
-	double dmin, dmax;
-	const char *smin, *smax;
-	uint32_t sminn, smaxn;
-} live_stats;
-
-typedef struct chunk_meta {
-	int64_t start, data_off, dict_off;  /* dict_off -1: none */
-	int64_t uncomp, comp, num_values;
-	int data_enc, data_pages;
-	pq_stats st;
-} chunk_meta;
-
-typedef struct rg_meta {
-	int64_t rows, off, uncomp, comp;
-} rg_meta;
-
-struct pq_file {
-	tf_out *out;
-	const pq_col *cols;
-	int ncols;
-	int codec, level;
-	uint32_t rg_rows;
-	char *created_by;
-	colbuf *cb;
-	uint32_t nrows;          /* in the current row group */
-	size_t rg_bytes;         /* PLAIN size of the buffered values */
-	uint64_t total_rows;
-	int64_t pos;             /* bytes written */
-	chunk_meta *chunks;      /* ncols per row group */
-	size_t chunks_cap;
-	rg_meta *rgs;
-	size_t nrg, rgs_cap;
-	char **kv;               /* key, value, key, value ... */
-	size_t nkv, kv_cap;
-	int rc;                  /* the first error, kept */
-	tf_error err;
-	char path[512];
-	/* scratch, reused per chunk and page */
-	pq_buf page, comp, hdr;
-	uint32_t *idx, *dent, *dnext; /* dictionary index per value; entry -> first value; chain */
-	size_t idx_cap, dent_cap, dnext_cap;
-	tf_hmap dmap;                 /* string hash -> first entry */
-};
-
-static const size_t type_width[] = { [PQ_INT64] = 8, [PQ_INT32] = 4, [PQ_DOUBLE] = 8, [PQ_STRING] = sizeof(sref), [PQ_BOOL] = 1 };
-static const int phys_type[] = { [PQ_INT64] = T_INT64, [PQ_INT32] = T_INT32, [PQ_DOUBLE] = T_DOUBLE, [PQ_STRING] = T_BYTE_ARRAY, [PQ_BOOL] = T_BOOLEAN };
-
-static int fail(pq_file *f, int code, const char *fmt, const char *what)
+int pq_fail(pq_file *f, int code, const char *fmt, const char *what)
 {
 	if (!f->rc)
 		f->rc = tf_error_set(&f->err, code, f->path, -1, (int64_t)f->total_rows, fmt, what);
 	return f->rc;
 }
 
-static int oom(pq_file *f)
+int pq_oom(pq_file *f)
 {
-	return fail(f, TF_ENOMEM, "%s", "out of memory");
+	return pq_fail(f, TF_ENOMEM, "%s", "out of memory");
 }
 
 int pq_open(pq_file **out, const char *path, const pq_col *cols, int ncols, const pq_opts *o, tf_error *err)
@@ -172,21 +84,21 @@ static colbuf *slot(pq_file *f, int col, int type)
 	if (f->rc)
 		return NULL;
 	if (col < 0 || col >= f->ncols) {
-		fail(f, TF_EUSAGE, "no column %s", "of that index");
+		pq_fail(f, TF_EUSAGE, "no column %s", "of that index");
 		return NULL;
 	}
 	colbuf *cb = &f->cb[col];
 	if (cb->set) {
-		fail(f, TF_EUSAGE, "column '%s' given twice in a row", f->cols[col].name);
+		pq_fail(f, TF_EUSAGE, "column '%s' given twice in a row", f->cols[col].name);
 		return NULL;
 	}
 	if (type >= 0 && f->cols[col].type != type) {
-		fail(f, TF_EUSAGE, "column '%s' given a value of another type", f->cols[col].name);
+		pq_fail(f, TF_EUSAGE, "column '%s' given a value of another type", f->cols[col].name);
 		return NULL;
 	}
 	if (f->cols[col].nullable) {
 		if (tf_grow_n((void **)&cb->def, &cb->def_cap, (size_t)f->nrows + 1, 1, false) < 0) {
-			oom(f);
+			pq_oom(f);
 			return NULL;
 		}
 		cb->def[f->nrows] = 1;
@@ -200,9 +112,9 @@ static void put_fixed(pq_file *f, int col, int type, const void *v)
 	colbuf *cb = slot(f, col, type);
 	if (!cb)
 		return;
-	size_t w = type_width[type];
+	size_t w = pq_type_width[type];
 	if (tf_grow_n((void **)&cb->vals, &cb->vals_cap, cb->nvals + 1, w, false) < 0) {
-		oom(f);
+		pq_oom(f);
 		return;
 	}
 	memcpy(cb->vals + cb->nvals * w, v, w);
@@ -234,7 +146,7 @@ void pq_bool(pq_file *f, int col, bool v)
 void pq_str(pq_file *f, int col, const char *s, size_t n)
 {
 	if (n > INT32_MAX - (1u << 20)) {
-		fail(f, TF_EUSAGE, "a string of column '%s' is over 2 GiB", col >= 0 && col < f->ncols ? f->cols[col].name : "?");
+		pq_fail(f, TF_EUSAGE, "a string of column '%s' is over 2 GiB", col >= 0 && col < f->ncols ? f->cols[col].name : "?");
 		return;
 	}
 	colbuf *cb = slot(f, col, PQ_STRING);
@@ -242,7 +154,7 @@ void pq_str(pq_file *f, int col, const char *s, size_t n)
 		return;
 	if (tf_grow_n((void **)&cb->vals, &cb->vals_cap, cb->nvals + 1, sizeof(sref), false) < 0 ||
 	    tf_grow_n((void **)&cb->arena, &cb->arena_cap, cb->arena_n + n, 1, false) < 0) {
-		oom(f);
+		pq_oom(f);
 		return;
 	}
 	if (n)
@@ -259,7 +171,7 @@ void pq_null(pq_file *f, int col)
 	if (f->rc)
 		return;
 	if (col >= 0 && col < f->ncols && !f->cols[col].nullable) {
-		fail(f, TF_EUSAGE, "a null in the REQUIRED column '%s'", f->cols[col].name);
+		pq_fail(f, TF_EUSAGE, "a null in the REQUIRED column '%s'", f->cols[col].name);
 		return;
 	}
 	colbuf *cb = slot(f, col, -1);
@@ -277,12 +189,12 @@ int pq_kv(pq_file *f, const char *key, const char *value)
 	if (f->rc)
 		return f->rc;
 	if (tf_grow_n((void **)&f->kv, &f->kv_cap, f->nkv + 2, sizeof(char *), false) < 0)
-		return oom(f);
+		return pq_oom(f);
 	char *k = strdup(key), *v = strdup(value ? value : "");
 	if (!k || !v) {
 		free(k);
 		free(v);
-		return oom(f);
+		return pq_oom(f);
 	}
 	f->kv[f->nkv++] = k;
 	f->kv[f->nkv++] = v;
@@ -291,7 +203,7 @@ int pq_kv(pq_file *f, const char *key, const char *value)
 
 /* ---- writing pages */
 
-static void emit(pq_file *f, const void *p, size_t n)
+void pq_emit(pq_file *f, const void *p, size_t n)
 {
 	if (f->rc)
 		return;
@@ -314,12 +226,12 @@ static const pq_buf *compress_page(pq_file *f, const pq_buf *body)
 		size_t bound = ZSTD_compressBound(body->n);
 		unsigned char *d = pq_buf_room(c, bound);
 		if (!d) {
-			oom(f);
+			pq_oom(f);
 			return NULL;
 		}
 		size_t r = ZSTD_compress(d, bound, body->p, body->n, f->level ? f->level : ZSTD_CLEVEL_DEFAULT);
 		if (ZSTD_isError(r)) {
-			fail(f, TF_EIO, "zstd: %s", ZSTD_getErrorName(r));
+			pq_fail(f, TF_EIO, "zstd: %s", ZSTD_getErrorName(r));
 			return NULL;
 		}
 		c->n = r;
@@ -329,14 +241,14 @@ static const pq_buf *compress_page(pq_file *f, const pq_buf *body)
 	z_stream z;
 	memset(&z, 0, sizeof(z));
 	if (deflateInit2(&z, f->level ? f->level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		oom(f);
+		pq_oom(f);
 		return NULL;
 	}
 	size_t bound = deflateBound(&z, (uLong)body->n);
 	unsigned char *d = pq_buf_room(c, bound);
 	if (!d) {
 		deflateEnd(&z);
-		oom(f);
+		pq_oom(f);
 		return NULL;
 	}
 	z.next_in = body->p;
@@ -347,53 +259,28 @@ static const pq_buf *compress_page(pq_file *f, const pq_buf *body)
 	c->n = bound - z.avail_out;
 	deflateEnd(&z);
 	if (zr != Z_STREAM_END) {
-		fail(f, TF_EIO, "%s", "gzip compression failed");
+		pq_fail(f, TF_EIO, "%s", "gzip compression failed");
 		return NULL;
 	}
 	return c;
 }
 
-static void stats_thrift(pq_thrift *t, int16_t id, const pq_stats *s, int type)
-{
-	pq_t_begin(t, id);
-	if (type != PQ_STRING) {
-		/* the deprecated max/min: same order as min_value/max_value for
-		 * signed integers, doubles and booleans */
-		if (s->has_max)
-			pq_t_bin(t, 1, s->max, s->maxn);
-		if (s->has_min)
-			pq_t_bin(t, 2, s->min, s->minn);
-	}
-	pq_t_i64(t, 3, s->nulls);
-	if (s->has_max)
-		pq_t_bin(t, 5, s->max, s->maxn);
-	if (s->has_min)
-		pq_t_bin(t, 6, s->min, s->minn);
-	if (s->has_max)
-		pq_t_bool(t, 7, s->max_exact);
-	if (s->has_min)
-		pq_t_bool(t, 8, s->min_exact);
-	pq_t_end(t);
-}
-
-/* Writes one page: header (Thrift) then the compressed body.  type P_DICT
- * or P_DATA; st: the data page's statistics or NULL. */
 static void write_page(pq_file *f, chunk_meta *cm, int type, const pq_buf *body, int32_t nvalues, int enc,
 		       const pq_stats *st, int coltype)
 {
 	if (body->oom) {
-		oom(f);
+		pq_oom(f);
 		return;
 	}
 	if (body->n > INT32_MAX) {
-		fail(f, TF_EUSAGE, "%s", "a Parquet page over 2 GiB");
+		pq_fail(f, TF_EUSAGE, "%s", "a Parquet page over 2 GiB");
 		return;
 	}
 	const pq_buf *data = compress_page(f, body);
 	if (!data)
 		return;
 	if (data->n > INT32_MAX) {
-		fail(f, TF_EUSAGE, "%s", "a Parquet page over 2 GiB");
+		pq_fail(f, TF_EUSAGE, "%s", "a Parquet page over 2 GiB");
 		return;
 	}
 	pq_buf *h = &f->hdr;
@@ -415,12 +302,12 @@ static void write_page(pq_file *f, chunk_meta *cm, int type, const pq_buf *body,
 		pq_t_i32(&t, 3, E_RLE);
 		pq_t_i32(&t, 4, E_RLE);
 		if (st)
-			stats_thrift(&t, 5, st, coltype);
+			pq_stats_thrift(&t, 5, st, coltype);
 		pq_t_end(&t);
 	}
 	pq_t_stop(&t);
 	if (h->oom) {
-		oom(f);
+		pq_oom(f);
 		return;
 	}
 	if (type == P_DICT)
@@ -429,167 +316,8 @@ static void write_page(pq_file *f, chunk_meta *cm, int type, const pq_buf *body,
 		cm->data_off = f->pos;
 	cm->uncomp += (int64_t)(h->n + body->n);
 	cm->comp += (int64_t)(h->n + data->n);
-	emit(f, h->p, h->n);
-	emit(f, data->p, data->n);
-}
-
-/* ---- statistics */
-
-static sref sref_at(const colbuf *cb, size_t i)
-{
-	sref r;
-	memcpy(&r, cb->vals + i * sizeof(sref), sizeof(r));
-	return r;
-}
-
-/* unsigned byte order, a prefix first */
-static int str_cmp(const char *a, uint32_t an, const char *b, uint32_t bn)
-{
-	int c = memcmp(a, b, an < bn ? an : bn);
-	return c ? c : an < bn ? -1 : an > bn;
-}
-
-static void live_add(live_stats *ls, int type, const colbuf *cb, size_t i)
-{
-	int64_t x = 0;
-	switch (type) {
-	case PQ_INT64:
-		memcpy(&x, cb->vals + 8 * i, 8);
-		break;
-	case PQ_INT32: {
-		int32_t y;
-		memcpy(&y, cb->vals + 4 * i, 4);
-		x = y;
-		break;
-	}
-	case PQ_BOOL:
-		x = cb->vals[i];
-		break;
-	case PQ_DOUBLE: {
-		double d;
-		memcpy(&d, cb->vals + 8 * i, 8);
-		if (d != d)
-			return; /* NaN: in no min/max */
-		if (!ls->has || d < ls->dmin)
-			ls->dmin = d;
-		if (!ls->has || d > ls->dmax)
-			ls->dmax = d;
-		ls->has = true;
-		return;
-	}
-	case PQ_STRING: {
-		sref r = sref_at(cb, i);
-		const char *s = cb->arena + r.off;
-		if (!ls->has || str_cmp(s, r.len, ls->smin, ls->sminn) < 0) {
-			ls->smin = s;
-			ls->sminn = r.len;
-		}
-		if (!ls->has || str_cmp(s, r.len, ls->smax, ls->smaxn) > 0) {
-			ls->smax = s;
-			ls->smaxn = r.len;
-		}
-		ls->has = true;
-		return;
-	}
-	}
-	if (!ls->has || x < ls->imin)
-		ls->imin = x;
-	if (!ls->has || x > ls->imax)
-		ls->imax = x;
-	ls->has = true;
-}
-
-static void live_merge(live_stats *a, const live_stats *b, int type)
-{
-	a->nulls += b->nulls;
-	if (!b->has)
-		return;
-	if (!a->has) {
-		int64_t n = a->nulls;
-		*a = *b;
-		a->nulls = n;
-		return;
-	}
-	if (type == PQ_DOUBLE) {
-		if (b->dmin < a->dmin)
-			a->dmin = b->dmin;
-		if (b->dmax > a->dmax)
-			a->dmax = b->dmax;
-	} else if (type == PQ_STRING) {
-		if (str_cmp(b->smin, b->sminn, a->smin, a->sminn) < 0) {
-			a->smin = b->smin;
-			a->sminn = b->sminn;
-		}
-		if (str_cmp(b->smax, b->smaxn, a->smax, a->smaxn) > 0) {
-			a->smax = b->smax;
-			a->smaxn = b->smaxn;
-		}
-	} else {
-		if (b->imin < a->imin)
-			a->imin = b->imin;
-		if (b->imax > a->imax)
-			a->imax = b->imax;
-	}
-}
-
-static void le_bytes(unsigned char *d, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		d[i] = (unsigned char)(v >> (8 * i));
-}
-
-/* The statistics as written: PLAIN-encoded min and max (strings truncated
- * to PQ_STAT_BYTES: the min to a prefix, the max to a prefix with its last
- * byte incremented, both then marked inexact). */
-static void stats_fix(pq_stats *s, const live_stats *ls, int type)
-{
-	memset(s, 0, sizeof(*s));
-	s->nulls = ls->nulls;
-	if (!ls->has)
-		return;
-	s->has_min = s->has_max = s->min_exact = s->max_exact = true;
-	switch (type) {
-	case PQ_INT64:
-	case PQ_INT32:
-	case PQ_BOOL: {
-		int n = type == PQ_INT64 ? 8 : type == PQ_INT32 ? 4 : 1;
-		le_bytes(s->min, (uint64_t)ls->imin, n);
-		le_bytes(s->max, (uint64_t)ls->imax, n);
-		s->minn = s->maxn = (uint8_t)n;
-		break;
-	}
-	case PQ_DOUBLE: {
-		/* a zero min is written -0.0, a zero max +0.0 (parquet.thrift) */
-		double lo = ls->dmin == 0 ? -0.0 : ls->dmin, hi = ls->dmax == 0 ? 0.0 : ls->dmax;
-		uint64_t u;
-		memcpy(&u, &lo, 8);
-		le_bytes(s->min, u, 8);
-		memcpy(&u, &hi, 8);
-		le_bytes(s->max, u, 8);
-		s->minn = s->maxn = 8;
-		break;
-	}
-	case PQ_STRING:
-		s->minn = (uint8_t)(ls->sminn < PQ_STAT_BYTES ? ls->sminn : PQ_STAT_BYTES);
-		memcpy(s->min, ls->smin, s->minn);
-		s->min_exact = ls->sminn <= PQ_STAT_BYTES;
-		if (ls->smaxn <= PQ_STAT_BYTES) {
-			memcpy(s->max, ls->smax, ls->smaxn);
-			s->maxn = (uint8_t)ls->smaxn;
-			break;
-		}
-		s->max_exact = false;
-		s->has_max = false;
-		for (int k = PQ_STAT_BYTES - 1; k >= 0; k--)
-			if ((unsigned char)ls->smax[k] != 0xff) {
-				memcpy(s->max, ls->smax, (size_t)k + 1);
-				s->max[k]++;
-				s->maxn = (uint8_t)(k + 1);
-				s->has_max = true;
-				break;
-			}
-		break;
-	}
+	pq_emit(f, h->p, h->n);
+	pq_emit(f, data->p, data->n);
 }
 
 /* ---- column chunks and row groups */
@@ -610,19 +338,19 @@ static uint32_t build_dict(pq_file *f, const colbuf *cb)
 	if (!cb->nvals)
 		return 0;
 	if (tf_grow_n((void **)&f->idx, &f->idx_cap, cb->nvals, sizeof(*f->idx), false) < 0) {
-		oom(f);
+		pq_oom(f);
 		return 0;
 	}
 	tf_hmap_free(&f->dmap);
 	uint32_t nd = 0;
 	size_t bytes = 0;
 	for (size_t i = 0; i < cb->nvals; i++) {
-		sref r = sref_at(cb, i);
+		sref r = pq_sref_at(cb, i);
 		const char *s = cb->arena + r.off;
 		uint64_t h = str_hash(s, r.len);
 		uint32_t e = tf_hmap_get(&f->dmap, h), last = UINT32_MAX;
 		while (e != UINT32_MAX) {
-			sref q = sref_at(cb, f->dent[e]);
+			sref q = pq_sref_at(cb, f->dent[e]);
 			if (q.len == r.len && memcmp(cb->arena + q.off, s, r.len) == 0)
 				break;
 			last = e;
@@ -633,7 +361,7 @@ static uint32_t build_dict(pq_file *f, const colbuf *cb)
 				return 0;
 			if (tf_grow_n((void **)&f->dent, &f->dent_cap, (size_t)nd + 1, sizeof(*f->dent), false) < 0 ||
 			    tf_grow_n((void **)&f->dnext, &f->dnext_cap, (size_t)nd + 1, sizeof(*f->dnext), false) < 0) {
-				oom(f);
+				pq_oom(f);
 				return 0;
 			}
 			e = nd++;
@@ -643,7 +371,7 @@ static uint32_t build_dict(pq_file *f, const colbuf *cb)
 			if (last != UINT32_MAX) {
 				f->dnext[last] = e; /* a 64-bit hash collision */
 			} else if (tf_hmap_put(&f->dmap, h, e) < 0) {
-				oom(f);
+				pq_oom(f);
 				return 0;
 			}
 		}
@@ -657,18 +385,26 @@ static void plain_values(pq_buf *pg, const pq_col *c, const colbuf *cb, size_t v
 	switch (c->type) {
 	case PQ_INT64:
 	case PQ_DOUBLE:
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		pq_buf_put(pg, cb->vals + 8 * v0, 8 * (v1 - v0)); /* the buffer is already PLAIN */
+#else
 		for (size_t i = v0; i < v1; i++) {
 			uint64_t u;
 			memcpy(&u, cb->vals + 8 * i, 8);
 			pq_buf_le64(pg, u);
 		}
+#endif
 		break;
 	case PQ_INT32:
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		pq_buf_put(pg, cb->vals + 4 * v0, 4 * (v1 - v0));
+#else
 		for (size_t i = v0; i < v1; i++) {
 			uint32_t u;
 			memcpy(&u, cb->vals + 4 * i, 4);
 			pq_buf_le32(pg, u);
 		}
+#endif
 		break;
 	case PQ_BOOL: {
 		pq_bitw w = { pg, 0, 0 };
@@ -679,7 +415,7 @@ static void plain_values(pq_buf *pg, const pq_col *c, const colbuf *cb, size_t v
 	}
 	case PQ_STRING:
 		for (size_t i = v0; i < v1; i++) {
-			sref r = sref_at(cb, i);
+			sref r = pq_sref_at(cb, i);
 			pq_buf_le32(pg, r.len);
 			pq_buf_put(pg, cb->arena + r.off, r.len);
 		}
@@ -702,13 +438,13 @@ static void data_page(pq_file *f, chunk_meta *cm, int ci, size_t row0, size_t ro
 		pq_buf_le32(pg, 0);
 		pq_rle_hybrid(pg, cb->def + row0, 1, row1 - row0, 1);
 		if (!pg->oom)
-			le_bytes(pg->p + at, pg->n - at - 4, 4);
+			pq_le_bytes(pg->p + at, pg->n - at - 4, 4);
 	}
 	if (bw) {
 		pq_buf_byte(pg, (unsigned)bw);
 		pq_rle_hybrid(pg, f->idx + v0, 4, v1 - v0, bw);
 	} else if (c->delta) {
-		size_t w = type_width[c->type];
+		size_t w = pq_type_width[c->type];
 		pq_delta(pg, cb->vals + v0 * w, (int)w, v1 - v0);
 	} else {
 		plain_values(pg, c, cb, v0, v1);
@@ -717,10 +453,10 @@ static void data_page(pq_file *f, chunk_meta *cm, int ci, size_t row0, size_t ro
 	memset(&ls, 0, sizeof(ls));
 	ls.nulls = (int64_t)((row1 - row0) - (v1 - v0));
 	for (size_t i = v0; i < v1; i++)
-		live_add(&ls, c->type, cb, i);
-	live_merge(chunk, &ls, c->type);
+		pq_live_add(&ls, c->type, cb, i);
+	pq_live_merge(chunk, &ls, c->type);
 	pq_stats ps;
-	stats_fix(&ps, &ls, c->type);
+	pq_stats_fix(&ps, &ls, c->type);
 	write_page(f, cm, P_DATA, pg, (int32_t)(row1 - row0), cm->data_enc, &ps, c->type);
 }
 
@@ -740,7 +476,7 @@ static void write_chunk(pq_file *f, int ci, chunk_meta *cm)
 		pq_buf *pg = &f->page;
 		pg->n = 0;
 		for (uint32_t e = 0; e < nd; e++) {
-			sref r = sref_at(cb, f->dent[e]);
+			sref r = pq_sref_at(cb, f->dent[e]);
 			pq_buf_le32(pg, r.len);
 			pq_buf_put(pg, cb->arena + r.off, r.len);
 		}
@@ -752,12 +488,12 @@ static void write_chunk(pq_file *f, int ci, chunk_meta *cm)
 	cm->data_enc = nd ? E_RLE_DICTIONARY : c->delta ? E_DELTA_BINARY_PACKED : E_PLAIN;
 	live_stats chunk;
 	memset(&chunk, 0, sizeof(chunk));
-	size_t w = type_width[c->type], row = 0, vi = 0;
+	size_t w = pq_type_width[c->type], row = 0, vi = 0;
 	while (row < f->nrows && !f->rc) {
 		size_t r = row, v = vi, est = 0;
 		while (r < f->nrows && est < PQ_PAGE_BYTES && r - row < PQ_PAGE_ROWS) {
 			if (!c->nullable || cb->def[r]) {
-				est += c->type == PQ_STRING ? 4 + sref_at(cb, v).len : w;
+				est += c->type == PQ_STRING ? 4 + pq_sref_at(cb, v).len : w;
 				v++;
 			}
 			r++;
@@ -766,7 +502,7 @@ static void write_chunk(pq_file *f, int ci, chunk_meta *cm)
 		row = r;
 		vi = v;
 	}
-	stats_fix(&cm->st, &chunk, c->type);
+	pq_stats_fix(&cm->st, &chunk, c->type);
 }
 
 static void flush_rg(pq_file *f)
@@ -776,7 +512,7 @@ static void flush_rg(pq_file *f)
 	size_t nc = (size_t)f->ncols;
 	if (tf_grow_n((void **)&f->chunks, &f->chunks_cap, (f->nrg + 1) * nc, sizeof(*f->chunks), false) < 0 ||
 	    tf_grow_n((void **)&f->rgs, &f->rgs_cap, f->nrg + 1, sizeof(*f->rgs), false) < 0) {
-		oom(f);
+		pq_oom(f);
 		return;
 	}
 	rg_meta *rg = &f->rgs[f->nrg];
@@ -802,7 +538,7 @@ int pq_end_row(pq_file *f)
 		return f->rc;
 	for (int ci = 0; ci < f->ncols; ci++) {
 		if (!f->cb[ci].set)
-			return fail(f, TF_EUSAGE, "column '%s' has no value in a row", f->cols[ci].name);
+			return pq_fail(f, TF_EUSAGE, "column '%s' has no value in a row", f->cols[ci].name);
 		f->cb[ci].set = false;
 	}
 	f->nrows++;
@@ -810,126 +546,6 @@ int pq_end_row(pq_file *f)
 	if (f->nrows >= f->rg_rows || f->rg_bytes >= PQ_RG_BYTES)
 		flush_rg(f);
 	return f->rc;
-}
-
-/* ---- the footer */
-
-static void column_meta(pq_thrift *t, const pq_col *c, const chunk_meta *cm, int codec)
-{
-	static const int codecs[] = { [PQ_UNCOMPRESSED] = Z_UNCOMPRESSED, [PQ_ZSTD] = Z_ZSTD, [PQ_GZIP] = Z_GZIP };
-	pq_t_begin(t, 3);
-	pq_t_i32(t, 1, phys_type[c->type]);
-	int enc[3], n = 0;
-	if (cm->dict_off >= 0)
-		enc[n++] = E_PLAIN; /* the dictionary page */
-	enc[n++] = cm->data_enc;
-	if (c->nullable)
-		enc[n++] = E_RLE; /* definition levels */
-	pq_t_list(t, 2, PQ_T_I32, (size_t)n);
-	for (int i = 0; i < n; i++)
-		pq_t_elem_i32(t, enc[i]);
-	pq_t_list(t, 3, PQ_T_BINARY, 1);
-	pq_t_elem_bin(t, c->name, strlen(c->name));
-	pq_t_i32(t, 4, codecs[codec]);
-	pq_t_i64(t, 5, cm->num_values);
-	pq_t_i64(t, 6, cm->uncomp);
-	pq_t_i64(t, 7, cm->comp);
-	pq_t_i64(t, 9, cm->data_off);
-	if (cm->dict_off >= 0)
-		pq_t_i64(t, 11, cm->dict_off);
-	stats_thrift(t, 12, &cm->st, c->type);
-	pq_t_list(t, 13, PQ_T_STRUCT, cm->dict_off >= 0 ? 2 : 1);
-	if (cm->dict_off >= 0) {
-		pq_t_elem_begin(t);
-		pq_t_i32(t, 1, P_DICT);
-		pq_t_i32(t, 2, E_PLAIN);
-		pq_t_i32(t, 3, 1);
-		pq_t_end(t);
-	}
-	pq_t_elem_begin(t);
-	pq_t_i32(t, 1, P_DATA);
-	pq_t_i32(t, 2, cm->data_enc);
-	pq_t_i32(t, 3, cm->data_pages);
-	pq_t_end(t);
-	pq_t_end(t);
-}
-
-static void write_footer(pq_file *f)
-{
-	pq_buf b = { 0 };
-	pq_thrift t;
-	pq_t_init(&t, &b);
-	pq_t_i32(&t, 1, 2); /* version */
-	pq_t_list(&t, 2, PQ_T_STRUCT, (size_t)f->ncols + 1);
-	pq_t_elem_begin(&t);
-	pq_t_str(&t, 4, "schema");
-	pq_t_i32(&t, 5, f->ncols);
-	pq_t_end(&t);
-	for (int ci = 0; ci < f->ncols; ci++) {
-		const pq_col *c = &f->cols[ci];
-		pq_t_elem_begin(&t);
-		pq_t_i32(&t, 1, phys_type[c->type]);
-		pq_t_i32(&t, 3, c->nullable ? 1 : 0); /* OPTIONAL : REQUIRED */
-		pq_t_str(&t, 4, c->name);
-		if (c->type == PQ_STRING) {
-			pq_t_i32(&t, 6, c->json ? C_JSON : C_UTF8);
-			pq_t_begin(&t, 10);                /* logicalType */
-			pq_t_begin(&t, c->json ? 12 : 1);  /* JsonType : StringType */
-			pq_t_end(&t);
-			pq_t_end(&t);
-		}
-		pq_t_end(&t);
-	}
-	pq_t_i64(&t, 3, (int64_t)f->total_rows);
-	pq_t_list(&t, 4, PQ_T_STRUCT, f->nrg);
-	for (size_t g = 0; g < f->nrg; g++) {
-		const rg_meta *rg = &f->rgs[g];
-		pq_t_elem_begin(&t);
-		pq_t_list(&t, 1, PQ_T_STRUCT, (size_t)f->ncols);
-		for (int ci = 0; ci < f->ncols; ci++) {
-			const chunk_meta *cm = &f->chunks[g * (size_t)f->ncols + (size_t)ci];
-			pq_t_elem_begin(&t);
-			pq_t_i64(&t, 2, cm->start);
-			column_meta(&t, &f->cols[ci], cm, f->codec);
-			pq_t_end(&t);
-		}
-		pq_t_i64(&t, 2, rg->uncomp);
-		pq_t_i64(&t, 3, rg->rows);
-		pq_t_i64(&t, 5, rg->off);
-		pq_t_i64(&t, 6, rg->comp);
-		if (g <= INT16_MAX)
-			pq_t_i16(&t, 7, (int16_t)g);
-		pq_t_end(&t);
-	}
-	if (f->nkv) {
-		pq_t_list(&t, 5, PQ_T_STRUCT, f->nkv / 2);
-		for (size_t i = 0; i < f->nkv; i += 2) {
-			pq_t_elem_begin(&t);
-			pq_t_str(&t, 1, f->kv[i]);
-			pq_t_str(&t, 2, f->kv[i + 1]);
-			pq_t_end(&t);
-		}
-	}
-	pq_t_str(&t, 6, f->created_by);
-	pq_t_list(&t, 7, PQ_T_STRUCT, (size_t)f->ncols);
-	for (int ci = 0; ci < f->ncols; ci++) {
-		pq_t_elem_begin(&t);
-		pq_t_begin(&t, 1); /* TYPE_ORDER */
-		pq_t_end(&t);
-		pq_t_end(&t);
-	}
-	pq_t_stop(&t);
-	if (b.oom || b.n > UINT32_MAX) {
-		pq_buf_free(&b);
-		oom(f);
-		return;
-	}
-	unsigned char tail[8];
-	le_bytes(tail, b.n, 4);
-	memcpy(tail + 4, "PAR1", 4);
-	emit(f, b.p, b.n);
-	emit(f, tail, 8);
-	pq_buf_free(&b);
 }
 
 /* ---- closing */
@@ -962,10 +578,10 @@ int pq_close(pq_file *f, tf_error *err)
 {
 	for (int ci = 0; ci < f->ncols && !f->rc; ci++)
 		if (f->cb[ci].set)
-			fail(f, TF_EUSAGE, "%s", "the last row was not ended (pq_end_row)");
+			pq_fail(f, TF_EUSAGE, "%s", "the last row was not ended (pq_end_row)");
 	flush_rg(f);
 	if (!f->rc)
-		write_footer(f);
+		pq_write_footer(f);
 	int rc = f->rc;
 	if (rc) {
 		if (err)

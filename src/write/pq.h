@@ -31,7 +31,7 @@ typedef struct pq_col {
 typedef struct pq_opts {
 	int codec;                /* enum pq_codec */
 	int level;                /* 0 = the codec's default */
-	uint32_t row_group_rows;  /* 0 = 1,048,576 */
+	uint32_t row_group_rows;  /* 0 = 122,880 (DuckDB's row group size) */
 	const char *created_by;   /* the footer's created_by (copied); NULL = "tracefold" */
 } pq_opts;
 

@@ -5,6 +5,9 @@
  * facts and their sources: docs/parquet.md. */
 #ifndef TRACEFOLD_PQ_INT_H
 #define TRACEFOLD_PQ_INT_H
+#include "hmap.h"
+#include "pq.h"
+#include "tracefold/io.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -90,5 +93,111 @@ void pq_rle_hybrid(pq_buf *b, const void *v, int vsize, size_t n, int width);
  * INT32 column, the deltas wrap at 32 bits; 8: INT64, they wrap at 64):
  * blocks of 128 values in 4 miniblocks of 32. */
 void pq_delta(pq_buf *b, const void *v, int vsize, size_t n);
+
+
+/* ---- the writer's state, shared by pq.c (values, pages, row groups) and
+ * pq_meta.c (statistics, footer) */
+#define PQ_DEFAULT_RG_ROWS 122880u  /* DuckDB's own row group size */
+#define PQ_RG_BYTES ((size_t)256 << 20)  /* a row group also ends at 256 MiB of values */
+#define PQ_PAGE_BYTES ((size_t)1 << 20)  /* a data page holds about 1 MiB (PLAIN size) */
+#define PQ_PAGE_ROWS ((size_t)1 << 20)   /* and at most 1Mi rows */
+#define PQ_DICT_BYTES ((size_t)1 << 20)  /* a dictionary past 1 MiB (PLAIN) ... */
+#define PQ_DICT_ENTRIES 65536u           /* ... or 64Ki entries: the chunk is PLAIN */
+#define PQ_STAT_BYTES 64                 /* string min/max truncated to 64 bytes */
+
+/* parquet.thrift enums */
+enum { T_BOOLEAN = 0, T_INT32 = 1, T_INT64 = 2, T_DOUBLE = 5, T_BYTE_ARRAY = 6 };
+enum { E_PLAIN = 0, E_RLE = 3, E_DELTA_BINARY_PACKED = 5, E_RLE_DICTIONARY = 8 };
+enum { P_DATA = 0, P_DICT = 2 };
+enum { C_UTF8 = 0, C_JSON = 19 };
+enum { Z_UNCOMPRESSED = 0, Z_GZIP = 2, Z_ZSTD = 6 };
+
+typedef struct sref {
+	uint64_t off;   /* in the column's arena */
+	uint32_t len;
+} sref;
+
+typedef struct colbuf {
+	unsigned char *vals;  /* non-null values: fixed width, or sref for strings */
+	size_t vals_cap, nvals;
+	uint8_t *def;         /* OPTIONAL: 1 = value, 0 = null, one per row */
+	size_t def_cap;
+	char *arena;
+	size_t arena_n, arena_cap;
+	bool set;             /* given in the current row */
+} colbuf;
+
+/* Serialized statistics (kept past the row group). */
+typedef struct pq_stats {
+	int64_t nulls;
+	bool has_min, has_max, min_exact, max_exact;
+	uint8_t minn, maxn;
+	unsigned char min[PQ_STAT_BYTES], max[PQ_STAT_BYTES];
+} pq_stats;
+
+/* Statistics as they are gathered over a page. */
+typedef struct live_stats {
+	int64_t nulls;
+	bool has;
+	int64_t imin, imax;
+	double dmin, dmax;
+	const char *smin, *smax;
+	uint32_t sminn, smaxn;
+} live_stats;
+
+typedef struct chunk_meta {
+	int64_t start, data_off, dict_off;  /* dict_off -1: none */
+	int64_t uncomp, comp, num_values;
+	int data_enc, data_pages;
+	pq_stats st;
+} chunk_meta;
+
+typedef struct rg_meta {
+	int64_t rows, off, uncomp, comp;
+} rg_meta;
+
+struct pq_file {
+	tf_out *out;
+	const pq_col *cols;
+	int ncols;
+	int codec, level;
+	uint32_t rg_rows;
+	char *created_by;
+	colbuf *cb;
+	uint32_t nrows;          /* in the current row group */
+	size_t rg_bytes;         /* PLAIN size of the buffered values */
+	uint64_t total_rows;
+	int64_t pos;             /* bytes written */
+	chunk_meta *chunks;      /* ncols per row group */
+	size_t chunks_cap;
+	rg_meta *rgs;
+	size_t nrg, rgs_cap;
+	char **kv;               /* key, value, key, value ... */
+	size_t nkv, kv_cap;
+	int rc;                  /* the first error, kept */
+	tf_error err;
+	char path[512];
+	/* scratch, reused per chunk and page */
+	pq_buf page, comp, hdr;
+	uint32_t *idx, *dent, *dnext; /* dictionary index per value; entry -> first value; chain */
+	size_t idx_cap, dent_cap, dnext_cap;
+	tf_hmap dmap;                 /* string hash -> first entry */
+};
+
+
+extern const size_t pq_type_width[];
+extern const int pq_phys_type[];
+int pq_fail(pq_file *f, int code, const char *fmt, const char *what);
+int pq_oom(pq_file *f);
+void pq_emit(pq_file *f, const void *p, size_t n);
+/* statistics (pq_meta.c) */
+sref pq_sref_at(const colbuf *cb, size_t i);
+void pq_live_add(live_stats *ls, int type, const colbuf *cb, size_t i);
+void pq_live_merge(live_stats *a, const live_stats *b, int type);
+void pq_le_bytes(unsigned char *d, uint64_t v, int n);
+void pq_stats_fix(pq_stats *s, const live_stats *ls, int type);
+void pq_stats_thrift(pq_thrift *t, int16_t id, const pq_stats *s, int type);
+/* the footer (pq_meta.c) */
+void pq_write_footer(pq_file *f);
 
 #endif

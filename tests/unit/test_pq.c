@@ -237,7 +237,7 @@ static const tcase cases[] = {
 	{ "all_null", PQ_GZIP, 100, 250, 5, {
 		I64("i64", G_SEQ, N_ALL, true), I32("i32", G_SMALL, N_ALL, false), F64("f64", G_DOUBLE, N_ALL),
 		BOOL("b", N_ALL), STR("s", G_LOWCARD, N_ALL, true) } },
-	{ "pages", PQ_UNCOMPRESSED, 0, 300000, 5, {
+	{ "pages", PQ_UNCOMPRESSED, 1u << 20, 300000, 5, { /* one row group of several pages */
 		I64("ts", G_SEQ, N_NONE, false), I64("ts_delta", G_SEQ, N_SOME, true),
 		STR("name", G_LOWCARD, N_SOME, true), F64("f64", G_FINITE, N_NONE),
 		STR("uniq_dict", G_UNIQUE, N_NONE, true) } }, /* over 64Ki entries: PLAIN */
@@ -414,7 +414,7 @@ static void write_expect(size_t ci)
 	FILE *o = fopen(path, "w");
 	assert_non_null(o);
 	fprintf(o, "{\"name\":\"%s\",\"rows\":%u,\"row_group_rows\":%u,\"codec\":\"%s\",\"created_by\":\"tracefold version test\",",
-		tc->name, tc->rows, tc->rg_rows ? tc->rg_rows : 1u << 20, cn[tc->codec]);
+		tc->name, tc->rows, tc->rg_rows ? tc->rg_rows : 122880u, cn[tc->codec]);
 	fprintf(o, "\"kv\":{\"tracefold.case\":\"%s\",\"tracefold.note\":\"caf\xc3\xa9\"},\"columns\":[", tc->name);
 	for (int c = 0; c < tc->ncols; c++) {
 		const pq_col *pc = &tc->cols[c].c;
@@ -602,7 +602,7 @@ static void test_files(void **state)
 		path_of(path, sizeof(path), tc->name, "parquet");
 		footer ft;
 		check_file(path, &ft);
-		uint32_t rg = tc->rg_rows ? tc->rg_rows : 1u << 20;
+		uint32_t rg = tc->rg_rows ? tc->rg_rows : 122880u;
 		if (ft.version != 2 || ft.num_rows != tc->rows || ft.row_groups != (tc->rows + rg - 1) / rg ||
 		    ft.schema != tc->ncols + 1 || ft.kv != 2 || strcmp(ft.created_by, "tracefold version test") != 0)
 			fail_msg("%s: footer: version %lld, %lld rows, %lld row groups, %lld schema elements, %lld kv, '%s'",
