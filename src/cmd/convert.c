@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "tracefold/reader.h"
 #include "tracefold/writer.h"
+#include "tracefold/pprof.h"
 
 static void list_writers(void)
 {
@@ -96,6 +97,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	const char *compression = NULL;
 	bool partition_rank = false;
 	tf_span_sink **consumers = calloc((size_t)argc + 1, sizeof(tf_span_sink *));
+	const char **input_formats = NULL;
 	int nconsumers = 0;
 	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
 	output *outs = calloc((size_t)argc, sizeof(output));
@@ -211,7 +213,23 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	snprintf(note, sizeof(note), "tracefold %s", TRACEFOLD_VERSION);
 	tf_agg_comment(agg, note);
 	/* span writers consume the spans as the inputs are read */
-	tf_writer_args wa = { ctx, tf_agg_cpath(agg), inputs, ninputs, compression, partition_rank };
+	const char **fmts = calloc((size_t)ninputs + 1, sizeof(char *));
+	if (!fmts) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	for (int i = 0; i < ninputs; i++) { /* what the pipeline will read each input as */
+		tf_error ferr;
+		const tf_format *fm = NULL;
+		if (strcmp(inputs[i], "-") && !iopts.format && tf_pprof_sniff(inputs[i]))
+			fmts[i] = "pprof";
+		else if ((fm = iopts.format ? tf_format_by_name(iopts.format) : strcmp(inputs[i], "-") ?
+					      tf_format_find(inputs[i], NULL, &ferr) : tf_format_by_name("chrome")))
+			fmts[i] = fm->name;
+	}
+	input_formats = fmts;
+	tf_writer_args wa = { ctx, tf_agg_cpath(agg), inputs, fmts, ninputs, compression, partition_rank };
 	for (int k = 0; k < nouts; k++) {
 		if (outs[k].w->consumes != TF_WRITER_SPANS)
 			continue;
@@ -263,6 +281,7 @@ done:
 	free(inputs);
 	free(outs);
 	free(consumers);
+	free(input_formats);
 	tf_input_opts_free(&iopts);
 	return rc;
 }

@@ -63,7 +63,7 @@ enum { C_TRACK, C_RANK, C_TS, C_NAME, C_VALUE, C_PATH, C_SLICE, C_N };
 static const pq_col counters_cols[C_N] = {
 	{ "track_id", PQ_INT64, false, false, false, false },
 	{ "rank", PQ_INT64, true, false, false, false },
-	{ "ts_ns", PQ_INT64, false, false, false, false },
+	{ "ts_ns", PQ_INT64, false, false, true, false },
 	{ "name", PQ_STRING, false, true, false, false },
 	{ "value", PQ_DOUBLE, false, false, false, false },
 	{ "call_path_id", PQ_INT64, true, false, false, false },
@@ -73,7 +73,7 @@ enum { I_TRACK, I_RANK, I_TS, I_NAME, I_CAT, I_PATH, I_SLICE, I_N };
 static const pq_col instants_cols[I_N] = {
 	{ "track_id", PQ_INT64, false, false, false, false },
 	{ "rank", PQ_INT64, true, false, false, false },
-	{ "ts_ns", PQ_INT64, false, false, false, false },
+	{ "ts_ns", PQ_INT64, false, false, true, false },
 	{ "name", PQ_STRING, true, true, false, false },
 	{ "category", PQ_STRING, true, true, false, false },
 	{ "call_path_id", PQ_INT64, true, false, false, false },
@@ -170,7 +170,7 @@ typedef struct tf_events {
 	char dir[4096];
 	pq_opts po;
 	bool by_rank;
-	const char *const *inputs;
+	const char *const *inputs, *const *input_formats;
 	int ninputs;
 	table tab[NTABLES];
 	trackst *tk;
@@ -595,10 +595,13 @@ static int events_finish(void *state, tf_error *err)
 		return rc;
 	}
 	/* trace-level metadata in every file */
-	char diag[4096], ins[4096] = "", ver[64];
+	char diag[4096], ins[4096] = "", fmts[1024] = "", ver[64];
 	tf_diag_format(tf_ctx_diag(w->ctx), TF_SEV_INFO, ", ", 0, diag, sizeof(diag));
-	for (int i = 0; i < w->ninputs; i++)
+	for (int i = 0; i < w->ninputs; i++) {
 		snprintf(ins + strlen(ins), sizeof(ins) - strlen(ins), "%s%s", i ? "\n" : "", w->inputs[i]);
+		snprintf(fmts + strlen(fmts), sizeof(fmts) - strlen(fmts), "%s%s", i ? "\n" : "",
+			 w->input_formats && w->input_formats[i] ? w->input_formats[i] : "?");
+	}
 	snprintf(ver, sizeof(ver), "%s", TRACEFOLD_VERSION);
 	for (int t = 0; t < NTABLES; t++)
 		for (uint32_t i = 0; i < w->tab[t].nfiles; i++) {
@@ -610,7 +613,12 @@ static int events_finish(void *state, tf_error *err)
 			if (r == 0)
 				r = pq_kv(f, "tracefold.diagnostics", diag);
 			if (r == 0)
+				r = pq_kv(f, "tracefold.input_formats", fmts);
+			if (r == 0)
 				r = pq_kv(f, "tracefold.time_unit", "nanoseconds");
+			if (r == 0)
+				r = pq_kv(f, "tracefold.clock", "each input's own time base, in ns: Chrome ts x 1000, "
+					 "TAU's microsecond clock x 1000, OTF2 ticks / timer resolution (docs/schema.md)");
 			if (r < 0) {
 				pq_abort(f);
 				if (rc == 0)
@@ -641,6 +649,7 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->cp = a->cp;
 	w->st = tf_ctx_strtab(a->ctx);
 	w->inputs = a->inputs;
+	w->input_formats = a->input_formats;
 	w->ninputs = a->ninputs;
 	w->by_rank = a->partition_rank;
 	snprintf(w->dir, sizeof(w->dir), "%s", path);
