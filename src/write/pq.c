@@ -107,7 +107,7 @@ static colbuf *slot(pq_file *f, int col, int type)
 	return cb;
 }
 
-static void put_fixed(pq_file *f, int col, int type, const void *v)
+static void put_fixed_slow(pq_file *f, int col, int type, const void *v)
 {
 	colbuf *cb = slot(f, col, type);
 	if (!cb)
@@ -120,6 +120,26 @@ static void put_fixed(pq_file *f, int col, int type, const void *v)
 	memcpy(cb->vals + cb->nvals * w, v, w);
 	cb->nvals++;
 	f->rg_bytes += w;
+}
+
+/* The usual case in one test: a REQUIRED column of that type, not set yet
+ * in this row, with room; everything else (checks, growth, definition
+ * levels, errors) goes the slow way. */
+static inline void put_fixed(pq_file *f, int col, int type, const void *v)
+{
+	if (__builtin_expect(!f->rc && (unsigned)col < (unsigned)f->ncols, 1)) {
+		colbuf *cb = &f->cb[col];
+		size_t w = pq_type_width[type];
+		if (__builtin_expect(!cb->set && f->cols[col].type == type && !f->cols[col].nullable &&
+				     cb->nvals < cb->vals_cap, 1)) {
+			memcpy(cb->vals + cb->nvals * w, v, w);
+			cb->nvals++;
+			cb->set = true;
+			f->rg_bytes += w;
+			return;
+		}
+	}
+	put_fixed_slow(f, col, type, v);
 }
 
 void pq_i64(pq_file *f, int col, int64_t v)
