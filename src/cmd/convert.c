@@ -74,8 +74,9 @@ static void help(int mode)
 		list_writers();
 		printf("\n");
 	}
-	printf("Every output is written to a temporary file and renamed when it is\n"
-	       "complete: a failed run leaves whatever was there untouched.  An output\n"
+	printf("Every output file is written to a temporary file and renamed when it\n"
+	       "is complete: a failed run never leaves a half-written file nor replaces\n"
+	       "one with it (files it had finished before the failure stay).  An output\n"
 	       "may not be one of the inputs.  An input from which nothing could be\n"
 	       "read, or a run with nothing to profile, is an error.\n"
 	       "\n"

@@ -453,6 +453,7 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 			tf_diag_repair(s->diag, TF_DIAG_child_clipped,
 				       tf_sat_sub(sp.end_ns, t->stack[t->depth - 1].end_ns));
 			sp.end_ns = t->stack[t->depth - 1].end_ns;
+			sp.end_seq = t->stack[t->depth - 1].end_seq; /* it now ends where its parent does */
 			sp.flags |= TF_SPAN_CLIPPED;
 		}
 		frame f = { .start_ns = sp.start_ns, .end_ns = sp.end_ns, .name = sp.name, .cat = sp.cat,

@@ -270,7 +270,8 @@ struct tf_out {
 static int out_create(tf_out *o, const char *path, tf_error *err)
 {
 	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	bool exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
 		if (S_ISDIR(st.st_mode))
 			return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create '%s': it is a directory", path);
 		o->f = fopen(path, "wb");
@@ -293,9 +294,13 @@ static int out_create(tf_out *o, const char *path, tf_error *err)
 		o->tmp = NULL;
 		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create '%s'", path);
 	}
-	mode_t um = umask(0);
-	umask(um);
-	(void)fchmod(fd, 0666 & ~um); /* what fopen would have given */
+	if (exists) { /* the file it replaces keeps its mode (a private profile stays private) */
+		(void)fchmod(fd, st.st_mode & 07777);
+	} else { /* what fopen would have given */
+		mode_t um = umask(0);
+		umask(um);
+		(void)fchmod(fd, 0666 & ~um);
+	}
 	o->f = fdopen(fd, "wb");
 	if (!o->f) {
 		close(fd);
@@ -338,12 +343,12 @@ int tf_out_open(tf_out **out, const char *path, bool gzip, tf_error *err)
 		/* windowBits 15+16: gzip wrapper with no name and mtime 0: deterministic */
 		if (!o->zbuf || deflateInit2(&o->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 			o->gzip = false;
-			tf_out_close(o, NULL);
+			tf_out_abort(o); /* never replaces what is at path */
 			return tf_error_set(err, TF_ENOMEM, path, -1, -1, "zlib init failed");
 		}
 	}
 	if (!o->buf) {
-		tf_out_close(o, NULL);
+		tf_out_abort(o);
 		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 	}
 	*out = o;

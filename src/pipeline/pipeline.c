@@ -162,6 +162,11 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		}
 		meta->main_file = name;
 	}
+	if (!ntraces && o && o->consumers && o->consumers[0]) {
+		rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+				  "'%s' is a pprof profile: event tables and timelines need traces", inputs[0]);
+		goto done;
+	}
 	if (ntraces) {
 		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL };
 		stacks = tf_stacks_new(ctx, agg, &sopts);

@@ -435,20 +435,25 @@ static int on_flow(tf_events *w, const tf_event *ev, int64_t slice)
 	p.slice = slice;
 	p.name = ev->name;
 	p.cat = ev->cat;
+	/* tracks are handed over one after the other, not in time order: an
+	 * end (f, or t as the end of the segment before it) may come before
+	 * its start, so both sides wait for each other */
+	bool end_waits = false;
 	if (ev->phase == 'f' || ev->phase == 't') {
 		pend *s = pq_take(&w->fstarts, p.key);
 		if (s)
 			TF_TRY(write_flow(w, s, &p));
-		else if (ev->phase == 'f')
-			TF_TRY(pq_wait(&w->fends, &p));
+		else
+			end_waits = true;
 	}
 	if (ev->phase == 's' || ev->phase == 't') {
 		pend *e = pq_take(&w->fends, p.key);
 		if (e)
-			return write_flow(w, &p, e);
-		return pq_wait(&w->fstarts, &p);
+			TF_TRY(write_flow(w, &p, e));
+		else
+			TF_TRY(pq_wait(&w->fstarts, &p));
 	}
-	return 0;
+	return end_waits ? pq_wait(&w->fends, &p) : 0;
 }
 
 static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
@@ -578,16 +583,16 @@ static int events_finish(void *state, tf_error *err)
 {
 	tf_events *w = state;
 	int rc = w->rc;
-	/* every table exists, even with no rows */
-	for (int t = 0; t < NTABLES && rc == 0; t++)
-		if (!w->tab[t].nfiles && !file_for(w, t, -1))
-			rc = w->rc;
 	if (rc == 0)
 		rc = write_unmatched(w);
 	if (rc == 0)
 		rc = write_tracks(w);
 	if (rc == 0)
 		rc = write_call_paths(w);
+	/* every table exists, even with no rows */
+	for (int t = 0; t < NTABLES && rc == 0; t++)
+		if (!w->tab[t].nfiles && !file_for(w, t, -1))
+			rc = w->rc;
 	if (rc < 0) {
 		if (err)
 			*err = w->err;

@@ -60,17 +60,10 @@ int pq_open(pq_file **out, const char *path, const pq_col *cols, int ncols, cons
 		pq_abort(f);
 		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 	}
-	int rc = tf_out_open(&f->out, path, false, err);
-	if (rc < 0) {
-		pq_abort(f);
-		return rc;
-	}
-	static const char magic[4] = "PAR1";
-	rc = tf_out_write(f->out, magic, 4);
-	if (rc < 0) {
-		pq_abort(f);
-		return tf_error_set(err, TF_EIO, path, 0, -1, "write failed");
-	}
+	/* the file itself is created when its first bytes are written (a
+	 * full row group, or pq_close): a table partitioned into thousands of
+	 * small files holds no file descriptor per file while rows come in.
+	 * Offsets count the "PAR1" it will start with. */
 	f->pos = 4;
 	*out = f;
 	return 0;
@@ -227,6 +220,17 @@ void pq_emit(pq_file *f, const void *p, size_t n)
 {
 	if (f->rc)
 		return;
+	if (!f->out) { /* the first bytes: create the file, "PAR1" */
+		static const char magic[4] = "PAR1";
+		if (tf_out_open(&f->out, f->path, false, &f->err) < 0) {
+			f->rc = f->err.code ? f->err.code : TF_EIO;
+			return;
+		}
+		if (tf_out_write(f->out, magic, 4) < 0) {
+			f->rc = tf_error_set(&f->err, TF_EIO, f->path, 0, -1, "write failed");
+			return;
+		}
+	}
 	if (tf_out_write(f->out, p, n) < 0) {
 		f->rc = tf_error_set(&f->err, TF_EIO, f->path, f->pos, -1, "write failed");
 		return;

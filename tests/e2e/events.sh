@@ -51,5 +51,16 @@ done
 rm -rf "$TMP/ev" && $TF -q convert "$t" -o "$TMP/p.pb.gz" --to parquet -o "$TMP/ev" &&
 	expect "$t" && check_dir "$TMP/ev" "convert -o p.pb.gz --to parquet -o DIR (one read, two outputs)"
 expect_exit 2 "events to stdout is refused" $TF events "$t" -o -
+rm -rf "$TMP/ev" && $TF -q events --partition rank "$t" -o "$TMP/ev"
+check "--partition rank: no empty rank=-1 partition when every track has a rank" test ! -e "$TMP/ev/tracks/rank=-1"
+$TF -q profile "$t" -o "$TMP/p2.pb.gz"
+expect_exit 2 "events of a pprof profile: refused (it has no events)" $TF events "$TMP/p2.pb.gz" -o "$TMP/ev3"
+# flows: a step (t) on a track handed over before the start's (s) track
+printf '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":15,"dur":10},{"ph":"t","id":7,"pid":1,"tid":1,"ts":20,"name":"fl"},
+{"ph":"X","name":"b","pid":1,"tid":2,"ts":5,"dur":10},{"ph":"s","id":7,"pid":1,"tid":2,"ts":10,"name":"fl"},
+{"ph":"X","name":"c","pid":1,"tid":3,"ts":25,"dur":10},{"ph":"f","id":7,"pid":1,"tid":3,"ts":30,"name":"fl","bp":"e"}]' > "$TMP/flows.json"
+rm -rf "$TMP/ev" && $TF -q events "$TMP/flows.json" -o "$TMP/ev"
+check "flows: s -> t and t -> f, whatever order the tracks come in" \
+	node tests/tools/flows_check.mjs "$TMP/ev" '[{"s":"10000","d":"20000"},{"s":"20000","d":"30000"}]'
 expect_exit 3 "events of an unusable input: exit 3" $TF events "$TMP/nothing.json" -o "$TMP/ev2"
 finish

@@ -39,6 +39,10 @@ fi
 # the output keeps the usual permissions (not the temporary's 0600)
 (umask 022 && $TF -q profile "$t" -o "$TMP/mode.pb.gz")
 check "the output has mode 0644 under umask 022" test "$(stat -c %a "$TMP/mode.pb.gz")" = 644
+# an output that exists keeps its mode (a private profile stays private)
+cp "$TMP/good.copy" "$TMP/private.pb.gz" && chmod 600 "$TMP/private.pb.gz"
+$TF -q profile "$t" -o "$TMP/private.pb.gz"
+check "an existing 0600 output stays 0600" test "$(stat -c %a "$TMP/private.pb.gz")" = 600
 # a symbolic link as output: the file it points to is replaced, the link stays
 ln -s "$TMP/good.copy" "$TMP/link.pb.gz"
 $TF -q profile "$t" -o "$TMP/link.pb.gz"

@@ -171,6 +171,21 @@ static void test_begin_end_equal_ts(void **state)
 	d = tf_ctx_diag(f.ctx);
 	assert_int_equal(tf_diag_problems(d), 0);
 	fx_free(&f);
+
+	/* a clipped B/E child ends where its parent does: a span starting
+	 * there is their sibling, and nothing is cut */
+	fx_init(&f, 1);
+	ev(&f, TF_EV_COMPLETE, "P", 0, 10000);
+	ev(&f, TF_EV_BEGIN, "c", 5000, 0);
+	ev(&f, TF_EV_COMPLETE, "n", 10000, 3000);
+	ev(&f, TF_EV_END, NULL, 10500, 0);
+	done(&f);
+	d = tf_ctx_diag(f.ctx);
+	assert_int_equal(d->n[TF_DIAG_child_clipped], 1);
+	assert_int_equal(d->n[TF_DIAG_overlap_cut], 0);
+	assert_int_equal(path_value(&f, "P;c", WALL), 5000);
+	assert_int_equal(path_value(&f, "n", WALL), 3000);
+	fx_free(&f);
 }
 
 /* Overlaps: up to the clip tolerance a child is clipped; beyond it the
