@@ -20,12 +20,26 @@ static void list_writers(void)
 	}
 }
 
-enum { MODE_PROFILE, MODE_CONVERT, MODE_EVENTS };
+enum { MODE_PROFILE, MODE_CONVERT, MODE_EVENTS, MODE_CHROME };
 
 static void help(int mode)
 {
 	bool profile = mode == MODE_PROFILE;
-	if (mode == MODE_EVENTS)
+	if (mode == MODE_CHROME)
+		printf("usage: tracefold chrome [options] INPUT... -o OUT.json[.gz]\n"
+		       "\n"
+		       "Writes the INPUTs (the inputs of 'tracefold profile') as one timeline in\n"
+		       "Chrome trace-event JSON, in one streaming pass: every matched region as an\n"
+		       "X event (after the stack rules and repairs; args: self time, call path,\n"
+		       "repairs), counters as C, instants as i, process names (rank N) and thread\n"
+		       "names as M events.  Gzipped when OUT ends in .gz.  Open it in Perfetto UI\n"
+		       "(ui.perfetto.dev, Open trace file) or chrome://tracing (Load).  Times are\n"
+		       "shifted to start near zero; otherData.time_shift_ns says by how much\n"
+		       "(docs/chrome-out.md).\n"
+		       "\n"
+		       "options:\n"
+		       "  -o, --output FILE    the trace to write; required\n");
+	else if (mode == MODE_EVENTS)
 		printf("usage: tracefold events [options] INPUT... -o DIR\n"
 		       "\n"
 		       "Writes every event of the INPUTs (the inputs of 'tracefold profile') into\n"
@@ -103,7 +117,8 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
 	output *outs = calloc((size_t)argc, sizeof(output));
 	int ninputs = 0, nouts = 0, rc = TF_EXIT_OK;
-	const tf_writer *to = mode == MODE_EVENTS ? tf_writer_by_name("parquet") : NULL;
+	const tf_writer *to = mode == MODE_EVENTS ? tf_writer_by_name("parquet")
+			      : mode == MODE_CHROME ? tf_writer_by_name("chrome") : NULL;
 	tf_ctx *ctx = NULL;
 	tf_agg *agg = NULL;
 	tf_input_opts iopts = { 0 };
@@ -140,7 +155,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 			break;
 		case O_PARTITION:
 		case O_COMPRESSION:
-			if (profile) {
+			if (profile || mode == MODE_CHROME) {
 				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
 				goto done;
 			}
@@ -191,7 +206,8 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 			goto done;
 		}
 		if (o->w->consumes == TF_WRITER_SPANS && !strcmp(o->path, "-")) {
-			rc = tf_usage_error(cmd, "%s writes a folder, not standard output: give -o DIR", o->w->name);
+			rc = tf_usage_error(cmd, "%s cannot write to standard output: give -o %s", o->w->name,
+					    strcmp(o->w->name, "parquet") ? "FILE" : "DIR");
 			goto done;
 		}
 		for (int j = 0; j < k; j++)
@@ -290,3 +306,4 @@ done:
 int tf_cmd_profile(int argc, char **argv) { return convert("profile", MODE_PROFILE, argc, argv); }
 int tf_cmd_convert(int argc, char **argv) { return convert("convert", MODE_CONVERT, argc, argv); }
 int tf_cmd_events(int argc, char **argv) { return convert("events", MODE_EVENTS, argc, argv); }
+int tf_cmd_chrome(int argc, char **argv) { return convert("chrome", MODE_CHROME, argc, argv); }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "jsonq.h"
 #include "cmd.h"
 #include "tracefold/stack.h"
 #include "tracefold/err.h"
@@ -215,56 +216,14 @@ void tf_fmt_delta(char *buf, size_t len, double v, const char *unit)
 	tf_fmt_value(buf + 1, len - 1, fabs(v), unit);
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static int utf8_len(const unsigned char *s)
+static void put_file(void *u, const char *p, size_t n)
 {
-	int n;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if (n == 3 && s[0] == 0xe0 && s[1] < 0xa0)
-		return 0;
-	if (n == 3 && s[0] == 0xed && s[1] >= 0xa0)
-		return 0;
-	if (n == 4 && s[0] == 0xf0 && s[1] < 0x90)
-		return 0;
-	if (n == 4 && s[0] == 0xf4 && s[1] >= 0x90)
-		return 0;
-	return n;
+	fwrite(p, 1, n, (FILE *)u);
 }
 
 void tf_json_str(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	fputc('"', f);
-	while (*p) {
-		if (*p == '"' || *p == '\\') {
-			fputc('\\', f);
-			fputc(*p++, f);
-		} else if (*p < 0x20) {
-			fprintf(f, "\\u%04x", *p++);
-		} else {
-			int n = utf8_len(p);
-			if (!n) {
-				fputs("\\ufffd", f);
-				p++;
-			} else {
-				fwrite(p, 1, (size_t)n, f);
-				p += n;
-			}
-		}
-	}
-	fputc('"', f);
+	tf_json_quote(s, strlen(s), put_file, f);
 }
 
 void tf_md_code(FILE *f, const char *s)

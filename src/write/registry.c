@@ -12,10 +12,12 @@ static const tf_writer tf_writer_pprof = {
 };
 
 extern const tf_writer tf_writer_parquet;
+extern const tf_writer tf_writer_chrome;
 
 const tf_writer *const tf_writers[] = {
 	&tf_writer_pprof,
 	&tf_writer_parquet,
+	&tf_writer_chrome,
 	NULL,
 };
 

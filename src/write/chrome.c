@@ -1,0 +1,442 @@
+/* chrome.c - a timeline as Chrome trace-event JSON (docs/chrome-out.md), for
+ * Perfetto UI, chrome://tracing and speedscope: a span consumer that writes,
+ * in one streaming pass,
+ *
+ *   {"traceEvents":[
+ *     M events naming each process (its rank) and thread, with sort indices,
+ *     one X event per matched region (at its close, after the stack rules
+ *       and repairs) with its self time, call path and repairs in args,
+ *     C events for counters, i events for instants
+ *   ],
+ *   "displayTimeUnit":"ns",
+ *   "otherData":{inputs, formats, clock, time shift, tool, diagnostics}}
+ *
+ * Strict JSON: every string escaped valid UTF-8 (src/base/jsonq.c), numbers
+ * plain decimals, no trailing commas.  ts and dur are microseconds written
+ * from the integer nanoseconds exactly ("12.345").  Epoch-sized timestamps
+ * lose precision in the doubles browser viewers use, so they are shifted by
+ * whole 1000 s to below ~2000 s (see shifted()); the shift is in
+ * otherData.time_shift_ns.  Memory: per track, its open spans and the closed
+ * ones that share their ancestors' start (on_open). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracefold/writer.h"
+#include "tracefold/sink.h"
+#include "tracefold/io.h"
+#include "tracefold/version.h"
+#include "grow.h"
+#include "hmap.h"
+#include "jsonq.h"
+
+typedef struct ctrack {
+	uint8_t seen;          /* its M events were written */
+	int64_t *open_start;   /* start of each open span, outermost first */
+	uint32_t *open_pend;   /* where its waiting descendants begin in pend */
+	uint32_t depth, cap;
+	tf_span *pend;         /* closed spans waiting for an ancestor with the same start */
+	uint32_t npend, cappend;
+} ctrack;
+
+typedef struct tf_chrome_out {
+	tf_span_sink spans;
+	tf_ctx *ctx;
+	tf_strtab *st;
+	tf_out *o;
+	char path[4096];
+	const char *const *inputs, *const *input_formats;
+	int ninputs;
+	ctrack *tk;
+	uint32_t ntk;
+	tf_hmap procs;         /* (input << 32 | process_key) -> 1: its M events were written */
+	bool have_shift;
+	int64_t shift_ns;
+	uint64_t nevents;
+	int rc;                /* first write failure */
+} tf_chrome_out;
+
+static void put_out(void *u, const char *p, size_t n)
+{
+	tf_chrome_out *w = u;
+	if (tf_out_write(w->o, p, n) < 0 && w->rc == 0)
+		w->rc = TF_EIO;
+}
+
+static void put_s(tf_chrome_out *w, const char *s)
+{
+	put_out(w, s, strlen(s));
+}
+
+static void put_q(tf_chrome_out *w, const char *s, size_t n)
+{
+	tf_json_quote(s, n, put_out, w);
+}
+
+static void put_str(tf_chrome_out *w, tf_str s)
+{
+	put_q(w, tf_strtab_get(w->st, s), tf_strtab_len(w->st, s));
+}
+
+/* ns as exact decimal microseconds: 12345 -> "12.345", 12000 -> "12". */
+static void put_us(tf_chrome_out *w, int64_t ns)
+{
+	char b[40];
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	unsigned frac = (unsigned)(a % 1000);
+	int n = snprintf(b, sizeof(b), "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
+	if (frac) {
+		n += snprintf(b + n, sizeof(b) - (size_t)n, ".%03u", frac);
+		while (b[n - 1] == '0')
+			n--;
+	}
+	put_out(w, b, (size_t)n);
+}
+
+static void put_i64(tf_chrome_out *w, int64_t v)
+{
+	char b[24];
+	int n = snprintf(b, sizeof(b), "%" PRId64, v);
+	put_out(w, b, (size_t)n);
+}
+
+#define SHIFT_STEP 1000000000000LL /* 1000 s in ns */
+
+static int64_t shifted(tf_chrome_out *w, int64_t ts)
+{
+	if (!w->have_shift) {
+		w->have_shift = true;
+		/* whole 1000 s, one step back: times stay below ~2000 s plus the
+		 * trace's length (exact as doubles to the ns), and events up to
+		 * 1000 s before the first one handed over stay positive */
+		w->shift_ns = ts >= 2 * SHIFT_STEP ? ts - ts % SHIFT_STEP - SHIFT_STEP : 0;
+	}
+	int64_t r;
+	return __builtin_sub_overflow(ts, w->shift_ns, &r) ? ts : r;
+}
+
+/* A key as a JSON integer when it is one (no leading zeros), else a string. */
+static bool is_json_int(const char *s, size_t n)
+{
+	size_t i = s[0] == '-';
+	if (n == i || n - i > 18 || (s[i] == '0' && n - i > 1))
+		return false;
+	for (; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* "pid":P,"tid":T of a track: the rank for ranked processes, else the
+ * input's own process key (prefixed by the input index when several inputs
+ * are written, so processes of different inputs stay apart); the thread's
+ * own key. */
+static void put_key(tf_chrome_out *w, tf_str key, uint32_t input, bool prefix)
+{
+	const char *s = tf_strtab_get(w->st, key);
+	size_t n = tf_strtab_len(w->st, key);
+	if (!prefix && is_json_int(s, n)) {
+		put_out(w, s, n);
+		return;
+	}
+	if (!prefix) {
+		put_q(w, s, n);
+		return;
+	}
+	char b[4200];
+	int k = snprintf(b, sizeof(b), "%u:%.*s", input, (int)(n < 4096 ? n : 4096), s);
+	put_q(w, b, (size_t)k);
+}
+
+static void put_ids(tf_chrome_out *w, const tf_track *t)
+{
+	put_s(w, "\"pid\":");
+	if (t->rank >= 0)
+		put_i64(w, t->rank);
+	else
+		put_key(w, t->process_key, t->input, w->ninputs > 1);
+	put_s(w, ",\"tid\":");
+	put_key(w, t->thread_key, 0, false);
+}
+
+static void begin_event(tf_chrome_out *w)
+{
+	put_s(w, w->nevents++ ? ",\n{" : "\n{");
+}
+
+static ctrack *tstate(tf_chrome_out *w, uint32_t track)
+{
+	if (track >= w->ntk) {
+		uint32_t n = w->ntk;
+		if (tf_grow((void **)&w->tk, &w->ntk, track + 1, sizeof(ctrack)) < 0)
+			return NULL;
+		memset(w->tk + n, 0, (size_t)(w->ntk - n) * sizeof(ctrack));
+	}
+	return &w->tk[track];
+}
+
+/* The M events of a track, before its first event. */
+static int track_meta(tf_chrome_out *w, uint32_t track)
+{
+	if (!tstate(w, track))
+		return TF_ENOMEM;
+	if (w->tk[track].seen)
+		return 0;
+	w->tk[track].seen = 1;
+	const tf_track *t = tf_ctx_track_get(w->ctx, track);
+	uint64_t pkey = t->rank >= 0 ? (uint64_t)t->rank | 1ull << 63 : (uint64_t)t->input << 32 | t->process_key;
+	if (tf_hmap_get(&w->procs, pkey) == UINT32_MAX) {
+		if (tf_hmap_put(&w->procs, pkey, 1) < 0)
+			return TF_ENOMEM;
+		if (t->process_name || t->rank >= 0) {
+			begin_event(w);
+			put_s(w, "\"ph\":\"M\",\"name\":\"process_name\",");
+			put_ids(w, t);
+			put_s(w, ",\"args\":{\"name\":");
+			if (t->process_name) {
+				put_str(w, t->process_name);
+			} else {
+				char b[32];
+				snprintf(b, sizeof(b), "rank %" PRId64, t->rank);
+				put_q(w, b, strlen(b));
+			}
+			put_s(w, "}}");
+		}
+		if (t->rank >= 0) { /* ranks in order */
+			begin_event(w);
+			put_s(w, "\"ph\":\"M\",\"name\":\"process_sort_index\",");
+			put_ids(w, t);
+			put_s(w, ",\"args\":{\"sort_index\":");
+			put_i64(w, t->rank);
+			put_s(w, "}}");
+		}
+	}
+	if (t->thread_name) {
+		begin_event(w);
+		put_s(w, "\"ph\":\"M\",\"name\":\"thread_name\",");
+		put_ids(w, t);
+		put_s(w, ",\"args\":{\"name\":");
+		put_str(w, t->thread_name);
+		put_s(w, "}}");
+	}
+	if (t->sort_index) {
+		begin_event(w);
+		put_s(w, "\"ph\":\"M\",\"name\":\"thread_sort_index\",");
+		put_ids(w, t);
+		put_s(w, ",\"args\":{\"sort_index\":");
+		put_i64(w, t->sort_index);
+		put_s(w, "}}");
+	}
+	return w->rc;
+}
+
+static const struct { uint32_t flag; const char *name; } repairs[] = {
+	{ TF_SPAN_CLIPPED, "clipped" },           { TF_SPAN_CUT, "cut" },
+	{ TF_SPAN_UNCLOSED, "unclosed" },         { TF_SPAN_CLOSED_EARLY, "closed_early" },
+	{ TF_SPAN_NEG_DURATION, "negative_duration" }, { TF_SPAN_DEPTH_LIMITED, "depth_limited" },
+};
+
+static int write_x(tf_chrome_out *w, const tf_span *s)
+{
+	const tf_track *t = tf_ctx_track_get(w->ctx, s->track);
+	begin_event(w);
+	put_s(w, "\"ph\":\"X\",\"name\":");
+	put_str(w, s->name);
+	if (s->cat) {
+		put_s(w, ",\"cat\":");
+		put_str(w, s->cat);
+	}
+	put_s(w, ",");
+	put_ids(w, t);
+	put_s(w, ",\"ts\":");
+	put_us(w, shifted(w, s->start_ns));
+	put_s(w, ",\"dur\":");
+	put_us(w, s->end_ns - s->start_ns);
+	put_s(w, ",\"args\":{\"self_us\":");
+	put_us(w, s->self_ns);
+	put_s(w, ",\"call_path\":");
+	put_i64(w, s->node);
+	if (s->flags) {
+		put_s(w, ",\"repaired\":[");
+		int n = 0;
+		for (size_t i = 0; i < sizeof(repairs) / sizeof(repairs[0]); i++)
+			if (s->flags & repairs[i].flag) {
+				put_s(w, n++ ? ",\"" : "\"");
+				put_s(w, repairs[i].name);
+				put_s(w, "\"");
+			}
+		put_s(w, "]");
+	}
+	put_s(w, "}}");
+	return w->rc;
+}
+
+/* Spans are closed innermost first, but a reader nests spans of equal
+ * start and end by file order: a span whose parent starts at the same time
+ * waits, and is written right after it (memory: the spans that share their
+ * ancestors' start). */
+static int on_open(tf_span_sink *k, const tf_span *s)
+{
+	tf_chrome_out *w = tf_container_of(k, tf_chrome_out, spans);
+	ctrack *t = tstate(w, s->track);
+	if (!t)
+		return TF_ENOMEM;
+	if (t->depth == t->cap) {
+		uint32_t cap = t->cap;
+		if (tf_grow((void **)&t->open_start, &cap, t->depth + 1, sizeof(int64_t)) < 0 ||
+		    tf_grow((void **)&t->open_pend, &t->cap, t->depth + 1, sizeof(uint32_t)) < 0)
+			return TF_ENOMEM;
+	}
+	t->open_start[t->depth] = s->start_ns;
+	t->open_pend[t->depth++] = t->npend;
+	return w->rc;
+}
+
+static int on_close(tf_span_sink *k, const tf_span *s)
+{
+	tf_chrome_out *w = tf_container_of(k, tf_chrome_out, spans);
+	TF_TRY(track_meta(w, s->track));
+	ctrack *t = &w->tk[s->track];
+	uint32_t from = t->open_pend[--t->depth];
+	if (t->depth && t->open_start[t->depth - 1] == s->start_ns) { /* wait, before its descendants */
+		if (tf_grow((void **)&t->pend, &t->cappend, t->npend + 1, sizeof(tf_span)) < 0)
+			return TF_ENOMEM;
+		memmove(t->pend + from + 1, t->pend + from, (size_t)(t->npend - from) * sizeof(tf_span));
+		t->pend[from] = *s;
+		t->npend++;
+		return w->rc;
+	}
+	TF_TRY(write_x(w, s));
+	for (uint32_t i = from; i < t->npend; i++)
+		TF_TRY(write_x(w, &t->pend[i]));
+	t->npend = from;
+	return w->rc;
+}
+
+static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
+{
+	tf_chrome_out *w = tf_container_of(k, tf_chrome_out, spans);
+	(void)node;
+	if (ev->kind != TF_EV_COUNTER && ev->kind != TF_EV_INSTANT)
+		return w->rc;
+	TF_TRY(track_meta(w, ev->track));
+	const tf_track *t = tf_ctx_track_get(w->ctx, ev->track);
+	begin_event(w);
+	put_s(w, ev->kind == TF_EV_COUNTER ? "\"ph\":\"C\",\"name\":" : "\"ph\":\"i\",\"s\":\"t\",\"name\":");
+	if (ev->name)
+		put_str(w, ev->name);
+	else
+		put_s(w, "\"\"");
+	if (ev->cat) {
+		put_s(w, ",\"cat\":");
+		put_str(w, ev->cat);
+	}
+	put_s(w, ",");
+	put_ids(w, t);
+	put_s(w, ",\"ts\":");
+	put_us(w, shifted(w, ev->ts_ns));
+	if (ev->kind == TF_EV_COUNTER) {
+		char b[40];
+		/* readers never pass NaN or infinities (bad_event) */
+		int n = snprintf(b, sizeof(b), "%.17g", ev->value);
+		put_s(w, ",\"args\":{\"value\":");
+		put_out(w, b, (size_t)n);
+		put_s(w, "}");
+	}
+	put_s(w, "}");
+	return w->rc;
+}
+
+static void chrome_free(tf_chrome_out *w, bool abort)
+{
+	if (!w)
+		return;
+	if (abort)
+		tf_out_abort(w->o);
+	for (uint32_t i = 0; i < w->ntk; i++) {
+		free(w->tk[i].open_start);
+		free(w->tk[i].open_pend);
+		free(w->tk[i].pend);
+	}
+	free(w->tk);
+	tf_hmap_free(&w->procs);
+	free(w);
+}
+
+static void put_list(tf_chrome_out *w, const char *const *v, int n)
+{
+	put_s(w, "[");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			put_s(w, ",");
+		const char *s = v && v[i] ? v[i] : "?";
+		put_q(w, s, strlen(s));
+	}
+	put_s(w, "]");
+}
+
+static int chrome_finish(void *state, tf_error *err)
+{
+	tf_chrome_out *w = state;
+	char diag[4096];
+	tf_diag_format(tf_ctx_diag(w->ctx), TF_SEV_INFO, ", ", 0, diag, sizeof(diag));
+	put_s(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tool\":\"tracefold " TRACEFOLD_VERSION "\",\"inputs\":");
+	put_list(w, w->inputs, w->ninputs);
+	put_s(w, ",\"input_formats\":");
+	put_list(w, w->input_formats, w->ninputs);
+	put_s(w, ",\"clock\":\"each input's own time base (Chrome ts, TAU's microsecond clock, OTF2 ticks / timer "
+		 "resolution), shifted by time_shift_ns\",\"time_shift_ns\":");
+	put_i64(w, w->shift_ns);
+	put_s(w, ",\"diagnostics\":");
+	put_q(w, diag, strlen(diag));
+	put_s(w, "}}\n");
+	int rc;
+	if (w->rc < 0) {
+		rc = tf_error_set(err, w->rc, NULL, -1, -1, "cannot write '%s': %s", w->path, tf_strerror(w->rc));
+		tf_out_abort(w->o);
+	} else {
+		rc = tf_out_close(w->o, err);
+	}
+	w->o = NULL;
+	chrome_free(w, false);
+	return rc;
+}
+
+static void chrome_abort(void *state)
+{
+	chrome_free(state, true);
+}
+
+static int chrome_open(const tf_writer_args *a, const char *path, tf_span_sink **sink_out, void **state_out,
+		       tf_error *err)
+{
+	tf_chrome_out *w = calloc(1, sizeof(*w));
+	if (!w)
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	size_t n = strlen(path);
+	int rc = tf_out_open(&w->o, path, n > 3 && !strcmp(path + n - 3, ".gz"), err);
+	if (rc < 0) {
+		free(w);
+		return rc;
+	}
+	w->ctx = a->ctx;
+	w->st = tf_ctx_strtab(a->ctx);
+	w->inputs = a->inputs;
+	w->input_formats = a->input_formats;
+	w->ninputs = a->ninputs;
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	put_s(w, "{\"traceEvents\":[");
+	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
+				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) };
+	*sink_out = &w->spans;
+	*state_out = w;
+	return 0;
+}
+
+static const char *const chrome_suffixes[] = { ".trace.json", ".trace.json.gz", NULL };
+
+const tf_writer tf_writer_chrome = {
+	"chrome", "a timeline as Chrome trace-event JSON, gzipped for .gz (Perfetto UI, chrome://tracing; "
+		  "docs/chrome-out.md)",
+	chrome_suffixes, TF_WRITER_SPANS, NULL, chrome_open, chrome_finish, chrome_abort,
+};

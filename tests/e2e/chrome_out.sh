@@ -1,0 +1,68 @@
+# tracefold chrome: every input format as a Chrome trace-event JSON timeline
+# (docs/chrome-out.md), read by Python's strict JSON parser and checked
+# against counts that tracefold computes on other paths (the aggregate's
+# calls, info's counter samples and instants), then read back by tracefold:
+# a Chrome input's profile survives the round trip exactly.
+. tests/lib.sh
+calls() { $TF -q top -n 0 --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls_total"])'; }
+kind() { $TF -q info --format json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events_by_kind"][sys.argv[1]])' "$2"; }
+# every function's self, total and calls, sorted: what a profile says
+table() { $TF -q top -n 0 --format json "$1" | python3 -c '
+import json,sys
+for f in sorted(json.load(sys.stdin)["functions"], key=lambda f: f["name"]):
+    print(f["name"], f["self"], f["total"], f["calls"])'; }
+i=0
+for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet50-gpu/*.json* \
+	$DATA/chrome/catapult-unclosed-slices/*.json $DATA/chrome/viztracer-asyncio/*.json \
+	$DATA/chrome/rocprofiler-memcpy/*.json.gz $DATA/tau/mpi_small $DATA/tau/threads \
+	$DATA/otf2/tiny_otf2/traces.otf2 $DATA/otf2/scorep-ping-pong-mpi; do
+	[ -e "$t" ] || { fail "missing fixture $t"; continue; }
+	i=$((i + 1)); b="$(basename "$(dirname "$t")")/$(basename "$t")"
+	out=$TMP/o$i.trace.json
+	$TF -q chrome "$t" -o "$out" || { fail "$b: chrome"; continue; }
+	n=$(calls "$t"); c=$(kind "$t" counter); s=$(kind "$t" instant)
+	check "$b: strict JSON, $n X (the aggregate's calls), $c C, $s i events" \
+		python3 tests/tools/chrome_out_check.py "$out" "$n" "$c" "$s"
+	case $t in *.json|*.json.gz)
+		table "$t" > "$TMP/a"; table "$out" > "$TMP/b"
+		check "$b: read back, every function's self, total and calls are the input's" cmp "$TMP/a" "$TMP/b" ;;
+	esac
+done
+# gzip by name; the same trace
+t=$DATA/chrome/pytorch-legacy-small/trace.json
+$TF -q chrome "$t" -o "$TMP/z.trace.json.gz" && $TF -q chrome "$t" -o "$TMP/z.json"
+check "-o NAME.gz is gzip" sh -c "gzip -t '$TMP/z.trace.json.gz'"
+check "... of the same trace" sh -c "gzip -dc '$TMP/z.trace.json.gz' | cmp - '$TMP/z.json'"
+# convert picks it by name, with other outputs from the same read
+$TF -q convert "$t" -o "$TMP/c.trace.json" -o "$TMP/c.pb.gz"
+check "convert -o x.trace.json: the chrome writer" cmp "$TMP/c.trace.json" "$TMP/z.json"
+# ranks: process names and sort indices in rank order
+$TF -q chrome $DATA/tau/mpi_small -o "$TMP/r.json"
+check "TAU ranks: pid N, a process_name, process_sort_index N" python3 -c '
+import json,sys
+ev=json.load(open(sys.argv[1]))["traceEvents"]
+names={e["pid"]: e["args"]["name"] for e in ev if e["ph"]=="M" and e["name"]=="process_name"}
+sorts={e["pid"]: e["args"]["sort_index"] for e in ev if e["ph"]=="M" and e["name"]=="process_sort_index"}
+pids={e["pid"] for e in ev if e["ph"]=="X"}
+assert pids == {0, 1} and set(names) == pids and all(sorts[p] == p for p in pids), (names, sorts)' "$TMP/r.json"
+# repairs are in args
+$TF -q chrome $DATA/chrome/catapult-unclosed-slices/*.json -o "$TMP/u.json"
+check "repaired spans carry args.repaired" python3 -c '
+import json,sys
+ev=json.load(open(sys.argv[1]))["traceEvents"]
+assert any("unclosed" in e.get("args",{}).get("repaired",[]) for e in ev)' "$TMP/u.json"
+# epoch-sized times are shifted, exactly
+printf '[{"name":"a","ph":"X","ts":1700000000123456.789,"dur":1.5,"pid":1,"tid":1}]' > "$TMP/epoch.json"
+$TF -q chrome "$TMP/epoch.json" -o "$TMP/e.json"
+check "epoch times: shifted by whole 1000 s, ns kept" python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+assert d["otherData"]["time_shift_ns"] == 1699999000000000000, d["otherData"]
+assert open(sys.argv[1]).read().count("\"ts\":1000123456.789,\"dur\":1.5,") == 1' "$TMP/e.json"
+# a failed run leaves nothing and keeps what was there
+echo keep > "$TMP/k.json"
+expect_exit 3 "unreadable input" $TF chrome "$TMP/nope.json" -o "$TMP/k.json"
+check "... the existing output is untouched" grep -qx keep "$TMP/k.json"
+expect_exit 2 "standard output is refused" $TF chrome "$t" -o -
+expect_exit 2 "--partition is not a chrome option" $TF chrome "$t" --partition rank -o "$TMP/p.json"
+finish

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""chrome_out_check.py TRACE.json[.gz] SLICES COUNTERS INSTANTS
+
+Checks a Chrome trace written by `tracefold chrome` with Python's own strict
+JSON parser (NaN, Infinity and -Infinity refused): the object form with
+traceEvents, displayTimeUnit and otherData; every event with the fields its
+phase needs, of the right JSON types; X durations >= 0 and ts >= 0 after the
+shift; the counts of X, C and i events equal to the counts given (from
+tracefold's aggregate and `tracefold info`, computed independently); every
+pid/tid used by an event named by its M events where the track had a name."""
+import gzip, json, sys
+
+def refuse(c):
+    raise ValueError("non-JSON constant " + c)
+
+path, want_x, want_c, want_i = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+raw = (gzip.open if path.endswith(".gz") else open)(path, "rb").read()
+d = json.loads(raw.decode("utf-8"), parse_constant=refuse)  # strict UTF-8 and JSON
+errs = []
+if not isinstance(d, dict) or set(d) != {"traceEvents", "displayTimeUnit", "otherData"}:
+    sys.exit("not the object form with traceEvents, displayTimeUnit, otherData: %r" % (list(d)[:5],))
+od = d["otherData"]
+for k in ("tool", "inputs", "input_formats", "clock", "time_shift_ns", "diagnostics"):
+    if k not in od:
+        errs.append("otherData lacks " + k)
+if not isinstance(od.get("time_shift_ns"), int):
+    errs.append("time_shift_ns is not an integer")
+num = (int, float)
+n = {"X": 0, "C": 0, "i": 0, "M": 0}
+for k, e in enumerate(d["traceEvents"]):
+    ph = e.get("ph")
+    if ph not in n:
+        errs.append("event %d: phase %r" % (k, ph)); continue
+    n[ph] += 1
+    if not isinstance(e.get("pid"), (int, str)) or not isinstance(e.get("tid"), (int, str)):
+        errs.append("event %d: pid/tid" % k)
+    if not isinstance(e.get("name"), str):
+        errs.append("event %d: name" % k)
+    if ph == "M":
+        if e["name"] not in ("process_name", "process_sort_index", "thread_name", "thread_sort_index"):
+            errs.append("event %d: metadata %r" % (k, e["name"]))
+        continue
+    if not isinstance(e.get("ts"), num) or isinstance(e.get("ts"), bool):
+        errs.append("event %d: ts" % k)
+    elif e["ts"] < 0:
+        errs.append("event %d: ts %r before the shifted start" % (k, e["ts"]))
+    if ph == "X":
+        if not isinstance(e.get("dur"), num) or e["dur"] < 0:
+            errs.append("event %d: dur %r" % (k, e.get("dur")))
+        a = e.get("args", {})
+        if not isinstance(a.get("self_us"), num) or a["self_us"] > e["dur"] or a["self_us"] < 0:
+            errs.append("event %d: self_us %r of dur %r" % (k, a.get("self_us"), e.get("dur")))
+    if ph == "C":
+        v = e.get("args", {}).get("value")
+        if not isinstance(v, num):
+            errs.append("event %d: counter value %r" % (k, v))
+got = (n["X"], n["C"], n["i"])
+if got != (want_x, want_c, want_i):
+    errs.append("X, C, i events: %r, want %r" % (got, (want_x, want_c, want_i)))
+if errs:
+    sys.exit("\n".join(errs[:20]))
+print("ok: %d X, %d C, %d i, %d M events" % (n["X"], n["C"], n["i"], n["M"]))
