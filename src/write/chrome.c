@@ -6,7 +6,9 @@
  *     M events naming each process (its rank) and thread, with sort indices,
  *     one X event per matched region (at its close, after the stack rules
  *       and repairs) with its self time, call path and repairs in args,
- *     C events for counters, i events for instants
+ *     C events for counters, i events for instants,
+ *     s/f flow events for messages (send paired with receive) and the
+ *       input's flows (start paired with end), drawn as arrows
  *   ],
  *   "displayTimeUnit":"ns",
  *   "otherData":{inputs, formats, clock, time shift, tool, diagnostics}}
@@ -29,6 +31,7 @@
 #include "grow.h"
 #include "hmap.h"
 #include "jsonq.h"
+#include "pair.h"
 
 typedef struct ctrack {
 	uint8_t seen;          /* its M events were written */
@@ -53,6 +56,8 @@ typedef struct tf_chrome_out {
 	bool have_shift;
 	int64_t shift_ns;
 	uint64_t nevents;
+	tf_pairs pairs;        /* message and flow ends waiting for the other */
+	uint64_t nflows;       /* flow ids written: unique in the trace */
 	int rc;                /* first write failure */
 } tf_chrome_out;
 
@@ -313,10 +318,87 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	return w->rc;
 }
 
+/* One end of an arrow: s at the start (bound to the slice around it), f at
+ * the end with bp "e" (bound to the slice around it, not the next one). */
+static void put_flow_end(tf_chrome_out *w, const tf_pend *p, const char *ph, const char *name, tf_str cat,
+			 const tf_pend *msg)
+{
+	const tf_track *t = tf_ctx_track_get(w->ctx, (uint32_t)p->track);
+	begin_event(w);
+	put_s(w, ph);
+	put_s(w, ",\"id\":");
+	put_i64(w, (int64_t)w->nflows);
+	put_s(w, ",\"name\":");
+	put_q(w, name, strlen(name));
+	put_s(w, ",\"cat\":");
+	if (cat)
+		put_str(w, cat);
+	else
+		put_s(w, msg ? "\"message\"" : "\"flow\"");
+	put_s(w, ",");
+	put_ids(w, t);
+	put_s(w, ",\"ts\":");
+	put_us(w, shifted(w, p->ts));
+	if (msg) {
+		put_s(w, ",\"args\":{\"tag\":");
+		put_i64(w, msg->tag);
+		if (msg->comm >= 0) {
+			put_s(w, ",\"communicator\":");
+			put_i64(w, msg->comm);
+		}
+		if (msg->bytes >= 0) {
+			put_s(w, ",\"bytes\":");
+			put_i64(w, msg->bytes);
+		}
+		put_s(w, "}");
+	}
+	put_s(w, "}");
+}
+
+static int arrow(tf_chrome_out *w, const tf_pend *s, const tf_pend *e, bool msg)
+{
+	TF_TRY(track_meta(w, (uint32_t)s->track));
+	TF_TRY(track_meta(w, (uint32_t)e->track));
+	w->nflows++;
+	const char *name = msg ? "message" : s->name ? tf_strtab_get(w->st, s->name) : "flow";
+	put_flow_end(w, s, "\"ph\":\"s\"", name, s->cat, msg ? s : NULL);
+	put_flow_end(w, e, "\"ph\":\"f\",\"bp\":\"e\"", name, s->cat, msg ? s : NULL);
+	return w->rc;
+}
+
+static int message_pair(void *u, const tf_pend *s, const tf_pend *r)
+{
+	return arrow(u, s, r, true);
+}
+
+static int flow_pair(void *u, const tf_pend *s, const tf_pend *e)
+{
+	return arrow(u, s, e, false);
+}
+
 static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 {
 	tf_chrome_out *w = tf_container_of(k, tf_chrome_out, spans);
 	(void)node;
+	if (ev->kind == TF_EV_SEND || ev->kind == TF_EV_RECV || ev->kind == TF_EV_FLOW) {
+		const tf_track *t = tf_ctx_track_get(w->ctx, ev->track);
+		tf_pend p = { 0 };
+		p.ts = ev->ts_ns;
+		p.track = ev->track;
+		p.name = ev->name;
+		p.cat = ev->cat;
+		if (ev->kind == TF_EV_FLOW) {
+			p.id = ev->id;
+			return tf_pair_flow(&w->pairs, &p, t->input, ev->phase, flow_pair, w);
+		}
+		bool send = ev->kind == TF_EV_SEND;
+		p.src = send ? t->rank : ev->msg.peer;
+		p.dst = send ? ev->msg.peer : t->rank;
+		p.tag = ev->msg.tag;
+		p.comm = ev->msg.comm;
+		p.bytes = ev->msg.bytes;
+		return tf_pair_message(&w->pairs, &p, send, message_pair, w);
+	}
 	if (ev->kind != TF_EV_COUNTER && ev->kind != TF_EV_INSTANT)
 		return w->rc;
 	TF_TRY(track_meta(w, ev->track));
@@ -360,6 +442,7 @@ static void chrome_free(tf_chrome_out *w, bool abort)
 	}
 	free(w->tk);
 	tf_hmap_free(&w->procs);
+	tf_pairs_free(&w->pairs);
 	free(w);
 }
 
@@ -427,7 +510,8 @@ static int chrome_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	put_s(w, "{\"traceEvents\":[");
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
-				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) };
+				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
+						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) };
 	*sink_out = &w->spans;
 	*state_out = w;
 	return 0;

@@ -28,6 +28,7 @@
 #include "tracefold/version.h"
 #include "hmap.h"
 #include "pq.h"
+#include "pair.h"
 
 enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_PATHS, NTABLES };
 
@@ -140,23 +141,6 @@ typedef struct table {
 	tf_hmap by_rank;       /* rank partition -> files index */
 } table;
 
-/* A message or flow end waiting for its partner. */
-typedef struct pend {
-	uint64_t key;          /* hash of what must match */
-	int64_t ts, track, slice, bytes;
-	int64_t src, dst, tag, comm;
-	tf_str name, cat;
-	uint64_t id;
-	uint32_t next;         /* next waiting with the same key, UINT32_MAX none */
-	uint8_t used;
-} pend;
-
-typedef struct pqueue {
-	pend *v;
-	uint32_t n, cap;
-	tf_hmap head, tail;    /* key -> first waiting + 1 (0 none) / last waiting */
-} pqueue;
-
 typedef struct trackst {
 	int64_t *open;         /* slice ids of the open spans, outermost first */
 	uint32_t depth, cap;
@@ -176,8 +160,7 @@ typedef struct tf_events {
 	trackst *tk;
 	uint32_t ntk;
 	int64_t next_slice;
-	pqueue sends, recvs;   /* messages waiting for the other side */
-	pqueue fstarts, fends; /* flows waiting for the other end */
+	tf_pairs pairs;        /* messages and flows waiting for the other end */
 	int rc;                /* first failure: every later hook fails */
 	tf_error err;
 } tf_events;
@@ -322,52 +305,9 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 
 /* ---- messages and flows: pairing ---- */
 
-static uint64_t mix(uint64_t h, uint64_t v)
+static int write_message(tf_events *w, const tf_pend *s, const tf_pend *r)
 {
-	return tf_mix64(h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2)));
-}
-
-/* The first waiting entry of key (taken off its list), or NULL.  head:
- * key -> first waiting + 1 (0 = none), tail: key -> last waiting. */
-static pend *pq_take(pqueue *q, uint64_t key)
-{
-	uint32_t h = tf_hmap_get(&q->head, key);
-	if (h == UINT32_MAX || h == 0)
-		return NULL;
-	pend *p = &q->v[h - 1];
-	tf_hmap_set(&q->head, key, p->next == UINT32_MAX ? 0 : p->next + 1);
-	p->used = 1;
-	return p;
-}
-
-static int pq_wait(pqueue *q, const pend *p)
-{
-	if (tf_grow((void **)&q->v, &q->cap, q->n + 1, sizeof(pend)) < 0)
-		return TF_ENOMEM;
-	uint32_t i = q->n++;
-	q->v[i] = *p;
-	q->v[i].next = UINT32_MAX;
-	q->v[i].used = 0;
-	uint32_t h = tf_hmap_get(&q->head, p->key);
-	if (h == UINT32_MAX || h == 0) {
-		if (tf_hmap_set(&q->head, p->key, i + 1) < 0)
-			return TF_ENOMEM;
-	} else {
-		q->v[tf_hmap_get(&q->tail, p->key)].next = i;
-	}
-	return tf_hmap_set(&q->tail, p->key, i) < 0 ? TF_ENOMEM : 0;
-}
-
-static void pq_free_queue(pqueue *q)
-{
-	free(q->v);
-	tf_hmap_free(&q->head);
-	tf_hmap_free(&q->tail);
-}
-
-static int write_message(tf_events *w, const pend *s, const pend *r)
-{
-	const pend *any = s ? s : r;
+	const tf_pend *any = s ? s : r;
 	int64_t src = s ? track_rank(w, (uint32_t)s->track) : any->src;
 	int64_t dst = r ? track_rank(w, (uint32_t)r->track) : any->dst;
 	pq_file *f = file_for(w, T_MESSAGES, src >= 0 ? src : dst);
@@ -385,28 +325,29 @@ static int write_message(tf_events *w, const pend *s, const pend *r)
 	return end_row(w, f);
 }
 
+static int message_pair(void *u, const tf_pend *s, const tf_pend *r)
+{
+	return write_message(u, s, r);
+}
+
 static int on_message(tf_events *w, const tf_event *ev)
 {
 	int64_t me = track_rank(w, ev->track);
 	bool send = ev->kind == TF_EV_SEND;
-	pend p = { 0 };
+	tf_pend p = { 0 };
 	p.src = send ? me : ev->msg.peer;
 	p.dst = send ? ev->msg.peer : me;
 	p.tag = ev->msg.tag;
 	p.comm = ev->msg.comm;
-	p.key = mix(mix(mix(mix(1, (uint64_t)p.src), (uint64_t)p.dst), (uint64_t)p.tag), (uint64_t)p.comm);
 	p.ts = ev->ts_ns;
 	p.track = ev->track;
 	p.bytes = ev->msg.bytes;
-	pend *other = pq_take(send ? &w->recvs : &w->sends, p.key);
-	if (other)
-		return send ? write_message(w, &p, other) : write_message(w, other, &p);
-	return pq_wait(send ? &w->sends : &w->recvs, &p);
+	return tf_pair_message(&w->pairs, &p, send, message_pair, w);
 }
 
-static int write_flow(tf_events *w, const pend *s, const pend *e)
+static int write_flow(tf_events *w, const tf_pend *s, const tf_pend *e)
 {
-	const pend *any = s ? s : e;
+	const tf_pend *any = s ? s : e;
 	pq_file *f = file_for(w, T_FLOWS, track_rank(w, (uint32_t)any->track));
 	if (!f)
 		return w->rc;
@@ -422,38 +363,22 @@ static int write_flow(tf_events *w, const pend *s, const pend *e)
 	return end_row(w, f);
 }
 
-/* Chrome flows: s starts, f finishes, t is a step (it finishes the
- * segment before it and starts the next).  Ids are scoped per input. */
+static int flow_pair(void *u, const tf_pend *s, const tf_pend *e)
+{
+	return write_flow(u, s, e);
+}
+
 static int on_flow(tf_events *w, const tf_event *ev, int64_t slice)
 {
 	const tf_track *tr = tf_ctx_track_get(w->ctx, ev->track);
-	pend p = { 0 };
+	tf_pend p = { 0 };
 	p.id = ev->id;
-	p.key = mix(mix(2, tr ? tr->input : 0), ev->id);
 	p.ts = ev->ts_ns;
 	p.track = ev->track;
 	p.slice = slice;
 	p.name = ev->name;
 	p.cat = ev->cat;
-	/* tracks are handed over one after the other, not in time order: an
-	 * end (f, or t as the end of the segment before it) may come before
-	 * its start, so both sides wait for each other */
-	bool end_waits = false;
-	if (ev->phase == 'f' || ev->phase == 't') {
-		pend *s = pq_take(&w->fstarts, p.key);
-		if (s)
-			TF_TRY(write_flow(w, s, &p));
-		else
-			end_waits = true;
-	}
-	if (ev->phase == 's' || ev->phase == 't') {
-		pend *e = pq_take(&w->fends, p.key);
-		if (e)
-			TF_TRY(write_flow(w, &p, e));
-		else
-			TF_TRY(pq_wait(&w->fstarts, &p));
-	}
-	return end_waits ? pq_wait(&w->fends, &p) : 0;
+	return tf_pair_flow(&w->pairs, &p, tr ? tr->input : 0, ev->phase, flow_pair, w);
 }
 
 static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
@@ -543,18 +468,18 @@ static int write_call_paths(tf_events *w)
 
 static int write_unmatched(tf_events *w)
 {
-	for (uint32_t i = 0; i < w->sends.n; i++)
-		if (!w->sends.v[i].used)
-			TF_TRY(write_message(w, &w->sends.v[i], NULL));
-	for (uint32_t i = 0; i < w->recvs.n; i++)
-		if (!w->recvs.v[i].used)
-			TF_TRY(write_message(w, NULL, &w->recvs.v[i]));
-	for (uint32_t i = 0; i < w->fstarts.n; i++)
-		if (!w->fstarts.v[i].used)
-			TF_TRY(write_flow(w, &w->fstarts.v[i], NULL));
-	for (uint32_t i = 0; i < w->fends.n; i++)
-		if (!w->fends.v[i].used)
-			TF_TRY(write_flow(w, NULL, &w->fends.v[i]));
+	for (uint32_t i = 0; i < w->pairs.sends.n; i++)
+		if (!w->pairs.sends.v[i].used)
+			TF_TRY(write_message(w, &w->pairs.sends.v[i], NULL));
+	for (uint32_t i = 0; i < w->pairs.recvs.n; i++)
+		if (!w->pairs.recvs.v[i].used)
+			TF_TRY(write_message(w, NULL, &w->pairs.recvs.v[i]));
+	for (uint32_t i = 0; i < w->pairs.starts.n; i++)
+		if (!w->pairs.starts.v[i].used)
+			TF_TRY(write_flow(w, &w->pairs.starts.v[i], NULL));
+	for (uint32_t i = 0; i < w->pairs.ends.n; i++)
+		if (!w->pairs.ends.v[i].used)
+			TF_TRY(write_flow(w, NULL, &w->pairs.ends.v[i]));
 	return 0;
 }
 
@@ -572,10 +497,7 @@ static void events_free(tf_events *w, bool abort)
 	for (uint32_t i = 0; i < w->ntk; i++)
 		free(w->tk[i].open);
 	free(w->tk);
-	pq_free_queue(&w->sends);
-	pq_free_queue(&w->recvs);
-	pq_free_queue(&w->fstarts);
-	pq_free_queue(&w->fends);
+	tf_pairs_free(&w->pairs);
 	free(w);
 }
 

@@ -21,8 +21,12 @@ for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet
 	out=$TMP/o$i.trace.json
 	$TF -q chrome "$t" -o "$out" || { fail "$b: chrome"; continue; }
 	n=$(calls "$t"); c=$(kind "$t" counter); s=$(kind "$t" instant)
-	check "$b: strict JSON, $n X (the aggregate's calls), $c C, $s i events" \
-		python3 tests/tools/chrome_out_check.py "$out" "$n" "$c" "$s"
+	case $t in
+	*.json|*.json.gz) f=$(python3 tests/tools/chrome_flow_pairs.py "$t") ;; # from the input itself
+	*) f=$(kind "$t" send); [ "$f" = "$(kind "$t" recv)" ] || fail "$b: fixture with unmatched messages" ;;
+	esac
+	check "$b: strict JSON, $n X (the aggregate's calls), $c C, $s i events, $f arrows" \
+		python3 tests/tools/chrome_out_check.py "$out" "$n" "$c" "$s" "$f"
 	case $t in *.json|*.json.gz)
 		table "$t" > "$TMP/a"; table "$out" > "$TMP/b"
 		check "$b: read back, every function's self, total and calls are the input's" cmp "$TMP/a" "$TMP/b" ;;
@@ -45,6 +49,17 @@ names={e["pid"]: e["args"]["name"] for e in ev if e["ph"]=="M" and e["name"]=="p
 sorts={e["pid"]: e["args"]["sort_index"] for e in ev if e["ph"]=="M" and e["name"]=="process_sort_index"}
 pids={e["pid"] for e in ev if e["ph"]=="X"}
 assert pids == {0, 1} and set(names) == pids and all(sorts[p] == p for p in pids), (names, sorts)' "$TMP/r.json"
+# MPI messages as arrows between the ranks, each send to its receive
+check "TAU 2 ranks: every message an arrow from one rank to the other" python3 -c '
+import json,sys
+ev=json.load(open(sys.argv[1]))["traceEvents"]
+fl={}
+for e in ev:
+    if e["ph"] in "sf": fl.setdefault(e["id"], {})[e["ph"]] = e
+assert len(fl) == 6, len(fl)
+for i, p in fl.items():
+    assert p["s"]["pid"] != p["f"]["pid"] and p["s"]["args"]["tag"] == p["f"]["args"]["tag"], p
+    assert p["s"]["args"]["bytes"] > 0' "$TMP/r.json"
 # repairs are in args
 $TF -q chrome $DATA/chrome/catapult-unclosed-slices/*.json -o "$TMP/u.json"
 check "repaired spans carry args.repaired" python3 -c '

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""chrome_out_check.py TRACE.json[.gz] SLICES COUNTERS INSTANTS
+"""chrome_out_check.py TRACE.json[.gz] SLICES COUNTERS INSTANTS FLOWS
 
 Checks a Chrome trace written by `tracefold chrome` with Python's own strict
 JSON parser (NaN, Infinity and -Infinity refused): the object form with
@@ -7,13 +7,15 @@ traceEvents, displayTimeUnit and otherData; every event with the fields its
 phase needs, of the right JSON types; X durations >= 0 and ts >= 0 after the
 shift; the counts of X, C and i events equal to the counts given (from
 tracefold's aggregate and `tracefold info`, computed independently); every
-pid/tid used by an event named by its M events where the track had a name."""
+flow start (s) with exactly one end (f, bp "e") of the same id, and FLOWS
+such pairs."""
 import gzip, json, sys
 
 def refuse(c):
     raise ValueError("non-JSON constant " + c)
 
-path, want_x, want_c, want_i = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+path = sys.argv[1]
+want_x, want_c, want_i, want_f = (int(a) for a in sys.argv[2:6])
 raw = (gzip.open if path.endswith(".gz") else open)(path, "rb").read()
 d = json.loads(raw.decode("utf-8"), parse_constant=refuse)  # strict UTF-8 and JSON
 errs = []
@@ -26,7 +28,8 @@ for k in ("tool", "inputs", "input_formats", "clock", "time_shift_ns", "diagnost
 if not isinstance(od.get("time_shift_ns"), int):
     errs.append("time_shift_ns is not an integer")
 num = (int, float)
-n = {"X": 0, "C": 0, "i": 0, "M": 0}
+n = {"X": 0, "C": 0, "i": 0, "M": 0, "s": 0, "f": 0}
+flows = {}
 for k, e in enumerate(d["traceEvents"]):
     ph = e.get("ph")
     if ph not in n:
@@ -50,13 +53,23 @@ for k, e in enumerate(d["traceEvents"]):
         a = e.get("args", {})
         if not isinstance(a.get("self_us"), num) or a["self_us"] > e["dur"] or a["self_us"] < 0:
             errs.append("event %d: self_us %r of dur %r" % (k, a.get("self_us"), e.get("dur")))
+    if ph in ("s", "f"):
+        if not isinstance(e.get("id"), int):
+            errs.append("event %d: flow id %r" % (k, e.get("id")))
+        elif ph == "f" and e.get("bp") != "e":
+            errs.append("event %d: flow end without bp e" % k)
+        else:
+            flows.setdefault(e["id"], []).append(e)
     if ph == "C":
         v = e.get("args", {}).get("value")
         if not isinstance(v, num):
             errs.append("event %d: counter value %r" % (k, v))
-got = (n["X"], n["C"], n["i"])
-if got != (want_x, want_c, want_i):
-    errs.append("X, C, i events: %r, want %r" % (got, (want_x, want_c, want_i)))
+for i, ends in flows.items():
+    if sorted(x["ph"] for x in ends) != ["f", "s"]:
+        errs.append("flow id %d: %r" % (i, [x["ph"] for x in ends]))
+got = (n["X"], n["C"], n["i"], len(flows))
+if got != (want_x, want_c, want_i, want_f):
+    errs.append("X, C, i events, flow pairs: %r, want %r" % (got, (want_x, want_c, want_i, want_f)))
 if errs:
     sys.exit("\n".join(errs[:20]))
-print("ok: %d X, %d C, %d i, %d M events" % (n["X"], n["C"], n["i"], n["M"]))
+print("ok: %d X, %d C, %d i, %d M events, %d flows" % (n["X"], n["C"], n["i"], n["M"], len(flows)))

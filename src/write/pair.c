@@ -1,0 +1,84 @@
+/* pair.c - pairing the two ends of messages and flows (pair.h). */
+#include "pair.h"
+#include "grow.h"
+#include "tracefold/err.h"
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return tf_mix64(h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2)));
+}
+
+/* The first waiting entry of key (taken off its list), or NULL. */
+static tf_pend *take(tf_pqueue *q, uint64_t key)
+{
+	uint32_t h = tf_hmap_get(&q->head, key);
+	if (h == UINT32_MAX || h == 0)
+		return NULL;
+	tf_pend *p = &q->v[h - 1];
+	tf_hmap_set(&q->head, key, p->next == UINT32_MAX ? 0 : p->next + 1);
+	p->used = 1;
+	return p;
+}
+
+static int wait(tf_pqueue *q, const tf_pend *p)
+{
+	if (tf_grow((void **)&q->v, &q->cap, q->n + 1, sizeof(tf_pend)) < 0)
+		return TF_ENOMEM;
+	uint32_t i = q->n++;
+	q->v[i] = *p;
+	q->v[i].next = UINT32_MAX;
+	q->v[i].used = 0;
+	uint32_t h = tf_hmap_get(&q->head, p->key);
+	if (h == UINT32_MAX || h == 0) {
+		if (tf_hmap_set(&q->head, p->key, i + 1) < 0)
+			return TF_ENOMEM;
+	} else {
+		q->v[tf_hmap_get(&q->tail, p->key)].next = i;
+	}
+	return tf_hmap_set(&q->tail, p->key, i) < 0 ? TF_ENOMEM : 0;
+}
+
+int tf_pair_message(tf_pairs *q, tf_pend *p, bool send, tf_pair_fn fn, void *u)
+{
+	p->key = mix(mix(mix(mix(1, (uint64_t)p->src), (uint64_t)p->dst), (uint64_t)p->tag), (uint64_t)p->comm);
+	tf_pend *other = take(send ? &q->recvs : &q->sends, p->key);
+	if (other)
+		return send ? fn(u, p, other) : fn(u, other, p);
+	return wait(send ? &q->sends : &q->recvs, p);
+}
+
+int tf_pair_flow(tf_pairs *q, tf_pend *p, uint32_t input, int phase, tf_pair_fn fn, void *u)
+{
+	p->key = mix(mix(2, input), p->id);
+	bool end_waits = false;
+	if (phase == 'f' || phase == 't') {
+		tf_pend *s = take(&q->starts, p->key);
+		if (s)
+			TF_TRY(fn(u, s, p));
+		else
+			end_waits = true;
+	}
+	if (phase == 's' || phase == 't') {
+		tf_pend *e = take(&q->ends, p->key);
+		if (e)
+			TF_TRY(fn(u, p, e));
+		else
+			TF_TRY(wait(&q->starts, p));
+	}
+	return end_waits ? wait(&q->ends, p) : 0;
+}
+
+static void free_queue(tf_pqueue *q)
+{
+	free(q->v);
+	tf_hmap_free(&q->head);
+	tf_hmap_free(&q->tail);
+}
+
+void tf_pairs_free(tf_pairs *q)
+{
+	free_queue(&q->sends);
+	free_queue(&q->recvs);
+	free_queue(&q->starts);
+	free_queue(&q->ends);
+}

@@ -1,0 +1,52 @@
+/* pair.h - pairing the two ends of messages and flows, for the span writers
+ * (src/write/pair.c).  Tracks are handed over one after the other, not in
+ * time order, so either end may come first: each waits for the other.
+ *
+ *   messages: a send with the first waiting receive of the same source and
+ *             destination rank, tag and communicator (MPI's order), and back
+ *   flows:    Chrome s starts, f finishes, t is a step (it finishes the
+ *             segment before it and starts the next), by id within an input
+ *
+ * Memory: the ends still waiting for their partner. */
+#ifndef TRACEFOLD_PAIR_H
+#define TRACEFOLD_PAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "tracefold/event.h"
+#include "hmap.h"
+
+/* One end of a message or flow. */
+typedef struct tf_pend {
+	uint64_t key;          /* hash of what must match (set by tf_pair_*) */
+	int64_t ts, track, slice, bytes;
+	int64_t src, dst, tag, comm;
+	tf_str name, cat;
+	uint64_t id;
+	uint32_t next;         /* next waiting with the same key, UINT32_MAX none */
+	uint8_t used;          /* matched */
+} tf_pend;
+
+typedef struct tf_pqueue {
+	tf_pend *v;
+	uint32_t n, cap;
+	tf_hmap head, tail;    /* key -> first waiting + 1 (0 none) / last waiting */
+} tf_pqueue;
+
+typedef struct tf_pairs {
+	tf_pqueue sends, recvs;   /* messages waiting for the other side */
+	tf_pqueue starts, ends;   /* flow ends waiting for the other end */
+} tf_pairs;
+
+/* Called for each matched pair, start (send) first. */
+typedef int (*tf_pair_fn)(void *u, const tf_pend *start, const tf_pend *end);
+
+/* A message end: p->src, dst, tag, comm, ts, track, bytes set. */
+int tf_pair_message(tf_pairs *q, tf_pend *p, bool send, tf_pair_fn fn, void *u);
+/* A flow end of the given input: p->id, ts, track (slice, name, cat) set;
+ * phase 's', 't' or 'f'. */
+int tf_pair_flow(tf_pairs *q, tf_pend *p, uint32_t input, int phase, tf_pair_fn fn, void *u);
+/* The ends that never met their partner: v[i] with !used of each queue. */
+void tf_pairs_free(tf_pairs *q);
+
+#endif
