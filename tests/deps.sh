@@ -2,7 +2,8 @@
 # Installs what is missing, on Debian/Ubuntu (as root, or through sudo).
 #   sh tests/deps.sh build   compiler and libraries for `make`
 #   sh tests/deps.sh test    the above plus the independent readers the tests use
-#                            (Debian packages, and the npm packages of
+#                            (Debian packages, chromium for the viewer test,
+#                            and the npm packages of
 #                            tests/package.json: npm ci, pinned by
 #                            tests/package-lock.json)
 #   sh tests/deps.sh bench   the build packages plus what bench/*.sh use
@@ -10,7 +11,7 @@
 set -e
 what=${1:-build}
 build_pkgs="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libotf2-trace-dev libzstd-dev"
-test_pkgs="libcmocka-dev golang-go otf2-tools python3 time"
+test_pkgs="libcmocka-dev golang-go otf2-tools python3 time chromium"
 pkgs=$build_pkgs
 [ "$what" = test ] && pkgs="$pkgs $test_pkgs"
 [ "$what" = bench ] && pkgs="$pkgs time python3 gzip"

@@ -35,6 +35,7 @@
 
 typedef struct ctrack {
 	uint8_t seen;          /* its M events were written */
+	int64_t pid, tid;      /* as written (id_for) */
 	int64_t *open_start;   /* start of each open span, outermost first */
 	uint32_t *open_pend;   /* where its waiting descendants begin in pend */
 	uint32_t depth, cap;
@@ -52,7 +53,11 @@ typedef struct tf_chrome_out {
 	int ninputs;
 	ctrack *tk;
 	uint32_t ntk;
-	tf_hmap procs;         /* (input << 32 | process_key) -> 1: its M events were written */
+	tf_hmap procs;         /* process (proc_key) -> its pid's index in pids */
+	int64_t *pids;
+	uint32_t npids, cappids;
+	tf_hmap used;          /* pids, and (pid, tid) pairs, written */
+	int64_t next_id;       /* for keys that are not integers */
 	bool have_shift;
 	int64_t shift_ns;
 	uint64_t nevents;
@@ -120,48 +125,55 @@ static int64_t shifted(tf_chrome_out *w, int64_t ts)
 	return __builtin_sub_overflow(ts, w->shift_ns, &r) ? ts : r;
 }
 
-/* A key as a JSON integer when it is one (no leading zeros), else a string. */
-static bool is_json_int(const char *s, size_t n)
+/* The integer a key is, when it is one. */
+static bool key_int(const tf_strtab *st, tf_str key, int64_t *v)
 {
-	size_t i = s[0] == '-';
-	if (n == i || n - i > 18 || (s[i] == '0' && n - i > 1))
+	const char *s = tf_strtab_get(st, key);
+	size_t n = tf_strtab_len(st, key), i = s[0] == '-';
+	if (n == i || n - i > 18)
 		return false;
 	for (; i < n; i++)
 		if (s[i] < '0' || s[i] > '9')
 			return false;
+	*v = strtoll(s, NULL, 10);
 	return true;
 }
 
-/* "pid":P,"tid":T of a track: the rank for ranked processes, else the
- * input's own process key (prefixed by the input index when several inputs
- * are written, so processes of different inputs stay apart); the thread's
- * own key. */
-static void put_key(tf_chrome_out *w, tf_str key, uint32_t input, bool prefix)
+/* An id not written yet: `want` when it is free, else the next free one
+ * from 2^20 up.  used_key maps the id to what must be unique. */
+static int id_for(tf_chrome_out *w, bool have, int64_t want, uint64_t (*used_key)(int64_t, int64_t), int64_t ctx,
+		  int64_t *out)
 {
-	const char *s = tf_strtab_get(w->st, key);
-	size_t n = tf_strtab_len(w->st, key);
-	if (!prefix && is_json_int(s, n)) {
-		put_out(w, s, n);
-		return;
+	if (!have || tf_hmap_get(&w->used, used_key(ctx, want)) != UINT32_MAX) {
+		if (w->next_id < (1 << 20))
+			w->next_id = 1 << 20;
+		while (tf_hmap_get(&w->used, used_key(ctx, w->next_id)) != UINT32_MAX)
+			w->next_id++;
+		want = w->next_id++;
 	}
-	if (!prefix) {
-		put_q(w, s, n);
-		return;
-	}
-	char b[4200];
-	int k = snprintf(b, sizeof(b), "%u:%.*s", input, (int)(n < 4096 ? n : 4096), s);
-	put_q(w, b, (size_t)k);
+	*out = want;
+	return tf_hmap_put(&w->used, used_key(ctx, want), 1) < 0 ? TF_ENOMEM : 0;
 }
 
-static void put_ids(tf_chrome_out *w, const tf_track *t)
+static uint64_t pid_key(int64_t unused, int64_t pid)
+{
+	(void)unused;
+	return tf_mix64((uint64_t)pid ^ 0x5bd1e995u);
+}
+
+static uint64_t tid_key(int64_t pid, int64_t tid)
+{
+	return tf_mix64((uint64_t)pid * 0x9E3779B97F4A7C15ull + (uint64_t)tid);
+}
+
+/* "pid":P,"tid":T: integers, as the format wants them (string ids break
+ * viewers such as speedscope).  Set once per track by track_meta. */
+static void put_ids(tf_chrome_out *w, const ctrack *c)
 {
 	put_s(w, "\"pid\":");
-	if (t->rank >= 0)
-		put_i64(w, t->rank);
-	else
-		put_key(w, t->process_key, t->input, w->ninputs > 1);
+	put_i64(w, c->pid);
 	put_s(w, ",\"tid\":");
-	put_key(w, t->thread_key, 0, false);
+	put_i64(w, c->tid);
 }
 
 static void begin_event(tf_chrome_out *w)
@@ -189,45 +201,63 @@ static int track_meta(tf_chrome_out *w, uint32_t track)
 		return 0;
 	w->tk[track].seen = 1;
 	const tf_track *t = tf_ctx_track_get(w->ctx, track);
+	ctrack *c = &w->tk[track];
+	/* pid: the rank for ranked processes, else the input's own process
+	 * key when it is an integer not taken (by another input), else a new
+	 * one; tid likewise within the process */
 	uint64_t pkey = t->rank >= 0 ? (uint64_t)t->rank | 1ull << 63 : (uint64_t)t->input << 32 | t->process_key;
-	if (tf_hmap_get(&w->procs, pkey) == UINT32_MAX) {
-		if (tf_hmap_put(&w->procs, pkey, 1) < 0)
+	uint32_t pi = tf_hmap_get(&w->procs, pkey);
+	int64_t v;
+	bool pnum = t->rank < 0 && key_int(w->st, t->process_key, &v);
+	bool new_proc = pi == UINT32_MAX;
+	if (new_proc) {
+		if (tf_grow((void **)&w->pids, &w->cappids, w->npids + 1, sizeof(int64_t)) < 0 ||
+		    tf_hmap_put(&w->procs, pkey, w->npids) < 0)
 			return TF_ENOMEM;
-		if (t->process_name || t->rank >= 0) {
+		pi = w->npids++;
+		TF_TRY(id_for(w, t->rank >= 0 || pnum, t->rank >= 0 ? t->rank : pnum ? v : 0, pid_key, 0, &w->pids[pi]));
+	}
+	c->pid = w->pids[pi];
+	bool tnum = key_int(w->st, t->thread_key, &v);
+	TF_TRY(id_for(w, tnum, tnum ? v : 0, tid_key, c->pid, &c->tid));
+	if (new_proc) {
+		if (t->process_name || t->rank >= 0 || !pnum) {
 			begin_event(w);
 			put_s(w, "\"ph\":\"M\",\"name\":\"process_name\",");
-			put_ids(w, t);
+			put_ids(w, c);
 			put_s(w, ",\"args\":{\"name\":");
 			if (t->process_name) {
 				put_str(w, t->process_name);
-			} else {
+			} else if (t->rank >= 0) {
 				char b[32];
 				snprintf(b, sizeof(b), "rank %" PRId64, t->rank);
 				put_q(w, b, strlen(b));
+			} else {
+				put_str(w, t->process_key); /* a key that is no integer: its name */
 			}
 			put_s(w, "}}");
 		}
 		if (t->rank >= 0) { /* ranks in order */
 			begin_event(w);
 			put_s(w, "\"ph\":\"M\",\"name\":\"process_sort_index\",");
-			put_ids(w, t);
+			put_ids(w, c);
 			put_s(w, ",\"args\":{\"sort_index\":");
 			put_i64(w, t->rank);
 			put_s(w, "}}");
 		}
 	}
-	if (t->thread_name) {
+	if (t->thread_name || !tnum) {
 		begin_event(w);
 		put_s(w, "\"ph\":\"M\",\"name\":\"thread_name\",");
-		put_ids(w, t);
+		put_ids(w, c);
 		put_s(w, ",\"args\":{\"name\":");
-		put_str(w, t->thread_name);
+		put_str(w, t->thread_name ? t->thread_name : t->thread_key);
 		put_s(w, "}}");
 	}
 	if (t->sort_index) {
 		begin_event(w);
 		put_s(w, "\"ph\":\"M\",\"name\":\"thread_sort_index\",");
-		put_ids(w, t);
+		put_ids(w, c);
 		put_s(w, ",\"args\":{\"sort_index\":");
 		put_i64(w, t->sort_index);
 		put_s(w, "}}");
@@ -243,7 +273,6 @@ static const struct { uint32_t flag; const char *name; } repairs[] = {
 
 static int write_x(tf_chrome_out *w, const tf_span *s)
 {
-	const tf_track *t = tf_ctx_track_get(w->ctx, s->track);
 	begin_event(w);
 	put_s(w, "\"ph\":\"X\",\"name\":");
 	put_str(w, s->name);
@@ -252,7 +281,7 @@ static int write_x(tf_chrome_out *w, const tf_span *s)
 		put_str(w, s->cat);
 	}
 	put_s(w, ",");
-	put_ids(w, t);
+	put_ids(w, &w->tk[s->track]);
 	put_s(w, ",\"ts\":");
 	put_us(w, shifted(w, s->start_ns));
 	put_s(w, ",\"dur\":");
@@ -323,7 +352,6 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 static void put_flow_end(tf_chrome_out *w, const tf_pend *p, const char *ph, const char *name, tf_str cat,
 			 const tf_pend *msg)
 {
-	const tf_track *t = tf_ctx_track_get(w->ctx, (uint32_t)p->track);
 	begin_event(w);
 	put_s(w, ph);
 	put_s(w, ",\"id\":");
@@ -336,7 +364,7 @@ static void put_flow_end(tf_chrome_out *w, const tf_pend *p, const char *ph, con
 	else
 		put_s(w, msg ? "\"message\"" : "\"flow\"");
 	put_s(w, ",");
-	put_ids(w, t);
+	put_ids(w, &w->tk[p->track]);
 	put_s(w, ",\"ts\":");
 	put_us(w, shifted(w, p->ts));
 	if (msg) {
@@ -402,7 +430,6 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	if (ev->kind != TF_EV_COUNTER && ev->kind != TF_EV_INSTANT)
 		return w->rc;
 	TF_TRY(track_meta(w, ev->track));
-	const tf_track *t = tf_ctx_track_get(w->ctx, ev->track);
 	begin_event(w);
 	put_s(w, ev->kind == TF_EV_COUNTER ? "\"ph\":\"C\",\"name\":" : "\"ph\":\"i\",\"s\":\"t\",\"name\":");
 	if (ev->name)
@@ -414,7 +441,7 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 		put_str(w, ev->cat);
 	}
 	put_s(w, ",");
-	put_ids(w, t);
+	put_ids(w, &w->tk[ev->track]);
 	put_s(w, ",\"ts\":");
 	put_us(w, shifted(w, ev->ts_ns));
 	if (ev->kind == TF_EV_COUNTER) {
@@ -442,6 +469,8 @@ static void chrome_free(tf_chrome_out *w, bool abort)
 	}
 	free(w->tk);
 	tf_hmap_free(&w->procs);
+	tf_hmap_free(&w->used);
+	free(w->pids);
 	tf_pairs_free(&w->pairs);
 	free(w);
 }
