@@ -26,6 +26,7 @@ typedef struct tf_writer_args {
 	int ninputs;
 	const char *compression;      /* "zstd" (NULL), "gzip" or "none", where it applies */
 	bool partition_rank;          /* Hive-style rank=N folders, where it applies */
+	bool phases_be;               /* chrome: regions as B/E pairs instead of X */
 } tf_writer_args;
 
 typedef struct tf_writer {

@@ -39,7 +39,9 @@ static void help(int mode)
 		       "(docs/chrome-out.md).\n"
 		       "\n"
 		       "options:\n"
-		       "  -o, --output FILE    the trace to write; required\n");
+		       "  -o, --output FILE    the trace to write; required\n"
+		       "      --phases P       x (default): a region as one X event; be: a B event at\n"
+		       "                       its start and an E at its end, written as they come\n");
 	else if (mode == MODE_EVENTS)
 		printf("usage: tracefold events [options] INPUT... -o DIR\n"
 		       "\n"
@@ -80,7 +82,8 @@ static void help(int mode)
 		       "  -o, --output FILE    an output ('-' = stdout); at least one, as many as you like\n"
 		       "      --to FORMAT      the format of the -o options that follow it\n"
 		       "      --partition rank  parquet: Hive-style rank=N folders\n"
-		       "      --compression C  parquet: none, zstd (default) or gzip\n");
+		       "      --compression C  parquet: none, zstd (default) or gzip\n"
+		       "      --phases P       chrome: x (default) or be (B/E pairs)\n");
 	printf(TF_INPUT_OPTS_HELP
 	       "  -h, --help           this text\n"
 	       "\n");
@@ -111,7 +114,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 {
 	bool profile = mode == MODE_PROFILE;
 	const char *compression = NULL;
-	bool partition_rank = false;
+	bool partition_rank = false, phases_be = false;
 	tf_span_sink **consumers = calloc((size_t)argc + 1, sizeof(tf_span_sink *));
 	const char **input_formats = NULL;
 	int nconsumers = 0;
@@ -128,10 +131,11 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	enum { O_OUTPUT, O_TO, O_PARTITION, O_COMPRESSION };
+	enum { O_OUTPUT, O_TO, O_PARTITION, O_COMPRESSION, O_PHASES };
 	static const tf_opt opts[] = {
 		{ O_OUTPUT, "-o", "--output", true }, { O_TO, NULL, "--to", true },
 		{ O_PARTITION, NULL, "--partition", true }, { O_COMPRESSION, NULL, "--compression", true },
+		{ O_PHASES, NULL, "--phases", true },
 		{ 0, NULL, NULL, false },
 	};
 	tf_optstate os = { 0 };
@@ -153,6 +157,17 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 				goto done;
 			}
 			outs[nouts++] = (output){ v, to, NULL, NULL };
+			break;
+		case O_PHASES:
+			if (mode != MODE_CHROME && mode != MODE_CONVERT) {
+				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
+				goto done;
+			}
+			if (strcmp(v, "x") && strcmp(v, "be")) {
+				rc = tf_usage_error(cmd, "--phases takes x or be, not '%s'", v);
+				goto done;
+			}
+			phases_be = !strcmp(v, "be");
 			break;
 		case O_PARTITION:
 		case O_COMPRESSION:
@@ -247,7 +262,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 			fmts[i] = fm->name;
 	}
 	input_formats = fmts;
-	tf_writer_args wa = { ctx, tf_agg_cpath(agg), inputs, fmts, ninputs, compression, partition_rank };
+	tf_writer_args wa = { ctx, tf_agg_cpath(agg), inputs, fmts, ninputs, compression, partition_rank, phases_be };
 	for (int k = 0; k < nouts; k++) {
 		if (outs[k].w->consumes != TF_WRITER_SPANS)
 			continue;

@@ -2,7 +2,7 @@
  * Perfetto UI, chrome://tracing and speedscope: a span consumer that writes,
  * in one streaming pass,
  *
- *   {"traceEvents":[
+ *   {"traceEvents":[   (with --phases be: B at the open, E at the close)
  *     M events naming each process (its rank) and thread, with sort indices,
  *     one X event per matched region (at its close, after the stack rules
  *       and repairs) with its self time, call path and repairs in args,
@@ -58,6 +58,7 @@ typedef struct tf_chrome_out {
 	uint32_t npids, cappids;
 	tf_hmap used;          /* pids, and (pid, tid) pairs, written */
 	int64_t next_id;       /* for keys that are not integers */
+	bool be;               /* B/E pairs instead of X */
 	bool have_shift;
 	int64_t shift_ns;
 	uint64_t nevents;
@@ -271,6 +272,8 @@ static const struct { uint32_t flag; const char *name; } repairs[] = {
 	{ TF_SPAN_NEG_DURATION, "negative_duration" }, { TF_SPAN_DEPTH_LIMITED, "depth_limited" },
 };
 
+static void put_span_args(tf_chrome_out *w, const tf_span *s);
+
 static int write_x(tf_chrome_out *w, const tf_span *s)
 {
 	begin_event(w);
@@ -286,6 +289,13 @@ static int write_x(tf_chrome_out *w, const tf_span *s)
 	put_us(w, shifted(w, s->start_ns));
 	put_s(w, ",\"dur\":");
 	put_us(w, s->end_ns - s->start_ns);
+	put_span_args(w, s);
+	return w->rc;
+}
+
+/* ,"args":{...} of a closed span */
+static void put_span_args(tf_chrome_out *w, const tf_span *s)
+{
 	put_s(w, ",\"args\":{\"self_us\":");
 	put_us(w, s->self_ns);
 	put_s(w, ",\"call_path\":");
@@ -302,6 +312,36 @@ static int write_x(tf_chrome_out *w, const tf_span *s)
 		put_s(w, "]");
 	}
 	put_s(w, "}}");
+}
+
+/* --phases be: B at the open (name, category), E at the close (its args:
+ * self time, call path, repairs); the file order is the nesting. */
+static int write_b(tf_chrome_out *w, const tf_span *s)
+{
+	TF_TRY(track_meta(w, s->track));
+	begin_event(w);
+	put_s(w, "\"ph\":\"B\",\"name\":");
+	put_str(w, s->name);
+	if (s->cat) {
+		put_s(w, ",\"cat\":");
+		put_str(w, s->cat);
+	}
+	put_s(w, ",");
+	put_ids(w, &w->tk[s->track]);
+	put_s(w, ",\"ts\":");
+	put_us(w, shifted(w, s->start_ns));
+	put_s(w, "}");
+	return w->rc;
+}
+
+static int write_e(tf_chrome_out *w, const tf_span *s)
+{
+	begin_event(w);
+	put_s(w, "\"ph\":\"E\",");
+	put_ids(w, &w->tk[s->track]);
+	put_s(w, ",\"ts\":");
+	put_us(w, shifted(w, s->end_ns));
+	put_span_args(w, s);
 	return w->rc;
 }
 
@@ -312,6 +352,8 @@ static int write_x(tf_chrome_out *w, const tf_span *s)
 static int on_open(tf_span_sink *k, const tf_span *s)
 {
 	tf_chrome_out *w = tf_container_of(k, tf_chrome_out, spans);
+	if (w->be)
+		return write_b(w, s);
 	ctrack *t = tstate(w, s->track);
 	if (!t)
 		return TF_ENOMEM;
@@ -329,6 +371,8 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 static int on_close(tf_span_sink *k, const tf_span *s)
 {
 	tf_chrome_out *w = tf_container_of(k, tf_chrome_out, spans);
+	if (w->be)
+		return write_e(w, s);
 	TF_TRY(track_meta(w, s->track));
 	ctrack *t = &w->tk[s->track];
 	uint32_t from = t->open_pend[--t->depth];
@@ -536,6 +580,7 @@ static int chrome_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->inputs = a->inputs;
 	w->input_formats = a->input_formats;
 	w->ninputs = a->ninputs;
+	w->be = a->phases_be;
 	snprintf(w->path, sizeof(w->path), "%s", path);
 	put_s(w, "{\"traceEvents\":[");
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,

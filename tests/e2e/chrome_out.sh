@@ -32,6 +32,17 @@ for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet
 		check "$b: read back, every function's self, total and calls are the input's" cmp "$TMP/a" "$TMP/b" ;;
 	esac
 done
+# --phases be: B at the start, E at the end, nested in file order; same profile
+for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/catapult-unclosed-slices/*.json $DATA/tau/mpi_small; do
+	b=$(basename "$t")
+	$TF -q chrome --phases be "$t" -o "$TMP/be.json" || { fail "$b: --phases be"; continue; }
+	check "$b: --phases be: strict JSON, B/E nested, as many pairs as calls" \
+		python3 tests/tools/chrome_out_check.py "$TMP/be.json" "$(calls "$t")" "$(kind "$t" counter)" \
+		"$(kind "$t" instant)" "$($TF -q chrome "$t" -o "$TMP/x.json" && grep -c '"ph":"s"' "$TMP/x.json")"
+	table "$t" > "$TMP/a"; table "$TMP/be.json" > "$TMP/b"
+	check "$b: --phases be: read back, every function's self, total and calls are the input's" cmp "$TMP/a" "$TMP/b"
+done
+expect_exit 2 "--phases takes x or be" $TF chrome --phases y "$DATA/tau/mpi_small" -o "$TMP/y.json"
 # gzip by name; the same trace
 t=$DATA/chrome/pytorch-legacy-small/trace.json
 $TF -q chrome "$t" -o "$TMP/z.trace.json.gz" && $TF -q chrome "$t" -o "$TMP/z.json"
