@@ -182,6 +182,43 @@ static void begin_event(tf_chrome_out *w)
 	put_s(w, w->nevents++ ? ",\n{" : "\n{");
 }
 
+/* {PH,"pid":P,"tid":T,"ts":TS: the start of every timed event. */
+static void put_head(tf_chrome_out *w, const char *ph, uint32_t track, int64_t ts_ns)
+{
+	begin_event(w);
+	put_s(w, ph);
+	put_s(w, ",");
+	put_ids(w, &w->tk[track]);
+	put_s(w, ",\"ts\":");
+	put_us(w, shifted(w, ts_ns));
+}
+
+/* ,"name":N[,"cat":C] ("" for no name) */
+static void put_name_cat(tf_chrome_out *w, tf_str name, tf_str cat)
+{
+	put_s(w, ",\"name\":");
+	if (name)
+		put_str(w, name);
+	else
+		put_s(w, "\"\"");
+	if (cat) {
+		put_s(w, ",\"cat\":");
+		put_str(w, cat);
+	}
+}
+
+/* {"ph":"M","name":WHAT,"pid":P,"tid":T,"args":{: the caller writes the
+ * argument and the closing "}}". */
+static void put_meta(tf_chrome_out *w, const ctrack *c, const char *what)
+{
+	begin_event(w);
+	put_s(w, "\"ph\":\"M\",\"name\":\"");
+	put_s(w, what);
+	put_s(w, "\",");
+	put_ids(w, c);
+	put_s(w, ",\"args\":{");
+}
+
 static ctrack *tstate(tf_chrome_out *w, uint32_t track)
 {
 	if (track >= w->ntk) {
@@ -223,10 +260,8 @@ static int track_meta(tf_chrome_out *w, uint32_t track)
 	TF_TRY(id_for(w, tnum, tnum ? v : 0, tid_key, c->pid, &c->tid));
 	if (new_proc) {
 		if (t->process_name || t->rank >= 0 || !pnum) {
-			begin_event(w);
-			put_s(w, "\"ph\":\"M\",\"name\":\"process_name\",");
-			put_ids(w, c);
-			put_s(w, ",\"args\":{\"name\":");
+			put_meta(w, c, "process_name");
+			put_s(w, "\"name\":");
 			if (t->process_name) {
 				put_str(w, t->process_name);
 			} else if (t->rank >= 0) {
@@ -239,27 +274,21 @@ static int track_meta(tf_chrome_out *w, uint32_t track)
 			put_s(w, "}}");
 		}
 		if (t->rank >= 0) { /* ranks in order */
-			begin_event(w);
-			put_s(w, "\"ph\":\"M\",\"name\":\"process_sort_index\",");
-			put_ids(w, c);
-			put_s(w, ",\"args\":{\"sort_index\":");
+			put_meta(w, c, "process_sort_index");
+			put_s(w, "\"sort_index\":");
 			put_i64(w, t->rank);
 			put_s(w, "}}");
 		}
 	}
 	if (t->thread_name || !tnum) {
-		begin_event(w);
-		put_s(w, "\"ph\":\"M\",\"name\":\"thread_name\",");
-		put_ids(w, c);
-		put_s(w, ",\"args\":{\"name\":");
+		put_meta(w, c, "thread_name");
+		put_s(w, "\"name\":");
 		put_str(w, t->thread_name ? t->thread_name : t->thread_key);
 		put_s(w, "}}");
 	}
 	if (t->sort_index) {
-		begin_event(w);
-		put_s(w, "\"ph\":\"M\",\"name\":\"thread_sort_index\",");
-		put_ids(w, c);
-		put_s(w, ",\"args\":{\"sort_index\":");
+		put_meta(w, c, "thread_sort_index");
+		put_s(w, "\"sort_index\":");
 		put_i64(w, t->sort_index);
 		put_s(w, "}}");
 	}
@@ -276,19 +305,10 @@ static void put_span_args(tf_chrome_out *w, const tf_span *s);
 
 static int write_x(tf_chrome_out *w, const tf_span *s)
 {
-	begin_event(w);
-	put_s(w, "\"ph\":\"X\",\"name\":");
-	put_str(w, s->name);
-	if (s->cat) {
-		put_s(w, ",\"cat\":");
-		put_str(w, s->cat);
-	}
-	put_s(w, ",");
-	put_ids(w, &w->tk[s->track]);
-	put_s(w, ",\"ts\":");
-	put_us(w, shifted(w, s->start_ns));
+	put_head(w, "\"ph\":\"X\"", s->track, s->start_ns);
 	put_s(w, ",\"dur\":");
 	put_us(w, s->end_ns - s->start_ns);
+	put_name_cat(w, s->name, s->cat);
 	put_span_args(w, s);
 	return w->rc;
 }
@@ -319,28 +339,15 @@ static void put_span_args(tf_chrome_out *w, const tf_span *s)
 static int write_b(tf_chrome_out *w, const tf_span *s)
 {
 	TF_TRY(track_meta(w, s->track));
-	begin_event(w);
-	put_s(w, "\"ph\":\"B\",\"name\":");
-	put_str(w, s->name);
-	if (s->cat) {
-		put_s(w, ",\"cat\":");
-		put_str(w, s->cat);
-	}
-	put_s(w, ",");
-	put_ids(w, &w->tk[s->track]);
-	put_s(w, ",\"ts\":");
-	put_us(w, shifted(w, s->start_ns));
+	put_head(w, "\"ph\":\"B\"", s->track, s->start_ns);
+	put_name_cat(w, s->name, s->cat);
 	put_s(w, "}");
 	return w->rc;
 }
 
 static int write_e(tf_chrome_out *w, const tf_span *s)
 {
-	begin_event(w);
-	put_s(w, "\"ph\":\"E\",");
-	put_ids(w, &w->tk[s->track]);
-	put_s(w, ",\"ts\":");
-	put_us(w, shifted(w, s->end_ns));
+	put_head(w, "\"ph\":\"E\"", s->track, s->end_ns);
 	put_span_args(w, s);
 	return w->rc;
 }
@@ -396,8 +403,7 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 static void put_flow_end(tf_chrome_out *w, const tf_pend *p, const char *ph, const char *name, tf_str cat,
 			 const tf_pend *msg)
 {
-	begin_event(w);
-	put_s(w, ph);
+	put_head(w, ph, (uint32_t)p->track, p->ts);
 	put_s(w, ",\"id\":");
 	put_i64(w, (int64_t)w->nflows);
 	put_s(w, ",\"name\":");
@@ -407,10 +413,6 @@ static void put_flow_end(tf_chrome_out *w, const tf_pend *p, const char *ph, con
 		put_str(w, cat);
 	else
 		put_s(w, msg ? "\"message\"" : "\"flow\"");
-	put_s(w, ",");
-	put_ids(w, &w->tk[p->track]);
-	put_s(w, ",\"ts\":");
-	put_us(w, shifted(w, p->ts));
 	if (msg) {
 		put_s(w, ",\"args\":{\"tag\":");
 		put_i64(w, msg->tag);
@@ -454,40 +456,13 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	(void)node;
 	if (ev->kind == TF_EV_SEND || ev->kind == TF_EV_RECV || ev->kind == TF_EV_FLOW) {
 		const tf_track *t = tf_ctx_track_get(w->ctx, ev->track);
-		tf_pend p = { 0 };
-		p.ts = ev->ts_ns;
-		p.track = ev->track;
-		p.name = ev->name;
-		p.cat = ev->cat;
-		if (ev->kind == TF_EV_FLOW) {
-			p.id = ev->id;
-			return tf_pair_flow(&w->pairs, &p, t->input, ev->phase, flow_pair, w);
-		}
-		bool send = ev->kind == TF_EV_SEND;
-		p.src = send ? t->rank : ev->msg.peer;
-		p.dst = send ? ev->msg.peer : t->rank;
-		p.tag = ev->msg.tag;
-		p.comm = ev->msg.comm;
-		p.bytes = ev->msg.bytes;
-		return tf_pair_message(&w->pairs, &p, send, message_pair, w);
+		return tf_pair_event(&w->pairs, ev, t->rank, t->input, -1, message_pair, flow_pair, w);
 	}
 	if (ev->kind != TF_EV_COUNTER && ev->kind != TF_EV_INSTANT)
 		return w->rc;
 	TF_TRY(track_meta(w, ev->track));
-	begin_event(w);
-	put_s(w, ev->kind == TF_EV_COUNTER ? "\"ph\":\"C\",\"name\":" : "\"ph\":\"i\",\"s\":\"t\",\"name\":");
-	if (ev->name)
-		put_str(w, ev->name);
-	else
-		put_s(w, "\"\"");
-	if (ev->cat) {
-		put_s(w, ",\"cat\":");
-		put_str(w, ev->cat);
-	}
-	put_s(w, ",");
-	put_ids(w, &w->tk[ev->track]);
-	put_s(w, ",\"ts\":");
-	put_us(w, shifted(w, ev->ts_ns));
+	put_head(w, ev->kind == TF_EV_COUNTER ? "\"ph\":\"C\"" : "\"ph\":\"i\",\"s\":\"t\"", ev->track, ev->ts_ns);
+	put_name_cat(w, ev->name, ev->cat);
 	if (ev->kind == TF_EV_COUNTER) {
 		char b[40];
 		/* readers never pass NaN or infinities (bad_event) */

@@ -38,7 +38,7 @@ static int wait(tf_pqueue *q, const tf_pend *p)
 	return tf_hmap_set(&q->tail, p->key, i) < 0 ? TF_ENOMEM : 0;
 }
 
-int tf_pair_message(tf_pairs *q, tf_pend *p, bool send, tf_pair_fn fn, void *u)
+static int pair_message(tf_pairs *q, tf_pend *p, bool send, tf_pair_fn fn, void *u)
 {
 	p->key = mix(mix(mix(mix(1, (uint64_t)p->src), (uint64_t)p->dst), (uint64_t)p->tag), (uint64_t)p->comm);
 	tf_pend *other = take(send ? &q->recvs : &q->sends, p->key);
@@ -47,7 +47,7 @@ int tf_pair_message(tf_pairs *q, tf_pend *p, bool send, tf_pair_fn fn, void *u)
 	return wait(send ? &q->sends : &q->recvs, p);
 }
 
-int tf_pair_flow(tf_pairs *q, tf_pend *p, uint32_t input, int phase, tf_pair_fn fn, void *u)
+static int pair_flow(tf_pairs *q, tf_pend *p, uint32_t input, int phase, tf_pair_fn fn, void *u)
 {
 	p->key = mix(mix(2, input), p->id);
 	bool end_waits = false;
@@ -66,6 +66,30 @@ int tf_pair_flow(tf_pairs *q, tf_pend *p, uint32_t input, int phase, tf_pair_fn 
 			TF_TRY(wait(&q->starts, p));
 	}
 	return end_waits ? wait(&q->ends, p) : 0;
+}
+
+int tf_pair_event(tf_pairs *q, const tf_event *ev, int64_t rank, uint32_t input, int64_t slice,
+		  tf_pair_fn message_fn, tf_pair_fn flow_fn, void *u)
+{
+	tf_pend p = { 0 };
+	p.ts = ev->ts_ns;
+	p.track = ev->track;
+	p.slice = slice;
+	p.name = ev->name;
+	p.cat = ev->cat;
+	if (ev->kind == TF_EV_FLOW) {
+		p.id = ev->id;
+		return pair_flow(q, &p, input, ev->phase, flow_fn, u);
+	}
+	if (ev->kind != TF_EV_SEND && ev->kind != TF_EV_RECV)
+		return 0;
+	bool send = ev->kind == TF_EV_SEND;
+	p.src = send ? rank : ev->msg.peer;
+	p.dst = send ? ev->msg.peer : rank;
+	p.tag = ev->msg.tag;
+	p.comm = ev->msg.comm;
+	p.bytes = ev->msg.bytes;
+	return pair_message(q, &p, send, message_fn, u);
 }
 
 static void free_queue(tf_pqueue *q)

@@ -41,11 +41,13 @@ typedef struct tf_pairs {
 /* Called for each matched pair, start (send) first. */
 typedef int (*tf_pair_fn)(void *u, const tf_pend *start, const tf_pend *end);
 
-/* A message end: p->src, dst, tag, comm, ts, track, bytes set. */
-int tf_pair_message(tf_pairs *q, tf_pend *p, bool send, tf_pair_fn fn, void *u);
-/* A flow end of the given input: p->id, ts, track (slice, name, cat) set;
- * phase 's', 't' or 'f'. */
-int tf_pair_flow(tf_pairs *q, tf_pend *p, uint32_t input, int phase, tf_pair_fn fn, void *u);
+/* A send, receive or flow event (other kinds are ignored) of a track of
+ * the given rank (-1 unknown) and input, inside slice `slice` (-1 none, or
+ * whatever id the caller gives its slices): paired with its other end.
+ * message_fn gets each matched send and receive, flow_fn each matched flow
+ * start and end; an end without its partner waits in q. */
+int tf_pair_event(tf_pairs *q, const tf_event *ev, int64_t rank, uint32_t input, int64_t slice,
+		  tf_pair_fn message_fn, tf_pair_fn flow_fn, void *u);
 /* The ends that never met their partner: v[i] with !used of each queue. */
 void tf_pairs_free(tf_pairs *q);
 

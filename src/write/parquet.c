@@ -330,21 +330,6 @@ static int message_pair(void *u, const tf_pend *s, const tf_pend *r)
 	return write_message(u, s, r);
 }
 
-static int on_message(tf_events *w, const tf_event *ev)
-{
-	int64_t me = track_rank(w, ev->track);
-	bool send = ev->kind == TF_EV_SEND;
-	tf_pend p = { 0 };
-	p.src = send ? me : ev->msg.peer;
-	p.dst = send ? ev->msg.peer : me;
-	p.tag = ev->msg.tag;
-	p.comm = ev->msg.comm;
-	p.ts = ev->ts_ns;
-	p.track = ev->track;
-	p.bytes = ev->msg.bytes;
-	return tf_pair_message(&w->pairs, &p, send, message_pair, w);
-}
-
 static int write_flow(tf_events *w, const tf_pend *s, const tf_pend *e)
 {
 	const tf_pend *any = s ? s : e;
@@ -366,19 +351,6 @@ static int write_flow(tf_events *w, const tf_pend *s, const tf_pend *e)
 static int flow_pair(void *u, const tf_pend *s, const tf_pend *e)
 {
 	return write_flow(u, s, e);
-}
-
-static int on_flow(tf_events *w, const tf_event *ev, int64_t slice)
-{
-	const tf_track *tr = tf_ctx_track_get(w->ctx, ev->track);
-	tf_pend p = { 0 };
-	p.id = ev->id;
-	p.ts = ev->ts_ns;
-	p.track = ev->track;
-	p.slice = slice;
-	p.name = ev->name;
-	p.cat = ev->cat;
-	return tf_pair_flow(&w->pairs, &p, tr ? tr->input : 0, ev->phase, flow_pair, w);
 }
 
 static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
@@ -417,9 +389,10 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 		return end_row(w, f);
 	case TF_EV_SEND:
 	case TF_EV_RECV:
-		return on_message(w, ev);
-	case TF_EV_FLOW:
-		return on_flow(w, ev, slice);
+	case TF_EV_FLOW: {
+		const tf_track *tr = tf_ctx_track_get(w->ctx, ev->track);
+		return tf_pair_event(&w->pairs, ev, rank, tr ? tr->input : 0, slice, message_pair, flow_pair, w);
+	}
 	default:
 		return 0;
 	}
