@@ -16,34 +16,30 @@ pkgs=$build_pkgs
 [ "$what" = test ] && pkgs="$pkgs $test_pkgs"
 [ "$what" = bench ] && pkgs="$pkgs time python3 gzip"
 [ "$what" = fuzz ] && pkgs="$pkgs clang python3"
-missing=""
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	echo "tests/deps.sh: installing:$missing"
+# apt_install PKG...: the Debian packages, as root or through sudo
+apt_install() {
+	echo "tests/deps.sh: installing:$*"
 	SUDO=""
 	[ "$(id -u)" -ne 0 ] && SUDO=sudo
 	export DEBIAN_FRONTEND=noninteractive
 	$SUDO apt-get update -qq
-	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
-fi
+	$SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
 
-# The Node.js readers of tests/e2e/parquet_file.sh (DuckDB, hyparquet):
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then apt_install $missing; fi
+
+# The Node.js packages of the tests (DuckDB, hyparquet; speedscope, the viewer):
 # node and npm from Debian when missing, then the packages pinned by
 # tests/package-lock.json, installed again when the lock file changed.
 if [ "$what" = test ]; then
 	missing=""
 	command -v node >/dev/null 2>&1 || missing="$missing nodejs"
 	command -v npm >/dev/null 2>&1 || missing="$missing npm"
-	if [ -n "$missing" ]; then
-		echo "tests/deps.sh: installing:$missing"
-		SUDO=""
-		[ "$(id -u)" -ne 0 ] && SUDO=sudo
-		export DEBIAN_FRONTEND=noninteractive
-		$SUDO apt-get update -qq
-		$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
-	fi
+	if [ -n "$missing" ]; then apt_install $missing; fi
 	dir=$(dirname "$0")
 	stamp=$dir/node_modules/.package-lock.json
 	if [ ! -f "$stamp" ] || [ "$dir/package-lock.json" -nt "$stamp" ] || [ "$dir/package.json" -nt "$stamp" ]; then
