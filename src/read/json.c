@@ -34,18 +34,9 @@ int tf_json_skip_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_erro
 			return TF_JSON_NEED;
 		u8 c = *p;
 		if (c == '"') {
-			const u8 *q = p + 1;
-			for (;;) {
-				q = tf_json_scan_str(q, end);
-				if (q >= end)
-					return TF_JSON_NEED;
-				if (*q == '"')
-					break;
-				if (end - q < 2)
-					return TF_JSON_NEED;
-				q += 2;
-			}
-			p = q + 1;
+			tf_json_span str;
+			if (tf_json_string(p, end, &str, &p) != TF_JSON_OK)
+				return TF_JSON_NEED;
 			continue;
 		}
 		if (c == '{' || c == '[') {
