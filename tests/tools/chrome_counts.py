@@ -42,18 +42,6 @@ def is_number(v):
         return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", v) is not None
     return False
 
-def is_number(v):
-    if isinstance(v, bool) or v is None:
-        return False
-    if isinstance(v, int):
-        return True
-    if isinstance(v, Decimal):
-        return v.is_finite()
-    if isinstance(v, str):
-        import re
-        return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", v) is not None
-    return False
-
 def main():
     c = {}
     def add(k, n=1):
