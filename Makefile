@@ -25,11 +25,12 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 
 LIB_SRC  := $(sort $(wildcard src/base/*.c src/core/*.c src/io/*.c src/read/*.c src/write/*.c src/pipeline/*.c src/cmd/*.c))
 MAIN_SRC := src/main.c
-GEN_C    := build/gen/profile.pb-c.c
-GEN_H    := build/gen/profile.pb-c.h
+PROTOS   := profile perfetto_trace
+GEN_C    := $(patsubst %,build/gen/%.pb-c.c,$(PROTOS))
+GEN_H    := $(patsubst %,build/gen/%.pb-c.h,$(PROTOS))
 
-REL_OBJ  := $(patsubst src/%.c,build/rel/%.o,$(LIB_SRC)) build/rel/gen/profile.pb-c.o
-SAN_OBJ  := $(patsubst src/%.c,build/san/%.o,$(LIB_SRC)) build/san/gen/profile.pb-c.o
+REL_OBJ  := $(patsubst src/%.c,build/rel/%.o,$(LIB_SRC)) $(patsubst %,build/rel/gen/%.pb-c.o,$(PROTOS))
+SAN_OBJ  := $(patsubst src/%.c,build/san/%.o,$(LIB_SRC)) $(patsubst %,build/san/gen/%.pb-c.o,$(PROTOS))
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_REL := $(patsubst tests/unit/%.c,build/rel/tests/%,$(UNIT_SRC))
@@ -48,14 +49,15 @@ FUZZ_CC  ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = $(CSTD) -O1 -g $(filter-out -Werror,$(WARN)) $(INCS) $(PKG_CFLAGS) $(FUZZ_SAN_FLAGS)
-FUZZ_OBJ := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC)) build/fuzz/obj/gen/profile.pb-c.o
+FUZZ_OBJ := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC)) $(patsubst %,build/fuzz/obj/gen/%.pb-c.o,$(PROTOS))
 
 .PHONY: all demo check test test-fast bench clean deps deps-test unit san golden-update fuzz fuzz-build
 all: tracefold
 
-$(GEN_C) $(GEN_H): proto/profile.proto
+.SECONDARY: $(GEN_C) $(GEN_H)
+build/gen/%.pb-c.c build/gen/%.pb-c.h: proto/%.proto
 	@mkdir -p build/gen
-	protoc-c --proto_path=proto --c_out=build/gen proto/profile.proto
+	protoc-c --proto_path=proto --c_out=build/gen $<
 
 build/rel/%.o: src/%.c $(HDRS) $(GEN_H)
 	@mkdir -p $(dir $@)

@@ -42,3 +42,13 @@ if ./tracefold profile --help > /dev/null 2>&1; then
 	measure "tracefold profile, plain json" ./tracefold profile -o "$OUT/chrome.pb.gz" "$json" || exit 1
 	measure "tracefold profile, gzip json" ./tracefold profile -o "$OUT/chrome.pb.gz" "$json.gz" || exit 1
 fi
+# timelines: the same trace as Chrome JSON and as a Perfetto trace, and
+# their sizes raw and gzipped (docs/perfetto.md)
+if ./tracefold perfetto --help > /dev/null 2>&1; then
+	measure "tracefold chrome, plain json" ./tracefold chrome "$json" -o "$OUT/timeline.trace.json" || exit 1
+	measure "tracefold perfetto, plain json" ./tracefold perfetto "$json" -o "$OUT/timeline.pftrace" || exit 1
+	gzip -6 -kf "$OUT/timeline.trace.json" && gzip -6 -kf "$OUT/timeline.pftrace"
+	for f in timeline.trace.json timeline.trace.json.gz timeline.pftrace timeline.pftrace.gz; do
+		printf '%-34s %12d bytes\n' "$f" "$(wc -c < "$OUT/$f")"
+	done
+fi

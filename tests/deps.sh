@@ -11,7 +11,7 @@
 set -e
 what=${1:-build}
 build_pkgs="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libotf2-trace-dev libzstd-dev"
-test_pkgs="libcmocka-dev golang-go otf2-tools python3 time chromium"
+test_pkgs="libcmocka-dev golang-go otf2-tools python3 time chromium protobuf-compiler python3-protobuf"
 pkgs=$build_pkgs
 [ "$what" = test ] && pkgs="$pkgs $test_pkgs"
 [ "$what" = bench ] && pkgs="$pkgs time python3 gzip"

@@ -29,6 +29,7 @@ int tf_cmd_profile(int argc, char **argv);
 int tf_cmd_convert(int argc, char **argv);
 int tf_cmd_events(int argc, char **argv);
 int tf_cmd_chrome(int argc, char **argv);
+int tf_cmd_perfetto(int argc, char **argv);
 int tf_cmd_info(int argc, char **argv);
 int tf_cmd_top(int argc, char **argv);
 int tf_cmd_diff(int argc, char **argv);

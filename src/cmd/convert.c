@@ -20,7 +20,7 @@ static void list_writers(void)
 	}
 }
 
-enum { MODE_PROFILE, MODE_CONVERT, MODE_EVENTS, MODE_CHROME };
+enum { MODE_PROFILE, MODE_CONVERT, MODE_EVENTS, MODE_CHROME, MODE_PERFETTO };
 
 static void help(int mode)
 {
@@ -42,6 +42,21 @@ static void help(int mode)
 		       "  -o, --output FILE    the trace to write; required\n"
 		       "      --phases P       x (default): a region as one X event; be: a B event at\n"
 		       "                       its start and an E at its end, written as they come\n");
+	else if (mode == MODE_PERFETTO)
+		printf("usage: tracefold perfetto [options] INPUT... -o OUT.pftrace[.gz]\n"
+		       "\n"
+		       "Writes the INPUTs (the inputs of 'tracefold profile') as one timeline in\n"
+		       "Perfetto's protobuf trace format, in one streaming pass: a track per\n"
+		       "process (rank N), thread and GPU stream, every matched region as a slice\n"
+		       "(after the stack rules and repairs; args: self_ns, call_path, repaired),\n"
+		       "instants, counters as counter tracks, MPI messages and flows as flow\n"
+		       "arrows; names interned.  Several times smaller than the same trace as\n"
+		       "Chrome JSON.  Gzipped when OUT ends in .gz.  Open it in Perfetto UI\n"
+		       "(ui.perfetto.dev, Open trace file) or trace processor; 'tracefold\n"
+		       "profile' reads it back (docs/perfetto.md).\n"
+		       "\n"
+		       "options:\n"
+		       "  -o, --output FILE    the trace to write; required\n");
 	else if (mode == MODE_EVENTS)
 		printf("usage: tracefold events [options] INPUT... -o DIR\n"
 		       "\n"
@@ -122,7 +137,8 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	output *outs = calloc((size_t)argc, sizeof(output));
 	int ninputs = 0, nouts = 0, rc = TF_EXIT_OK;
 	const tf_writer *to = mode == MODE_EVENTS ? tf_writer_by_name("parquet")
-			      : mode == MODE_CHROME ? tf_writer_by_name("chrome") : NULL;
+			      : mode == MODE_CHROME ? tf_writer_by_name("chrome")
+			      : mode == MODE_PERFETTO ? tf_writer_by_name("perfetto") : NULL;
 	tf_ctx *ctx = NULL;
 	tf_agg *agg = NULL;
 	tf_input_opts iopts = { 0 };
@@ -171,7 +187,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 			break;
 		case O_PARTITION:
 		case O_COMPRESSION:
-			if (profile || mode == MODE_CHROME) {
+			if (profile || mode == MODE_CHROME || mode == MODE_PERFETTO) {
 				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
 				goto done;
 			}
@@ -323,3 +339,4 @@ int tf_cmd_profile(int argc, char **argv) { return convert("profile", MODE_PROFI
 int tf_cmd_convert(int argc, char **argv) { return convert("convert", MODE_CONVERT, argc, argv); }
 int tf_cmd_events(int argc, char **argv) { return convert("events", MODE_EVENTS, argc, argv); }
 int tf_cmd_chrome(int argc, char **argv) { return convert("chrome", MODE_CHROME, argc, argv); }
+int tf_cmd_perfetto(int argc, char **argv) { return convert("perfetto", MODE_PERFETTO, argc, argv); }

@@ -10,11 +10,13 @@
 extern const tf_format tf_format_chrome;
 extern const tf_format tf_format_tau;
 extern const tf_format tf_format_otf2;
+extern const tf_format tf_format_perfetto;
 
 const tf_format *const tf_formats[] = {
 	&tf_format_otf2,
 	&tf_format_tau,
 	&tf_format_chrome,
+	&tf_format_perfetto,
 	NULL,
 };
 
@@ -124,7 +126,8 @@ const tf_format *tf_format_find(const char *path, const char *force, tf_error *e
 	if (!maybe)
 		tf_error_set(err, TF_EUNKNOWN, path, -1, -1,
 			     "not a trace tracefold can read (expected Chrome/PyTorch JSON, a TAU .trc "
-			     "file or trace directory, or an OTF2 anchor file or directory)");
+			     "file or trace directory, an OTF2 anchor file or directory, or a Perfetto "
+			     "protobuf trace)");
 	return maybe;
 }
 

@@ -32,10 +32,11 @@
 #include "hmap.h"
 #include "jsonq.h"
 #include "pair.h"
+#include "tids.h"
 
 typedef struct ctrack {
 	uint8_t seen;          /* its M events were written */
-	int64_t pid, tid;      /* as written (id_for) */
+	int64_t pid, tid;      /* as written (tf_tids_assign) */
 	int64_t *open_start;   /* start of each open span, outermost first */
 	uint32_t *open_pend;   /* where its waiting descendants begin in pend */
 	uint32_t depth, cap;
@@ -53,11 +54,7 @@ typedef struct tf_chrome_out {
 	int ninputs;
 	ctrack *tk;
 	uint32_t ntk;
-	tf_hmap procs;         /* process (proc_key) -> its pid's index in pids */
-	int64_t *pids;
-	uint32_t npids, cappids;
-	tf_hmap used;          /* pids, and (pid, tid) pairs, written */
-	int64_t next_id;       /* for keys that are not integers */
+	tf_tids ids;           /* integer pid and tid of each track */
 	bool be;               /* B/E pairs instead of X */
 	bool have_shift;
 	int64_t shift_ns;
@@ -124,47 +121,6 @@ static int64_t shifted(tf_chrome_out *w, int64_t ts)
 	}
 	int64_t r;
 	return __builtin_sub_overflow(ts, w->shift_ns, &r) ? ts : r;
-}
-
-/* The integer a key is, when it is one. */
-static bool key_int(const tf_strtab *st, tf_str key, int64_t *v)
-{
-	const char *s = tf_strtab_get(st, key);
-	size_t n = tf_strtab_len(st, key), i = s[0] == '-';
-	if (n == i || n - i > 18)
-		return false;
-	for (; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	*v = strtoll(s, NULL, 10);
-	return true;
-}
-
-/* An id not written yet: `want` when it is free, else the next free one
- * from 2^20 up.  used_key maps the id to what must be unique. */
-static int id_for(tf_chrome_out *w, bool have, int64_t want, uint64_t (*used_key)(int64_t, int64_t), int64_t ctx,
-		  int64_t *out)
-{
-	if (!have || tf_hmap_get(&w->used, used_key(ctx, want)) != UINT32_MAX) {
-		if (w->next_id < (1 << 20))
-			w->next_id = 1 << 20;
-		while (tf_hmap_get(&w->used, used_key(ctx, w->next_id)) != UINT32_MAX)
-			w->next_id++;
-		want = w->next_id++;
-	}
-	*out = want;
-	return tf_hmap_put(&w->used, used_key(ctx, want), 1) < 0 ? TF_ENOMEM : 0;
-}
-
-static uint64_t pid_key(int64_t unused, int64_t pid)
-{
-	(void)unused;
-	return tf_mix64((uint64_t)pid ^ 0x5bd1e995u);
-}
-
-static uint64_t tid_key(int64_t pid, int64_t tid)
-{
-	return tf_mix64((uint64_t)pid * 0x9E3779B97F4A7C15ull + (uint64_t)tid);
 }
 
 /* "pid":P,"tid":T: integers, as the format wants them (string ids break
@@ -238,28 +194,14 @@ static int track_meta(tf_chrome_out *w, uint32_t track)
 	if (w->tk[track].seen)
 		return 0;
 	w->tk[track].seen = 1;
-	const tf_track *t = tf_ctx_track_get(w->ctx, track);
 	ctrack *c = &w->tk[track];
-	/* pid: the rank for ranked processes, else the input's own process
-	 * key when it is an integer not taken (by another input), else a new
-	 * one; tid likewise within the process */
-	uint64_t pkey = t->rank >= 0 ? (uint64_t)t->rank | 1ull << 63 : (uint64_t)t->input << 32 | t->process_key;
-	uint32_t pi = tf_hmap_get(&w->procs, pkey);
-	int64_t v;
-	bool pnum = t->rank < 0 && key_int(w->st, t->process_key, &v);
-	bool new_proc = pi == UINT32_MAX;
-	if (new_proc) {
-		if (tf_grow((void **)&w->pids, &w->cappids, w->npids + 1, sizeof(int64_t)) < 0 ||
-		    tf_hmap_put(&w->procs, pkey, w->npids) < 0)
-			return TF_ENOMEM;
-		pi = w->npids++;
-		TF_TRY(id_for(w, t->rank >= 0 || pnum, t->rank >= 0 ? t->rank : pnum ? v : 0, pid_key, 0, &w->pids[pi]));
-	}
-	c->pid = w->pids[pi];
-	bool tnum = key_int(w->st, t->thread_key, &v);
-	TF_TRY(id_for(w, tnum, tnum ? v : 0, tid_key, c->pid, &c->tid));
-	if (new_proc) {
-		if (t->process_name || t->rank >= 0 || !pnum) {
+	tf_tid id;
+	TF_TRY(tf_tids_assign(&w->ids, w->ctx, track, &id));
+	const tf_track *t = tf_ctx_track_get(w->ctx, track);
+	c->pid = id.pid;
+	c->tid = id.tid;
+	if (id.new_process) {
+		if (t->process_name || t->rank >= 0 || !id.pid_is_key) {
 			put_meta(w, c, "process_name");
 			put_s(w, "\"name\":");
 			if (t->process_name) {
@@ -280,7 +222,7 @@ static int track_meta(tf_chrome_out *w, uint32_t track)
 			put_s(w, "}}");
 		}
 	}
-	if (t->thread_name || !tnum) {
+	if (t->thread_name || !id.tid_is_key) {
 		put_meta(w, c, "thread_name");
 		put_s(w, "\"name\":");
 		put_str(w, t->thread_name ? t->thread_name : t->thread_key);
@@ -487,9 +429,7 @@ static void chrome_free(tf_chrome_out *w, bool abort)
 		free(w->tk[i].pend);
 	}
 	free(w->tk);
-	tf_hmap_free(&w->procs);
-	tf_hmap_free(&w->used);
-	free(w->pids);
+	tf_tids_free(&w->ids);
 	tf_pairs_free(&w->pairs);
 	free(w);
 }

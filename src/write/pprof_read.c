@@ -469,6 +469,20 @@ static int varint(const unsigned char *b, size_t n, size_t *i, uint64_t *v)
  * varint or packed).  Returns 0 when the fields end exactly at n, 1 when the
  * last one runs past n (truncated), -1 when a field is not a Profile field;
  * *at is where the last field starts, *fields how many were whole. */
+/* A sample_type entry: a ValueType, type (1) and unit (2), both varints.
+ * (This is what tells a profile from a Perfetto trace: both are a list of
+ * length-delimited field 1 at the top.) */
+static bool value_type(const unsigned char *b, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		uint64_t tag, v;
+		if (!varint(b, n, &i, &tag) || (tag != 0x08 && tag != 0x10) || !varint(b, n, &i, &v))
+			return false;
+	}
+	return true;
+}
+
 static int walk_fields(const unsigned char *b, size_t n, size_t *at, size_t *fields)
 {
 	size_t i = 0;
@@ -490,6 +504,8 @@ static int walk_fields(const unsigned char *b, size_t n, size_t *at, size_t *fie
 				return -1;
 			if (v > (uint64_t)(n - i))
 				return 1;
+			if (field == 1 && !value_type(b + i, (size_t)v))
+				return -1;
 			i += (size_t)v;
 		} else if (wt == 0 && vi) {
 			if (!varint(b, n, &i, &v))

@@ -12,7 +12,7 @@ layer_of_header() {
 	case $1 in
 	err.h|strtab.h|diag.h|diag.def|hmap.h|grow.h|sat.h|jsonq.h|version.h) echo 0 ;;
 	ctx.h|event.h|sink.h|cpath.h|span.h|stack.h|agg.h|agg_sink.h|io.h) echo 1 ;;
-	reader.h|writer.h|pprof.h|pq.h|pair.h|chrome.h|chrome_int.h|json.h|tau.h|otf2.h|profile.pb-c.h) echo 2 ;;
+	reader.h|writer.h|pprof.h|pq.h|pair.h|tids.h|chrome.h|chrome_int.h|json.h|tau.h|otf2.h|profile.pb-c.h|perfetto_trace.pb-c.h) echo 2 ;;
 	pipeline.h) echo 3 ;;
 	cmd.h|report.h) echo 4 ;;
 	*) echo unknown ;;

@@ -1,0 +1,79 @@
+/* tids.c - integer process and thread ids for the timeline writers
+ * (src/write/tids.h). */
+#include <stdlib.h>
+#include "tids.h"
+#include "tracefold/err.h"
+
+/* The integer a key is, when it is one within [-max, max]. */
+static bool key_int(const tf_strtab *st, tf_str key, int64_t max, int64_t *v)
+{
+	const char *s = tf_strtab_get(st, key);
+	size_t n = tf_strtab_len(st, key), i = s[0] == '-';
+	if (n == i || n - i > 18)
+		return false;
+	for (; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	*v = strtoll(s, NULL, 10);
+	return *v <= max && *v >= -max;
+}
+
+static uint64_t pid_key(int64_t unused, int64_t pid)
+{
+	(void)unused;
+	return tf_mix64((uint64_t)pid ^ 0x5bd1e995u);
+}
+
+static uint64_t tid_key(int64_t pid, int64_t tid)
+{
+	return tf_mix64((uint64_t)pid * 0x9E3779B97F4A7C15ull + (uint64_t)tid);
+}
+
+/* An id not given out yet: `want` when it is free, else the next free one
+ * from 2^20 up.  used_key maps the id to what must be unique. */
+static int id_for(tf_tids *t, bool have, int64_t want, uint64_t (*used_key)(int64_t, int64_t), int64_t ctx,
+		  int64_t *out)
+{
+	if (!have || tf_hmap_get(&t->used, used_key(ctx, want)) != UINT32_MAX) {
+		if (t->next_id < (1 << 20))
+			t->next_id = 1 << 20;
+		while (tf_hmap_get(&t->used, used_key(ctx, t->next_id)) != UINT32_MAX)
+			t->next_id++;
+		want = t->next_id++;
+	}
+	*out = want;
+	return tf_hmap_put(&t->used, used_key(ctx, want), 1) < 0 ? TF_ENOMEM : 0;
+}
+
+int tf_tids_assign(tf_tids *t, tf_ctx *ctx, uint32_t track, tf_tid *out)
+{
+	const tf_strtab *st = tf_ctx_strtab(ctx);
+	const tf_track *tk = tf_ctx_track_get(ctx, track);
+	int64_t max = t->max ? t->max : INT64_MAX / 2;
+	bool ranked = tk->rank >= 0 && tk->rank <= max;
+	uint64_t pkey = ranked ? (uint64_t)tk->rank | 1ull << 63 : (uint64_t)tk->input << 32 | tk->process_key;
+	uint32_t pi = tf_hmap_get(&t->procs, pkey);
+	int64_t v = 0;
+	*out = (tf_tid){ 0 };
+	out->pid_is_key = !ranked && key_int(st, tk->process_key, max, &v);
+	out->new_process = pi == UINT32_MAX;
+	if (out->new_process) {
+		if (tf_grow((void **)&t->pids, &t->cappids, t->npids + 1, sizeof(int64_t)) < 0 ||
+		    tf_hmap_put(&t->procs, pkey, t->npids) < 0)
+			return TF_ENOMEM;
+		pi = t->npids++;
+		TF_TRY(id_for(t, ranked || out->pid_is_key, ranked ? tk->rank : v, pid_key, 0, &t->pids[pi]));
+	}
+	out->process = pi;
+	out->pid = t->pids[pi];
+	out->tid_is_key = key_int(st, tk->thread_key, max, &v);
+	return id_for(t, out->tid_is_key, v, tid_key, out->pid, &out->tid);
+}
+
+void tf_tids_free(tf_tids *t)
+{
+	tf_hmap_free(&t->procs);
+	tf_hmap_free(&t->used);
+	free(t->pids);
+	t->pids = NULL;
+}

@@ -1,0 +1,42 @@
+/* tids.h - integer process and thread ids for the timeline writers
+ * (src/write/tids.c), shared by the Chrome and Perfetto writers so that both
+ * number a run's tracks the same way:
+ *
+ *   pid: the MPI rank when the track has one, else the input's own process
+ *        key when it is an integer not taken yet (by another input), else a
+ *        new id from 2^20 up;
+ *   tid: the input's own thread key when it is an integer free within the
+ *        process, else a new id likewise.
+ *
+ * A key that is no integer becomes the process or thread name (the caller
+ * writes it).  Memory: a map entry per process and per thread. */
+#ifndef TRACEFOLD_TIDS_H
+#define TRACEFOLD_TIDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "tracefold/ctx.h"
+#include "hmap.h"
+
+typedef struct tf_tids {
+	tf_hmap procs;     /* process (rank or input + key) -> index in pids */
+	int64_t *pids;
+	uint32_t npids, cappids;
+	tf_hmap used;      /* pids, and (pid, tid) pairs, given out */
+	int64_t next_id;   /* for keys that are not integers */
+	int64_t max;       /* the largest id given out (INT32_MAX for Perfetto's int32) */
+} tf_tids;
+
+typedef struct tf_tid {
+	int64_t pid, tid;
+	bool new_process;  /* the first track of its process */
+	bool pid_is_key;   /* pid is the input's own process key (no rank) */
+	bool tid_is_key;   /* tid is the input's own thread key */
+	uint32_t process;  /* the process's index (0, 1, ... in order of first use) */
+} tf_tid;
+
+/* The ids of a track (call once per track).  Returns 0 or TF_ENOMEM. */
+int tf_tids_assign(tf_tids *t, tf_ctx *ctx, uint32_t track, tf_tid *out);
+void tf_tids_free(tf_tids *t);
+
+#endif
