@@ -12,6 +12,7 @@
 #include "agg.h"
 #include "err.h"
 #include "span.h"
+#include "filter.h"
 
 typedef struct tf_pipeline_opts {
 	const char *format;             /* force this trace reader (no pprof sniffing), or NULL */
@@ -20,15 +21,28 @@ typedef struct tf_pipeline_opts {
 	bool comments;                  /* record inputs and event counts as profile comments */
 	tf_span_sink *const *consumers; /* more span consumers beside the aggregate (writers,
 					 * checks), NULL-terminated, or NULL; borrowed */
+	const tf_filter_opts *filter;   /* --ranks, --window (filter.h), or NULL; borrowed */
 } tf_pipeline_opts;
 
 /* Reads inputs[0..n) into agg (empty, over ctx's string table): traces
  * through their readers and one stack builder, pprof profiles added as they
  * are.  An input from which nothing usable was read, a profile with no
  * samples, sample types that differ, and an empty result are errors.
+ * With o->filter, the spans pass through a tf_filter on their way to the
+ * aggregate and every consumer; a window with a relative bound first reads
+ * every input once more (tf_pipeline_first_ts) for the run's first
+ * timestamp.  Filters need traces: a pprof input is then TF_EUSAGE.
  * Returns 0 or a negative TF_E* with err filled (err may be NULL). */
 int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
 		    tf_error *err);
+
+/* The run's first timestamp: the smallest ts_ns of any event but metadata
+ * in inputs[0..n) (what 'tracefold info' calls the start of the time span),
+ * read through each input's reader into a scratch context (so ctx's tracks
+ * and diagnostics are untouched; its reader options are used).  Returns 1
+ * and sets *first_ns, 0 if no event has a timestamp, or a negative TF_E*. */
+int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const char *format, int64_t *first_ns,
+			 tf_error *err);
 
 /* After reading one trace input (before = the ctx's counters before it):
  * no usable event is an error (TF_EFORMAT naming path); an input that lost

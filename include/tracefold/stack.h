@@ -17,6 +17,7 @@
 #include "cpath.h"
 #include "span.h"
 #include "agg_sink.h"
+#include "filter.h"
 
 typedef struct tf_stacks tf_stacks;
 
@@ -30,6 +31,10 @@ typedef struct tf_stacks_opts {
 	 * sample types attributed to the call path active when they fire;
 	 * "all" selects every counter. */
 	const char *const *counters;
+	/* When set, every span and event passes through this filter
+	 * (filter.h) on its way to every consumer, the aggregate's included:
+	 * the consumers added to the stack builder are added to it.  Borrowed. */
+	tf_filter *filter;
 } tf_stacks_opts;
 
 /* The usual wiring: a stack builder over agg's call paths with an aggregate

@@ -63,7 +63,9 @@ void tf_report_diag(tf_ctx *ctx);
  *       --tau-flush           TAU: show buffer flushes as a [TAU trace flush] frame
  *       --keep-trace-span     Chrome: keep Kineto's whole-trace span
  *       --clip-tolerance DUR  stack builder: largest overhang clipped (default 1us)
- *       --strict              any repair or lost input is an error (exit 3) */
+ *       --strict              any repair or lost input is an error (exit 3)
+ *       --ranks LIST          keep the tracks of these MPI ranks (filter.h)
+ *       --window START:END    keep what happened in [START, END) (filter.h) */
 typedef struct tf_input_opts {
 	const char *format;
 	const char **counters;  /* NULL-terminated, split from the LIST */
@@ -74,6 +76,8 @@ typedef struct tf_input_opts {
 	bool strict;
 	bool has_clip_tolerance;
 	int64_t clip_tolerance_ns;
+	tf_filter_opts filter;  /* --ranks, --window: tf_pipeline_opts.filter */
+	tf_rank_range *ranks_buf;
 } tf_input_opts;
 /* If argv[*i] is one of the input options, consumes it and its value and
  * returns 1; returns 0 if it is not one; prints a usage error for a missing
@@ -94,7 +98,13 @@ void tf_input_opts_free(tf_input_opts *o);
 	"      --clip-tolerance DUR  a child overhanging its parent by at most DUR (default\n"   \
 	"                       1us) is clipped; a larger overlap ends the parent where the\n"  \
 	"                       child starts (docs/stack-rules.md)\n"                           \
-	"      --strict         exit 3 if the input needed any repair or lost any data\n"
+	"      --strict         exit 3 if the input needed any repair or lost any data\n"   \
+	"      --ranks LIST     keep only the tracks of these MPI ranks: 0,2,5-7\n"             \
+	"      --window START:END  keep only what happened in [START, END): times with a\n"   \
+	"                       unit (1.5s, 250ms, 10us, 100ns) from the run's first\n"       \
+	"                       timestamp (the inputs are then read twice), or with @ in\n"    \
+	"                       the inputs' own time base; a side may be empty (:5s, 10s:);\n" \
+	"                       regions are clipped to it (docs/cli.md \"Filters\")\n"
 
 /* --name-width N of top and diff: names in text and Markdown tables are
  * shortened to N code points (tf_name_short); 0 = never. */

@@ -291,7 +291,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		consumers[nconsumers++] = outs[k].sink;
 	}
 	tf_load_opts lopts = { .format = iopts.format, .counters = iopts.counters, .comments = true,
-			       .consumers = consumers };
+			       .consumers = consumers, .filter = &iopts.filter };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
 	if (rc == TF_EXIT_OK)
 		rc = tf_check_strict(&iopts, ctx);

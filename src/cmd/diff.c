@@ -249,7 +249,8 @@ int tf_cmd_diff(int argc, char **argv)
 			goto done;
 		}
 		tf_input_opts_apply(&iopts, ctx);
-		tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .first_input = first };
+		tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .first_input = first,
+				    .filter = &iopts.filter };
 		rc = tf_load_inputs(ctx, agg[k], inputs[k], ninputs[k], &lo);
 		if (rc != TF_EXIT_OK)
 			goto done;

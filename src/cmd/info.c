@@ -46,6 +46,7 @@ typedef struct info_input {
 
 typedef struct info_sink {
 	tf_sink sink;
+	tf_span_sink spans;    /* with filters: the kept regions (names, time span) */
 	tf_ctx *ctx;
 	uint64_t kind_n[TF_EV_KIND_COUNT];
 	int64_t min_ns, max_ns;
@@ -64,6 +65,10 @@ typedef struct info_sink {
 	tf_hmap meta_idx;      /* hash of (track, key, value) -> first entry with it */
 	uint64_t meta_events, meta_dropped;
 	int oom;
+	/* --ranks, --window: only the events kept count (a region overlapping
+	 * the window is kept); NULL: every event */
+	const tf_filter_opts *fo;
+	int64_t win_lo, win_hi;
 } info_sink;
 
 static uint32_t *str_slot(info_sink *s, tf_str id)
@@ -123,6 +128,27 @@ static void see_time(info_sink *s, info_track *t, int64_t a, int64_t b)
 static int info_event(tf_sink *sk, const tf_event *ev)
 {
 	info_sink *s = tf_container_of(sk, info_sink, sink);
+	if (s->fo && ev->track != TF_TRACK_NONE) {
+		const tf_track *tr = tf_ctx_track_get(s->ctx, ev->track);
+		if (!tf_filter_rank_kept(s->fo, tr ? tr->rank : -1))
+			return 0;
+	}
+	bool region = ev->kind == TF_EV_BEGIN || ev->kind == TF_EV_END || ev->kind == TF_EV_COMPLETE;
+	if (s->fo && ev->kind != TF_EV_METADATA) {
+		int64_t e = ev->kind == TF_EV_COMPLETE && ev->dur_ns > 0 ? tf_sat_add(ev->ts_ns, ev->dur_ns) : ev->ts_ns;
+		if (!((ev->ts_ns >= s->win_lo && ev->ts_ns < s->win_hi) || (ev->ts_ns < s->win_hi && e > s->win_lo)))
+			return 0;
+	}
+	if (s->fo && region) { /* counted; names and times come from the kept spans (info_close) */
+		s->kind_n[ev->kind]++;
+		if (ev->track != TF_TRACK_NONE) {
+			info_track *t = track_stat(s, ev->track);
+			if (!t)
+				return TF_ENOMEM;
+			t->events++;
+		}
+		return 0;
+	}
 	if (ev->kind < TF_EV_KIND_COUNT)
 		s->kind_n[ev->kind]++;
 	info_track *t = NULL; /* none for events of no track (TF_TRACK_NONE) */
@@ -180,6 +206,22 @@ static int info_event(tf_sink *sk, const tf_event *ev)
 	if (ev->kind == TF_EV_COMPLETE && ev->dur_ns > 0)
 		end = tf_sat_add(end, ev->dur_ns);
 	see_time(s, t, ev->ts_ns, end);
+	return 0;
+}
+
+/* With filters: a kept region (clipped to the window). */
+static int info_close(tf_span_sink *k, const tf_span *sp)
+{
+	info_sink *s = tf_container_of(k, info_sink, spans);
+	uint32_t *slot = str_slot(s, sp->name);
+	info_track *t = track_stat(s, sp->track);
+	if (!slot || !t)
+		return TF_ENOMEM;
+	if (!(*slot & 1)) {
+		*slot |= 1;
+		s->nregions++;
+	}
+	see_time(s, t, sp->start_ns, sp->end_ns);
 	return 0;
 }
 
@@ -305,8 +347,14 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 		tf_severity sev = tf_diag_severity(i);
 		if (i == TF_DIAG_events_read || !d->n[i] || (sev != TF_SEV_INFO && sev != TF_SEV_SKIP))
 			continue;
-		printf("  %12" PRIu64 "  %-20s %s%s\n", d->n[i], tf_diag_name(i),
-		       sev == TF_SEV_SKIP ? "(skipped) " : "", tf_diag_text(i));
+		char cut[48] = "";
+		if (d->ns[i]) { /* window_clipped: the time cut off */
+			char t[32];
+			tf_fmt_ns(d->ns[i], t, sizeof(t));
+			snprintf(cut, sizeof(cut), " (%s)", t);
+		}
+		printf("  %12" PRIu64 "  %-20s %s%s%s\n", d->n[i], tf_diag_name(i),
+		       sev == TF_SEV_SKIP ? "(skipped) " : "", tf_diag_text(i), cut);
 	}
 	printf("  by kind:");
 	int any = 0;
@@ -430,7 +478,7 @@ static void print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
 	int any = 0;
 	for (int i = 0; i < TF_DIAG_COUNT; i++) {
 		printf("%s\"%s\": %" PRIu64, any++ ? ", " : "", tf_diag_name(i), d->n[i]);
-		if (tf_diag_severity(i) == TF_SEV_REPAIR)
+		if (tf_diag_severity(i) == TF_SEV_REPAIR || i == TF_DIAG_window_clipped)
 			printf(", \"%s_ns\": %" PRIu64, tf_diag_name(i), d->ns[i]);
 	}
 	printf("},\n  \"events_by_kind\": {");
@@ -486,7 +534,10 @@ static void help(void)
 	       "Describes traces without writing a profile: inputs and their formats,\n"
 	       "processes/ranks, threads (with names), time span, events by kind, distinct\n"
 	       "regions, counters (samples, min, max, sum), messages, metadata, and every\n"
-	       "repair or warning (docs/diagnostics.md), with notes saying where.\n"
+	       "repair or warning (docs/diagnostics.md), with notes saying where.  With\n"
+	       "--ranks or --window the numbers are of the events kept (region events\n"
+	       "by their own time; a region that overlaps the window counts for the\n"
+	       "regions and the time span) and the diagnostics say what was left out.\n"
 	       "\n"
 	       "options:\n"
 	       "      --format FMT    text (default) or json\n"
@@ -555,31 +606,63 @@ int tf_cmd_info(int argc, char **argv)
 	}
 	tf_ctx *ctx = tf_ctx_new();
 	info_input *in = calloc((size_t)npaths, sizeof(*in));
-	info_sink s = { .sink = { .event = info_event }, .ctx = ctx };
+	info_sink s = { .sink = { .event = info_event }, .spans = { .close = info_close }, .ctx = ctx };
 	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
-	tf_stacks *stacks = agg ? tf_stacks_new(ctx, agg, NULL) : NULL;
+	tf_stacks *stacks = NULL;
+	tf_filter *filter = NULL;
 	tf_tee tee;
 	tf_tee_init(&tee);
 	tf_tee_add(&tee, &s.sink);
-	if (stacks)
-		tf_tee_add(&tee, tf_stacks_sink(stacks));
 	int rc = TF_EXIT_OK;
-	if (!ctx || !in || !stacks) {
+	if (!ctx || !in || !agg) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto out;
 	}
 	tf_input_opts_apply(&iopts, ctx);
-	for (int i = 0; i < npaths; i++) {
-		tf_error err;
-		tf_error_clear(&err);
-		in[i].path = paths[i];
+	for (int i = 0; i < npaths; i++)
 		if (!iopts.format && strcmp(paths[i], "-") && tf_pprof_sniff(paths[i])) {
 			tf_msg("'%s' is a pprof profile, not a trace: use 'tracefold top', 'diff' or 'merge' "
 			       "(or go tool pprof)", paths[i]);
 			rc = TF_EXIT_INPUT;
 			goto out;
 		}
+	if (tf_filter_active(&iopts.filter)) {
+		/* the pipeline's filter (tf_pipeline_run), in front of the stack builder's aggregate */
+		const tf_filter_opts *fo = &iopts.filter;
+		tf_error err;
+		tf_error_clear(&err);
+		bool rel = fo->window_text && tf_window_relative(&fo->window);
+		int64_t first = 0;
+		s.win_lo = INT64_MIN;
+		s.win_hi = INT64_MAX;
+		for (int i = 0; rel && i < npaths; i++)
+			if (!strcmp(paths[i], "-")) {
+				rc = tf_usage_error("info", "--window %s: a relative bound needs the inputs read twice, "
+						    "which standard input cannot be: give absolute bounds (@START:@END)",
+						    fo->window_text);
+				goto out;
+			}
+		if ((rel && tf_pipeline_first_ts(ctx, (const char *const *)paths, npaths, iopts.format, &first, &err) < 0) ||
+		    (fo->window_text && tf_window_resolve(&fo->window, first, &s.win_lo, &s.win_hi, &err) < 0)) {
+			rc = tf_report(&err);
+			goto out;
+		}
+		filter = tf_filter_new(ctx, fo, s.win_lo, s.win_hi, rel, first);
+		s.fo = fo;
+	}
+	tf_stacks_opts sopts = { .filter = filter };
+	stacks = !tf_filter_active(&iopts.filter) || filter ? tf_stacks_new(ctx, agg, &sopts) : NULL;
+	if (!stacks || (filter && tf_stacks_add_consumer(stacks, &s.spans) < 0)) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto out;
+	}
+	tf_tee_add(&tee, tf_stacks_sink(stacks));
+	for (int i = 0; i < npaths; i++) {
+		tf_error err;
+		tf_error_clear(&err);
+		in[i].path = paths[i];
 		const tf_format *f = tf_format_find(paths[i], iopts.format, &err);
 		if (!f) {
 			rc = tf_report(&err);
@@ -611,6 +694,14 @@ int tf_cmd_info(int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto out;
 	}
+	if (filter) {
+		tf_error err;
+		tf_error_clear(&err);
+		if (tf_filter_check(filter, &err) < 0) {
+			rc = tf_report(&err);
+			goto out;
+		}
+	}
 	if (json)
 		print_json(&s, ctx, in, npaths);
 	else
@@ -618,6 +709,7 @@ int tf_cmd_info(int argc, char **argv)
 	rc = tf_check_strict(&iopts, ctx);
 out:
 	tf_stacks_free(stacks);
+	tf_filter_free(filter);
 	tf_agg_free(agg);
 	info_free(&s);
 	free(in);

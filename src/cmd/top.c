@@ -316,7 +316,7 @@ int tf_cmd_top(int argc, char **argv)
 		goto done;
 	}
 	tf_input_opts_apply(&iopts, ctx);
-	tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters };
+	tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .filter = &iopts.filter };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
 	if (rc != TF_EXIT_OK)
 		goto done;

@@ -195,7 +195,8 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 	bool ctr = !strcmp(a, "-c") || !strcmp(a, "--counters");
 	bool edf = !strcmp(a, "--edf");
 	bool tol = !strcmp(a, "--clip-tolerance");
-	if (!fmt && !ctr && !edf && !tol)
+	bool ranks = !strcmp(a, "--ranks"), window = !strcmp(a, "--window");
+	if (!fmt && !ctr && !edf && !tol && !ranks && !window)
 		return 0;
 	if (tf_missing_value(cmd, argc, argv, *i))
 		return -1;
@@ -221,6 +222,25 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 			return -1;
 		}
 		o->has_clip_tolerance = true;
+	} else if (ranks || window) {
+		tf_error err;
+		tf_error_clear(&err);
+		int r;
+		if (ranks) {
+			free(o->ranks_buf);
+			o->ranks_buf = NULL;
+			o->filter.nranks = 0;
+			r = tf_ranks_parse(v, &o->ranks_buf, &o->filter.nranks, &err);
+			o->filter.ranks = o->ranks_buf;
+			o->filter.ranks_text = v;
+		} else {
+			r = tf_window_parse(v, &o->filter.window, &err);
+			o->filter.window_text = v;
+		}
+		if (r < 0) {
+			tf_usage_error(cmd, "%s", err.msg);
+			return -1;
+		}
 	} else {
 		o->edf = v;
 	}
@@ -241,8 +261,12 @@ void tf_input_opts_free(tf_input_opts *o)
 {
 	free(o->counters);
 	free(o->counters_buf);
+	free(o->ranks_buf);
 	o->counters = NULL;
 	o->counters_buf = NULL;
+	o->ranks_buf = NULL;
+	o->filter.ranks = NULL;
+	o->filter.nranks = 0;
 }
 
 int tf_out_format(const char *cmd, const char *v, int allowed, int *fmt_out)

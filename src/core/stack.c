@@ -102,6 +102,7 @@ struct tf_stacks {
 	/* tf_stacks_new: the aggregate consumer it made, and where to put the time span */
 	tf_agg_sink *own_agg_sink;
 	tf_agg *agg;
+	tf_filter *filter;     /* tf_stacks_opts.filter: the one consumer, in front of the others */
 };
 
 /* ---- consumers ---- */
@@ -532,6 +533,11 @@ tf_stacks *tf_stacks_new_spans(tf_ctx *ctx, tf_cpath *cp)
 
 int tf_stacks_add_consumer(tf_stacks *s, tf_span_sink *k)
 {
+	if (s->filter) { /* behind the filter, which wants what they want */
+		TF_TRY(tf_filter_add_consumer(s->filter, k));
+		s->event_kinds |= k->event_kinds;
+		return 0;
+	}
 	if (s->nconsumers == MAX_CONSUMERS)
 		return TF_EUSAGE;
 	s->consumer[s->nconsumers++] = k;
@@ -545,6 +551,13 @@ tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_stacks_opts *opts)
 	if (!s)
 		return NULL;
 	s->agg = agg;
+	if (opts && opts->filter) {
+		if (tf_stacks_add_consumer(s, tf_filter_spans(opts->filter)) < 0) {
+			tf_stacks_free(s);
+			return NULL;
+		}
+		s->filter = opts->filter;
+	}
 	s->own_agg_sink = tf_agg_sink_new(ctx, agg, opts ? opts->counters : NULL);
 	if (!s->own_agg_sink || tf_stacks_add_consumer(s, tf_agg_sink_spans(s->own_agg_sink)) < 0) {
 		tf_stacks_free(s);

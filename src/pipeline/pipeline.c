@@ -14,6 +14,11 @@
  * library it never prints: errors come back in tf_error, warnings as ctx
  * warnings (tf_ctx_warn), and the command prints them.
  *
+ * With filters (--ranks, --window; filter.h) a tf_filter stands between the
+ * stack builder and every consumer, the aggregate's included; a relative
+ * window first reads every input once (tf_pipeline_first_ts) for the run's
+ * first timestamp, so its inputs are read twice.
+ *
  * The agg's main_file (the file name of the written profile's mapping) is
  * the first input's: its base name for a trace, for a profile the file name
  * of its own first mapping (so a merge keeps the original trace's name), else
@@ -26,6 +31,7 @@
 #include "tracefold/stack.h"
 #include "tracefold/pprof.h"
 #include "hmap.h"
+#include "sat.h"
 
 /* Same set of (type, unit) names? */
 static bool same_types(const tf_agg *a, const tf_agg *b)
@@ -95,6 +101,49 @@ int tf_input_check(tf_ctx *ctx, const char *path, const tf_diag *before, tf_erro
 	return 0;
 }
 
+typedef struct first_sink {
+	tf_sink sink;
+	bool any;
+	int64_t min_ns;
+} first_sink;
+
+static int first_event(tf_sink *k, const tf_event *ev)
+{
+	first_sink *f = tf_container_of(k, first_sink, sink);
+	if (ev->kind == TF_EV_METADATA) /* no place in the time span (as in info) */
+		return 0;
+	if (!f->any || ev->ts_ns < f->min_ns)
+		f->min_ns = ev->ts_ns;
+	f->any = true;
+	return 0;
+}
+
+int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const char *format, int64_t *first_ns,
+			 tf_error *err)
+{
+	first_sink fs = { .sink = { .event = first_event } };
+	for (int i = 0; i < n; i++) {
+		const tf_format *f = tf_format_find(inputs[i], format, err);
+		if (!f)
+			return err && err->code ? err->code : TF_EUNKNOWN;
+		tf_ctx *scratch = tf_ctx_new();
+		if (!scratch)
+			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);
+		int r = f->read(inputs[i], (uint32_t)i, scratch, &fs.sink, err);
+		tf_ctx_free(scratch);
+		if (r < 0 && r != TF_ESTOP) {
+			if (err && !err->code)
+				tf_error_set(err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
+			return r;
+		}
+	}
+	if (!fs.any)
+		return 0;
+	*first_ns = fs.min_ns;
+	return 1;
+}
+
 /* Adds text to agg's comments unless it is there (seen: interned text ->
  * 1); add = false only records it. */
 static int add_comment(tf_ctx *ctx, tf_agg *agg, tf_hmap *seen, const char *text, bool add)
@@ -141,6 +190,9 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	}
 	bool *is_pprof = calloc((size_t)n + 1, sizeof(bool));
 	tf_stacks *stacks = NULL;
+	tf_filter *filter = NULL;
+	const tf_filter_opts *fo = o && tf_filter_active(o->filter) ? o->filter : NULL;
+	int64_t win_lo = INT64_MIN, win_hi = INT64_MAX; /* the window, absolute */
 	tf_agg *tmp = NULL;
 	const char *types_from = NULL;
 	tf_hmap seen = { 0 }; /* comment strings already in agg */
@@ -167,8 +219,39 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 				  "'%s' is a pprof profile: event tables and timelines need traces", inputs[0]);
 		goto done;
 	}
+	if (fo) {
+		for (int i = 0; i < n; i++)
+			if (is_pprof[i]) {
+				rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+						  "'%s' is a pprof profile: --ranks and --window need traces", inputs[i]);
+				goto done;
+			}
+		bool rel = fo->window_text && tf_window_relative(&fo->window);
+		int64_t first_ts = 0;
+		if (rel) {
+			for (int i = 0; i < n; i++)
+				if (!strcmp(inputs[i], "-")) {
+					rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+							  "--window %s: a relative bound needs the inputs read twice, which "
+							  "standard input cannot be: give absolute bounds (@START:@END)",
+							  fo->window_text);
+					goto done;
+				}
+			int r = tf_pipeline_first_ts(ctx, inputs, n, format, &first_ts, err);
+			if (r < 0) {
+				rc = r;
+				goto done;
+			}
+		}
+		if (fo->window_text && (rc = tf_window_resolve(&fo->window, first_ts, &win_lo, &win_hi, err)) < 0)
+			goto done;
+		if (!(filter = tf_filter_new(ctx, fo, win_lo, win_hi, rel, first_ts))) {
+			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+			goto done;
+		}
+	}
 	if (ntraces) {
-		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL };
+		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL, .filter = filter };
 		stacks = tf_stacks_new(ctx, agg, &sopts);
 		for (int k = 0; stacks && o && o->consumers && o->consumers[k]; k++)
 			if (tf_stacks_add_consumer(stacks, o->consumers[k]) < 0) {
@@ -214,6 +297,30 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		if (r < 0) {
 			rc = tf_error_set(err, r, NULL, -1, -1, "cannot build stacks: %s", tf_strerror(r));
 			goto done;
+		}
+		if (filter) {
+			if ((rc = tf_filter_check(filter, err)) < 0)
+				goto done;
+			int64_t a, b;
+			tf_agg_meta *m = tf_agg_meta_get(agg);
+			if (fo->window_text && tf_stacks_time_span(stacks, &a, &b)) {
+				/* the profile's time span: the window's part of the run */
+				bool epoch = m->time_nanos != 0;
+				a = a < win_lo ? win_lo : a;
+				b = b > win_hi ? win_hi : b;
+				b = b < a ? a : b;
+				m->time_nanos = epoch ? a : 0;
+				m->duration_nanos = tf_sat_sub(b, a);
+			}
+			if (comments && fo->nranks) {
+				snprintf(note, sizeof(note), "filter: --ranks %.1000s", fo->ranks_text ? fo->ranks_text : "");
+				tf_agg_comment(agg, note);
+			}
+			if (comments && fo->window_text) {
+				snprintf(note, sizeof(note), "filter: --window %.1000s = [%lld, %lld) ns", fo->window_text,
+					 (long long)win_lo, (long long)win_hi);
+				tf_agg_comment(agg, note);
+			}
 		}
 		warn_unmatched_counters(ctx, agg, o ? o->counters : NULL);
 		if (comments) {
@@ -284,14 +391,18 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	if (rc == 0 && !tf_agg_nsamples(agg)) {
 		/* an empty profile is never a success: say what there was */
 		uint64_t nctr = tf_ctx_diag(ctx)->n[TF_DIAG_ev_counter];
-		rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1, "nothing to profile in '%s'%s: no regions%s", inputs[0],
-				  n > 1 ? " and the other inputs" : "",
+		rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1, "nothing to profile in '%s'%s: no regions%s%s%s%s%s",
+				  inputs[0], n > 1 ? " and the other inputs" : "",
+				  fo && fo->nranks ? " on the tracks of --ranks " : "",
+				  fo && fo->nranks && fo->ranks_text ? fo->ranks_text : "",
+				  fo && fo->window_text ? " in --window " : "", fo && fo->window_text ? fo->window_text : "",
 				  nctr && !(o && o->counters) ? " (it has counters: select them with -c)" : "");
 	}
 done:
 	tf_hmap_free(&seen);
 	tf_agg_free(tmp);
 	tf_stacks_free(stacks);
+	tf_filter_free(filter);
 	free(is_pprof);
 	return rc;
 }
