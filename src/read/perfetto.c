@@ -692,7 +692,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 }
 
 /* A Trace starts with packet 1 (0x0a, a length), and the packet's first
- * bytes are well-formed fields.  The name says yes on its own. */
+ * bytes are well-formed fields, not text.  The name says yes on its own. */
 static int sniff(const char *path, int is_dir, const unsigned char *h, size_t n)
 {
 	if (is_dir)
@@ -706,6 +706,13 @@ static int sniff(const char *path, int is_dir, const unsigned char *h, size_t n)
 	}
 	if (n < 3 || h[0] != 0x0a)
 		return TF_SNIFF_NO;
+	/* text (JSON after blank lines starts with 0x0a too): packets hold
+	 * varints and lengths, bytes below 0x20 that are no white space */
+	bool binary = false;
+	for (size_t k = 0; k < n && !binary; k++)
+		binary = (h[k] < 0x20 && h[k] != '\t' && h[k] != '\n' && h[k] != '\r') || h[k] >= 0x7f;
+	if (!binary)
+		return named ? TF_SNIFF_MAYBE : TF_SNIFF_NO;
 	size_t i = 1;
 	uint64_t len = 0;
 	for (int s = 0; i < n && s < 64; s += 7) {
