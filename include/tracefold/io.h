@@ -55,5 +55,10 @@ int tf_out_close(tf_out *o, tf_error *err);
 /* Discards the output: the temporary file is removed, path is untouched.
  * NULL-safe; frees o. */
 void tf_out_abort(tf_out *o);
+/* What the timeline writers share: tf_out_open, gzip when path ends in
+ * ".gz"; and at the end, tf_out_close when every write succeeded (rc 0),
+ * else tf_out_abort and rc as "cannot write 'PATH': REASON". */
+int tf_out_open_named(tf_out **out, const char *path, tf_error *err);
+int tf_out_finish(tf_out *o, int rc, tf_error *err);
 
 #endif

@@ -28,6 +28,15 @@ enum {
 	TF_SPAN_DEPTH_LIMITED = 1u << 5,  /* deeper than the limit: folded (depth_limited) */
 };
 
+/* Each TF_SPAN_* flag with the name the outputs give it ("clipped", "cut",
+ * "unclosed", "closed_early", "negative_duration", "depth_limited"). */
+#define TF_SPAN_NREPAIRS 6
+typedef struct tf_span_repair {
+	uint32_t flag;
+	const char *name;
+} tf_span_repair;
+extern const tf_span_repair tf_span_repairs[TF_SPAN_NREPAIRS];
+
 typedef struct tf_span {
 	uint32_t track;
 	uint32_t node;      /* call path (tf_cpath id); at the depth limit, the limit's node */

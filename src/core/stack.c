@@ -27,6 +27,12 @@
 #include "hmap.h"
 #include "sat.h"
 
+const tf_span_repair tf_span_repairs[TF_SPAN_NREPAIRS] = {
+	{ TF_SPAN_CLIPPED, "clipped" },           { TF_SPAN_CUT, "cut" },
+	{ TF_SPAN_UNCLOSED, "unclosed" },         { TF_SPAN_CLOSED_EARLY, "closed_early" },
+	{ TF_SPAN_NEG_DURATION, "negative_duration" }, { TF_SPAN_DEPTH_LIMITED, "depth_limited" },
+};
+
 /* Call paths longer than this are folded (depth_limited). */
 #define TF_STACK_MAX_DEPTH 4096u
 #define MAX_CONSUMERS 8

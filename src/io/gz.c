@@ -450,6 +450,21 @@ int tf_out_close(tf_out *o, tf_error *err)
 	return rc;
 }
 
+int tf_out_open_named(tf_out **out, const char *path, tf_error *err)
+{
+	size_t n = strlen(path);
+	return tf_out_open(out, path, n > 3 && !strcmp(path + n - 3, ".gz"), err);
+}
+
+int tf_out_finish(tf_out *o, int rc, tf_error *err)
+{
+	if (rc == 0)
+		return tf_out_close(o, err);
+	rc = tf_error_set(err, rc, NULL, -1, -1, "cannot write '%s': %s", o ? o->path : "?", tf_strerror(rc));
+	tf_out_abort(o);
+	return rc;
+}
+
 void tf_out_abort(tf_out *o)
 {
 	if (!o)

@@ -49,7 +49,6 @@ typedef struct tf_chrome_out {
 	tf_ctx *ctx;
 	tf_strtab *st;
 	tf_out *o;
-	char path[4096];
 	const char *const *inputs, *const *input_formats;
 	int ninputs;
 	ctrack *tk;
@@ -237,12 +236,6 @@ static int track_meta(tf_chrome_out *w, uint32_t track)
 	return w->rc;
 }
 
-static const struct { uint32_t flag; const char *name; } repairs[] = {
-	{ TF_SPAN_CLIPPED, "clipped" },           { TF_SPAN_CUT, "cut" },
-	{ TF_SPAN_UNCLOSED, "unclosed" },         { TF_SPAN_CLOSED_EARLY, "closed_early" },
-	{ TF_SPAN_NEG_DURATION, "negative_duration" }, { TF_SPAN_DEPTH_LIMITED, "depth_limited" },
-};
-
 static void put_span_args(tf_chrome_out *w, const tf_span *s);
 
 static int write_x(tf_chrome_out *w, const tf_span *s)
@@ -265,10 +258,10 @@ static void put_span_args(tf_chrome_out *w, const tf_span *s)
 	if (s->flags) {
 		put_s(w, ",\"repaired\":[");
 		int n = 0;
-		for (size_t i = 0; i < sizeof(repairs) / sizeof(repairs[0]); i++)
-			if (s->flags & repairs[i].flag) {
+		for (size_t i = 0; i < TF_SPAN_NREPAIRS; i++)
+			if (s->flags & tf_span_repairs[i].flag) {
 				put_s(w, n++ ? ",\"" : "\"");
-				put_s(w, repairs[i].name);
+				put_s(w, tf_span_repairs[i].name);
 				put_s(w, "\"");
 			}
 		put_s(w, "]");
@@ -461,13 +454,7 @@ static int chrome_finish(void *state, tf_error *err)
 	put_s(w, ",\"diagnostics\":");
 	put_q(w, diag, strlen(diag));
 	put_s(w, "}}\n");
-	int rc;
-	if (w->rc < 0) {
-		rc = tf_error_set(err, w->rc, NULL, -1, -1, "cannot write '%s': %s", w->path, tf_strerror(w->rc));
-		tf_out_abort(w->o);
-	} else {
-		rc = tf_out_close(w->o, err);
-	}
+	int rc = tf_out_finish(w->o, w->rc, err);
 	w->o = NULL;
 	chrome_free(w, false);
 	return rc;
@@ -484,8 +471,7 @@ static int chrome_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	tf_chrome_out *w = calloc(1, sizeof(*w));
 	if (!w)
 		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-	size_t n = strlen(path);
-	int rc = tf_out_open(&w->o, path, n > 3 && !strcmp(path + n - 3, ".gz"), err);
+	int rc = tf_out_open_named(&w->o, path, err);
 	if (rc < 0) {
 		free(w);
 		return rc;
@@ -496,7 +482,6 @@ static int chrome_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->input_formats = a->input_formats;
 	w->ninputs = a->ninputs;
 	w->be = a->phases_be;
-	snprintf(w->path, sizeof(w->path), "%s", path);
 	put_s(w, "{\"traceEvents\":[");
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |

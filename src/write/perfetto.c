@@ -80,7 +80,6 @@ typedef struct tf_perfetto_out {
 	tf_ctx *ctx;
 	tf_strtab *st;
 	tf_out *o;
-	char path[4096];
 	pseq *seq;             /* per track */
 	uint32_t nseq;
 	tf_tids ids;
@@ -430,12 +429,6 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 	return put_event(w, &e);
 }
 
-static const struct { uint32_t flag; const char *name; } repairs[] = {
-	{ TF_SPAN_CLIPPED, "clipped" },           { TF_SPAN_CUT, "cut" },
-	{ TF_SPAN_UNCLOSED, "unclosed" },         { TF_SPAN_CLOSED_EARLY, "closed_early" },
-	{ TF_SPAN_NEG_DURATION, "negative_duration" }, { TF_SPAN_DEPTH_LIMITED, "depth_limited" },
-};
-
 /* END, with the span's repairs ("cut,unclosed") when it has any. */
 static int on_close(tf_span_sink *k, const tf_span *s)
 {
@@ -445,9 +438,10 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	char rep[128] = "";
 	if (s->flags) {
 		size_t len = 0;
-		for (size_t i = 0; i < sizeof(repairs) / sizeof(repairs[0]); i++)
-			if (s->flags & repairs[i].flag)
-				len += (size_t)snprintf(rep + len, sizeof(rep) - len, "%s%s", len ? "," : "", repairs[i].name);
+		for (size_t i = 0; i < TF_SPAN_NREPAIRS; i++)
+			if (s->flags & tf_span_repairs[i].flag)
+				len += (size_t)snprintf(rep + len, sizeof(rep) - len, "%s%s", len ? "," : "",
+							tf_span_repairs[i].name);
 		PB_Annot *a = annot(w, &e, AN_REPAIRED);
 		a->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
 		a->string_value = rep;
@@ -557,13 +551,7 @@ static void perfetto_free(tf_perfetto_out *w, bool abort)
 static int perfetto_finish(void *state, tf_error *err)
 {
 	tf_perfetto_out *w = state;
-	int rc;
-	if (w->rc < 0) {
-		rc = tf_error_set(err, w->rc, NULL, -1, -1, "cannot write '%s': %s", w->path, tf_strerror(w->rc));
-		tf_out_abort(w->o);
-	} else {
-		rc = tf_out_close(w->o, err);
-	}
+	int rc = tf_out_finish(w->o, w->rc, err);
 	w->o = NULL;
 	perfetto_free(w, false);
 	return rc;
@@ -580,8 +568,7 @@ static int perfetto_open(const tf_writer_args *a, const char *path, tf_span_sink
 	tf_perfetto_out *w = calloc(1, sizeof(*w));
 	if (!w)
 		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-	size_t n = strlen(path);
-	int rc = tf_out_open(&w->o, path, n > 3 && !strcmp(path + n - 3, ".gz"), err);
+	int rc = tf_out_open_named(&w->o, path, err);
 	if (rc < 0) {
 		free(w);
 		return rc;
@@ -589,7 +576,6 @@ static int perfetto_open(const tf_writer_args *a, const char *path, tf_span_sink
 	w->ctx = a->ctx;
 	w->st = tf_ctx_strtab(a->ctx);
 	w->ids.max = INT32_MAX; /* ProcessDescriptor.pid and ThreadDescriptor.tid are int32 */
-	snprintf(w->path, sizeof(w->path), "%s", path);
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
 						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) };
