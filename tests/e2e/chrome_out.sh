@@ -15,19 +15,24 @@ i=0
 for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet50-gpu/*.json* \
 	$DATA/chrome/catapult-unclosed-slices/*.json $DATA/chrome/viztracer-asyncio/*.json \
 	$DATA/chrome/rocprofiler-memcpy/*.json.gz $DATA/tau/mpi_small $DATA/tau/threads \
-	$DATA/otf2/tiny_otf2/traces.otf2 $DATA/otf2/scorep-ping-pong-mpi; do
+	$DATA/otf2/tiny_otf2/traces.otf2 $DATA/otf2/scorep-ping-pong-mpi $DATA/otf2/scorep-mi300-hip \
+	$DATA/chrome/hta-amd-mi250-rocm/*.json.gz \
+	$DATA/chrome/chrome-devtools-116/*.json $DATA/chrome/dftracer-cm1-pfw/*.pfw.gz \
+	$DATA/chrome/hta-simple-add-gpu/*.json.gz $DATA/chrome/lighthouse-cpu-profiler-m86/*.json \
+	$DATA/chrome/tracelens-bert-small-h100/*.json.gz $DATA/chrome/rules/*.json $DATA/chrome/rules/*.jsonl \
+	$DATA/chrome/rules/*.pfw; do
 	[ -e "$t" ] || { fail "missing fixture $t"; continue; }
 	i=$((i + 1)); b="$(basename "$(dirname "$t")")/$(basename "$t")"
 	out=$TMP/o$i.trace.json
 	$TF -q chrome "$t" -o "$out" || { fail "$b: chrome"; continue; }
 	n=$(calls "$t"); c=$(kind "$t" counter); s=$(kind "$t" instant)
 	case $t in
-	*.json|*.json.gz) f=$(python3 tests/tools/chrome_flow_pairs.py "$t") ;; # from the input itself
+	*.json|*.json.gz|*.jsonl|*.pfw|*.pfw.gz) f=$(python3 tests/tools/chrome_flow_pairs.py "$t") ;; # from the input itself
 	*) f=$(kind "$t" send); [ "$f" = "$(kind "$t" recv)" ] || fail "$b: fixture with unmatched messages" ;;
 	esac
 	check "$b: strict JSON, $n X (the aggregate's calls), $c C, $s i events, $f arrows" \
 		python3 tests/tools/chrome_out_check.py "$out" "$n" "$c" "$s" "$f"
-	case $t in *.json|*.json.gz)
+	case $t in *.json|*.json.gz|*.jsonl|*.pfw|*.pfw.gz)
 		table "$t" > "$TMP/a"; table "$out" > "$TMP/b"
 		check "$b: read back, every function's self, total and calls are the input's" cmp "$TMP/a" "$TMP/b" ;;
 	esac

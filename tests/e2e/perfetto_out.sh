@@ -21,7 +21,11 @@ for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet
 	$DATA/chrome/catapult-unclosed-slices/*.json $DATA/chrome/viztracer-asyncio/*.json \
 	$DATA/chrome/rocprofiler-memcpy/*.json.gz $DATA/chrome/hta-amd-mi250-rocm/*.json.gz \
 	$DATA/tau/mpi_small $DATA/tau/threads \
-	$DATA/otf2/tiny_otf2/traces.otf2 $DATA/otf2/scorep-ping-pong-mpi $DATA/otf2/scorep-mi300-hip; do
+	$DATA/otf2/tiny_otf2/traces.otf2 $DATA/otf2/scorep-ping-pong-mpi $DATA/otf2/scorep-mi300-hip \
+	$DATA/chrome/chrome-devtools-116/*.json $DATA/chrome/dftracer-cm1-pfw/*.pfw.gz \
+	$DATA/chrome/hta-simple-add-gpu/*.json.gz $DATA/chrome/lighthouse-cpu-profiler-m86/*.json \
+	$DATA/chrome/tracelens-bert-small-h100/*.json.gz $DATA/chrome/rules/*.json $DATA/chrome/rules/*.jsonl \
+	$DATA/chrome/rules/*.pfw; do
 	[ -e "$t" ] || { fail "missing fixture $t"; continue; }
 	i=$((i + 1)); b="$(basename "$(dirname "$t")")/$(basename "$t")"
 	out=$TMP/o$i.pftrace

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """chrome_flow_pairs.py TRACE.json[.gz]: how many flow arrows a Chrome trace
-holds, read with Python's json: per flow id (id, or id2.local/global), its
+(or JSON lines) holds, read with Python's json: per flow id (id, or id2.local/global), its
 starts (s, t) and ends (t, f), each start paired with the next end in file
 order; an arrow per pair.  The oracle for tracefold chrome's flow output."""
 import gzip, json, sys
 
 p = sys.argv[1]
 raw = (gzip.open if p.endswith(".gz") else open)(p, "rb").read().decode("utf-8", "replace")
-d = json.loads(raw)
-ev = d["traceEvents"] if isinstance(d, dict) else d
+try:
+    d = json.loads(raw)
+    ev = d["traceEvents"] if isinstance(d, dict) else d
+except ValueError:  # JSON lines (DFTracer .pfw): one event per line, maybe after a "["
+    ev = [json.loads(l.strip().rstrip(",")) for l in raw.splitlines() if l.strip() not in ("", "[", "]")]
 starts, ends = {}, {}
 for e in ev:
     ph = e.get("ph")
