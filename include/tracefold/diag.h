@@ -2,6 +2,7 @@
 #ifndef TRACEFOLD_DIAG_H
 #define TRACEFOLD_DIAG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,9 @@ typedef struct tf_diag {
 const char *tf_diag_name(tf_diag_id id);
 const char *tf_diag_text(tf_diag_id id);
 tf_severity tf_diag_severity(tf_diag_id id);
+/* Whether the counter also sums a time (tf_diag.ns): every repair, and the
+ * time a window clipped and the GPU time attributed or not. */
+bool tf_diag_timed(tf_diag_id id);
 void tf_diag_add(tf_diag *dst, const tf_diag *src);
 /* Number of repairs and warnings (what a user should be told about). */
 uint64_t tf_diag_problems(const tf_diag *d);

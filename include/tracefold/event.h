@@ -55,7 +55,19 @@ typedef struct tf_event {
 	tf_message msg;     /* TF_EV_SEND / TF_EV_RECV */
 	uint64_t id;      /* flow/async id when present */
 	uint64_t index;   /* 0-based index of this event in its input (for errors) */
+	/* TF_EV_COMPLETE/BEGIN: the id that links a GPU activity to the CPU
+	 * call that launched it, unique within one input (Kineto's
+	 * args.correlation, on both the launch and the activity); 0 none */
+	uint64_t corr;
+	uint32_t flags;   /* TF_EVF_* */
 } tf_event;
+
+/* tf_event.flags */
+enum {
+	/* a region on a GPU stream that labels the activities inside it and
+	 * is no GPU time itself (Kineto's gpu_user_annotation) */
+	TF_EVF_GPU_LABEL = 1u << 0,
+};
 
 const char *tf_ev_kind_name(tf_ev_kind k);
 

@@ -47,7 +47,18 @@ typedef struct tf_span {
 	int64_t end_ns;     /* at open: known for sorted tracks (it may still be
 			     * cut), TF_SPAN_END_UNKNOWN for streamed ones; final at close */
 	int64_t self_ns;    /* at close: duration minus its direct children's */
+	uint32_t kind;      /* TF_SPAN_KIND_* */
+	uint64_t corr;      /* the correlation id of a GPU launch or activity (tf_event.corr), 0 none */
 } tf_span;
+
+/* What a span's time is (docs/gpu.md). */
+enum {
+	TF_SPAN_KIND_CPU = 0,       /* a region on a CPU thread: wall time */
+	TF_SPAN_KIND_GPU = 1,       /* an activity on a GPU stream (kernel, memcpy, memset):
+				     * gpu time, its whole duration; node = the launching
+				     * call path + the activity */
+	TF_SPAN_KIND_GPU_LABEL = 2, /* an annotation on a GPU stream: no time of its own */
+};
 
 #define TF_SPAN_END_UNKNOWN INT64_MIN
 

@@ -76,6 +76,12 @@ static const struct {
 
 const char *tf_diag_name(tf_diag_id id) { return diag_table[id].name; }
 const char *tf_diag_text(tf_diag_id id) { return diag_table[id].text; }
+bool tf_diag_timed(tf_diag_id id)
+{
+	return tf_diag_severity(id) == TF_SEV_REPAIR || id == TF_DIAG_window_clipped || id == TF_DIAG_gpu_attributed ||
+	       id == TF_DIAG_gpu_unattributed;
+}
+
 tf_severity tf_diag_severity(tf_diag_id id) { return diag_table[id].sev; }
 
 void tf_diag_add(tf_diag *dst, const tf_diag *src)

@@ -43,7 +43,8 @@ static void help(void)
 	       "  -n, --count N          show the N first rows (default 20, 0 = all); the\n"
 	       "                         --fail-above check always covers every row\n"
 	       "      --sample-index T   the sample type to compare (default: BASE's default\n"
-	       "                         type, else wall, else the last type)\n"
+	       "                         type, else wall, else the last type); --sample-type\n"
+	       "                         T is the same (gpu: GPU time)\n"
 	       TF_NAME_WIDTH_HELP
 	       "  -h, --help             this text\n"
 	       "\n"
@@ -146,7 +147,7 @@ int tf_cmd_diff(int argc, char **argv)
 		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
 		{ O_FORMAT, NULL, "--format", true }, { O_FAIL_ABOVE, NULL, "--fail-above", true },
 		{ O_MIN_SHARE, NULL, "--min-share", true }, { O_NORMALIZE, NULL, "--normalize", false },
-		{ O_PATHS, NULL, "--paths", false }, { O_SAMPLE_INDEX, NULL, "--sample-index", true },
+		{ O_PATHS, NULL, "--paths", false }, { O_SAMPLE_INDEX, NULL, "--sample-index", true }, { O_SAMPLE_INDEX, NULL, "--sample-type", true },
 		{ O_NAME_WIDTH, NULL, "--name-width", true }, { 0, NULL, NULL, false },
 	};
 	tf_optstate os = { 0 };

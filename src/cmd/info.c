@@ -478,7 +478,7 @@ static void print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
 	int any = 0;
 	for (int i = 0; i < TF_DIAG_COUNT; i++) {
 		printf("%s\"%s\": %" PRIu64, any++ ? ", " : "", tf_diag_name(i), d->n[i]);
-		if (tf_diag_severity(i) == TF_SEV_REPAIR || i == TF_DIAG_window_clipped)
+		if (tf_diag_timed(i))
 			printf(", \"%s_ns\": %" PRIu64, tf_diag_name(i), d->ns[i]);
 	}
 	printf("},\n  \"events_by_kind\": {");

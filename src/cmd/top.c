@@ -34,7 +34,8 @@ static void help(void)
 	       "      --by KEY           sort by self (default), total (inclusive) or calls\n"
 	       "      --format FMT       text (default), markdown (GitHub table) or json\n"
 	       "      --sample-index T   the sample type to rank by (default: the profile's\n"
-	       "                         default type, else wall, else the last type)\n"
+	       "                         default type, else wall, else the last type);\n"
+	       "                         --sample-type T is the same (gpu: GPU time)\n"
 	       TF_NAME_WIDTH_HELP
 	       "  -h, --help             this text\n"
 	       "\n"
@@ -254,7 +255,7 @@ int tf_cmd_top(int argc, char **argv)
 	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH };
 	static const tf_opt opts[] = {
 		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
-		{ O_FORMAT, NULL, "--format", true }, { O_SAMPLE_INDEX, NULL, "--sample-index", true },
+		{ O_FORMAT, NULL, "--format", true }, { O_SAMPLE_INDEX, NULL, "--sample-index", true }, { O_SAMPLE_INDEX, NULL, "--sample-type", true },
 		{ O_NAME_WIDTH, NULL, "--name-width", true }, { 0, NULL, NULL, false },
 	};
 	tf_optstate os = { 0 };

@@ -1,7 +1,10 @@
 /* agg_sink.c - the aggregate as one span consumer (include/tracefold/agg_sink.h):
  * a closed span adds 1 call and its self time to its call path under its
- * track's labels; a selected counter adds its value to the call path active
- * when it fired ("[no region]" outside any region). */
+ * track's labels, as wall time for a CPU region and as gpu time for a GPU
+ * activity (the "gpu/nanoseconds" sample type, made when the first one
+ * comes; a GPU annotation adds a call and no time: docs/gpu.md); a selected counter
+ * adds its value to the call path active when it fired ("[no region]"
+ * outside any region). */
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@ struct tf_agg_sink {
 	tf_agg *agg;
 	tf_diag *diag;
 	int t_calls, t_wall;
+	int t_gpu;              /* "gpu/nanoseconds", made at the first GPU activity; -1 before */
 	bool dense_cw;          /* both in the agg's dense value vectors: always, on a new agg */
 	/* per track: its label set, resolved when its first sample is added
 	 * (for sorted tracks that is after the input's metadata was read) */
@@ -58,11 +62,24 @@ static void note_saturated(tf_agg_sink *k)
 			    "clamped at its largest value");
 }
 
+/* A GPU activity: a call and its time as gpu time, never wall. */
+static int add_gpu(tf_agg_sink *k, const tf_span *s, uint32_t ls)
+{
+	if (k->t_gpu < 0 && (k->t_gpu = tf_agg_type(k->agg, "gpu", "nanoseconds")) < 0)
+		return TF_ENOMEM;
+	TF_TRY(tf_agg_add(k->agg, s->node, ls, k->t_calls, 1));
+	return tf_agg_add(k->agg, s->node, ls, k->t_gpu, s->self_ns);
+}
+
 static int on_close(tf_span_sink *sk, const tf_span *s)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
 	uint32_t ls;
 	TF_TRY(labelset(k, s->track, &ls));
+	if (s->kind == TF_SPAN_KIND_GPU_LABEL) /* a call, no time of its own */
+		return tf_agg_add(k->agg, s->node, ls, k->t_calls, 1);
+	if (s->kind == TF_SPAN_KIND_GPU)
+		return add_gpu(k, s, ls);
 	if (k->dense_cw) {
 		int64_t *v = tf_agg_values(k->agg, s->node, ls);
 		if (!v)
@@ -146,6 +163,7 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 	k->agg = agg;
 	k->diag = tf_ctx_diag(ctx);
 	k->spans.close = on_close;
+	k->t_gpu = -1;
 	k->t_calls = tf_agg_type(agg, "calls", "count");
 	k->t_wall = tf_agg_type(agg, "wall", "nanoseconds");
 	if (k->t_calls < 0 || k->t_wall < 0) {

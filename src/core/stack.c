@@ -52,6 +52,8 @@ typedef struct frame {
 	uint32_t end_seq;
 	uint32_t flags;           /* TF_SPAN_* so far */
 	bool end_known;           /* sorted: end_ns is its end (so far) */
+	uint32_t kind;            /* TF_SPAN_KIND_* */
+	uint64_t corr;            /* tf_event.corr of its begin */
 } frame;
 
 typedef struct span {
@@ -60,7 +62,8 @@ typedef struct span {
 	uint32_t seq;             /* the begin's place among the track's events */
 	uint32_t end_seq;
 	uint32_t flags;
-	uint32_t unused;
+	uint32_t label;           /* TF_EVF_GPU_LABEL of its begin */
+	uint64_t corr;            /* tf_event.corr of its begin */
 } span;
 
 typedef struct bemark {
@@ -68,6 +71,8 @@ typedef struct bemark {
 	tf_str name, cat;
 	uint32_t seq;
 	uint8_t is_end;
+	uint8_t label;            /* TF_EVF_GPU_LABEL */
+	uint64_t corr;
 } bemark;
 
 /* A non-region event kept for the consumers until its sorted track is nested. */
@@ -89,6 +94,7 @@ typedef struct tstate {
 	int64_t first_ns, last_ns;
 	uint8_t seen;
 	uint8_t mode;      /* 0 unknown, 1 streamed, 2 sorted (tf_track.needs_sort) */
+	uint8_t gpu;       /* streamed: a GPU stream (tf_track.kind, known when it is defined) */
 } tstate;
 
 struct tf_stacks {
@@ -105,6 +111,8 @@ struct tf_stacks {
 	int any_time;
 	int64_t clip_tol_ns;
 	tf_str unnamed;        /* "[unnamed]", interned on first use */
+	tf_str unattributed;   /* "[unattributed gpu]", likewise */
+	tf_hmap launches;      /* (input, correlation id) -> call path of the CPU call with it */
 	/* tf_stacks_new: the aggregate consumer it made, and where to put the time span */
 	tf_agg_sink *own_agg_sink;
 	tf_agg *agg;
@@ -116,7 +124,7 @@ struct tf_stacks {
 static int emit_open(tf_stacks *s, uint32_t track, const frame *f, uint32_t depth)
 {
 	tf_span sp = { track, f->node, depth, f->flags, f->name, f->cat, f->start_ns,
-		       f->end_known ? f->end_ns : TF_SPAN_END_UNKNOWN, 0 };
+		       f->end_known ? f->end_ns : TF_SPAN_END_UNKNOWN, 0, f->kind, f->corr };
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->open)
 			TF_TRY(s->consumer[i]->open(s->consumer[i], &sp));
@@ -130,6 +138,17 @@ static int emit_event(tf_stacks *s, tstate *t, const tf_event *ev)
 		if (s->consumer[i]->event && (s->consumer[i]->event_kinds & (1u << ev->kind)))
 			TF_TRY(s->consumer[i]->event(s->consumer[i], ev, node));
 	return 0;
+}
+
+static uint64_t launch_key(uint32_t input, uint64_t corr)
+{
+	return tf_mix64(corr * 0x9E3779B97F4A7C15ull ^ input);
+}
+
+static int note_launch(tf_stacks *s, uint32_t track, uint64_t corr, uint32_t node)
+{
+	const tf_track *tr = tf_ctx_track_get(s->ctx, track);
+	return tf_hmap_set(&s->launches, launch_key(tr ? tr->input : 0, corr), node) < 0 ? TF_ENOMEM : 0;
 }
 
 static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_flags)
@@ -147,8 +166,11 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_fla
 		self = 0;
 	if ((f->flags & TF_SPAN_DEPTH_LIMITED) && self > 0) /* counted when opened; the time it folds */
 		s->diag->ns[TF_DIAG_depth_limited] += (uint64_t)self;
-	tf_span sp = { (uint32_t)(t - s->tracks), f->node, t->depth + 1, f->flags, f->name, f->cat,
-		       f->start_ns, tf_sat_add(f->start_ns, dur), self };
+	uint32_t track = (uint32_t)(t - s->tracks);
+	tf_span sp = { track, f->node, t->depth + 1, f->flags, f->name, f->cat,
+		       f->start_ns, tf_sat_add(f->start_ns, dur), self, f->kind, f->corr };
+	if (f->corr && f->kind == TF_SPAN_KIND_CPU) /* a launch: its GPU work goes under this path */
+		TF_TRY(note_launch(s, track, f->corr, f->node));
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->close)
 			TF_TRY(s->consumer[i]->close(s->consumer[i], &sp));
@@ -220,7 +242,10 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
 	switch (ev->kind) {
 	case TF_EV_BEGIN: {
-		frame f = { .start_ns = ev->ts_ns, .name = ev->name, .cat = ev->cat, .end_seq = END_LAST };
+		frame f = { .start_ns = ev->ts_ns, .name = ev->name, .cat = ev->cat, .end_seq = END_LAST,
+			    .corr = ev->corr,
+			    .kind = !t->gpu ? TF_SPAN_KIND_CPU : (ev->flags & TF_EVF_GPU_LABEL) ? TF_SPAN_KIND_GPU_LABEL
+											     : TF_SPAN_KIND_GPU };
 		return push_frame(s, t, &f);
 	}
 	case TF_EV_END: {
@@ -267,7 +292,7 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 		int64_t dur = ev->dur_ns;
 		if (dur == TF_DUR_UNTIL_END) { /* still running when tracing stopped */
 			t->spans[t->nspans++] = (span){ ev->ts_ns, INT64_MIN, ev->name, ev->cat, seq, END_LAST,
-							TF_SPAN_UNCLOSED, 0 };
+							TF_SPAN_UNCLOSED, ev->flags & TF_EVF_GPU_LABEL, ev->corr };
 			return 0;
 		}
 		uint32_t flags = 0;
@@ -277,7 +302,8 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 			dur = 0;
 		}
 		int64_t end_ns = tf_sat_add(ev->ts_ns, dur);
-		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, ev->cat, seq, END_X, flags, 0 };
+		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, ev->cat, seq, END_X, flags,
+						ev->flags & TF_EVF_GPU_LABEL, ev->corr };
 		note_time(t, end_ns);
 		return 0;
 	}
@@ -285,7 +311,8 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 	case TF_EV_END:
 		if (tf_grow((void **)&t->marks, &t->capmarks, t->nmarks + 1, sizeof(bemark)) < 0)
 			return TF_ENOMEM;
-		t->marks[t->nmarks++] = (bemark){ ev->ts_ns, ev->name, ev->cat, seq, ev->kind == TF_EV_END };
+		t->marks[t->nmarks++] = (bemark){ ev->ts_ns, ev->name, ev->cat, seq, ev->kind == TF_EV_END,
+						  (ev->flags & TF_EVF_GPU_LABEL) != 0, ev->corr };
 		return 0;
 	default:
 		if (!(s->event_kinds & (1u << ev->kind)))
@@ -324,6 +351,7 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 	if (!t->mode) {
 		const tf_track *tr = tf_ctx_track_get(s->ctx, ev->track);
 		t->mode = tr && tr->needs_sort ? 2 : 1;
+		t->gpu = tr && tr->kind == TF_TRACK_GPU;
 	}
 	if (t->mode == 2 || ev->kind == TF_EV_COMPLETE)
 		return buffer_event(s, t, ev);
@@ -392,7 +420,8 @@ static int match_marks(tf_stacks *s, tstate *t)
 		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
 			rc = TF_ENOMEM;
 		else
-			t->spans[t->nspans++] = (span){ b->ts_ns, m->ts_ns, b->name, b->cat, b->seq, m->seq + 1, 0, 0 };
+			t->spans[t->nspans++] = (span){ b->ts_ns, m->ts_ns, b->name, b->cat, b->seq, m->seq + 1, 0,
+							b->label, b->corr };
 	}
 	/* still open at the end of the track: close at its last timestamp */
 	for (uint32_t k = 0; k < nopen && rc == 0; k++) {
@@ -402,7 +431,7 @@ static int match_marks(tf_stacks *s, tstate *t)
 			rc = TF_ENOMEM;
 		else
 			t->spans[t->nspans++] = (span){ b->ts_ns, t->last_ns, b->name, b->cat, b->seq, END_LAST,
-							TF_SPAN_UNCLOSED, 0 };
+							TF_SPAN_UNCLOSED, b->label, b->corr };
 	}
 	free(open);
 	t->nmarks = 0;
@@ -430,8 +459,8 @@ static inline bool ended_before(const frame *f, const span *sp)
 	return f->end_ns < sp->start_ns || (f->end_ns == sp->start_ns && f->end_seq <= sp->seq);
 }
 
-/* Nests a sorted track's buffered spans and hands them to the consumers. */
-static int flush_sorted(tf_stacks *s, tstate *t)
+/* A sorted track's buffered spans, complete and in start order. */
+static int prepare_sorted(tf_stacks *s, tstate *t)
 {
 	for (uint32_t i = 0; i < t->nspans; i++)
 		if (t->spans[i].end_ns == INT64_MIN) { /* X without dur: until the track's end */
@@ -442,6 +471,91 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 	TF_TRY(match_marks(s, t));
 	sort_if_needed(t->spans, t->nspans, sizeof(span), span_cmp);
 	sort_if_needed(t->events, t->nevents, sizeof(kept), kept_cmp);
+	return 0;
+}
+
+static void free_sorted(tstate *t)
+{
+	free(t->spans);
+	free(t->marks);
+	free(t->events);
+	t->spans = NULL;
+	t->marks = NULL;
+	t->events = NULL;
+	t->nspans = t->capspans = t->nmarks = t->capmarks = t->nevents = t->capevents = 0;
+}
+
+static int intern_once(tf_stacks *s, tf_str *slot, const char *text)
+{
+	if (!*slot)
+		*slot = tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), text);
+	if (*slot == (tf_str)-1) {
+		*slot = 0;
+		return TF_ENOMEM;
+	}
+	return 0;
+}
+
+/* One activity of a GPU stream, on its own (docs/gpu.md): no nesting (two
+ * kernels that overlap both count in full), its call path the CPU launch
+ * with the same correlation id (its input's CPU tracks were nested first)
+ * plus the activity, else "[unattributed gpu]" plus the activity; an
+ * annotation is a root frame of its own with no time (self 0). */
+static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp)
+{
+	tf_str name = sp->name;
+	if (!name) {
+		TF_TRY(intern_once(s, &s->unnamed, "[unnamed]"));
+		name = s->unnamed;
+	}
+	int64_t dur = tf_sat_sub(sp->end_ns, sp->start_ns);
+	uint32_t kind = sp->label ? TF_SPAN_KIND_GPU_LABEL : TF_SPAN_KIND_GPU, parent = TF_CPATH_ROOT;
+	if (!sp->label) {
+		const tf_track *tr = tf_ctx_track_get(s->ctx, track);
+		parent = sp->corr ? tf_hmap_get(&s->launches, launch_key(tr ? tr->input : 0, sp->corr)) : UINT32_MAX;
+		if (parent == UINT32_MAX) {
+			TF_TRY(intern_once(s, &s->unattributed, "[unattributed gpu]"));
+			parent = tf_cpath_child(s->cp, TF_CPATH_ROOT, s->unattributed);
+			tf_diag_repair(s->diag, TF_DIAG_gpu_unattributed, dur);
+		} else {
+			tf_diag_repair(s->diag, TF_DIAG_gpu_attributed, dur);
+		}
+	}
+	uint32_t node = parent == (uint32_t)-1 ? parent : tf_cpath_child(s->cp, parent, name);
+	if (node == (uint32_t)-1)
+		return TF_ENOMEM;
+	tf_span o = { track, node, 1, sp->flags, name, sp->cat, sp->start_ns, sp->end_ns,
+		      kind == TF_SPAN_KIND_GPU_LABEL ? 0 : dur, kind, sp->corr };
+	for (int i = 0; i < s->nconsumers; i++)
+		if (s->consumer[i]->open)
+			TF_TRY(s->consumer[i]->open(s->consumer[i], &o));
+	for (int i = 0; i < s->nconsumers; i++)
+		if (s->consumer[i]->close)
+			TF_TRY(s->consumer[i]->close(s->consumer[i], &o));
+	return 0;
+}
+
+/* A sorted GPU stream: every activity on its own, in start order. */
+static int flush_gpu(tf_stacks *s, tstate *t)
+{
+	TF_TRY(prepare_sorted(s, t));
+	uint32_t ei = 0, track = (uint32_t)(t - s->tracks);
+	for (uint32_t i = 0; i < t->nspans; i++) {
+		TF_TRY(drain_events(s, t, &ei, t->spans[i].start_ns, 0));
+		TF_TRY(emit_gpu(s, track, &t->spans[i]));
+	}
+	TF_TRY(drain_events(s, t, &ei, INT64_MAX, 1));
+	free_sorted(t);
+	return 0;
+}
+
+/* Nests a sorted track's buffered spans and hands them to the consumers. */
+static int flush_sorted(tf_stacks *s, tstate *t)
+{
+	const tf_track *tr = tf_ctx_track_get(s->ctx, (uint32_t)(t - s->tracks));
+	if (tr && tr->kind == TF_TRACK_GPU)
+		return flush_gpu(s, t);
+	TF_TRY(prepare_sorted(s, t));
 	uint32_t ei = 0;
 	for (uint32_t i = 0; i < t->nspans; i++) {
 		span sp = t->spans[i];
@@ -464,19 +578,13 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 			sp.flags |= TF_SPAN_CLIPPED;
 		}
 		frame f = { .start_ns = sp.start_ns, .end_ns = sp.end_ns, .name = sp.name, .cat = sp.cat,
-			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true };
+			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true, .corr = sp.corr };
 		TF_TRY(push_frame(s, t, &f));
 	}
 	TF_TRY(drain_events(s, t, &ei, INT64_MAX, 1));
 	while (t->depth)
 		TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
-	free(t->spans);
-	free(t->marks);
-	free(t->events);
-	t->spans = NULL;
-	t->marks = NULL;
-	t->events = NULL;
-	t->nspans = t->capspans = t->nmarks = t->capmarks = t->nevents = t->capevents = 0;
+	free_sorted(t);
 	return 0;
 }
 
@@ -510,14 +618,17 @@ static int finish_track(tf_stacks *s, uint32_t id)
 	return 0;
 }
 
+/* The CPU tracks of the input first: their launches are where its GPU
+ * activities go. */
 static int on_end_input(tf_sink *sink, uint32_t input)
 {
 	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
-	for (uint32_t i = 0; i < s->ntracks; i++) {
-		const tf_track *tr = tf_ctx_track_get(s->ctx, i);
-		if (tr && tr->input == input)
-			TF_TRY(finish_track(s, i));
-	}
+	for (int gpu = 0; gpu < 2; gpu++)
+		for (uint32_t i = 0; i < s->ntracks; i++) {
+			const tf_track *tr = tf_ctx_track_get(s->ctx, i);
+			if (tr && tr->input == input && (tr->kind == TF_TRACK_GPU) == gpu)
+				TF_TRY(finish_track(s, i));
+		}
 	return 0;
 }
 
@@ -583,6 +694,7 @@ void tf_stacks_free(tf_stacks *s)
 		free(s->tracks[i].events);
 	}
 	free(s->tracks);
+	tf_hmap_free(&s->launches);
 	tf_agg_sink_free(s->own_agg_sink);
 	free(s);
 }
@@ -591,8 +703,12 @@ tf_sink *tf_stacks_sink(tf_stacks *s) { return &s->sink; }
 
 int tf_stacks_finish(tf_stacks *s)
 {
-	for (uint32_t i = 0; i < s->ntracks; i++)
-		TF_TRY(finish_track(s, i));
+	for (int gpu = 0; gpu < 2; gpu++) /* CPU tracks first, as at the end of an input */
+		for (uint32_t i = 0; i < s->ntracks; i++) {
+			const tf_track *tr = tf_ctx_track_get(s->ctx, i);
+			if ((tr && tr->kind == TF_TRACK_GPU) == gpu)
+				TF_TRY(finish_track(s, i));
+		}
 	if (s->agg && s->any_time) {
 		tf_agg_meta *m = tf_agg_meta_get(s->agg);
 		/* pprof's time_nanos is wall-clock since the epoch: only when the

@@ -266,6 +266,20 @@ static int do_counter(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 	return 0;
 }
 
+/* args.correlation of a GPU activity or launch (Kineto), 0 when none. */
+static uint64_t correlation(const tf_chrome_fields *f)
+{
+	if (f->args.type != TF_JSON_OBJECT)
+		return 0;
+	tf_json_iter it;
+	tf_json_span key, val;
+	tf_json_iter_begin(&it, &f->args);
+	while (tf_json_iter_next(&it, &key, &val))
+		if (tf_json_is(&key, "correlation"))
+			return tf_json_id(&val);
+	return 0;
+}
+
 /* One decoded event object (f) -> tf_emit / tf_count_skip. */
 static int process_event(tf_chrome *r, const tf_chrome_fields *f)
 {
@@ -319,8 +333,16 @@ static int process_event(tf_chrome *r, const tf_chrome_fields *f)
 	if (no_dur) /* still running when tracing stopped (Chrome writes these) */
 		ev.dur_ns = TF_DUR_UNTIL_END;
 	TF_TRY(tf_chrome_track_for(r, &f->pid, &f->tid, &ev.track));
-	if (tf_chrome_cat_is_gpu(r, ev.cat))
+	int cls = tf_chrome_cat_class(r, ev.cat);
+	if (cls == CAT_GPU || cls == CAT_SYNC)
 		tf_ctx_track_get(r->ctx, ev.track)->kind = TF_TRACK_GPU;
+	if (cls != CAT_OTHER && (ph == 'X' || ph == 'B'))
+		TF_TRY(tf_chrome_note_class(r, ev.track, cls));
+	if ((cls == CAT_GPU || cls == CAT_LAUNCH || cls == CAT_GPU_LABEL || cls == CAT_SYNC) && (ph == 'X' || ph == 'B')) {
+		if (cls == CAT_GPU_LABEL)
+			ev.flags |= TF_EVF_GPU_LABEL;
+		ev.corr = correlation(f);
+	}
 	if (ev.kind == TF_EV_FLOW || ev.kind == TF_EV_ASYNC) {
 		if (f->id.type)
 			ev.id = tf_json_id(&f->id);
@@ -659,6 +681,7 @@ int tf_chrome_finish(tf_chrome *r, tf_error *err)
 		return tf_error_set(err, TF_EFORMAT, r->path, r->base, -1,
 				    "a JSON object without a \"traceEvents\" array is not a trace "
 				    "(expected {\"traceEvents\": [...]} or a bare array of events)");
+	tf_chrome_settle_gpu(r);
 	return 0;
 }
 
@@ -691,6 +714,7 @@ void tf_chrome_free(tf_chrome *r)
 		free(r->scr[i]);
 	free(r->tmp);
 	free(r->catcls);
+	free(r->trkcls);
 	tf_hmap_free(&r->gpu_pids);
 	tf_hmap_free(&r->pend_idx);
 	free(r->pend);

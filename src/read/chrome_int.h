@@ -76,6 +76,8 @@ struct tf_chrome {
 	/* cat id -> 0 unknown, 1 GPU category, 2 other */
 	uint8_t *catcls;
 	size_t catcls_cap;
+	uint8_t *trkcls;       /* per track id: 1 a GPU activity seen on it, 2 CPU work seen */
+	size_t trkcls_cap;
 	tf_hmap gpu_pids;      /* process key -> 1: marked GPU by its metadata */
 	tf_chrome_pending *pend;
 	uint32_t npend, cappend;
@@ -93,7 +95,20 @@ int tf_chrome_intern(tf_chrome *r, const tf_json_span *s, int slot, tf_str *out)
  * process, thread metadata seen before applied). */
 int tf_chrome_track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_span *tid, uint32_t *out);
 /* A category of GPU work (kernel, gpu_memcpy, ...): its track is GPU. */
-bool tf_chrome_cat_is_gpu(tf_chrome *r, tf_str cat);
+/* What a category says of its events (docs/gpu.md): CAT_GPU a GPU activity
+ * (its track is a GPU stream), CAT_LAUNCH a CPU call that launches GPU work,
+ * CAT_GPU_LABEL an annotation on a GPU stream, CAT_CPU other CPU work
+ * (Python frames, operators), CAT_SYNC a synchronization (Kineto's
+ * cuda_sync: a GPU activity on the device or a stream, with the correlation
+ * id of the CPU call that waited), CAT_OTHER anything else. */
+enum { CAT_UNKNOWN = 0, CAT_OTHER, CAT_GPU, CAT_LAUNCH, CAT_GPU_LABEL, CAT_CPU, CAT_SYNC };
+int tf_chrome_cat_class(tf_chrome *r, tf_str cat);
+/* Notes what a region of category class cls says of its track; at the end
+ * of the input, tf_chrome_settle_gpu makes CPU the tracks of GPU processes
+ * that had CPU work and no GPU activity (Kineto puts some Python threads in
+ * the device's pid).  Return 0 or TF_ENOMEM. */
+int tf_chrome_note_class(tf_chrome *r, uint32_t track, int cls);
+void tf_chrome_settle_gpu(tf_chrome *r);
 /* What a metadata event (ph M) says about processes and threads. */
 int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f);
 /* The top-level "distributedInfo" object: its rank goes to every track. */

@@ -6,9 +6,16 @@
 #include <string.h>
 #include "chrome_int.h"
 
+/* "GPU0", "GPU 1" (rocprofiler's process names, Kineto's process labels);
+ * not Chrome's "GPU Process", whose threads are CPU threads. */
 static bool is_gpu_name(const char *t, size_t n)
 {
-	return n >= 3 && memcmp(t, "GPU", 3) == 0;
+	size_t i = 3;
+	if (n < 4 || memcmp(t, "GPU", 3) != 0)
+		return false;
+	if (t[i] == ' ' && n > 4)
+		i++;
+	return t[i] >= '0' && t[i] <= '9';
 }
 
 static bool gpu_pid(const tf_chrome *r, tf_str pk)
@@ -99,24 +106,51 @@ int tf_chrome_track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_spa
 	return 0;
 }
 
-static const char *const gpu_cats[] = {
-	"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", NULL,
+/* Kineto's categories (current and the capitalized ones of 2021), HIP's */
+static const struct { const char *name; int cls; } cat_classes[] = {
+	{ "kernel", CAT_GPU },         { "gpu_memcpy", CAT_GPU },      { "gpu_memset", CAT_GPU },
+	{ "Kernel", CAT_GPU },         { "Memcpy", CAT_GPU },          { "Memset", CAT_GPU },
+	{ "cuda_runtime", CAT_LAUNCH }, { "cuda_driver", CAT_LAUNCH }, { "Runtime", CAT_LAUNCH },
+	{ "hip_runtime", CAT_LAUNCH },  { "gpu_user_annotation", CAT_GPU_LABEL },
+	{ "python_function", CAT_CPU }, { "cpu_op", CAT_CPU },         { "user_annotation", CAT_CPU },
+	{ "Operator", CAT_CPU },        { "cuda_sync", CAT_SYNC },
 };
 
-bool tf_chrome_cat_is_gpu(tf_chrome *r, tf_str cat)
+int tf_chrome_note_class(tf_chrome *r, uint32_t track, int cls)
+{
+	uint8_t bit = cls == CAT_GPU || cls == CAT_SYNC ? 1 : cls == CAT_CPU || cls == CAT_LAUNCH ? 2 : 0;
+	if (!bit)
+		return 0;
+	if (tf_grow_n((void **)&r->trkcls, &r->trkcls_cap, (size_t)track + 1, 1, true) < 0)
+		return TF_ENOMEM;
+	r->trkcls[track] |= bit;
+	return 0;
+}
+
+void tf_chrome_settle_gpu(tf_chrome *r)
+{
+	for (size_t i = 0; i < r->trkcls_cap; i++)
+		if (r->trkcls[i] == 2) {
+			tf_track *t = tf_ctx_track_get(r->ctx, (uint32_t)i);
+			if (t && t->input == r->input)
+				t->kind = TF_TRACK_CPU;
+		}
+}
+
+int tf_chrome_cat_class(tf_chrome *r, tf_str cat)
 {
 	if (cat == 0)
-		return false;
+		return CAT_OTHER;
 	if (tf_grow_n((void **)&r->catcls, &r->catcls_cap, (size_t)cat + 1, 1, true) < 0)
-		return false;
+		return CAT_OTHER;
 	if (!r->catcls[cat]) {
 		const char *t = tf_strtab_get(r->st, cat);
-		r->catcls[cat] = 2;
-		for (int i = 0; gpu_cats[i]; i++)
-			if (strcmp(t, gpu_cats[i]) == 0)
-				r->catcls[cat] = 1;
+		r->catcls[cat] = CAT_OTHER;
+		for (size_t i = 0; i < sizeof(cat_classes) / sizeof(cat_classes[0]); i++)
+			if (strcmp(t, cat_classes[i].name) == 0)
+				r->catcls[cat] = (uint8_t)cat_classes[i].cls;
 	}
-	return r->catcls[cat] == 1;
+	return r->catcls[cat];
 }
 
 int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f)

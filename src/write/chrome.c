@@ -255,6 +255,11 @@ static void put_span_args(tf_chrome_out *w, const tf_span *s)
 	put_us(w, s->self_ns);
 	put_s(w, ",\"call_path\":");
 	put_i64(w, s->node);
+	if (s->corr) { /* read back, it puts GPU work under its launch again */
+		put_s(w, ",\"correlation\":");
+		char b[24];
+		put_out(w, b, (size_t)snprintf(b, sizeof(b), "%" PRIu64, s->corr));
+	}
 	if (s->flags) {
 		put_s(w, ",\"repaired\":[");
 		int n = 0;

@@ -10,11 +10,22 @@ expect() {
 	$TF -q top --format json -n 0 "$@" "$in" > "$TMP/top.json" &&
 	$TF -q diff --paths --format json -n 0 "$@" "$in" "$in" > "$TMP/diff.json" &&
 	$TF -q info --format json "$@" "$in" > "$TMP/info.json" || return 1
-	python3 - "$TMP/top.json" "$TMP/diff.json" "$TMP/info.json" "${HIVE:-false}" > "$TMP/expect.json" <<'PY'
+	# a slice's self time is wall time on a CPU thread, gpu time on a GPU stream
+	echo '{"functions": []}' > "$TMP/topg.json"; echo '{"rows": []}' > "$TMP/diffg.json"
+	if $TF -q top --format json -n 0 --sample-type gpu "$@" "$in" > "$TMP/topg.json" 2>/dev/null; then
+		$TF -q diff --paths --format json -n 0 --sample-type gpu "$@" "$in" "$in" > "$TMP/diffg.json" || return 1
+	else
+		echo '{"functions": []}' > "$TMP/topg.json" # no GPU in the run
+	fi
+	python3 - "$TMP/top.json" "$TMP/diff.json" "$TMP/info.json" "${HIVE:-false}" "$TMP/topg.json" "$TMP/diffg.json" \
+		> "$TMP/expect.json" <<'PY'
 import json, sys
 top, diff, info = (json.load(open(p)) for p in sys.argv[1:4])
-funcs = {f["name"]: {"self": f["self"], "calls": f.get("calls", 0)} for f in top["functions"]}
-paths = {r["name"]: r["self"]["new"] for r in diff["rows"]}
+topg, diffg = (json.load(open(p)) for p in sys.argv[5:7])
+gself = {f["name"]: f["self"] for f in topg["functions"]}
+gpath = {r["name"]: r["self"]["new"] for r in diffg["rows"]}
+funcs = {f["name"]: {"self": f["self"] + gself.get(f["name"], 0), "calls": f.get("calls", 0)} for f in top["functions"]}
+paths = {r["name"]: r["self"]["new"] + gpath.get(r["name"], 0) for r in diff["rows"]}
 d = info["diagnostics"]
 print(json.dumps({"functions": funcs, "paths": paths, "counters": d["ev_counter"], "instants": d["ev_instant"],
                   "sent": info["messages"]["sent"], "received": info["messages"]["received"],

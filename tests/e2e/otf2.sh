@@ -30,7 +30,7 @@ pprof -raw "$TMP/scorep-mi300-hip.pb.gz" > "$TMP/mi.raw" 2>/dev/null
 for th in 'HIP\[0:0\]' 'HIP\[1:0\]' 'Master thread'; do
 	check "mi300: samples on thread $th" grep -q "thread:\[$th\]" "$TMP/mi.raw"
 done
-check "mi300: light_kernel runs on a HIP stream" sh -c "grep -A1 '^ *1 *1628332847: ' '$TMP/mi.raw' | grep -q 'thread:\[HIP'"
+check "mi300: light_kernel runs on a HIP stream, as GPU time" sh -c "grep -A1 '^ *1 *0 *1628332847: ' '$TMP/mi.raw' | grep -q 'thread:\[HIP'"
 
 # counters: the profile's counter type totals the archive's metric values
 t=$DATA/otf2/tiny_otf2

@@ -50,6 +50,11 @@ CTX = Context(prec=80, rounding=ROUND_HALF_EVEN)
 # ".5" and "5." accepted, optional exponent; no spaces, no hex, no nan/inf
 NUM = re.compile(r'[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?')
 INT64_MAX = 2**63 - 1
+# Kineto's categories (docs/gpu.md)
+GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", "cuda_sync"}
+CPU_CATS = {"python_function", "cpu_op", "user_annotation", "Operator", "cuda_runtime", "cuda_driver", "Runtime",
+            "hip_runtime"}
+CORR_CATS = GPU_CATS | {"cuda_runtime", "cuda_driver", "Runtime", "hip_runtime", "gpu_user_annotation", "cuda_sync"}
 UNNAMED = "[unnamed]"
 
 
@@ -196,7 +201,19 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
 
     def track(e):
         k = (key(e.get("pid")), key(e.get("tid")))
-        return tracks.setdefault(k, {"x": [], "be": [], "last": None})
+        return tracks.setdefault(k, {"x": [], "be": [], "last": None, "gpu_cat": False, "cpu_cat": False})
+
+    # GPU streams (docs/gpu.md): a track with a kernel, gpu_memcpy or
+    # gpu_memset region, named "stream N", or of a process named or labelled
+    # "GPU0" / "GPU 0" unless it has CPU work (Python frames, operators,
+    # runtime calls); a region's correlation id links an activity to its launch
+    gpu_pids, corr, gpu_label = set(), {}, set()
+    for e in evs:
+        if isinstance(e, dict) and e.get("ph") == "M" and e.get("name") in ("process_name", "process_labels"):
+            a = e.get("args") if isinstance(e.get("args"), dict) else {}
+            v = a.get("name") if e.get("name") == "process_name" else a.get("labels")
+            if isinstance(v, str) and re.match(r"GPU ?[0-9]", v):
+                gpu_pids.add(key(e.get("pid")))
 
     def see(tr, t):
         if tr["last"] is None or t > tr["last"]:
@@ -251,6 +268,15 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
             continue
         tr = track(e)
         see(tr, ts)
+        cat = e.get("cat")
+        if ph in ("X", "B"):
+            tr["gpu_cat"] |= cat in GPU_CATS
+            tr["cpu_cat"] |= cat in CPU_CATS
+            a = e.get("args")
+            if cat in CORR_CATS and isinstance(a, dict) and isinstance(a.get("correlation"), int):
+                corr[i] = a["correlation"]
+            if cat == "gpu_user_annotation":
+                gpu_label.add(i)
         if ph == "X":
             if dur is not None:
                 see(tr, ts + dur)
@@ -259,12 +285,19 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
             tr["be"].append((ts, i, ph, frame_name(e)))
 
     funcs, paths = {}, {}
-    tot = {"total": 0, "root_union": 0, "raw_union": 0, "calls": 0, "max_depth": 0}
+    tot = {"total": 0, "root_union": 0, "raw_union": 0, "calls": 0, "max_depth": 0, "gpu": 0, "gpu_n": 0}
+    launch = {}   # correlation id -> call path of the CPU region that has it
 
     def f(name):
-        return funcs.setdefault(name, {"calls": 0, "self_ns": 0, "incl_ns": 0, "recursive": False, "clipped": 0})
+        return funcs.setdefault(name, {"calls": 0, "self_ns": 0, "incl_ns": 0, "recursive": False, "clipped": 0,
+                                       "gpu_self_ns": 0, "gpu_incl_ns": 0})
 
-    for tk, tr in tracks.items():
+    def is_gpu(tk, tr):
+        return tr["gpu_cat"] or (not tr["cpu_cat"] and (str(tk[1]).startswith("stream ") or tk[0] in gpu_pids))
+
+    # CPU threads first: their launches are where the GPU activities go
+    order = sorted(tracks.items(), key=lambda kv: is_gpu(*kv))
+    for tk, tr in order:
         last = tr["last"]
         # spans: [start, end, name, begin index, kind, end index]
         # kind X: X with dur; BE: matched B/E pair; LAST: closed at the track's last timestamp
@@ -298,6 +331,25 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
             note("begin_unclosed", tk, name, ts, last, last - ts)
             spans.append([ts, last, name, i, "LAST", None])
         tot["calls"] += len(spans)
+        if is_gpu(tk, tr):
+            for s in sorted(spans, key=lambda s: (s[0], -s[1], s[3])):
+                name, dur = s[2], s[1] - s[0]
+                if s[3] in gpu_label:   # an annotation: a call, no time
+                    f(name)["calls"] += 1
+                    p = paths.setdefault(name, {"calls": 0, "self_ns": 0, "gpu_ns": 0})
+                    p["calls"] += 1
+                    continue
+                path = launch.get(corr.get(s[3]), ["[unattributed gpu]"]) + [name]
+                f(name)["calls"] += 1
+                f(name)["gpu_self_ns"] += dur
+                for n in set(path):
+                    f(n)["gpu_incl_ns"] += dur
+                p = paths.setdefault(";".join(path), {"calls": 0, "self_ns": 0, "gpu_ns": 0})
+                p["calls"] += 1
+                p["gpu_ns"] += dur
+                tot["gpu"] += dur
+                tot["gpu_n"] += 1
+            continue
         # raw union
         cur_s = cur_e = None
         for s in sorted(spans, key=lambda s: (s[0], s[1])):
@@ -312,6 +364,7 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
 
         spans.sort(key=lambda s: (s[0], -s[1], s[3]))
         st = []   # frames: [start, end, name, begin index, kind, end index, child_ns]
+        st_corr = []  # the correlation id of each frame, or None
 
         def close():
             s0, e0, n0 = st[-1][0], st[-1][1], st[-1][2]
@@ -325,7 +378,11 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
                 r["recursive"] = True
             else:
                 r["incl_ns"] += e0 - s0
-            p = paths.setdefault(";".join([x[2] for x in st] + [n0]), {"calls": 0, "self_ns": 0})
+            path = [x[2] for x in st] + [n0]
+            if st_corr[-1] is not None:
+                launch[st_corr[-1]] = path
+            st_corr.pop()
+            p = paths.setdefault(";".join(path), {"calls": 0, "self_ns": 0, "gpu_ns": 0})
             p["calls"] += 1
             p["self_ns"] += (e0 - s0) - c0
             if st:
@@ -365,6 +422,7 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
                     f(s[2])["clipped"] += 1
                     s[1] = st[-1][1]
             st.append(s)
+            st_corr.append(corr.get(s[3]))
             tot["max_depth"] = max(tot["max_depth"], len(st))
         while st:
             close()
@@ -373,7 +431,9 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
         for k in ("min", "max", "sum"):
             c[k] = float(c[k]) if c[k] is not None else None
     assert tot["total"] == tot["root_union"], "oracle: total self %d != root union %d" % (tot["total"], tot["root_union"])
-    return {"funcs": funcs, "paths": paths, "total_ns": tot["total"], "root_union_ns": tot["root_union"],
+    return {"funcs": funcs, "paths": paths, "total_ns": tot["total"], "gpu_ns": tot["gpu"],
+            "gpu_activities": tot["gpu_n"],
+            "root_union_ns": tot["root_union"],
             "raw_union_ns": tot["raw_union"], "calls": tot["calls"], "max_depth": tot["max_depth"],
             "diag": dict(sorted(diag.items())), "counters": counters, "tracks": len(tracks),
             "trace_spans": trace_spans, "events": len(evs)}

@@ -158,7 +158,10 @@ if oracle_only:
 got = pprof_raw.summarize(prof)
 warn = [l for l in got["stderr"].splitlines() if l.strip() and "Main binary filename not available" not in l]
 check(not warn, "go tool pprof reads it without warnings" + ("" if not warn else ": " + "; ".join(warn[:3])))
-check(got["types"] == ["calls/count", "wall/nanoseconds"], "sample types calls/count, wall/nanoseconds (%s)" % got["types"])
+want_types = ["calls/count", "wall/nanoseconds"] + (["gpu/nanoseconds"] if exp["gpu_activities"] else [])
+check(got["types"] == want_types, "sample types %s (%s)" % (", ".join(want_types), got["types"]))
+gtot = got["total"].get("gpu/nanoseconds", 0)
+check(gtot == exp["gpu_ns"], "gpu total %d ns == the GPU activities' durations %d ns" % (gtot, exp["gpu_ns"]))
 tot = got["total"].get("wall/nanoseconds", 0)
 calls = got["total"].get("calls/count", 0)
 cm, ncm = comment_line(prof)
@@ -194,6 +197,9 @@ for fn, e in exp["funcs"].items():
         bad.append("%s self %d != %d" % (fn, g["self"]["wall/nanoseconds"], e["self_ns"]))
     if g["cum"]["wall/nanoseconds"] != e["incl_ns"]:
         bad.append("%s inclusive %d != %d" % (fn, g["cum"]["wall/nanoseconds"], e["incl_ns"]))
+    if g["self"].get("gpu/nanoseconds", 0) != e["gpu_self_ns"] or g["cum"].get("gpu/nanoseconds", 0) != e["gpu_incl_ns"]:
+        bad.append("%s gpu self %d incl %d != %d, %d" % (fn, g["self"].get("gpu/nanoseconds", 0),
+                   g["cum"].get("gpu/nanoseconds", 0), e["gpu_self_ns"], e["gpu_incl_ns"]))
 extra = set(got["funcs"]) - set(exp["funcs"])
 check(not bad and not extra, "%d functions: calls, self and inclusive time equal the independent computation%s"
       % (len(exp["funcs"]), ("; " + short(bad)) if bad else "")
@@ -204,8 +210,10 @@ for p, e in exp["paths"].items():
     g = got["paths"].get(p)
     if not g:
         bad.append("%s missing" % sp(p))
-    elif g["calls/count"] != e["calls"] or g["wall/nanoseconds"] != e["self_ns"]:
-        bad.append("%s calls %d self %d != %d, %d" % (sp(p), g["calls/count"], g["wall/nanoseconds"], e["calls"], e["self_ns"]))
+    elif g["calls/count"] != e["calls"] or g["wall/nanoseconds"] != e["self_ns"] or \
+            g.get("gpu/nanoseconds", 0) != e["gpu_ns"]:
+        bad.append("%s calls %d self %d gpu %d != %d, %d, %d" % (sp(p), g["calls/count"], g["wall/nanoseconds"],
+                   g.get("gpu/nanoseconds", 0), e["calls"], e["self_ns"], e["gpu_ns"]))
 extra = set(got["paths"]) - set(exp["paths"])
 check(not bad and not extra, "%d call paths: calls and self time equal the independent computation%s"
       % (len(exp["paths"]), ("; " + short(bad, 3)) if bad else "")

@@ -90,7 +90,8 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 		c->nnodes = n;
 	}
 	c->calls[s->node]++;
-	c->self[s->node] += s->self_ns;
+	if (s->kind != TF_SPAN_KIND_GPU_LABEL) /* an annotation on a GPU stream: a call, no time */
+		c->self[s->node] += s->self_ns;
 	for (int b = 0; b < 6; b++)
 		if (s->flags & (1u << b))
 			c->flag_n[b]++;
@@ -144,13 +145,14 @@ static void check_input(const char *path, const char *const *counters)
 		fail_msg("%s: %llu opens, %llu closes", path, (unsigned long long)c->nopen,
 			 (unsigned long long)c->nclose);
 	/* calls and self time per call path: the aggregate's */
-	int tc = tf_agg_type_find(agg, "calls"), tw = tf_agg_type_find(agg, "wall");
+	/* self time: wall for CPU regions, gpu for GPU activities */
+	int tc = tf_agg_type_find(agg, "calls"), tw = tf_agg_type_find(agg, "wall"), tg = tf_agg_type_find(agg, "gpu");
 	uint32_t nn = tf_agg_nnodes(agg);
 	int64_t *acalls = calloc(nn, sizeof(int64_t)), *aself = calloc(nn, sizeof(int64_t));
 	for (size_t i = 0; i < tf_agg_nsamples(agg); i++) {
 		tf_agg_sample smp = tf_agg_sample_get(agg, i);
 		acalls[smp.node] += tf_agg_sample_value(agg, i, tc);
-		aself[smp.node] += tf_agg_sample_value(agg, i, tw);
+		aself[smp.node] += tf_agg_sample_value(agg, i, tw) + (tg >= 0 ? tf_agg_sample_value(agg, i, tg) : 0);
 	}
 	for (uint32_t n = 0; n < nn; n++) {
 		int64_t sc = n < c->nnodes ? c->calls[n] : 0, ss = n < c->nnodes ? c->self[n] : 0;
