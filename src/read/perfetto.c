@@ -54,6 +54,7 @@ typedef Perfetto__Protos__TrackDescriptor PB_Track;
 typedef struct arena {
 	char *block;
 	size_t cap, used, spill; /* spill: bytes malloc'd beyond the block since the last reset */
+	size_t limit;            /* the most one packet may take (arena_limit) */
 	void **extra;            /* those allocations */
 	uint32_t nextra, capextra;
 } arena;
@@ -67,6 +68,8 @@ static void *arena_alloc(void *u, size_t n)
 		a->used += n;
 		return p;
 	}
+	if (a->used + a->spill + n > a->limit) /* hostile nesting: the packet fails (bad_event) */
+		return NULL;
 	void *p = malloc(n);
 	if (!p || tf_grow((void **)&a->extra, &a->capextra, a->nextra + 1, sizeof(void *)) < 0) {
 		free(p);
@@ -81,6 +84,15 @@ static void arena_free(void *u, void *p)
 {
 	(void)u;
 	(void)p;
+}
+
+/* What unpacking a packet of len bytes may take: 32 bytes of structures
+ * per byte (empty sub-messages are 2 bytes each), at most 256 MiB, plus 1
+ * MiB.  A real packet needs a few times its size. */
+static size_t arena_limit(uint64_t len)
+{
+	uint64_t l = len * 32;
+	return (size_t)((l < (256u << 20) ? l : (256u << 20)) + (1u << 20));
 }
 
 /* Empties the arena; a block that was too small is replaced by one that
@@ -176,11 +188,15 @@ static tf_str intern_fmt(tf_pf *r, const char *fmt, int64_t v)
 	return intern(r, b);
 }
 
-static pseq *seq_get(tf_pf *r, uint32_t id)
+/* A sequence's state: made only when a packet sets some (add), so that
+ * packets on countless sequences cost nothing. */
+static pseq *seq_get(tf_pf *r, uint32_t id, bool add)
 {
 	uint32_t i = tf_hmap_get(&r->by_seq, id);
 	if (i != UINT32_MAX)
 		return &r->seqs[i];
+	if (!add)
+		return NULL;
 	if (tf_grow((void **)&r->seqs, &r->capseqs, r->nseqs + 1, sizeof(pseq)) < 0 ||
 	    tf_hmap_put(&r->by_seq, id, r->nseqs) < 0)
 		return NULL;
@@ -398,8 +414,13 @@ static int64_t packet_ts(pseq *s, const PB_Packet *p)
 		pclock *c = &s->clocks[j];
 		if (c->id != clock)
 			continue;
-		int64_t v = c->incremental ? (c->last += ts) : ts;
-		return c->ref + (v - c->snap) * (int64_t)c->mult;
+		/* unsigned, wrapping, as Perfetto's timestamps are */
+		uint64_t v = (uint64_t)ts;
+		if (c->incremental) {
+			v += (uint64_t)c->last;
+			c->last = (int64_t)v;
+		}
+		return (int64_t)((uint64_t)c->ref + (v - (uint64_t)c->snap) * c->mult);
 	}
 	return ts;
 }
@@ -427,6 +448,36 @@ static int flows(tf_pf *r, const tf_event *base, const uint64_t *ids, size_t n, 
 			ev.phase = seen ? 't' : 's';
 		}
 		TF_TRY(emit(r, &ev));
+	}
+	return 0;
+}
+
+/* What tracefold's writer says of a slice in its debug annotations: "gpu"
+ * (1 a GPU activity, 2 a GPU annotation: its track is a GPU stream) and
+ * "correlation" (the id that links a GPU activity to its launch). */
+static int gpu_annotations(tf_pf *r, uint32_t seq, const PB_Event *e, tf_event *ev)
+{
+	for (size_t i = 0; i < e->n_debug_annotations; i++) {
+		const Perfetto__Protos__DebugAnnotation *a = e->debug_annotations[i];
+		const char *name = NULL;
+		if (a->name_field_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME)
+			name = a->name;
+		else if (a->name_field_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME_IID) {
+			tf_str s = interned(r, seq, 2, a->name_iid);
+			name = s ? tf_strtab_get(r->st, s) : NULL;
+		}
+		uint64_t v = a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE ? (uint64_t)a->int_value
+			     : a->value_case == PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE ? a->uint_value
+												      : 0;
+		if (!name || !v)
+			continue;
+		if (!strcmp(name, "correlation")) {
+			ev->corr = v;
+		} else if (!strcmp(name, "gpu")) {
+			tf_ctx_track_get(r->ctx, ev->track)->kind = TF_TRACK_GPU;
+			if (v == 2)
+				ev->flags |= TF_EVF_GPU_LABEL;
+		}
 	}
 	return 0;
 }
@@ -476,6 +527,8 @@ static int on_track_event(tf_pf *r, pseq *s, uint32_t seq, const PB_Packet *p)
 		ev.name = 0; /* the innermost open slice */
 		ev.cat = 0;
 	}
+	if (type == TYPE_BEGIN)
+		TF_TRY(gpu_annotations(r, seq, e, &ev));
 	/* flows sit inside the slice they are attached to: after a begin,
 	 * before an end */
 	if (type != TYPE_BEGIN) {
@@ -511,11 +564,12 @@ static int put_interned(tf_pf *r, uint32_t seq, unsigned kind, uint64_t iid, con
 static int on_packet(tf_pf *r, const PB_Packet *p)
 {
 	uint32_t seq = p->has_trusted_packet_sequence_id ? p->trusted_packet_sequence_id : 0;
-	pseq *s = seq_get(r, seq);
-	if (!s)
+	bool cleared = (p->has_sequence_flags && (p->sequence_flags & SEQ_CLEARED)) ||
+		       (p->has_incremental_state_cleared && p->incremental_state_cleared);
+	pseq *s = seq_get(r, seq, cleared || p->trace_packet_defaults || p->clock_snapshot);
+	if (!s && (cleared || p->trace_packet_defaults || p->clock_snapshot))
 		return TF_ENOMEM;
-	if ((p->has_sequence_flags && (p->sequence_flags & SEQ_CLEARED)) ||
-	    (p->has_incremental_state_cleared && p->incremental_state_cleared)) {
+	if (s && cleared) {
 		s->has_track = false;
 		s->clock = 0;
 		s->nclocks = 0;
@@ -538,6 +592,9 @@ static int on_packet(tf_pf *r, const PB_Packet *p)
 			TF_TRY(put_interned(r, seq, 0, in->event_names[i]->iid, in->event_names[i]->name));
 		for (size_t i = 0; i < in->n_event_categories; i++)
 			TF_TRY(put_interned(r, seq, 1, in->event_categories[i]->iid, in->event_categories[i]->name));
+		for (size_t i = 0; i < in->n_debug_annotation_names; i++)
+			TF_TRY(put_interned(r, seq, 2, in->debug_annotation_names[i]->iid,
+					    in->debug_annotation_names[i]->name));
 		used = true;
 	}
 	if (p->track_descriptor) {
@@ -631,7 +688,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 			break;
 		}
 		r.offset = q.base + q.pos;
-		uint64_t tag, len;
+		uint64_t tag = 0, len = 0;
 		int v = varint(&q, &tag, err);
 		if (v == 1 && (tag & 7) == 2)
 			v = varint(&q, &len, err);
@@ -641,7 +698,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 			rc = v;
 			break;
 		}
-		if (v == -1 || len > MAX_PACKET) {
+		if (v == -1 || (v == 1 && len > MAX_PACKET)) {
 			rc = tf_error_set(err, TF_EFORMAT, path, (int64_t)r.offset, -1,
 					  "not a Perfetto trace packet at byte %" PRIu64 " (packet %" PRIu64 ")",
 					  r.offset, r.packet);
@@ -662,6 +719,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 			r.packet++;
 			continue;
 		}
+		ar.limit = arena_limit(len);
 		PB_Packet *p = perfetto__protos__trace_packet__unpack(&alloc, (size_t)len, data);
 		if (!p) {
 			tf_count_skip(ctx, TF_DIAG_bad_event);
@@ -721,7 +779,7 @@ static int sniff(const char *path, int is_dir, const unsigned char *h, size_t n)
 			break;
 	}
 	if (len == 0 || len > MAX_PACKET)
-		return TF_SNIFF_NO;
+		return named ? TF_SNIFF_MAYBE : TF_SNIFF_NO; /* the reader says where it is wrong */
 	size_t end = len < n - i ? i + (size_t)len : n;
 	int fields = 0;
 	while (i < end) {

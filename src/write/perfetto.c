@@ -63,8 +63,9 @@ typedef Perfetto__Protos__DebugAnnotation PB_Annot;
 #define UUID_COUNTER (1ull << 61)
 
 /* The debug annotation names (iid = the index). */
-enum { AN_REPAIRED = 1, AN_TAG, AN_COMMUNICATOR, AN_BYTES, AN_COUNT };
-static const char *const annot_names[AN_COUNT] = { NULL, "repaired", "tag", "communicator", "bytes" };
+enum { AN_REPAIRED = 1, AN_TAG, AN_COMMUNICATOR, AN_BYTES, AN_GPU, AN_CORRELATION, AN_COUNT };
+static const char *const annot_names[AN_COUNT] = { NULL, "repaired", "tag", "communicator", "bytes",
+						   "gpu", "correlation" };
 
 /* What is interned on a sequence (intern_once). */
 enum { IN_NAME, IN_CAT, IN_ANNOT };
@@ -328,7 +329,7 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
 	}
 	k->p.has_timestamp = 1;
 	if (ts >= q->last) { /* ns since the sequence's previous packet (clock 64) */
-		k->p.timestamp = (uint64_t)(ts - q->last);
+		k->p.timestamp = (uint64_t)ts - (uint64_t)q->last; /* fits: ts >= last */
 		q->last = ts;
 	} else { /* earlier: absolute, as its two's complement when negative (docs/perfetto.md) */
 		k->p.timestamp = (uint64_t)ts;
@@ -426,6 +427,10 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 	evpacket e;
 	TF_TRY(event_packet(w, &e, s->track, s->start_ns, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, s->name,
 			    s->cat));
+	if (s->kind != TF_SPAN_KIND_CPU) /* 1 a GPU activity, 2 a GPU annotation (docs/gpu.md) */
+		annot_int(w, &e, AN_GPU, s->kind);
+	if (s->corr) /* read back, it puts GPU work under its launch again */
+		annot_int(w, &e, AN_CORRELATION, (int64_t)s->corr);
 	return put_event(w, &e);
 }
 
@@ -449,7 +454,10 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	return put_event(w, &e);
 }
 
-/* One end of an arrow: an instant carrying the flow id. */
+/* One end of an arrow: an instant carrying the flow id, in flow_ids on the
+ * earlier end and terminating_flow_ids on the later one (trace processor
+ * takes a flow's events in time order: a receive before its send, clocks
+ * skewed, would otherwise end a flow that has not started). */
 static int flow_end(tf_perfetto_out *w, const tf_pend *p, tf_str name, tf_str cat, const tf_pend *msg, bool start)
 {
 	uint32_t track = (uint32_t)p->track;
@@ -490,8 +498,9 @@ static int arrow(tf_perfetto_out *w, const tf_pend *s, const tf_pend *e, bool ms
 	tf_str name = msg ? intern(w, "message") : s->name ? s->name : intern(w, "flow");
 	tf_str cat = s->cat ? s->cat : intern(w, msg ? "message" : "flow");
 	TF_TRY(w->rc);
-	TF_TRY(flow_end(w, s, name, cat, msg ? s : NULL, true));
-	return flow_end(w, e, name, cat, msg ? s : NULL, false);
+	bool send_first = s->ts <= e->ts;
+	TF_TRY(flow_end(w, s, name, cat, msg ? s : NULL, send_first));
+	return flow_end(w, e, name, cat, msg ? s : NULL, !send_first);
 }
 
 static int message_pair(void *u, const tf_pend *s, const tf_pend *r)
@@ -584,7 +593,8 @@ static int perfetto_open(const tf_writer_args *a, const char *path, tf_span_sink
 	return 0;
 }
 
-static const char *const perfetto_suffixes[] = { ".pftrace", ".perfetto-trace", ".pftrace.gz", NULL };
+static const char *const perfetto_suffixes[] = { ".pftrace", ".perfetto-trace", ".pftrace.gz", ".perfetto-trace.gz",
+						  NULL };
 
 const tf_writer tf_writer_perfetto = {
 	"perfetto", "a timeline as a Perfetto protobuf trace, gzipped for .gz (ui.perfetto.dev, trace processor; "

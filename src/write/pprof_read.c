@@ -464,17 +464,14 @@ static int varint(const unsigned char *b, size_t n, size_t *i, uint64_t *v)
 	return 0;
 }
 
-/* Walks b[0..n) as Profile fields: each must be a known field number with
- * its wire type (1-6, 11: length-delimited; 7-10, 12, 14, 15: varint; 13:
- * varint or packed).  Returns 0 when the fields end exactly at n, 1 when the
- * last one runs past n (truncated), -1 when a field is not a Profile field;
- * *at is where the last field starts, *fields how many were whole. */
 /* A sample_type entry: a ValueType, type (1) and unit (2), both varints.
  * (This is what tells a profile from a Perfetto trace: both are a list of
  * length-delimited field 1 at the top.) */
 static bool value_type(const unsigned char *b, size_t n)
 {
 	size_t i = 0;
+	if (n == 0) /* type and unit both "": nothing a profile writes */
+		return false;
 	while (i < n) {
 		uint64_t tag, v;
 		if (!varint(b, n, &i, &tag) || (tag != 0x08 && tag != 0x10) || !varint(b, n, &i, &v))
@@ -483,6 +480,11 @@ static bool value_type(const unsigned char *b, size_t n)
 	return true;
 }
 
+/* Walks b[0..n) as Profile fields: each must be a known field number with
+ * its wire type (1-6, 11: length-delimited; 7-10, 12, 14, 15: varint; 13:
+ * varint or packed).  Returns 0 when the fields end exactly at n, 1 when the
+ * last one runs past n (truncated), -1 when a field is not a Profile field;
+ * *at is where the last field starts, *fields how many were whole. */
 static int walk_fields(const unsigned char *b, size_t n, size_t *at, size_t *fields)
 {
 	size_t i = 0;
