@@ -342,6 +342,15 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 		       (long long)s->min_ns, (long long)s->max_ns);
 	else
 		printf("time span: none\n");
+	uint64_t gn = d->n[TF_DIAG_gpu_attributed] + d->n[TF_DIAG_gpu_unattributed];
+	if (gn) { /* docs/gpu.md */
+		uint64_t ga = d->ns[TF_DIAG_gpu_attributed], gt = ga + d->ns[TF_DIAG_gpu_unattributed];
+		char b2[32];
+		tf_fmt_ns(gt, b1, sizeof(b1));
+		tf_fmt_ns(ga, b2, sizeof(b2));
+		printf("gpu: %" PRIu64 " activities, %s; under their launch: %s (%.1f%%)\n", gn, b1, b2,
+		       gt ? 100.0 * (double)ga / (double)gt : 100.0);
+	}
 	printf("events: %" PRIu64 " decoded\n", d->n[TF_DIAG_events_read]);
 	for (int i = 0; i < TF_DIAG_COUNT; i++) {
 		tf_severity sev = tf_diag_severity(i);
