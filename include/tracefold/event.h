@@ -67,6 +67,9 @@ enum {
 	/* a region on a GPU stream that labels the activities inside it and
 	 * is no GPU time itself (Kineto's gpu_user_annotation) */
 	TF_EVF_GPU_LABEL = 1u << 0,
+	/* TF_EV_INSTANT: a memory event (Kineto's "[memory]"): value = the
+	 * bytes allocated, negative for a free */
+	TF_EVF_MEMORY = 1u << 1,
 };
 
 const char *tf_ev_kind_name(tf_ev_kind k);

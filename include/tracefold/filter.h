@@ -42,6 +42,10 @@ typedef struct tf_filter_opts {
 	const char *ranks_text;     /* the LIST as written, for messages */
 	tf_window window;
 	const char *window_text;    /* NULL: no --window */
+	/* --steps A:B (Kineto's ProfilerStep#N, A <= N <= B): the pipeline
+	 * turns it into an absolute window (tf_pipeline_steps); NULL: none */
+	const char *steps_text;
+	int64_t step_lo, step_hi;
 } tf_filter_opts;
 
 /* "0,2,5-7" -> ranges (*out malloc'd, the caller frees it).  TF_EUSAGE with
@@ -54,6 +58,8 @@ int tf_time_parse(const char *s, int64_t *ns_out, tf_error *err);
 /* "START:END", each side empty, a time (relative) or '@' and a time
  * (absolute).  START < END when both are of the same kind. */
 int tf_window_parse(const char *spec, tf_window *w, tf_error *err);
+/* "5:8", "5" (one step), "5:" (from 5 on), ":8" -> [*lo, *hi].  TF_EUSAGE. */
+int tf_steps_parse(const char *spec, int64_t *lo, int64_t *hi, tf_error *err);
 
 /* Does --ranks keep a track of this rank (-1: none)?  True without --ranks. */
 bool tf_filter_rank_kept(const tf_filter_opts *o, int64_t rank);

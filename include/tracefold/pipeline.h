@@ -44,6 +44,14 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const char *format, int64_t *first_ns,
 			 tf_error *err);
 
+/* --steps (fo->steps_text): reads the inputs once (scratch contexts, as
+ * above) for the window [*start, *end) of Kineto's ProfilerStep#N regions
+ * with fo->step_lo <= N <= fo->step_hi, extended to the end of the last GPU
+ * activity launched inside them (docs/gpu.md).  TF_EUSAGE when no such
+ * step exists (saying which steps do). */
+int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts *fo,
+		      int64_t *start, int64_t *end, tf_error *err);
+
 /* After reading one trace input (before = the ctx's counters before it):
  * no usable event is an error (TF_EFORMAT naming path); an input that lost
  * more events than it gave gets a ctx warning.  Returns 0 or TF_EFORMAT. */

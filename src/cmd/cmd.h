@@ -65,7 +65,8 @@ void tf_report_diag(tf_ctx *ctx);
  *       --clip-tolerance DUR  stack builder: largest overhang clipped (default 1us)
  *       --strict              any repair or lost input is an error (exit 3)
  *       --ranks LIST          keep the tracks of these MPI ranks (filter.h)
- *       --window START:END    keep what happened in [START, END) (filter.h) */
+ *       --window START:END    keep what happened in [START, END) (filter.h)
+ *       --steps A:B           the window of ProfilerStep#A..#B (filter.h) */
 typedef struct tf_input_opts {
 	const char *format;
 	const char **counters;  /* NULL-terminated, split from the LIST */
@@ -104,7 +105,9 @@ void tf_input_opts_free(tf_input_opts *o);
 	"                       unit (1.5s, 250ms, 10us, 100ns) from the run's first\n"       \
 	"                       timestamp (the inputs are then read twice), or with @ in\n"    \
 	"                       the inputs' own time base; a side may be empty (:5s, 10s:);\n" \
-	"                       regions are clipped to it (docs/cli.md \"Filters\")\n"
+	"                       regions are clipped to it (docs/cli.md \"Filters\")\n"      \
+	"      --steps A:B      PyTorch: the window of Kineto's ProfilerStep#A..#B, to the\n"  \
+	"                       end of the last GPU work they launched (docs/gpu.md)\n"
 
 /* --name-width N of top and diff: names in text and Markdown tables are
  * shortened to N code points (tf_name_short); 0 = never. */

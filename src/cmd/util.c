@@ -195,8 +195,8 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 	bool ctr = !strcmp(a, "-c") || !strcmp(a, "--counters");
 	bool edf = !strcmp(a, "--edf");
 	bool tol = !strcmp(a, "--clip-tolerance");
-	bool ranks = !strcmp(a, "--ranks"), window = !strcmp(a, "--window");
-	if (!fmt && !ctr && !edf && !tol && !ranks && !window)
+	bool ranks = !strcmp(a, "--ranks"), window = !strcmp(a, "--window"), steps = !strcmp(a, "--steps");
+	if (!fmt && !ctr && !edf && !tol && !ranks && !window && !steps)
 		return 0;
 	if (tf_missing_value(cmd, argc, argv, *i))
 		return -1;
@@ -222,7 +222,7 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 			return -1;
 		}
 		o->has_clip_tolerance = true;
-	} else if (ranks || window) {
+	} else if (ranks || window || steps) {
 		tf_error err;
 		tf_error_clear(&err);
 		int r;
@@ -233,9 +233,16 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 			r = tf_ranks_parse(v, &o->ranks_buf, &o->filter.nranks, &err);
 			o->filter.ranks = o->ranks_buf;
 			o->filter.ranks_text = v;
-		} else {
+		} else if (window) {
 			r = tf_window_parse(v, &o->filter.window, &err);
 			o->filter.window_text = v;
+		} else {
+			r = tf_steps_parse(v, &o->filter.step_lo, &o->filter.step_hi, &err);
+			o->filter.steps_text = v;
+		}
+		if (r == 0 && o->filter.steps_text && o->filter.window_text) {
+			tf_usage_error(cmd, "--steps and --window: give one of them (--steps is a window)");
+			return -1;
 		}
 		if (r < 0) {
 			tf_usage_error(cmd, "%s", err.msg);

@@ -22,6 +22,7 @@ struct tf_agg_sink {
 	tf_diag *diag;
 	int t_calls, t_wall;
 	int t_gpu;              /* "gpu/nanoseconds", made at the first GPU activity; -1 before */
+	int t_alloc_space, t_alloc_objects; /* bytes and count allocated, at the first allocation; -1 before */
 	bool dense_cw;          /* both in the agg's dense value vectors: always, on a new agg */
 	/* per track: its label set, resolved when its first sample is added
 	 * (for sorted tracks that is after the input's metadata was read) */
@@ -133,24 +134,48 @@ static int on_prepare(tf_span_sink *sk, const tf_event *ev)
 	return 0;
 }
 
+/* A samples' call path: the node, or "[no region]" outside any region
+ * (pprof samples need a location). */
+static int sample_node(tf_agg_sink *k, uint32_t *node)
+{
+	if (*node != TF_CPATH_ROOT)
+		return 0;
+	if (!k->no_region)
+		k->no_region = tf_strtab_intern_cstr(tf_ctx_strtab(k->ctx), "[no region]");
+	*node = tf_agg_child(k->agg, TF_CPATH_ROOT, k->no_region);
+	return *node == (uint32_t)-1 ? TF_ENOMEM : 0;
+}
+
+/* An allocation (a memory event with bytes > 0): its bytes and one object
+ * under the call path active when it happened (docs/gpu.md); frees are
+ * not samples. */
+static int add_alloc(tf_agg_sink *k, const tf_event *ev, uint32_t node)
+{
+	if (ev->value <= 0)
+		return 0;
+	if (k->t_alloc_space < 0 && ((k->t_alloc_space = tf_agg_type(k->agg, "alloc_space", "bytes")) < 0 ||
+				     (k->t_alloc_objects = tf_agg_type(k->agg, "alloc_objects", "count")) < 0))
+		return TF_ENOMEM;
+	uint32_t ls;
+	TF_TRY(labelset(k, ev->track, &ls));
+	TF_TRY(sample_node(k, &node));
+	TF_TRY(tf_agg_add(k->agg, node, ls, k->t_alloc_space, tf_sat_from_double(ev->value)));
+	return tf_agg_add(k->agg, node, ls, k->t_alloc_objects, 1);
+}
+
 static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
-	if (ev->kind != TF_EV_COUNTER)
+	if (ev->kind == TF_EV_INSTANT && (ev->flags & TF_EVF_MEMORY))
+		return add_alloc(k, ev, node);
+	if (ev->kind != TF_EV_COUNTER || !k->counters)
 		return 0;
 	int type = counter_type(k, ev->name);
 	if (type < 0)
 		return 0;
 	uint32_t ls;
 	TF_TRY(labelset(k, ev->track, &ls));
-	if (node == TF_CPATH_ROOT) {
-		/* pprof samples need a location: a counter outside any region goes to "[no region]" */
-		if (!k->no_region)
-			k->no_region = tf_strtab_intern_cstr(tf_ctx_strtab(k->ctx), "[no region]");
-		node = tf_agg_child(k->agg, TF_CPATH_ROOT, k->no_region);
-		if (node == (uint32_t)-1)
-			return TF_ENOMEM;
-	}
+	TF_TRY(sample_node(k, &node));
 	return tf_agg_add(k->agg, node, ls, type, tf_sat_from_double(ev->value));
 }
 
@@ -163,7 +188,11 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 	k->agg = agg;
 	k->diag = tf_ctx_diag(ctx);
 	k->spans.close = on_close;
-	k->t_gpu = -1;
+	k->t_gpu = k->t_alloc_space = k->t_alloc_objects = -1;
+	/* memory events (instants) always: their sample types appear only in
+	 * runs that have some */
+	k->spans.event = on_event;
+	k->spans.event_kinds = 1u << TF_EV_INSTANT;
 	k->t_calls = tf_agg_type(agg, "calls", "count");
 	k->t_wall = tf_agg_type(agg, "wall", "nanoseconds");
 	if (k->t_calls < 0 || k->t_wall < 0) {
@@ -177,9 +206,8 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 		for (int i = 0; counters[i]; i++)
 			if (strcmp(counters[i], "all") == 0)
 				k->all_counters = true;
-		k->spans.event = on_event;
 		k->spans.prepare = on_prepare;
-		k->spans.event_kinds = 1u << TF_EV_COUNTER;
+		k->spans.event_kinds |= 1u << TF_EV_COUNTER;
 	}
 	return k;
 }

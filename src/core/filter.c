@@ -183,6 +183,30 @@ int tf_window_parse(const char *spec, tf_window *w, tf_error *err)
 	return 0;
 }
 
+int tf_steps_parse(const char *spec, int64_t *lo, int64_t *hi, tf_error *err)
+{
+	const char *p = spec, *colon = strchr(spec, ':');
+	*lo = 0;
+	*hi = INT64_MAX;
+	bool ok = true;
+	if (p != colon && *p)
+		ok = parse_u63(&p, lo) && (colon ? p == colon : !*p);
+	if (ok && colon) {
+		p = colon + 1;
+		if (*p)
+			ok = parse_u63(&p, hi) && !*p;
+	} else if (ok) {
+		*hi = *lo;
+	}
+	if (!ok || !*spec || (colon && colon == spec && !colon[1]))
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+				    "--steps '%s': want A:B, N, A: or :B (the numbers of Kineto's ProfilerStep#N)", spec);
+	if (*lo > *hi)
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "--steps '%s': %lld is after %lld", spec,
+				    (long long)*lo, (long long)*hi);
+	return 0;
+}
+
 static bool rank_in(const tf_filter_opts *o, int64_t rank)
 {
 	for (size_t i = 0; i < o->nranks; i++)
@@ -198,7 +222,7 @@ bool tf_filter_rank_kept(const tf_filter_opts *o, int64_t rank)
 
 bool tf_filter_active(const tf_filter_opts *o)
 {
-	return o && (o->nranks || o->window_text);
+	return o && (o->nranks || o->window_text || o->steps_text);
 }
 
 bool tf_window_relative(const tf_window *w)

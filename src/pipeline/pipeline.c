@@ -144,6 +144,129 @@ int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const ch
 	return 1;
 }
 
+/* --steps: the first pass that finds Kineto's ProfilerStep#N regions in
+ * [lo, hi], and the launches and GPU activities (by correlation id, per
+ * input) to extend the window to the end of the GPU work the steps
+ * launched.  Memory: 16 bytes per launch and per GPU activity. */
+typedef struct steps_sink {
+	tf_sink sink;
+	tf_ctx *ctx;                     /* the input's (scratch) ctx */
+	uint32_t input;
+	int64_t lo, hi;                  /* the step numbers wanted */
+	bool any, any_step;
+	int64_t start, end;              /* of the steps wanted */
+	int64_t seen_lo, seen_hi;        /* the step numbers present */
+	tf_hmap launch, gpu;             /* (input, corr) -> index in ts/gend */
+	int64_t *ts, *gend;
+	uint32_t nts, capts, ngend, capgend;
+} steps_sink;
+
+static int put_max(tf_hmap *m, int64_t **v, uint32_t *n, uint32_t *cap, uint64_t key, int64_t x, bool keep_max)
+{
+	uint32_t i = tf_hmap_get(m, key);
+	if (i == UINT32_MAX) {
+		if (tf_grow((void **)v, cap, *n + 1, sizeof(int64_t)) < 0 || tf_hmap_put(m, key, *n) < 0)
+			return TF_ENOMEM;
+		(*v)[(*n)++] = x;
+	} else if (!keep_max || x > (*v)[i]) {
+		(*v)[i] = x;
+	}
+	return 0;
+}
+
+static int steps_event(tf_sink *k, const tf_event *ev)
+{
+	steps_sink *s = tf_container_of(k, steps_sink, sink);
+	if (ev->kind != TF_EV_COMPLETE && ev->kind != TF_EV_BEGIN)
+		return 0;
+	int64_t end = ev->kind == TF_EV_COMPLETE && ev->dur_ns > 0 ? tf_sat_add(ev->ts_ns, ev->dur_ns) : ev->ts_ns;
+	const tf_track *t = tf_ctx_track_get(s->ctx, ev->track);
+	uint64_t key = tf_mix64(ev->corr * 0x9E3779B97F4A7C15ull ^ s->input);
+	if (ev->corr && t && t->kind == TF_TRACK_GPU)
+		return put_max(&s->gpu, &s->gend, &s->ngend, &s->capgend, key, end, true);
+	if (ev->corr)
+		TF_TRY(put_max(&s->launch, &s->ts, &s->nts, &s->capts, key, ev->ts_ns, false));
+	const char *name = ev->name ? tf_strtab_get(tf_ctx_strtab(s->ctx), ev->name) : "";
+	if (ev->kind != TF_EV_COMPLETE || strncmp(name, "ProfilerStep#", 13) != 0)
+		return 0;
+	char *stop;
+	long long n = strtoll(name + 13, &stop, 10);
+	if (stop == name + 13 || *stop || n < 0)
+		return 0;
+	if (!s->any_step || n < s->seen_lo)
+		s->seen_lo = n;
+	if (!s->any_step || n > s->seen_hi)
+		s->seen_hi = n;
+	s->any_step = true;
+	if (n < s->lo || n > s->hi)
+		return 0;
+	if (!s->any || ev->ts_ns < s->start)
+		s->start = ev->ts_ns;
+	if (!s->any || end > s->end)
+		s->end = end;
+	s->any = true;
+	return 0;
+}
+
+int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts *fo,
+		      int64_t *start, int64_t *end, tf_error *err)
+{
+	steps_sink ss = { .sink = { .event = steps_event }, .lo = fo->step_lo, .hi = fo->step_hi };
+	int rc = 0;
+	for (int i = 0; i < n && rc == 0; i++) {
+		const tf_format *f = tf_format_find(inputs[i], format, err);
+		if (!f) {
+			rc = err && err->code ? err->code : TF_EUNKNOWN;
+			break;
+		}
+		tf_ctx *scratch = tf_ctx_new();
+		if (!scratch) {
+			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+			break;
+		}
+		*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);
+		ss.ctx = scratch;
+		ss.input = (uint32_t)i;
+		int r = f->read(inputs[i], (uint32_t)i, scratch, &ss.sink, err);
+		tf_ctx_free(scratch);
+		if (r < 0 && r != TF_ESTOP) {
+			if (err && !err->code)
+				tf_error_set(err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
+			rc = r;
+		}
+	}
+	if (rc == 0 && !ss.any) {
+		if (ss.any_step)
+			rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+					  "--steps %s: no ProfilerStep#N with N in it (the inputs have steps %lld to %lld)",
+					  fo->steps_text, (long long)ss.seen_lo, (long long)ss.seen_hi);
+		else
+			rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+					  "--steps %s: the inputs have no ProfilerStep#N regions (PyTorch profiler "
+					  "traces recorded with a schedule have them)", fo->steps_text);
+	}
+	if (rc == 0) {
+		/* to the end of the GPU work launched inside the steps */
+		*start = ss.start;
+		*end = ss.end;
+		for (uint32_t k = 0; k < ss.launch.cap; k++) {
+			if (!ss.launch.vals[k])
+				continue;
+			int64_t ts = ss.ts[ss.launch.vals[k] - 1];
+			uint32_t g = tf_hmap_get(&ss.gpu, ss.launch.keys[k]);
+			if (ts >= ss.start && ts <= ss.end && g != UINT32_MAX && ss.gend[g] > *end)
+				*end = ss.gend[g];
+		}
+		if (*end <= *start)
+			*end = *start + 1; /* a window of at least 1 ns */
+	}
+	tf_hmap_free(&ss.launch);
+	tf_hmap_free(&ss.gpu);
+	free(ss.ts);
+	free(ss.gend);
+	return rc;
+}
+
 /* Adds text to agg's comments unless it is there (seen: interned text ->
  * 1); add = false only records it. */
 static int add_comment(tf_ctx *ctx, tf_agg *agg, tf_hmap *seen, const char *text, bool add)
@@ -193,6 +316,8 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	tf_filter *filter = NULL;
 	const tf_filter_opts *fo = o && tf_filter_active(o->filter) ? o->filter : NULL;
 	int64_t win_lo = INT64_MIN, win_hi = INT64_MAX; /* the window, absolute */
+	tf_filter_opts steps_fo;                         /* --steps: fo with its window */
+	char steps_text[320];
 	tf_agg *tmp = NULL;
 	const char *types_from = NULL;
 	tf_hmap seen = { 0 }; /* comment strings already in agg */
@@ -245,6 +370,24 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		}
 		if (fo->window_text && (rc = tf_window_resolve(&fo->window, first_ts, &win_lo, &win_hi, err)) < 0)
 			goto done;
+		if (fo->steps_text) {
+			for (int i = 0; i < n; i++)
+				if (!strcmp(inputs[i], "-")) {
+					rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+							  "--steps needs the inputs read twice, which standard input "
+							  "cannot be");
+					goto done;
+				}
+			if ((rc = tf_pipeline_steps(ctx, inputs, n, format, fo, &win_lo, &win_hi, err)) < 0)
+				goto done;
+			/* from here on, a window like any other */
+			steps_fo = *fo;
+			steps_fo.window = (tf_window){ true, true, true, true, win_lo, win_hi };
+			snprintf(steps_text, sizeof(steps_text), "@%lldns:@%lldns (--steps %.200s)", (long long)win_lo,
+				 (long long)win_hi, fo->steps_text);
+			steps_fo.window_text = steps_text;
+			fo = &steps_fo;
+		}
 		if (!(filter = tf_filter_new(ctx, fo, win_lo, win_hi, rel, first_ts))) {
 			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;

@@ -318,6 +318,17 @@ static int process_event(tf_chrome *r, const tf_chrome_fields *f)
 			ev.ts_ns = 0;
 		return emit(r, &ev);
 	}
+	if (ev.kind == TF_EV_INSTANT && ev.name == r->memory_name && f->args.type == TF_JSON_OBJECT) {
+		/* Kineto: args.Bytes allocated (negative: freed) */
+		tf_json_iter it;
+		tf_json_span k, v;
+		tf_json_iter_begin(&it, &f->args);
+		while (tf_json_iter_next(&it, &k, &v))
+			if (tf_json_is(&k, "Bytes") && tf_json_double(&v, &ev.value)) {
+				ev.flags |= TF_EVF_MEMORY;
+				break;
+			}
+	}
 	if (ph == 'X' && ev.cat && ev.cat == r->trace_cat && !tf_ctx_opts(r->ctx)->keep_trace_span) {
 		/* Kineto's "PyTorch Profiler (0)": the trace window, not work */
 		tf_count_skip(r->ctx, TF_DIAG_trace_span);
@@ -698,7 +709,8 @@ tf_chrome *tf_chrome_new(const char *path, uint32_t input, tf_ctx *ctx, tf_sink 
 	r->state = S_START;
 	r->rank = -1;
 	r->trace_cat = tf_strtab_intern_cstr(r->st, "Trace");
-	if (r->trace_cat == (tf_str)-1) {
+	r->memory_name = tf_strtab_intern_cstr(r->st, "[memory]");
+	if (r->trace_cat == (tf_str)-1 || r->memory_name == (tf_str)-1) {
 		free(r);
 		return NULL;
 	}

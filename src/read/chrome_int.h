@@ -57,6 +57,7 @@ struct tf_chrome {
 	uint64_t index;        /* next event's 0-based index in the input */
 	int64_t rank;          /* distributedInfo.rank, -1 none */
 	tf_str trace_cat;      /* "Trace" (Kineto's whole-trace span) */
+	tf_str memory_name;    /* "[memory]" (Kineto's allocations and frees) */
 	bool lines;            /* JSON lines: events separated by newlines, no commas */
 	bool has_events;       /* object form: a traceEvents array was met */
 	bool nl;               /* a newline since the last event (S_ARR_NEXT) */

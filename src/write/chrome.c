@@ -403,11 +403,12 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	TF_TRY(track_meta(w, ev->track));
 	put_head(w, ev->kind == TF_EV_COUNTER ? "\"ph\":\"C\"" : "\"ph\":\"i\",\"s\":\"t\"", ev->track, ev->ts_ns);
 	put_name_cat(w, ev->name, ev->cat);
-	if (ev->kind == TF_EV_COUNTER) {
+	if (ev->kind == TF_EV_COUNTER || (ev->flags & TF_EVF_MEMORY)) {
 		char b[40];
 		/* readers never pass NaN or infinities (bad_event) */
 		int n = snprintf(b, sizeof(b), "%.17g", ev->value);
-		put_s(w, ",\"args\":{\"value\":");
+		/* a memory event keeps Kineto's name for its bytes: read back, it allocates again */
+		put_s(w, ev->kind == TF_EV_COUNTER ? ",\"args\":{\"value\":" : ",\"args\":{\"Bytes\":");
 		put_out(w, b, (size_t)n);
 		put_s(w, "}");
 	}

@@ -30,6 +30,13 @@ ua=sum(v.get("gpu/nanoseconds", 0) for p, v in r["paths"].items() if p.startswit
 assert ua == un, (ua, un)
 if o["gpu_with_launch_ns"]:
     assert att >= 0.9 * o["gpu_ns"], "under 90% attributed"' "$TMP/oracle.json" "$TMP/raw.json" "$TMP/info.json"
+	check "$b: allocations: alloc_space = the [memory] events' positive Bytes, alloc_objects their number" python3 -c '
+import json,sys
+o=json.load(open(sys.argv[1])); r=json.load(open(sys.argv[2])); t=r["total"]
+assert t.get("alloc_space/bytes", 0) == o["alloc_bytes"] and t.get("alloc_objects/count", 0) == o["alloc_n"], (t, o)
+assert ("alloc_space/bytes" in r["types"]) == (o["alloc_n"] > 0), r["types"]
+# frees are no samples; every allocation is under a call path
+assert all(v.get("alloc_space/bytes", 0) >= 0 for v in r["paths"].values())' "$TMP/oracle.json" "$TMP/raw.json"
 	check "$b: kernels hand-checked through their correlation ids: launch path + kernel, in pprof" python3 -c '
 import json,sys
 o=json.load(open(sys.argv[1])); r=json.load(open(sys.argv[2]))
@@ -66,6 +73,65 @@ assert g("aten::mm;cudaLaunchKernel;gemm") == 5000, r["paths"]
 assert g("[unattributed gpu];gemm2") == 6000 and g("[unattributed gpu];lost") == 1500, r["paths"]
 assert r["total"]["gpu/nanoseconds"] == 12500 and r["total"]["wall/nanoseconds"] == 10000, r["total"]
 assert r["paths"]["fwd"] == {"calls/count": 1, "wall/nanoseconds": 0, "gpu/nanoseconds": 0}, r["paths"]["fwd"]' "$TMP/kr.json"
+# the timelines keep it: read back, the same gpu time per call path and allocations
+t=$(ls $DATA/chrome/kineto-resnet50-gpu/*.json.gz)
+$TF -q profile "$t" -o "$TMP/k0.pb.gz" && python3 tests/tools/pprof_raw.py "$TMP/k0.pb.gz" > "$TMP/k0.json"
+for out in k.trace.json k.pftrace; do
+	$TF -q convert "$t" -o "$TMP/$out" && $TF -q profile "$TMP/$out" -o "$TMP/k1.pb.gz" &&
+		python3 tests/tools/pprof_raw.py "$TMP/k1.pb.gz" > "$TMP/k1.json"
+	check "Kineto through $out and back: gpu per call path the same$(case $out in *.json) echo ', allocations too' ;; esac)" python3 -c '
+import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+g=lambda r: {p: v.get("gpu/nanoseconds", 0) for p, v in r["paths"].items() if v.get("gpu/nanoseconds", 0)}
+assert g(a) == g(b) and a["total"]["gpu/nanoseconds"] == b["total"]["gpu/nanoseconds"]
+if sys.argv[3].endswith(".json"):
+    assert a["total"]["alloc_space/bytes"] == b["total"]["alloc_space/bytes"], (a["total"], b["total"])' \
+		"$TMP/k0.json" "$TMP/k1.json" "$out"
+done
+# --steps N: ProfilerStep#N from its start to the end of the last GPU
+# activity it launched; its inclusive time is its whole duration
+t=$(ls $DATA/chrome/kineto-resnet50-gpu/*.json.gz)
+python3 - "$t" > "$TMP/steps.json" <<'PY'
+import gzip, json, sys
+from decimal import Decimal
+d = json.load(gzip.open(sys.argv[1]), parse_float=Decimal)
+ns = lambda v: int(Decimal(str(v)) * 1000)
+ev = [e for e in d["traceEvents"] if e.get("ph") == "X"]
+gpu_end, launch = {}, {}
+for e in ev:
+    c = (e.get("args") or {}).get("correlation")
+    if c is None:
+        continue
+    if e.get("cat") in ("Kernel", "Memcpy", "Memset", "kernel", "gpu_memcpy", "gpu_memset"):
+        gpu_end[c] = max(gpu_end.get(c, 0), ns(e["ts"]) + ns(e["dur"]))
+    else:
+        launch[c] = ns(e["ts"])
+out = {}
+for e in ev:
+    if e["name"].startswith("ProfilerStep#"):
+        a, b = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+        end = max([b] + [gpu_end[c] for c, t in launch.items() if a <= t <= b and c in gpu_end])
+        out[e["name"][13:]] = {"dur": ns(e["dur"]), "start": a, "end": end}
+print(json.dumps(out))
+PY
+for k in 5 6 9; do
+	$TF -q profile --steps $k "$t" -o "$TMP/s.pb.gz" || { fail "--steps $k"; continue; }
+	check "--steps $k: the window is ProfilerStep#$k to the end of its GPU work, its inclusive time its duration" python3 -c '
+import json, re, subprocess, sys
+sys.path.insert(0, "tests/tools"); import pprof_raw
+w = json.load(open(sys.argv[1]))[sys.argv[3]]
+r = pprof_raw.summarize(sys.argv[2])
+assert r["funcs"]["ProfilerStep#" + sys.argv[3]]["cum"]["wall/nanoseconds"] == w["dur"], (r["funcs"]["ProfilerStep#" + sys.argv[3]], w)
+c = subprocess.run(["go", "tool", "pprof", "-comments", sys.argv[2]], capture_output=True, text=True).stdout
+m = re.search(r"= \[(\d+), (\d+)\) ns", c)
+assert m and (int(m.group(1)), int(m.group(2))) == (w["start"], w["end"]), (c, w)' "$TMP/steps.json" "$TMP/s.pb.gz" $k
+done
+expect_exit 2 "--steps with no such step says which there are" $TF top --steps 40:50 "$t"
+cp "$TMP/err" "$TMP/steps.err"
+check "... steps 5 to 10" grep -q "steps 5 to 10" "$TMP/steps.err"
+expect_exit 2 "--steps on a trace without steps" $TF top --steps 1 $DATA/tau/mpi_small
+expect_exit 2 "--steps and --window together" $TF top --steps 5 --window 1s: "$t"
+expect_exit 2 "--steps 7:5" $TF top --steps 7:5 "$t"
 # a run with no GPU has no gpu sample type (profiles of CPU runs do not change)
 $TF -q profile $DATA/tau/mpi_small -o "$TMP/c.pb.gz"
 check "no GPU, no gpu sample type" sh -c "! python3 tests/tools/pprof_raw.py '$TMP/c.pb.gz' | grep -q gpu/nanoseconds"

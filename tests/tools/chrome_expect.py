@@ -224,6 +224,10 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
             diag["bad_event"] += 1
             continue
         ph = e.get("ph")
+        if ph in ("i", "I") and e.get("name") == "[memory]" and isinstance(e.get("args"), dict):
+            b = e["args"].get("Bytes")
+            if isinstance(b, (int, float, Decimal)) and b > 0:
+                diag["allocations"] += 1
         if ph not in ("X", "B", "E", "C"):
             continue
         if ph == "X" and e.get("cat") == "Trace":     # Kineto's whole-trace span

@@ -158,8 +158,11 @@ if oracle_only:
 got = pprof_raw.summarize(prof)
 warn = [l for l in got["stderr"].splitlines() if l.strip() and "Main binary filename not available" not in l]
 check(not warn, "go tool pprof reads it without warnings" + ("" if not warn else ": " + "; ".join(warn[:3])))
-want_types = ["calls/count", "wall/nanoseconds"] + (["gpu/nanoseconds"] if exp["gpu_activities"] else [])
-check(got["types"] == want_types, "sample types %s (%s)" % (", ".join(want_types), got["types"]))
+# made as they are first needed: GPU time, allocations (docs/gpu.md)
+want_types = ["calls/count", "wall/nanoseconds"] + (["gpu/nanoseconds"] if exp["gpu_activities"] else []) + \
+    (["alloc_space/bytes", "alloc_objects/count"] if exp["diag"].get("allocations") else [])
+check(got["types"][:2] == want_types[:2] and sorted(got["types"]) == sorted(want_types),
+      "sample types %s (%s)" % (", ".join(want_types), got["types"]))
 gtot = got["total"].get("gpu/nanoseconds", 0)
 check(gtot == exp["gpu_ns"], "gpu total %d ns == the GPU activities' durations %d ns" % (gtot, exp["gpu_ns"]))
 tot = got["total"].get("wall/nanoseconds", 0)

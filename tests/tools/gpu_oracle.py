@@ -16,6 +16,8 @@ tracefold's code): prints JSON with
                 intervals (Kineto's whole-trace span left out), summed
   gpu_with_launch_ns  the GPU time whose correlation id is also on an X
                 event of a CPU thread
+  alloc_bytes, alloc_n  the bytes and the number of Kineto's [memory]
+                events with Bytes > 0 (allocations)
   kernels       up to 6 GPU activities with their expected call path: the
                 X events of the launch's thread that enclose the launch
                 (outermost first; ties: longer first), the launch, the
@@ -95,7 +97,11 @@ for name, lst in sorted(names.items()):
     kernels.append({"name": name, "path": path, "gpu_ns": sum(ns(e["dur"]) for e in lst)})
     if len(kernels) == 6:
         break
+mem = [e["args"]["Bytes"] for e in ev if isinstance(e, dict) and e.get("name") == "[memory]"
+       and e.get("ph") in ("i", "I") and isinstance(e.get("args"), dict) and "Bytes" in e["args"]]
 print(json.dumps({
+    "alloc_bytes": int(sum(b for b in mem if b > 0)),
+    "alloc_n": sum(1 for b in mem if b > 0),
     "gpu_ns": sum(ns(e["dur"]) for e in gpu),
     "cpu_union_ns": union,
     "gpu_with_launch_ns": sum(ns(e["dur"]) for e in gpu if corr_of(e) in launches),
