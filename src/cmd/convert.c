@@ -56,7 +56,11 @@ static void help(int mode)
 		       "trace processor; 'tracefold profile' reads it back (docs/perfetto.md).\n"
 		       "\n"
 		       "options:\n"
-		       "  -o, --output FILE    the trace to write; required\n");
+		       "  -o, --output FILE    the trace to write; required\n"
+		       "      --compression C  deflate (default; none for .gz names): packets in\n"
+		       "                       zlib-compressed chunks (compressed_packets), as\n"
+		       "                       Perfetto's own service writes them; none: plain\n"
+		       "                       packets (for protoc --decode)\n");
 	else if (mode == MODE_EVENTS)
 		printf("usage: tracefold events [options] INPUT... -o DIR\n"
 		       "\n"
@@ -99,7 +103,8 @@ static void help(int mode)
 		       "  -o, --output FILE    an output ('-' = stdout); at least one, as many as you like\n"
 		       "      --to FORMAT      the format of the -o options that follow it\n"
 		       "      --partition rank  parquet: Hive-style rank=N folders\n"
-		       "      --compression C  parquet: none, zstd (default) or gzip\n"
+		       "      --compression C  parquet: none, zstd (default) or gzip; perfetto: none\n"
+		       "                       or compressed packets (default)\n"
 		       "      --phases P       chrome: x (default) or be (B/E pairs)\n");
 	printf(TF_INPUT_OPTS_HELP
 	       "  -h, --help           this text\n"
@@ -189,7 +194,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 			break;
 		case O_PARTITION:
 		case O_COMPRESSION:
-			if (profile || mode == MODE_CHROME || mode == MODE_PERFETTO) {
+			if (profile || mode == MODE_CHROME || (mode == MODE_PERFETTO && id == O_PARTITION)) {
 				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
 				goto done;
 			}
@@ -197,7 +202,12 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 				rc = tf_usage_error(cmd, "--partition takes rank or none, not '%s'", v);
 				goto done;
 			}
-			if (id == O_COMPRESSION && strcmp(v, "none") && strcmp(v, "zstd") && strcmp(v, "gzip")) {
+			if (id == O_COMPRESSION && mode == MODE_PERFETTO && strcmp(v, "none") && strcmp(v, "deflate")) {
+				rc = tf_usage_error(cmd, "--compression takes none or deflate, not '%s'", v);
+				goto done;
+			}
+			if (id == O_COMPRESSION && mode != MODE_PERFETTO && strcmp(v, "none") && strcmp(v, "zstd") &&
+			    strcmp(v, "gzip")) {
 				rc = tf_usage_error(cmd, "--compression takes none, zstd or gzip, not '%s'", v);
 				goto done;
 			}

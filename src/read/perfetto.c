@@ -33,6 +33,7 @@
 #include <string.h>
 #include "tracefold/reader.h"
 #include "tracefold/io.h"
+#include <zlib.h>
 #include "grow.h"
 #include "hmap.h"
 #include "perfetto_trace.pb-c.h"
@@ -152,6 +153,9 @@ typedef struct pproc {
 } pproc;
 
 typedef struct tf_pf {
+	arena inner;           /* the packets of a compressed_packets chunk */
+	unsigned char *zbuf;   /* a chunk, inflated */
+	size_t capzbuf;
 	tf_ctx *ctx;
 	tf_strtab *st;
 	tf_sink *sink;
@@ -561,8 +565,73 @@ static int put_interned(tf_pf *r, uint32_t seq, unsigned kind, uint64_t iid, con
 	return 0;
 }
 
+static int on_packet(tf_pf *r, const PB_Packet *p);
+
+/* A chunk of compressed packets (what Perfetto's service and tracefold's
+ * writer by default write): inflated (zlib, or gzip) into a buffer of at
+ * most 256 MiB, its packets read one after the other. */
+static int on_compressed(tf_pf *r, const ProtobufCBinaryData *z)
+{
+	z_stream s;
+	memset(&s, 0, sizeof(s));
+	if (inflateInit2(&s, 15 + 32) != Z_OK)
+		return TF_ENOMEM;
+	size_t n = 0;
+	int zr = Z_OK;
+	s.next_in = z->data;
+	s.avail_in = (uInt)z->len;
+	while (zr == Z_OK) {
+		if (n == r->capzbuf && (n >= (256u << 20) ||
+					tf_grow_n((void **)&r->zbuf, &r->capzbuf, n ? n * 2 : 1u << 20, 1, false) < 0))
+			break;
+		s.next_out = r->zbuf + n;
+		s.avail_out = (uInt)(r->capzbuf - n);
+		zr = inflate(&s, Z_NO_FLUSH);
+		n = r->capzbuf - s.avail_out;
+	}
+	inflateEnd(&s);
+	if (zr != Z_STREAM_END) {
+		tf_count_skip(r->ctx, TF_DIAG_bad_event);
+		tf_ctx_note(r->ctx, "compressed packets at byte %" PRIu64 " of '%s' do not inflate: skipped", r->offset,
+			    r->path);
+		return 0;
+	}
+	ProtobufCAllocator alloc = { arena_alloc, arena_free, &r->inner };
+	for (size_t i = 0; i < n;) {
+		uint64_t tag = r->zbuf[i++], len = 0;
+		int sh = 0;
+		while (i < n && sh < 64) {
+			len |= (uint64_t)(r->zbuf[i] & 0x7f) << sh;
+			sh += 7;
+			if (!(r->zbuf[i++] & 0x80))
+				break;
+		}
+		if (tag != 0x0a || len > n - i) {
+			tf_count_skip(r->ctx, TF_DIAG_bad_event);
+			tf_ctx_note(r->ctx, "compressed packets at byte %" PRIu64 " of '%s': damaged after %zu bytes",
+				    r->offset, r->path, i);
+			return 0;
+		}
+		r->inner.limit = arena_limit(len);
+		PB_Packet *p = perfetto__protos__trace_packet__unpack(&alloc, (size_t)len, r->zbuf + i);
+		int rc = 0;
+		if (!p)
+			tf_count_skip(r->ctx, TF_DIAG_bad_event);
+		else if (p->has_compressed_packets) /* chunks in chunks: no */
+			tf_count_skip(r->ctx, TF_DIAG_bad_event);
+		else
+			rc = on_packet(r, p);
+		arena_reset(&r->inner);
+		TF_TRY(rc);
+		i += (size_t)len;
+	}
+	return 0;
+}
+
 static int on_packet(tf_pf *r, const PB_Packet *p)
 {
+	if (p->has_compressed_packets)
+		return on_compressed(r, &p->compressed_packets);
 	uint32_t seq = p->has_trusted_packet_sequence_id ? p->trusted_packet_sequence_id : 0;
 	bool cleared = (p->has_sequence_flags && (p->sequence_flags & SEQ_CLEARED)) ||
 		       (p->has_incremental_state_cleared && p->incremental_state_cleared);
@@ -738,6 +807,10 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	arena_reset(&ar);
 	free(ar.block);
 	free(ar.extra);
+	arena_reset(&r.inner);
+	free(r.inner.block);
+	free(r.inner.extra);
+	free(r.zbuf);
 	free(r.tracks);
 	free(r.procs);
 	free(r.seqs);

@@ -37,6 +37,7 @@
 #include "tracefold/writer.h"
 #include "tracefold/sink.h"
 #include "tracefold/io.h"
+#include <zlib.h>
 #include "grow.h"
 #include "hmap.h"
 #include "pair.h"
@@ -51,6 +52,10 @@ typedef Perfetto__Protos__EventName PB_Name;
 typedef Perfetto__Protos__EventCategory PB_Cat;
 typedef Perfetto__Protos__DebugAnnotation PB_Annot;
 
+#define CHUNK_BYTES (256u << 10) /* packets per compressed chunk, before compression */
+/* zlib level: on the 200 MB bench trace, 1 gives 5.10 MB in 0.69 s, 3 4.67 MB
+ * in 0.72 s, 6 (zlib's default) 4.26 MB in 0.99 s */
+#define CHUNK_LEVEL 3
 #define SEQ_DESCRIPTORS 1   /* the track descriptors' sequence; a track's is track + 2 */
 #define CLOCK_BOOTTIME 6
 #define CLOCK_DELTA 64      /* sequence-scoped, incremental, ns */
@@ -89,6 +94,9 @@ typedef struct tf_perfetto_out {
 	tf_hmap interned;      /* (track, IN_*, string) interned on the track's sequence */
 	uint8_t *buf;          /* one packed packet */
 	size_t capbuf;
+	bool deflate;          /* --compress deflate: packets in compressed chunks */
+	uint8_t *chunk, *zbuf; /* the chunk being gathered, its compressed form */
+	size_t nchunk, capchunk, capzbuf;
 	tf_pairs pairs;        /* message and flow ends waiting for the other */
 	uint64_t nflows;       /* flow ids given out: unique in the trace */
 	int rc;                /* first failure */
@@ -100,6 +108,41 @@ static void put_bytes(tf_perfetto_out *w, const void *p, size_t n)
 {
 	if (w->rc == 0 && tf_out_write(w->o, p, n) < 0)
 		w->rc = TF_EIO;
+}
+
+static size_t put_varint(uint8_t *b, uint64_t v)
+{
+	size_t h = 0;
+	for (;; v >>= 7) {
+		b[h++] = (uint8_t)(v & 0x7f) | (v >= 0x80 ? 0x80 : 0);
+		if (v < 0x80)
+			return h;
+	}
+}
+
+/* --compress deflate: the packets gathered so far, as one packet whose
+ * compressed_packets (field 50) is their zlib stream. */
+static int flush_chunk(tf_perfetto_out *w)
+{
+	if (!w->nchunk || w->rc)
+		return w->rc;
+	uLongf zn = compressBound((uLong)w->nchunk);
+	if (tf_grow_n((void **)&w->zbuf, &w->capzbuf, zn, 1, false) < 0)
+		return w->rc = TF_ENOMEM;
+	if (compress2(w->zbuf, &zn, w->chunk, (uLong)w->nchunk, CHUNK_LEVEL) != Z_OK)
+		return w->rc = TF_ENOMEM;
+	uint8_t head[32];
+	size_t inner = 2 /* tag 50, wire type 2 */ + put_varint(head, zn) + zn;
+	size_t h = 0;
+	head[h++] = 0x0a;
+	h += put_varint(head + h, inner);
+	head[h++] = 0x92; /* field 50 << 3 | 2, as a varint */
+	head[h++] = 0x03;
+	h += put_varint(head + h, zn);
+	put_bytes(w, head, h);
+	put_bytes(w, w->zbuf, zn);
+	w->nchunk = 0;
+	return w->rc;
 }
 
 /* One packet of the Trace (field 1, length-delimited), on sequence seq. */
@@ -114,14 +157,18 @@ static int put_packet(tf_perfetto_out *w, PB_Packet *p, uint32_t seq)
 	uint8_t head[11];
 	size_t h = 0;
 	head[h++] = 0x0a; /* Trace.packet: field 1, wire type 2 */
-	for (uint64_t v = n; ; v >>= 7) {
-		head[h++] = (uint8_t)(v & 0x7f) | (v >= 0x80 ? 0x80 : 0);
-		if (v < 0x80)
-			break;
+	h += put_varint(head + h, n);
+	if (!w->deflate) {
+		put_bytes(w, head, h);
+		put_bytes(w, w->buf, n);
+		return w->rc;
 	}
-	put_bytes(w, head, h);
-	put_bytes(w, w->buf, n);
-	return w->rc;
+	if (tf_grow_n((void **)&w->chunk, &w->capchunk, w->nchunk + h + n, 1, false) < 0)
+		return w->rc = TF_ENOMEM;
+	memcpy(w->chunk + w->nchunk, head, h);
+	memcpy(w->chunk + w->nchunk + h, w->buf, n);
+	w->nchunk += h + n;
+	return w->nchunk >= CHUNK_BYTES ? flush_chunk(w) : w->rc;
 }
 
 static char *cstr(tf_perfetto_out *w, tf_str s)
@@ -294,7 +341,7 @@ static int start_sequence(tf_perfetto_out *w, uint32_t track, int64_t ts)
 	d.has_timestamp_clock_id = 1;
 	d.timestamp_clock_id = CLOCK_DELTA;
 	p.trace_packet_defaults = &d;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2; i++) { /* clock 64 = BOOTTIME = ts */
 		c[i] = (Perfetto__Protos__ClockSnapshot__Clock)PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
 		c[i].has_clock_id = c[i].has_timestamp = 1;
 		c[i].timestamp = (uint64_t)ts;
@@ -306,8 +353,12 @@ static int start_sequence(tf_perfetto_out *w, uint32_t track, int64_t ts)
 	c[1].clock_id = CLOCK_BOOTTIME;
 	cs.n_clocks = 2;
 	cs.clocks = cp;
-	p.clock_snapshot = &cs;
-	return put_packet(w, &p, seq_of(track));
+	TF_TRY(put_packet(w, &p, seq_of(track)));
+	/* the clock in a packet of its own: trace processor takes a packet
+	 * with a clock snapshot for nothing else */
+	PB_Packet pc = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	pc.clock_snapshot = &cs;
+	return put_packet(w, &pc, seq_of(track));
 }
 
 static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t ts, int type, tf_str name,
@@ -553,6 +604,8 @@ static void perfetto_free(tf_perfetto_out *w, bool abort)
 	tf_hmap_free(&w->counters);
 	tf_hmap_free(&w->interned);
 	free(w->buf);
+	free(w->chunk);
+	free(w->zbuf);
 	tf_pairs_free(&w->pairs);
 	free(w);
 }
@@ -560,6 +613,7 @@ static void perfetto_free(tf_perfetto_out *w, bool abort)
 static int perfetto_finish(void *state, tf_error *err)
 {
 	tf_perfetto_out *w = state;
+	flush_chunk(w);
 	int rc = tf_out_finish(w->o, w->rc, err);
 	w->o = NULL;
 	perfetto_free(w, false);
@@ -585,6 +639,9 @@ static int perfetto_open(const tf_writer_args *a, const char *path, tf_span_sink
 	w->ctx = a->ctx;
 	w->st = tf_ctx_strtab(a->ctx);
 	w->ids.max = INT32_MAX; /* ProcessDescriptor.pid and ThreadDescriptor.tid are int32 */
+	/* a gzipped file is compressed as a whole */
+	w->deflate = a->compression ? strcmp(a->compression, "none") != 0
+				    : !(strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".gz"));
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
 						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) };

@@ -30,30 +30,37 @@ for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet
 	i=$((i + 1)); b="$(basename "$(dirname "$t")")/$(basename "$t")"
 	out=$TMP/o$i.pftrace
 	$TF -q perfetto "$t" -o "$out" || { fail "$b: perfetto"; continue; }
+	$TF -q perfetto --compression none "$t" -o "$TMP/plain.pftrace" || { fail "$b: perfetto, plain packets"; continue; }
 	$TF -q chrome "$t" -o "$TMP/o$i.json" || { fail "$b: chrome"; continue; }
-	check "$b: protoc --decode, no unknown field" sh -c "protoc --proto_path=proto \
-		--decode=perfetto.protos.Trace proto/perfetto_trace.proto < '$out' > '$TMP/txt' &&
-		! grep -Eq '^ *[0-9]+( \\{|:)' '$TMP/txt' && grep -q track_event '$TMP/txt'"
+	check "$b: protoc --decode, no unknown field (plain packets; compressed ones too)" sh -c "protoc --proto_path=proto \
+		--decode=perfetto.protos.Trace proto/perfetto_trace.proto < '$TMP/plain.pftrace' > '$TMP/txt' &&
+		! grep -Eq '^ *[0-9]+( \\{|:)' '$TMP/txt' && grep -q track_event '$TMP/txt' &&
+		protoc --proto_path=proto --decode=perfetto.protos.Trace proto/perfetto_trace.proto < '$out' > '$TMP/txt' &&
+		! grep -Eq '^ *[0-9]+( \\{|:)' '$TMP/txt' && grep -q compressed_packets '$TMP/txt'"
 	check "$b: as trace processor takes it; slices per track, instants, counters, arrows = the Chrome output's" \
 		$PY tests/tools/perfetto_check.py "$TMP" "$out" "$TMP/o$i.json"
-	table "$t" > "$TMP/a"; table "$out" > "$TMP/b"
-	check "$b: read back, every function's self, total and calls are the input's" cmp "$TMP/a" "$TMP/b"
+	table "$t" > "$TMP/a"; table "$out" > "$TMP/b"; table "$TMP/plain.pftrace" > "$TMP/c"
+	check "$b: read back, every function's self, total and calls are the input's (both packings)" sh -c \
+		"cmp '$TMP/a' '$TMP/b' && cmp '$TMP/a' '$TMP/c'"
 	c=$(kind "$t" counter); s=$(kind "$t" instant)
 	check "$b: read back, $c counter values and $s instants" \
 		test "$(kind "$out" counter) $(kind "$out" instant)" = "$c $s"
 done
 # sizes: the Kineto trace (44,665 slices, 12,840 instants, 9,096 arrows)
 t=$(ls $DATA/chrome/kineto-resnet50-gpu/*.json.gz)
-$TF -q perfetto "$t" -o "$TMP/k.pftrace" && $TF -q chrome "$t" -o "$TMP/k.json"
-gzip -9 -k "$TMP/k.json" && gzip -9 -k "$TMP/k.pftrace"
+$TF -q perfetto "$t" -o "$TMP/k.pftrace" && $TF -q chrome "$t" -o "$TMP/k.json" &&
+	$TF -q perfetto --compression none "$t" -o "$TMP/kp.pftrace"
+gzip -9 -k "$TMP/k.json" && gzip -9 -k "$TMP/kp.pftrace"
 size() { wc -c < "$1"; }
-check "Kineto: the Perfetto trace is under a third of the Chrome JSON ($(size "$TMP/k.pftrace") vs $(size "$TMP/k.json") bytes)" \
-	test $(($(size "$TMP/k.pftrace") * 3)) -lt "$(size "$TMP/k.json")"
-check "Kineto: gzipped, it is smaller than the gzipped JSON ($(size "$TMP/k.pftrace.gz") vs $(size "$TMP/k.json.gz") bytes)" \
-	test "$(size "$TMP/k.pftrace.gz")" -lt "$(size "$TMP/k.json.gz")"
-# -o NAME.gz is gzip, and the reader takes it
+check "Kineto: the Perfetto trace is smaller than the gzipped Chrome JSON ($(size "$TMP/k.pftrace") vs $(size "$TMP/k.json.gz") bytes)" \
+	test "$(size "$TMP/k.pftrace")" -lt "$(size "$TMP/k.json.gz")"
+check "Kineto: with plain packets, under a third of the Chrome JSON ($(size "$TMP/kp.pftrace") vs $(size "$TMP/k.json") bytes)" \
+	test $(($(size "$TMP/kp.pftrace") * 3)) -lt "$(size "$TMP/k.json")"
+check "Kineto: plain packets gzipped, smaller than the gzipped JSON ($(size "$TMP/kp.pftrace.gz") vs $(size "$TMP/k.json.gz") bytes)" \
+	test "$(size "$TMP/kp.pftrace.gz")" -lt "$(size "$TMP/k.json.gz")"
+# -o NAME.gz is gzip of plain packets, and the reader takes it
 $TF -q perfetto "$t" -o "$TMP/z.pftrace.gz"
-check "-o NAME.pftrace.gz is gzip of the same trace" sh -c "gzip -dc '$TMP/z.pftrace.gz' | cmp - '$TMP/k.pftrace'"
+check "-o NAME.pftrace.gz is gzip of the same trace in plain packets" sh -c "gzip -dc '$TMP/z.pftrace.gz' | cmp - '$TMP/kp.pftrace'"
 table "$t" > "$TMP/a"; table "$TMP/z.pftrace.gz" > "$TMP/b"
 check "... and reads back to the same profile" cmp "$TMP/a" "$TMP/b"
 # convert picks it by name, beside other outputs of the same read
@@ -62,7 +69,7 @@ check "convert -o x.pftrace: the perfetto writer" cmp "$TMP/c.pftrace" "$TMP/k.p
 check "a Perfetto trace is not taken for a pprof profile (both start with field 1)" \
 	sh -c "$TF -q info --format json '$TMP/k.pftrace' | grep -q '\"format\": *\"perfetto\"'"
 # TAU ranks: processes pid = rank, named, with the messages as flows between them
-$TF -q perfetto $DATA/tau/mpi_small -o "$TMP/r.pftrace"
+$TF -q perfetto --compression none $DATA/tau/mpi_small -o "$TMP/r.pftrace"
 check "TAU 2 ranks: two processes, pid = rank, 6 flows each from one to the other" $PY -c '
 import sys; sys.path.insert(0, sys.argv[1]); import perfetto_trace_pb2 as pb
 t = pb.Trace(); t.ParseFromString(open(sys.argv[2], "rb").read())
@@ -79,25 +86,42 @@ assert len(ends) == 6 and all(v == {0, 1} for v in ends.values()), ends' "$TMP" 
 info=$($TF -q info "$TMP/r.pftrace")
 check "TAU read back: ranks 0 1, names kept" sh -c "echo '$info' | grep -q 'ranks 0 1' && echo '$info' | grep -q '\"node 1\"'"
 # repairs are debug annotations
-$TF -q perfetto $DATA/chrome/catapult-unclosed-slices/*.json -o "$TMP/u.pftrace"
+$TF -q perfetto --compression none $DATA/chrome/catapult-unclosed-slices/*.json -o "$TMP/u.pftrace"
 check "repaired spans carry a 'repaired' annotation" sh -c "protoc --proto_path=proto \
 	--decode=perfetto.protos.Trace proto/perfetto_trace.proto < '$TMP/u.pftrace' | grep -q 'string_value: \"unclosed\"'"
 # the reader: a cut trace is repaired and counted; garbage is an error
-head -c 100000 "$TMP/k.pftrace" > "$TMP/cut.pftrace"
+head -c 100000 "$TMP/kp.pftrace" > "$TMP/cut.pftrace"
 check "a cut trace: the packets before the cut, truncated_record counted" sh -c \
 	"$TF -q info --format json '$TMP/cut.pftrace' | grep -q '\"truncated_record\": *1'"
 python3 -c '
 import sys
 b = open(sys.argv[1], "rb").read()
 n = b[1] + 2                      # the first packet (a short track descriptor)
-open(sys.argv[2], "wb").write(b[:n] + b"\x0b\x05hello" + b[n:])' "$TMP/k.pftrace" "$TMP/bad.pftrace"
+open(sys.argv[2], "wb").write(b[:n] + b"\x0b\x05hello" + b[n:])' "$TMP/kp.pftrace" "$TMP/bad.pftrace"
 expect_exit 3 "a field that is no packet (wire type 3) is an error" $TF info "$TMP/bad.pftrace"
 cp "$TMP/err" "$TMP/bad.err"
-check "... naming the byte" grep -q "not a Perfetto trace packet at byte $(($(od -An -tu1 -j1 -N1 "$TMP/k.pftrace") + 2))" "$TMP/bad.err"
+check "... naming the byte" grep -q "not a Perfetto trace packet at byte $(($(od -An -tu1 -j1 -N1 "$TMP/kp.pftrace") + 2))" "$TMP/bad.err"
 # a failed run leaves nothing and keeps what was there
 echo keep > "$TMP/k2.pftrace"
 expect_exit 3 "unreadable input" $TF perfetto "$TMP/nope.json" -o "$TMP/k2.pftrace"
 check "... the existing output is untouched" grep -qx keep "$TMP/k2.pftrace"
 expect_exit 2 "standard output is refused" $TF perfetto "$t" -o -
 expect_exit 2 "--phases is not a perfetto option" $TF perfetto "$t" --phases be -o "$TMP/p.pftrace"
+expect_exit 2 "--compression takes none or deflate" $TF perfetto "$t" --compression zstd -o "$TMP/p.pftrace"
+# a damaged compressed chunk is counted and skipped, the rest is read
+python3 -c '
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = 0; n = 0
+while i < len(b):                 # the first compressed chunk: spoil its zlib stream
+    j = i + 1; ln = 0; s = 0
+    while True:
+        c = b[j]; j += 1; ln |= (c & 0x7f) << s; s += 7
+        if c < 0x80: break
+    if b[j:j + 2] == b"\x92\x03":
+        b[j + 8] ^= 0xff; break
+    i = j + ln
+open(sys.argv[2], "wb").write(bytes(b))' "$TMP/k.pftrace" "$TMP/z.pftrace"
+check "a damaged compressed chunk: counted (bad_event) and noted, not fatal" sh -c \
+	"$TF -q info '$TMP/z.pftrace' > '$TMP/zi' && grep -q 'bad_event' '$TMP/zi' && grep -q 'do not inflate\\|damaged after' '$TMP/zi'"
 finish

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """perfetto_check.py PB2_DIR TRACE.pftrace CHROME.json
 
-Reads a Perfetto trace written by `tracefold perfetto` with Google's own
+Reads a Perfetto trace written by `tracefold perfetto` (its compressed
+packets inflated by Python's zlib) with Google's own
 protobuf runtime (python3-protobuf; PB2_DIR holds perfetto_trace_pb2.py,
 made by `protoc --python_out` from proto/perfetto_trace.proto) and checks it
 the way trace processor would take it, with its own reading of the rules
@@ -24,7 +25,7 @@ the way trace processor would take it, with its own reading of the rules
   the same number of slices on every track (tracks named by process and
   thread name, else pid and tid), the same instants, counter values and
   arrows."""
-import collections, json, sys
+import collections, json, sys, zlib
 
 sys.path.insert(0, sys.argv[1])
 import perfetto_trace_pb2 as pb  # noqa: E402
@@ -40,6 +41,16 @@ def err(m):
 
 trace = pb.Trace()
 trace.ParseFromString(open(sys.argv[2], "rb").read())
+# compressed_packets: a zlib stream of more packets, in order
+packets = []
+for p in trace.packet:
+    if p.HasField("compressed_packets"):
+        inner = pb.Trace()
+        inner.ParseFromString(zlib.decompress(p.compressed_packets))
+        assert not any(q.HasField("compressed_packets") for q in inner.packet), "compressed in compressed"
+        packets.extend(inner.packet)
+    else:
+        packets.append(p)
 
 tracks = {}            # uuid -> descriptor
 procs = {}             # process uuid -> (pid, name)
@@ -50,7 +61,7 @@ instants = counters = 0
 flow_start = collections.Counter()
 flow_end = collections.Counter()
 
-for order, p in enumerate(trace.packet):
+for order, p in enumerate(packets):
     seq = p.trusted_packet_sequence_id
     st = seq_state.setdefault(seq, {"cleared": False, "last": None, "track": None, "clock": None})
     if p.sequence_flags & 1:
@@ -179,4 +190,4 @@ if (instants, counters, len(flow_start)) != (ci, cc, cs):
 if errs:
     sys.exit("\n".join(errs))
 print("ok: %d packets, %d slices on %d tracks, %d instants, %d counter values, %d arrows" % (
-    len(trace.packet), sum(per_track.values()), len(per_track), instants, counters, len(flow_start)))
+    len(packets), sum(per_track.values()), len(per_track), instants, counters, len(flow_start)))
