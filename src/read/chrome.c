@@ -345,7 +345,7 @@ static int process_event(tf_chrome *r, const tf_chrome_fields *f)
 		ev.dur_ns = TF_DUR_UNTIL_END;
 	TF_TRY(tf_chrome_track_for(r, &f->pid, &f->tid, &ev.track));
 	int cls = tf_chrome_cat_class(r, ev.cat);
-	if (cls == CAT_GPU || cls == CAT_SYNC)
+	if (cls == CAT_GPU || cls == CAT_SYNC || cls == CAT_GPU_LABEL)
 		tf_ctx_track_get(r->ctx, ev.track)->kind = TF_TRACK_GPU;
 	if (cls != CAT_OTHER && (ph == 'X' || ph == 'B'))
 		TF_TRY(tf_chrome_note_class(r, ev.track, cls));

@@ -118,7 +118,9 @@ static const struct { const char *name; int cls; } cat_classes[] = {
 
 int tf_chrome_note_class(tf_chrome *r, uint32_t track, int cls)
 {
-	uint8_t bit = cls == CAT_GPU || cls == CAT_SYNC ? 1 : cls == CAT_CPU || cls == CAT_LAUNCH ? 2 : 0;
+	uint8_t bit = cls == CAT_GPU || cls == CAT_SYNC || cls == CAT_GPU_LABEL ? 1
+		      : cls == CAT_CPU || cls == CAT_LAUNCH                ? 2
+									     : 0;
 	if (!bit)
 		return 0;
 	if (tf_grow_n((void **)&r->trkcls, &r->trkcls_cap, (size_t)track + 1, 1, true) < 0)

@@ -42,6 +42,10 @@ typedef struct ctrack {
 	uint32_t depth, cap;
 	tf_span *pend;         /* closed spans waiting for an ancestor with the same start */
 	uint32_t npend, cappend;
+	/* GPU activities that overlap (a GPU stream's are not nested) go to
+	 * lanes: lane 0 is the thread, lane l > 0 a thread "NAME (overlap l)" */
+	int64_t *lane_end, *lane_tid;
+	uint32_t nlanes, caplanes, lane;
 } ctrack;
 
 typedef struct tf_chrome_out {
@@ -238,9 +242,60 @@ static int track_meta(tf_chrome_out *w, uint32_t track)
 
 static void put_span_args(tf_chrome_out *w, const tf_span *s);
 
+/* The lane of a top-level span: 0 for a CPU region; for a GPU activity the
+ * first lane whose last activity has ended, a new one (its thread named in
+ * an M event) when none has. */
+static int pick_lane(tf_chrome_out *w, const tf_span *s)
+{
+	ctrack *c = &w->tk[s->track];
+	c->lane = 0;
+	if (s->kind == TF_SPAN_KIND_CPU || s->end_ns == TF_SPAN_END_UNKNOWN)
+		return 0;
+	uint32_t l = 0;
+	while (l < c->nlanes && c->lane_end[l] > s->start_ns)
+		l++;
+	if (l == c->nlanes) {
+		uint32_t cap = c->caplanes;
+		if (tf_grow((void **)&c->lane_end, &cap, l + 1, sizeof(int64_t)) < 0 ||
+		    tf_grow((void **)&c->lane_tid, &c->caplanes, l + 1, sizeof(int64_t)) < 0)
+			return TF_ENOMEM;
+		c->lane_tid[l] = c->tid;
+		if (l > 0) {
+			TF_TRY(tf_tids_extra(&w->ids, c->pid, &c->lane_tid[l]));
+			const tf_track *t = tf_ctx_track_get(w->ctx, s->track);
+			tf_str tn = t->thread_name ? t->thread_name : t->thread_key;
+			char name[600];
+			int n = snprintf(name, sizeof(name), "%.500s (overlap %u)", tf_strtab_get(w->st, tn), l);
+			ctrack lc = *c;
+			lc.tid = c->lane_tid[l];
+			put_meta(w, &lc, "thread_name");
+			put_s(w, "\"name\":");
+			put_q(w, name, (size_t)n);
+			put_s(w, "}}");
+		}
+		c->nlanes++;
+	}
+	c->lane_end[l] = s->end_ns;
+	c->lane = l;
+	return w->rc;
+}
+
+/* put_head for a span: on its lane's thread. */
+static void put_span_head(tf_chrome_out *w, const char *ph, const tf_span *s, int64_t ts)
+{
+	ctrack *c = &w->tk[s->track];
+	int64_t tid = c->tid;
+	if (c->lane)
+		c->tid = c->lane_tid[c->lane];
+	put_head(w, ph, s->track, ts);
+	c->tid = tid;
+}
+
 static int write_x(tf_chrome_out *w, const tf_span *s)
 {
-	put_head(w, "\"ph\":\"X\"", s->track, s->start_ns);
+	if (s->depth == 1)
+		TF_TRY(pick_lane(w, s));
+	put_span_head(w, "\"ph\":\"X\"", s, s->start_ns);
 	put_s(w, ",\"dur\":");
 	put_us(w, s->end_ns - s->start_ns);
 	put_name_cat(w, s->name, s->cat);
@@ -279,7 +334,9 @@ static void put_span_args(tf_chrome_out *w, const tf_span *s)
 static int write_b(tf_chrome_out *w, const tf_span *s)
 {
 	TF_TRY(track_meta(w, s->track));
-	put_head(w, "\"ph\":\"B\"", s->track, s->start_ns);
+	if (s->depth == 1)
+		TF_TRY(pick_lane(w, s));
+	put_span_head(w, "\"ph\":\"B\"", s, s->start_ns);
 	put_name_cat(w, s->name, s->cat);
 	put_s(w, "}");
 	return w->rc;
@@ -287,7 +344,7 @@ static int write_b(tf_chrome_out *w, const tf_span *s)
 
 static int write_e(tf_chrome_out *w, const tf_span *s)
 {
-	put_head(w, "\"ph\":\"E\"", s->track, s->end_ns);
+	put_span_head(w, "\"ph\":\"E\"", s, s->end_ns);
 	put_span_args(w, s);
 	return w->rc;
 }
@@ -426,6 +483,8 @@ static void chrome_free(tf_chrome_out *w, bool abort)
 		free(w->tk[i].open_start);
 		free(w->tk[i].open_pend);
 		free(w->tk[i].pend);
+		free(w->tk[i].lane_end);
+		free(w->tk[i].lane_tid);
 	}
 	free(w->tk);
 	tf_tids_free(&w->ids);

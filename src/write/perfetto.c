@@ -66,6 +66,7 @@ typedef Perfetto__Protos__DebugAnnotation PB_Annot;
  * live in their own ranges above 2^60. */
 #define UUID_PROCESS (1ull << 62)
 #define UUID_COUNTER (1ull << 61)
+#define UUID_LANE (1ull << 60)
 
 /* The debug annotation names (iid = the index). */
 enum { AN_REPAIRED = 1, AN_TAG, AN_COMMUNICATOR, AN_BYTES, AN_GPU, AN_CORRELATION, AN_COUNT };
@@ -79,6 +80,12 @@ typedef struct pseq {
 	uint8_t started;       /* its first packet was written */
 	uint8_t described;     /* its track's descriptors were written */
 	int64_t last;          /* the time of its previous timed packet */
+	uint64_t proc_uuid;    /* its process's track */
+	/* GPU activities that overlap (a GPU stream's are not nested) go to
+	 * lanes: lane 0 is the track, lane l > 0 a track "NAME (overlap l)" */
+	int64_t *lane_end;     /* the end of the last activity on each lane */
+	uint32_t nlanes, caplanes;
+	uint32_t lane;         /* the lane of the open top-level span */
 } pseq;
 
 typedef struct tf_perfetto_out {
@@ -235,6 +242,7 @@ static int describe(tf_perfetto_out *w, uint32_t track)
 		return w->rc = TF_ENOMEM;
 	const tf_track *t = tf_ctx_track_get(w->ctx, track);
 	uint64_t proc_uuid = UUID_PROCESS | id.process;
+	q->proc_uuid = proc_uuid;
 	if (id.new_process) {
 		Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
 		PB_Track td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
@@ -471,13 +479,58 @@ static int put_event(tf_perfetto_out *w, evpacket *k)
 
 /* ---- spans and events ---- */
 
+/* The lane of a top-level GPU activity: the first whose last activity has
+ * ended, described when new.  Returns 0 or TF_ENOMEM. */
+static int pick_lane(tf_perfetto_out *w, uint32_t track, pseq *q, const tf_span *s)
+{
+	uint32_t l = 0;
+	while (l < q->nlanes && q->lane_end[l] > s->start_ns)
+		l++;
+	if (l == q->nlanes) {
+		if (tf_grow((void **)&q->lane_end, &q->caplanes, l + 1, sizeof(int64_t)) < 0)
+			return w->rc = TF_ENOMEM;
+		q->nlanes++;
+		if (l > 0) {
+			const tf_track *t = tf_ctx_track_get(w->ctx, track);
+			char name[600];
+			snprintf(name, sizeof(name), "%.500s (overlap %u)",
+				 cstr(w, t->thread_name ? t->thread_name : t->thread_key), l);
+			PB_Track td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+			td.has_uuid = td.has_parent_uuid = 1;
+			td.uuid = UUID_LANE | (uint64_t)track << 16 | l;
+			td.parent_uuid = q->proc_uuid;
+			td.name = name;
+			TF_TRY(put_track(w, &td));
+		}
+	}
+	q->lane_end[l] = s->end_ns;
+	q->lane = l;
+	return 0;
+}
+
+/* The event on the span's lane (the track itself for lane 0). */
+static void on_lane(evpacket *e, uint32_t track, const pseq *q)
+{
+	if (!q->lane)
+		return;
+	e->e.has_track_uuid = 1;
+	e->e.track_uuid = UUID_LANE | (uint64_t)track << 16 | q->lane;
+}
+
 static int on_open(tf_span_sink *k, const tf_span *s)
 {
 	tf_perfetto_out *w = tf_container_of(k, tf_perfetto_out, spans);
 	TF_TRY(describe(w, s->track));
+	pseq *q = &w->seq[s->track];
+	if (s->depth == 1) {
+		q->lane = 0;
+		if (s->kind != TF_SPAN_KIND_CPU && s->end_ns != TF_SPAN_END_UNKNOWN)
+			TF_TRY(pick_lane(w, s->track, q, s));
+	}
 	evpacket e;
 	TF_TRY(event_packet(w, &e, s->track, s->start_ns, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, s->name,
 			    s->cat));
+	on_lane(&e, s->track, &w->seq[s->track]);
 	if (s->kind != TF_SPAN_KIND_CPU) /* 1 a GPU activity, 2 a GPU annotation (docs/gpu.md) */
 		annot_int(w, &e, AN_GPU, s->kind);
 	if (s->corr) /* read back, it puts GPU work under its launch again */
@@ -491,6 +544,7 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	tf_perfetto_out *w = tf_container_of(k, tf_perfetto_out, spans);
 	evpacket e;
 	TF_TRY(event_packet(w, &e, s->track, s->end_ns, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END, 0, 0));
+	on_lane(&e, s->track, &w->seq[s->track]);
 	char rep[128] = "";
 	if (s->flags) {
 		size_t len = 0;
@@ -599,6 +653,8 @@ static void perfetto_free(tf_perfetto_out *w, bool abort)
 		return;
 	if (abort)
 		tf_out_abort(w->o);
+	for (uint32_t i = 0; i < w->nseq; i++)
+		free(w->seq[i].lane_end);
 	free(w->seq);
 	tf_tids_free(&w->ids);
 	tf_hmap_free(&w->counters);

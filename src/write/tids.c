@@ -70,6 +70,11 @@ int tf_tids_assign(tf_tids *t, tf_ctx *ctx, uint32_t track, tf_tid *out)
 	return id_for(t, out->tid_is_key, v, tid_key, out->pid, &out->tid);
 }
 
+int tf_tids_extra(tf_tids *t, int64_t pid, int64_t *tid)
+{
+	return id_for(t, false, 0, tid_key, pid, tid);
+}
+
 void tf_tids_free(tf_tids *t)
 {
 	tf_hmap_free(&t->procs);

@@ -37,6 +37,9 @@ typedef struct tf_tid {
 
 /* The ids of a track (call once per track).  Returns 0 or TF_ENOMEM. */
 int tf_tids_assign(tf_tids *t, tf_ctx *ctx, uint32_t track, tf_tid *out);
+/* A new tid in process pid, for a thread of the writer's own (the lanes of
+ * overlapping GPU activities).  Returns 0 or TF_ENOMEM. */
+int tf_tids_extra(tf_tids *t, int64_t pid, int64_t *tid);
 void tf_tids_free(tf_tids *t);
 
 #endif

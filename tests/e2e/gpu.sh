@@ -73,6 +73,37 @@ assert g("aten::mm;cudaLaunchKernel;gemm") == 5000, r["paths"]
 assert g("[unattributed gpu];gemm2") == 6000 and g("[unattributed gpu];lost") == 1500, r["paths"]
 assert r["total"]["gpu/nanoseconds"] == 12500 and r["total"]["wall/nanoseconds"] == 10000, r["total"]
 assert r["paths"]["fwd"] == {"calls/count": 1, "wall/nanoseconds": 0, "gpu/nanoseconds": 0}, r["paths"]["fwd"]' "$TMP/kr.json"
+# overlapping kernels in Perfetto: on lanes of their stream, properly nested
+PY=/usr/bin/python3; [ -x $PY ] || PY=python3
+protoc --proto_path=proto --python_out="$TMP" proto/perfetto_trace.proto
+$TF -q perfetto "$TMP/k.json" -o "$TMP/ov.pftrace" && $TF -q chrome "$TMP/k.json" -o "$TMP/ov.trace.json"
+check "hand-made, Perfetto: overlapping kernels on lanes of their stream, every track nested" \
+	$PY tests/tools/perfetto_check.py "$TMP" "$TMP/ov.pftrace" "$TMP/ov.trace.json"
+$TF -q profile "$TMP/ov.pftrace" -o "$TMP/ov.pb.gz" && python3 tests/tools/pprof_raw.py "$TMP/ov.pb.gz" > "$TMP/ovr.json"
+check "... read back, the same GPU time per call path" python3 -c '
+import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+g=lambda r: {p: v.get("gpu/nanoseconds", 0) for p, v in r["paths"].items() if v.get("gpu/nanoseconds", 0)}
+assert g(a) == g(b), (g(a), g(b))' "$TMP/kr.json" "$TMP/ovr.json"
+check "hand-made, Chrome JSON: no two X events of a thread overlap without nesting" python3 -c '
+import json,sys
+from decimal import Decimal
+ev=[e for e in json.load(open(sys.argv[1]), parse_float=Decimal)["traceEvents"] if e["ph"] == "X"]
+by={}
+for e in ev:
+    by.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+for k, iv in by.items():
+    for a in iv:
+        for b in iv:
+            assert not (a[0] < b[0] < a[1] < b[1]), (k, a, b)
+names={e["args"]["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"}
+assert any("(overlap" in n for n in names), names' "$TMP/ov.trace.json"
+$TF -q profile "$TMP/ov.trace.json" -o "$TMP/ovj.pb.gz" && python3 tests/tools/pprof_raw.py "$TMP/ovj.pb.gz" > "$TMP/ovjr.json"
+check "... read back, the same GPU and wall time per call path" python3 -c '
+import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+g=lambda r: {p: (v.get("gpu/nanoseconds", 0), v.get("wall/nanoseconds", 0)) for p, v in r["paths"].items()}
+assert g(a) == g(b), (g(a), g(b))' "$TMP/kr.json" "$TMP/ovjr.json"
 # the timelines keep it: read back, the same gpu time per call path and allocations
 t=$(ls $DATA/chrome/kineto-resnet50-gpu/*.json.gz)
 $TF -q profile "$t" -o "$TMP/k0.pb.gz" && python3 tests/tools/pprof_raw.py "$TMP/k0.pb.gz" > "$TMP/k0.json"

@@ -274,7 +274,7 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
         see(tr, ts)
         cat = e.get("cat")
         if ph in ("X", "B"):
-            tr["gpu_cat"] |= cat in GPU_CATS
+            tr["gpu_cat"] |= cat in GPU_CATS or cat == "gpu_user_annotation"
             tr["cpu_cat"] |= cat in CPU_CATS
             a = e.get("args")
             if cat in CORR_CATS and isinstance(a, dict) and isinstance(a.get("correlation"), int):

@@ -45,7 +45,7 @@ for e in ev:
 xs = [e for e in ev if e.get("ph") == "X" and "dur" in e and e.get("cat") != "Trace"]
 CPU_CATS = {"python_function", "cpu_op", "user_annotation", "Operator", "cuda_runtime",
             "cuda_driver", "Runtime", "hip_runtime"}
-gpu_tracks = {(str(e["pid"]), str(e["tid"])) for e in xs if e.get("cat") in GPU_CATS}
+gpu_tracks = {(str(e["pid"]), str(e["tid"])) for e in xs if e.get("cat") in GPU_CATS | {"gpu_user_annotation"}}
 cpu_work = {(str(e["pid"]), str(e["tid"])) for e in xs if e.get("cat") in CPU_CATS}
 gpu_tracks |= {(str(e["pid"]), str(e["tid"])) for e in xs if str(e["pid"]) in gpu_pids} - cpu_work
 

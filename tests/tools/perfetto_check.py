@@ -17,15 +17,17 @@ the way trace processor would take it, with its own reading of the rules
   value); a packet naming clock 6 is absolute and leaves clock 64 alone;
 - every event's track is described (thread: pid/tid; other: a named track
   with a process parent; counter: a counter track with a thread parent);
-- per track, SLICE_BEGIN/END pair up and nest when sorted by (time, file
-  order), and no END comes before its BEGIN;
+  the lanes "NAME (overlap N)" of a GPU stream count as that stream;
+- per track, SLICE_BEGIN/END pair up the same way in time order (as trace
+  processor matches them, innermost first) as in file order: no slices
+  overlap without nesting;
 - every flow id is on exactly one event's flow_ids and one event's
   terminating_flow_ids;
 - against the Chrome trace of the same input (written by `tracefold chrome`):
   the same number of slices on every track (tracks named by process and
   thread name, else pid and tid), the same instants, counter values and
   arrows."""
-import collections, json, sys, zlib
+import collections, json, re, sys, zlib
 
 sys.path.insert(0, sys.argv[1])
 import perfetto_trace_pb2 as pb  # noqa: E402
@@ -149,20 +151,33 @@ def key_of(t):
     if t.HasField("thread"):
         pk = p[1] or t.thread.pid
         return (str(pk), str(t.thread.thread_name or t.thread.tid))
-    return (str(pk), t.name)
+    # overlapping GPU activities of one stream go to lanes "NAME (overlap N)"
+    return (str(pk), re.sub(r" \(overlap \d+\)$", "", t.name))
+
+
+def pairs(evs):
+    """BEGIN/END pairs matched innermost first, in the order given."""
+    st, out = [], set()
+    for ts, order, typ in evs:
+        if typ == TE.TYPE_SLICE_BEGIN:
+            st.append(order)
+        elif st:
+            out.add((st.pop(), order))
+        else:
+            return None
+    return out if not st else None
 
 
 per_track = collections.Counter()
 for uuid, ev in slices.items():
-    depth = 0
-    for ts, order, typ in sorted(ev):
-        depth += 1 if typ == TE.TYPE_SLICE_BEGIN else -1
-        if depth < 0:
-            err("track %d: an END without its BEGIN at %d" % (uuid, ts))
-            break
+    by_time = pairs(sorted(ev))          # as trace processor reads them
+    by_file = pairs(ev)                  # as they were written
+    if by_time is None:
+        err("track %d: BEGIN/END do not balance" % uuid)
+    elif by_time != by_file:
+        err("track %d: ends pair with other begins in time order than in file order (slices overlap)" % uuid)
+    for ts, order, typ in ev:
         per_track[key_of(tracks[uuid])] += typ == TE.TYPE_SLICE_BEGIN
-    if depth > 0:
-        err("track %d: %d slices never end" % (uuid, depth))
 for f, n in flow_start.items():
     if n != 1 or flow_end[f] != 1:
         err("flow %d: %d starts, %d ends" % (f, n, flow_end[f]))
@@ -177,7 +192,8 @@ tname = {(e["pid"], e["tid"]): e["args"]["name"] for e in d if e["ph"] == "M" an
 chrome = collections.Counter()
 for e in d:
     if e["ph"] == "X":
-        chrome[(str(pname.get(e["pid"], e["pid"])), str(tname.get((e["pid"], e["tid"]), e["tid"])))] += 1
+        chrome[(str(pname.get(e["pid"], e["pid"])),
+                re.sub(r" \(overlap \d+\)$", "", str(tname.get((e["pid"], e["tid"]), e["tid"]))))] += 1
 if chrome != per_track:
     err("slices per track differ from the Chrome trace's: %r vs %r" % (
         sorted(per_track.items())[:5], sorted(chrome.items())[:5]))
