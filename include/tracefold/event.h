@@ -53,12 +53,15 @@ typedef struct tf_event {
 			   * when tracing stopped) */
 	double value;     /* TF_EV_COUNTER */
 	tf_message msg;     /* TF_EV_SEND / TF_EV_RECV */
-	uint64_t id;      /* flow/async id when present */
+	uint64_t id;      /* flow/async id when present; a Python frame's "Python id" (Kineto) */
 	uint64_t index;   /* 0-based index of this event in its input (for errors) */
 	/* TF_EV_COMPLETE/BEGIN: the id that links a GPU activity to the CPU
 	 * call that launched it, unique within one input (Kineto's
 	 * args.correlation, on both the launch and the activity); 0 none */
 	uint64_t corr;
+	/* TF_EV_COMPLETE: the id of the region it was called from, when the
+	 * input says (Kineto's "Python parent id"; id is its "Python id"); 0 none */
+	uint64_t parent_id;
 	uint32_t flags;   /* TF_EVF_* */
 } tf_event;
 

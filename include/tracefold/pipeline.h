@@ -52,6 +52,18 @@ int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const ch
 int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts *fo,
 		      int64_t *start, int64_t *end, tf_error *err);
 
+/* The absolute window [*lo, *hi) of the filter options *fo (INT64_MIN,
+ * INT64_MAX: none): relative --window bounds from the run's first timestamp
+ * (*rel, *first: read by a first pass), --steps from its steps (then *fo
+ * points to a copy in *steps whose window says so).  Standard input cannot
+ * be read twice: a usage error.  Returns 0 or a negative TF_E*. */
+typedef struct tf_window_opts {
+	tf_filter_opts fo;
+	char text[320];
+} tf_window_opts;
+int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts **fo,
+		       tf_window_opts *steps, int64_t *lo, int64_t *hi, bool *rel, int64_t *first, tf_error *err);
+
 /* After reading one trace input (before = the ctx's counters before it):
  * no usable event is an error (TF_EFORMAT naming path); an input that lost
  * more events than it gave gets a ctx warning.  Returns 0 or TF_EFORMAT. */

@@ -30,6 +30,10 @@ typedef struct info_track {
 	uint64_t events;
 	int64_t first_ns, last_ns;
 	bool any;
+	/* a GPU stream's activities (docs/gpu.md): their number, their time,
+	 * the time they kept the stream busy (union), the time under a launch */
+	uint64_t gpu_n;
+	int64_t gpu_ns, gpu_busy_ns, gpu_att_ns, gpu_last_end;
 } info_track;
 
 typedef struct info_meta {
@@ -47,6 +51,9 @@ typedef struct info_input {
 typedef struct info_sink {
 	tf_sink sink;
 	tf_span_sink spans;    /* with filters: the kept regions (names, time span) */
+	tf_span_sink gpu;      /* the GPU activities (after the filters) */
+	const tf_cpath *cp;    /* the call paths of their spans */
+	tf_str unattributed;   /* "[unattributed gpu]" */
 	tf_ctx *ctx;
 	uint64_t kind_n[TF_EV_KIND_COUNT];
 	int64_t min_ns, max_ns;
@@ -225,6 +232,32 @@ static int info_close(tf_span_sink *k, const tf_span *sp)
 	return 0;
 }
 
+/* A GPU activity: the time per stream, busy time (the activities come in
+ * start order), and whether it went under its launch. */
+static int info_gpu(tf_span_sink *k, const tf_span *sp)
+{
+	info_sink *s = tf_container_of(k, info_sink, gpu);
+	if (sp->kind != TF_SPAN_KIND_GPU)
+		return 0;
+	info_track *t = track_stat(s, sp->track);
+	if (!t)
+		return TF_ENOMEM;
+	int64_t dur = tf_sat_sub(sp->end_ns, sp->start_ns);
+	int64_t from = t->gpu_n && t->gpu_last_end > sp->start_ns ? t->gpu_last_end : sp->start_ns;
+	if (sp->end_ns > from)
+		t->gpu_busy_ns = tf_sat_add(t->gpu_busy_ns, tf_sat_sub(sp->end_ns, from));
+	if (!t->gpu_n || sp->end_ns > t->gpu_last_end)
+		t->gpu_last_end = sp->end_ns;
+	t->gpu_n++;
+	t->gpu_ns = tf_sat_add(t->gpu_ns, dur);
+	const tf_cpath_node *n = tf_cpath_get(s->cp, sp->node);
+	while (n && n->depth > 1)
+		n = tf_cpath_get(s->cp, n->parent);
+	if (!n || n->frame != s->unattributed)
+		t->gpu_att_ns = tf_sat_add(t->gpu_att_ns, dur);
+	return 0;
+}
+
 static void info_free(info_sink *s)
 {
 	free(s->by_str);
@@ -334,6 +367,8 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 		printf(": %" PRIu64 " events", it ? it->events : 0);
 		if (it && it->any)
 			printf(", %s", fmt_dur(tf_sat_sub(it->last_ns, it->first_ns), b1, sizeof(b1)));
+		if (it && it->gpu_n)
+			printf(", gpu busy %s", fmt_dur(it->gpu_busy_ns, b1, sizeof(b1)));
 		printf("\n");
 	}
 	free(ranks);
@@ -342,13 +377,18 @@ static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin,
 		       (long long)s->min_ns, (long long)s->max_ns);
 	else
 		printf("time span: none\n");
-	uint64_t gn = d->n[TF_DIAG_gpu_attributed] + d->n[TF_DIAG_gpu_unattributed];
+	uint64_t gn = 0;
+	int64_t gt = 0, ga = 0, gb = 0;
+	for (size_t i = 0; i < s->ntrk; i++) {
+		gn += s->trk[i].gpu_n;
+		gt = tf_sat_add(gt, s->trk[i].gpu_ns);
+		ga = tf_sat_add(ga, s->trk[i].gpu_att_ns);
+		gb = tf_sat_add(gb, s->trk[i].gpu_busy_ns);
+	}
 	if (gn) { /* docs/gpu.md */
-		uint64_t ga = d->ns[TF_DIAG_gpu_attributed], gt = ga + d->ns[TF_DIAG_gpu_unattributed];
-		char b2[32];
-		tf_fmt_ns(gt, b1, sizeof(b1));
-		tf_fmt_ns(ga, b2, sizeof(b2));
-		printf("gpu: %" PRIu64 " activities, %s; under their launch: %s (%.1f%%)\n", gn, b1, b2,
+		char b2[32], b3[32];
+		printf("gpu: %" PRIu64 " activities, %s (streams busy %s); under their launch: %s (%.1f%%)\n", gn,
+		       fmt_dur(gt, b1, sizeof(b1)), fmt_dur(gb, b3, sizeof(b3)), fmt_dur(ga, b2, sizeof(b2)),
 		       gt ? 100.0 * (double)ga / (double)gt : 100.0);
 	}
 	printf("events: %" PRIu64 " decoded\n", d->n[TF_DIAG_events_read]);
@@ -475,6 +515,10 @@ static void print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
 		if (it && it->any)
 			printf(", \"first_ns\": %lld, \"last_ns\": %lld", (long long)it->first_ns,
 			       (long long)it->last_ns);
+		if (it && it->gpu_n) /* docs/gpu.md */
+			printf(", \"gpu_activities\": %" PRIu64 ", \"gpu_ns\": %lld, \"gpu_busy_ns\": %lld, "
+			       "\"gpu_attributed_ns\": %lld",
+			       it->gpu_n, (long long)it->gpu_ns, (long long)it->gpu_busy_ns, (long long)it->gpu_att_ns);
 		printf("}");
 	}
 	printf("\n  ],\n");
@@ -615,10 +659,12 @@ int tf_cmd_info(int argc, char **argv)
 	}
 	tf_ctx *ctx = tf_ctx_new();
 	info_input *in = calloc((size_t)npaths, sizeof(*in));
-	info_sink s = { .sink = { .event = info_event }, .spans = { .close = info_close }, .ctx = ctx };
+	info_sink s = { .sink = { .event = info_event }, .spans = { .close = info_close }, .gpu = { .close = info_gpu },
+			.ctx = ctx };
 	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
 	tf_stacks *stacks = NULL;
 	tf_filter *filter = NULL;
+	tf_window_opts steps_w; /* --steps: the filter options with its window */
 	tf_tee tee;
 	tf_tee_init(&tee);
 	tf_tee_add(&tee, &s.sink);
@@ -641,19 +687,10 @@ int tf_cmd_info(int argc, char **argv)
 		const tf_filter_opts *fo = &iopts.filter;
 		tf_error err;
 		tf_error_clear(&err);
-		bool rel = fo->window_text && tf_window_relative(&fo->window);
+		bool rel = false;
 		int64_t first = 0;
-		s.win_lo = INT64_MIN;
-		s.win_hi = INT64_MAX;
-		for (int i = 0; rel && i < npaths; i++)
-			if (!strcmp(paths[i], "-")) {
-				rc = tf_usage_error("info", "--window %s: a relative bound needs the inputs read twice, "
-						    "which standard input cannot be: give absolute bounds (@START:@END)",
-						    fo->window_text);
-				goto out;
-			}
-		if ((rel && tf_pipeline_first_ts(ctx, (const char *const *)paths, npaths, iopts.format, &first, &err) < 0) ||
-		    (fo->window_text && tf_window_resolve(&fo->window, first, &s.win_lo, &s.win_hi, &err) < 0)) {
+		if (tf_pipeline_window(ctx, (const char *const *)paths, npaths, iopts.format, &fo, &steps_w, &s.win_lo,
+				       &s.win_hi, &rel, &first, &err) < 0) {
 			rc = tf_report(&err);
 			goto out;
 		}
@@ -662,7 +699,10 @@ int tf_cmd_info(int argc, char **argv)
 	}
 	tf_stacks_opts sopts = { .filter = filter };
 	stacks = !tf_filter_active(&iopts.filter) || filter ? tf_stacks_new(ctx, agg, &sopts) : NULL;
-	if (!stacks || (filter && tf_stacks_add_consumer(stacks, &s.spans) < 0)) {
+	s.cp = tf_agg_cpath(agg);
+	s.unattributed = tf_strtab_intern_cstr(tf_ctx_strtab(ctx), "[unattributed gpu]");
+	if (!stacks || (filter && tf_stacks_add_consumer(stacks, &s.spans) < 0) ||
+	    tf_stacks_add_consumer(stacks, &s.gpu) < 0) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto out;

@@ -81,6 +81,13 @@ typedef struct kept {
 	uint32_t seq;
 } kept;
 
+/* A Python frame's place among a sorted track's spans, and its parent's
+ * Python id (Kineto), for nesting by id (fix_python). */
+typedef struct pylink {
+	uint32_t span;
+	uint64_t parent;
+} pylink;
+
 typedef struct tstate {
 	frame *stack;
 	uint32_t depth, capstack;
@@ -90,6 +97,9 @@ typedef struct tstate {
 	uint32_t nmarks, capmarks;
 	kept *events;
 	uint32_t nevents, capevents;
+	pylink *py;            /* the Python frames with a parent id */
+	uint32_t npy, cappy;
+	tf_hmap pyidx;         /* Python id -> span index */
 	uint32_t seq;
 	int64_t first_ns, last_ns;
 	uint8_t seen;
@@ -305,6 +315,13 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, ev->cat, seq, END_X, flags,
 						ev->flags & TF_EVF_GPU_LABEL, ev->corr };
 		note_time(t, end_ns);
+		if (ev->id && tf_hmap_set(&t->pyidx, ev->id, t->nspans - 1) < 0)
+			return TF_ENOMEM;
+		if (ev->id && ev->parent_id) {
+			if (tf_grow((void **)&t->py, &t->cappy, t->npy + 1, sizeof(pylink)) < 0)
+				return TF_ENOMEM;
+			t->py[t->npy++] = (pylink){ t->nspans - 1, ev->parent_id };
+		}
 		return 0;
 	}
 	case TF_EV_BEGIN:
@@ -459,6 +476,38 @@ static inline bool ended_before(const frame *f, const span *sp)
 	return f->end_ns < sp->start_ns || (f->end_ns == sp->start_ns && f->end_seq <= sp->seq);
 }
 
+/* Python frames nest by their ids, not only by time: one that starts
+ * before or ends after its parent (Kineto rounds each timestamp to the us
+ * on its own) is clipped to the parent, counted with the time it moved. */
+static void fix_python(tf_stacks *s, tstate *t)
+{
+	for (uint32_t i = 0; i < t->npy; i++) {
+		uint32_t p = tf_hmap_get(&t->pyidx, t->py[i].parent);
+		if (p == UINT32_MAX || p == t->py[i].span)
+			continue;
+		span *c = &t->spans[t->py[i].span];
+		const span *par = &t->spans[p];
+		int64_t moved = 0;
+		if (c->start_ns < par->start_ns) {
+			moved = tf_sat_add(moved, tf_sat_sub(par->start_ns, c->start_ns));
+			c->start_ns = par->start_ns;
+		}
+		if (c->end_ns > par->end_ns) {
+			moved = tf_sat_add(moved, tf_sat_sub(c->end_ns, par->end_ns));
+			c->end_ns = par->end_ns;
+			c->end_seq = par->end_seq;
+		}
+		if (c->end_ns < c->start_ns)
+			c->end_ns = c->start_ns;
+		if (moved)
+			tf_diag_repair(s->diag, TF_DIAG_python_parent_clipped, moved);
+	}
+	free(t->py);
+	t->py = NULL;
+	t->npy = t->cappy = 0;
+	tf_hmap_free(&t->pyidx);
+}
+
 /* A sorted track's buffered spans, complete and in start order. */
 static int prepare_sorted(tf_stacks *s, tstate *t)
 {
@@ -468,6 +517,7 @@ static int prepare_sorted(tf_stacks *s, tstate *t)
 			sp->end_ns = t->last_ns > sp->start_ns ? t->last_ns : sp->start_ns;
 			tf_diag_repair(s->diag, TF_DIAG_begin_unclosed, tf_sat_sub(sp->end_ns, sp->start_ns));
 		}
+	fix_python(s, t);
 	TF_TRY(match_marks(s, t));
 	sort_if_needed(t->spans, t->nspans, sizeof(span), span_cmp);
 	sort_if_needed(t->events, t->nevents, sizeof(kept), kept_cmp);
@@ -692,6 +742,8 @@ void tf_stacks_free(tf_stacks *s)
 		free(s->tracks[i].spans);
 		free(s->tracks[i].marks);
 		free(s->tracks[i].events);
+		free(s->tracks[i].py);
+		tf_hmap_free(&s->tracks[i].pyidx);
 	}
 	free(s->tracks);
 	tf_hmap_free(&s->launches);

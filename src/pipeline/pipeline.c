@@ -267,6 +267,39 @@ int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char 
 	return rc;
 }
 
+int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts **fo,
+		       tf_window_opts *steps, int64_t *lo, int64_t *hi, bool *rel, int64_t *first, tf_error *err)
+{
+	const tf_filter_opts *o = *fo;
+	*lo = INT64_MIN;
+	*hi = INT64_MAX;
+	*rel = o->window_text && tf_window_relative(&o->window);
+	*first = 0;
+	if (*rel || o->steps_text)
+		for (int i = 0; i < n; i++)
+			if (!strcmp(inputs[i], "-"))
+				return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+						    "%s %s needs the inputs read twice, which standard input cannot be%s",
+						    o->steps_text ? "--steps" : "--window",
+						    o->steps_text ? o->steps_text : o->window_text,
+						    o->steps_text ? "" : ": give absolute bounds (@START:@END)");
+	if (*rel)
+		TF_TRY(tf_pipeline_first_ts(ctx, inputs, n, format, first, err));
+	if (o->window_text)
+		TF_TRY(tf_window_resolve(&o->window, *first, lo, hi, err));
+	if (o->steps_text) {
+		TF_TRY(tf_pipeline_steps(ctx, inputs, n, format, o, lo, hi, err));
+		/* from here on, a window like any other */
+		steps->fo = *o;
+		steps->fo.window = (tf_window){ true, true, true, true, *lo, *hi };
+		snprintf(steps->text, sizeof(steps->text), "@%lldns:@%lldns (--steps %.200s)", (long long)*lo,
+			 (long long)*hi, o->steps_text);
+		steps->fo.window_text = steps->text;
+		*fo = &steps->fo;
+	}
+	return 0;
+}
+
 /* Adds text to agg's comments unless it is there (seen: interned text ->
  * 1); add = false only records it. */
 static int add_comment(tf_ctx *ctx, tf_agg *agg, tf_hmap *seen, const char *text, bool add)
@@ -316,8 +349,7 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	tf_filter *filter = NULL;
 	const tf_filter_opts *fo = o && tf_filter_active(o->filter) ? o->filter : NULL;
 	int64_t win_lo = INT64_MIN, win_hi = INT64_MAX; /* the window, absolute */
-	tf_filter_opts steps_fo;                         /* --steps: fo with its window */
-	char steps_text[320];
+	tf_window_opts steps_w;                          /* --steps: fo with its window */
 	tf_agg *tmp = NULL;
 	const char *types_from = NULL;
 	tf_hmap seen = { 0 }; /* comment strings already in agg */
@@ -351,43 +383,11 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 						  "'%s' is a pprof profile: --ranks and --window need traces", inputs[i]);
 				goto done;
 			}
-		bool rel = fo->window_text && tf_window_relative(&fo->window);
+		bool rel = false;
 		int64_t first_ts = 0;
-		if (rel) {
-			for (int i = 0; i < n; i++)
-				if (!strcmp(inputs[i], "-")) {
-					rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
-							  "--window %s: a relative bound needs the inputs read twice, which "
-							  "standard input cannot be: give absolute bounds (@START:@END)",
-							  fo->window_text);
-					goto done;
-				}
-			int r = tf_pipeline_first_ts(ctx, inputs, n, format, &first_ts, err);
-			if (r < 0) {
-				rc = r;
-				goto done;
-			}
-		}
-		if (fo->window_text && (rc = tf_window_resolve(&fo->window, first_ts, &win_lo, &win_hi, err)) < 0)
+		if ((rc = tf_pipeline_window(ctx, inputs, n, format, &fo, &steps_w, &win_lo, &win_hi, &rel, &first_ts,
+					     err)) < 0)
 			goto done;
-		if (fo->steps_text) {
-			for (int i = 0; i < n; i++)
-				if (!strcmp(inputs[i], "-")) {
-					rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
-							  "--steps needs the inputs read twice, which standard input "
-							  "cannot be");
-					goto done;
-				}
-			if ((rc = tf_pipeline_steps(ctx, inputs, n, format, fo, &win_lo, &win_hi, err)) < 0)
-				goto done;
-			/* from here on, a window like any other */
-			steps_fo = *fo;
-			steps_fo.window = (tf_window){ true, true, true, true, win_lo, win_hi };
-			snprintf(steps_text, sizeof(steps_text), "@%lldns:@%lldns (--steps %.200s)", (long long)win_lo,
-				 (long long)win_hi, fo->steps_text);
-			steps_fo.window_text = steps_text;
-			fo = &steps_fo;
-		}
 		if (!(filter = tf_filter_new(ctx, fo, win_lo, win_hi, rel, first_ts))) {
 			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;

@@ -266,6 +266,21 @@ static int do_counter(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 	return 0;
 }
 
+/* A Kineto Python frame's "Python id" and "Python parent id" (0: none). */
+static void python_ids(const tf_chrome_fields *f, tf_event *ev)
+{
+	if (f->args.type != TF_JSON_OBJECT)
+		return;
+	tf_json_iter it;
+	tf_json_span key, val;
+	tf_json_iter_begin(&it, &f->args);
+	while (tf_json_iter_next(&it, &key, &val))
+		if (tf_json_is(&key, "Python id"))
+			ev->id = tf_json_id(&val);
+		else if (tf_json_is(&key, "Python parent id"))
+			ev->parent_id = tf_json_id(&val);
+}
+
 /* args.correlation of a GPU activity or launch (Kineto), 0 when none. */
 static uint64_t correlation(const tf_chrome_fields *f)
 {
@@ -349,6 +364,8 @@ static int process_event(tf_chrome *r, const tf_chrome_fields *f)
 		tf_ctx_track_get(r->ctx, ev.track)->kind = TF_TRACK_GPU;
 	if (cls != CAT_OTHER && (ph == 'X' || ph == 'B'))
 		TF_TRY(tf_chrome_note_class(r, ev.track, cls));
+	if (cls == CAT_PYTHON && ph == 'X')
+		python_ids(f, &ev);
 	if ((cls == CAT_GPU || cls == CAT_LAUNCH || cls == CAT_GPU_LABEL || cls == CAT_SYNC) && (ph == 'X' || ph == 'B')) {
 		if (cls == CAT_GPU_LABEL)
 			ev.flags |= TF_EVF_GPU_LABEL;

@@ -101,8 +101,9 @@ int tf_chrome_track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_spa
  * CAT_GPU_LABEL an annotation on a GPU stream, CAT_CPU other CPU work
  * (Python frames, operators), CAT_SYNC a synchronization (Kineto's
  * cuda_sync: a GPU activity on the device or a stream, with the correlation
- * id of the CPU call that waited), CAT_OTHER anything else. */
-enum { CAT_UNKNOWN = 0, CAT_OTHER, CAT_GPU, CAT_LAUNCH, CAT_GPU_LABEL, CAT_CPU, CAT_SYNC };
+ * id of the CPU call that waited), CAT_PYTHON a Python frame (CPU work with
+ * "Python id" and "Python parent id"), CAT_OTHER anything else. */
+enum { CAT_UNKNOWN = 0, CAT_OTHER, CAT_GPU, CAT_LAUNCH, CAT_GPU_LABEL, CAT_CPU, CAT_SYNC, CAT_PYTHON };
 int tf_chrome_cat_class(tf_chrome *r, tf_str cat);
 /* Notes what a region of category class cls says of its track; at the end
  * of the input, tf_chrome_settle_gpu makes CPU the tracks of GPU processes

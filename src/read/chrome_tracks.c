@@ -112,14 +112,14 @@ static const struct { const char *name; int cls; } cat_classes[] = {
 	{ "Kernel", CAT_GPU },         { "Memcpy", CAT_GPU },          { "Memset", CAT_GPU },
 	{ "cuda_runtime", CAT_LAUNCH }, { "cuda_driver", CAT_LAUNCH }, { "Runtime", CAT_LAUNCH },
 	{ "hip_runtime", CAT_LAUNCH },  { "gpu_user_annotation", CAT_GPU_LABEL },
-	{ "python_function", CAT_CPU }, { "cpu_op", CAT_CPU },         { "user_annotation", CAT_CPU },
+	{ "python_function", CAT_PYTHON }, { "cpu_op", CAT_CPU },      { "user_annotation", CAT_CPU },
 	{ "Operator", CAT_CPU },        { "cuda_sync", CAT_SYNC },
 };
 
 int tf_chrome_note_class(tf_chrome *r, uint32_t track, int cls)
 {
 	uint8_t bit = cls == CAT_GPU || cls == CAT_SYNC || cls == CAT_GPU_LABEL ? 1
-		      : cls == CAT_CPU || cls == CAT_LAUNCH                ? 2
+		      : cls == CAT_CPU || cls == CAT_LAUNCH || cls == CAT_PYTHON ? 2
 									     : 0;
 	if (!bit)
 		return 0;

@@ -30,6 +30,13 @@ ua=sum(v.get("gpu/nanoseconds", 0) for p, v in r["paths"].items() if p.startswit
 assert ua == un, (ua, un)
 if o["gpu_with_launch_ns"]:
     assert att >= 0.9 * o["gpu_ns"], "under 90% attributed"' "$TMP/oracle.json" "$TMP/raw.json" "$TMP/info.json"
+	check "$b: info: per GPU stream its GPU time and busy time (union), attributed time" python3 -c '
+import json,sys
+o=json.load(open(sys.argv[1])); i=json.load(open(sys.argv[2]))
+got={t["process"] + "/" + t["thread"]: {"gpu_ns": t["gpu_ns"], "busy_ns": t["gpu_busy_ns"]}
+     for t in i["threads"] if t.get("gpu_activities")}
+assert got == o["streams"], (got, o["streams"])
+assert sum(t.get("gpu_attributed_ns", 0) for t in i["threads"]) == o["gpu_with_launch_ns"]' "$TMP/oracle.json" "$TMP/info.json"
 	check "$b: allocations: alloc_space = the [memory] events' positive Bytes, alloc_objects their number" python3 -c '
 import json,sys
 o=json.load(open(sys.argv[1])); r=json.load(open(sys.argv[2])); t=r["total"]
@@ -163,6 +170,41 @@ check "... steps 5 to 10" grep -q "steps 5 to 10" "$TMP/steps.err"
 expect_exit 2 "--steps on a trace without steps" $TF top --steps 1 $DATA/tau/mpi_small
 expect_exit 2 "--steps and --window together" $TF top --steps 5 --window 1s: "$t"
 expect_exit 2 "--steps 7:5" $TF top --steps 7:5 "$t"
+# Python frames nest by their ids (Kineto's "Python id", "Python parent id")
+cat > "$TMP/py.json" <<'EOF'
+{"traceEvents":[
+{"ph":"X","cat":"python_function","name":"train.py(10): main","pid":1,"tid":1,"ts":100,"dur":50,"args":{"Python id":1,"Python parent id":null}},
+{"ph":"X","cat":"python_function","name":"model.py(20): forward","pid":1,"tid":1,"ts":109,"dur":20,"args":{"Python id":2,"Python parent id":3}},
+{"ph":"X","cat":"python_function","name":"train.py(12): step","pid":1,"tid":1,"ts":110,"dur":30,"args":{"Python id":3,"Python parent id":1}},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":112,"dur":5}
+]}
+EOF
+$TF -q profile "$TMP/py.json" -o "$TMP/py.pb.gz" 2>/dev/null && python3 tests/tools/pprof_raw.py "$TMP/py.pb.gz" > "$TMP/py.raw"
+$TF -q info --format json "$TMP/py.json" > "$TMP/py.info"
+check "a Python frame rounded to start 1 us before its parent (by id) nests under it; the op under it" python3 -c '
+import json,sys
+r=json.load(open(sys.argv[1])); i=json.load(open(sys.argv[2]))["diagnostics"]
+w={p: v["wall/nanoseconds"] for p, v in r["paths"].items()}
+assert w == {"train.py(10): main": 20000, "train.py(10): main;train.py(12): step": 11000,
+             "train.py(10): main;train.py(12): step;model.py(20): forward": 14000,
+             "train.py(10): main;train.py(12): step;model.py(20): forward;aten::mm": 5000}, w
+assert i["python_parent_clipped"] == 1 and i["python_parent_clipped_ns"] == 1000, i' "$TMP/py.raw" "$TMP/py.info"
+t=$(ls $DATA/chrome/tracelens-bert-small-h100/*.json.gz)
+$TF -q profile "$t" -o "$TMP/tl.pb.gz" && python3 tests/tools/pprof_raw.py "$TMP/tl.pb.gz" > "$TMP/tl.raw"
+$TF -q info --format json "$t" > "$TMP/tl.info"
+check "TraceLens: every Python frame sits under its parent by id (the nearest Python frame above it), nothing clipped" python3 -c '
+import gzip,json,sys
+ev=[e for e in json.load(gzip.open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "python_function"]
+name={e["args"]["Python id"]: e["name"] for e in ev}
+py=set(name.values())
+r=json.load(open(sys.argv[2]))
+pairs=set()
+for p in r["paths"]:
+    f=[x for x in p.split(";") if x in py]
+    pairs |= {(a, b) for a, b in zip(f, f[1:])}
+want={(name[e["args"]["Python parent id"]], e["name"]) for e in ev if e["args"].get("Python parent id") in name}
+assert want <= pairs, sorted(want - pairs)[:3]
+assert json.load(open(sys.argv[3]))["diagnostics"]["python_parent_clipped"] == 0' "$t" "$TMP/tl.raw" "$TMP/tl.info"
 # a run with no GPU has no gpu sample type (profiles of CPU runs do not change)
 $TF -q profile $DATA/tau/mpi_small -o "$TMP/c.pb.gz"
 check "no GPU, no gpu sample type" sh -c "! python3 tests/tools/pprof_raw.py '$TMP/c.pb.gz' | grep -q gpu/nanoseconds"

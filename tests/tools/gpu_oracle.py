@@ -16,6 +16,8 @@ tracefold's code): prints JSON with
                 intervals (Kineto's whole-trace span left out), summed
   gpu_with_launch_ns  the GPU time whose correlation id is also on an X
                 event of a CPU thread
+  streams       per GPU stream ("pid/tid"): its activities' time and how
+                long they kept it busy (the union of their intervals)
   alloc_bytes, alloc_n  the bytes and the number of Kineto's [memory]
                 events with Bytes > 0 (allocations)
   kernels       up to 6 GPU activities with their expected call path: the
@@ -97,11 +99,29 @@ for name, lst in sorted(names.items()):
     kernels.append({"name": name, "path": path, "gpu_ns": sum(ns(e["dur"]) for e in lst)})
     if len(kernels) == 6:
         break
+# per GPU stream: its activities' time and the union of their intervals
+streams = {}
+for e in gpu:
+    streams.setdefault(key(e), []).append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
+stream_stats = {}
+for k, iv in streams.items():
+    iv.sort()
+    busy, cur_s, cur_e = 0, None, None
+    for s, t in iv:
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                busy += cur_e - cur_s
+            cur_s, cur_e = s, t
+        else:
+            cur_e = max(cur_e, t)
+    busy += cur_e - cur_s
+    stream_stats["/".join(k)] = {"gpu_ns": sum(t - s for s, t in iv), "busy_ns": busy}
 mem = [e["args"]["Bytes"] for e in ev if isinstance(e, dict) and e.get("name") == "[memory]"
        and e.get("ph") in ("i", "I") and isinstance(e.get("args"), dict) and "Bytes" in e["args"]]
 print(json.dumps({
     "alloc_bytes": int(sum(b for b in mem if b > 0)),
     "alloc_n": sum(1 for b in mem if b > 0),
+    "streams": stream_stats,
     "gpu_ns": sum(ns(e["dur"]) for e in gpu),
     "cpu_union_ns": union,
     "gpu_with_launch_ns": sum(ns(e["dur"]) for e in gpu if corr_of(e) in launches),
