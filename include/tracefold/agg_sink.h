@@ -22,6 +22,17 @@ typedef struct tf_agg_sink tf_agg_sink;
  * (NULL-terminated, or NULL) whose values become sample types; "all"
  * selects every counter. */
 tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counters);
+
+/* A training step (Kineto's ProfilerStep#N) of an input: its CPU span. */
+typedef struct tf_step {
+	uint32_t input;
+	int64_t n, start_ns, end_ns;
+} tf_step;
+/* --label-steps: every sample gets a numeric label step = N, the
+ * ProfilerStep#N among its call path's frames (a GPU activity: its
+ * launch's), else the step of its input whose span holds its start, else
+ * none.  steps: sorted by (input, start), borrowed. */
+void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n);
 void tf_agg_sink_free(tf_agg_sink *k); /* NULL-safe */
 tf_span_sink *tf_agg_sink_spans(tf_agg_sink *k);
 

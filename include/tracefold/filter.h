@@ -46,6 +46,9 @@ typedef struct tf_filter_opts {
 	 * turns it into an absolute window (tf_pipeline_steps); NULL: none */
 	const char *steps_text;
 	int64_t step_lo, step_hi;
+	/* --label-steps: no filter, a step label on every sample (agg_sink.h);
+	 * here because every command hands these options to the pipeline */
+	bool label_steps;
 } tf_filter_opts;
 
 /* "0,2,5-7" -> ranges (*out malloc'd, the caller frees it).  TF_EUSAGE with

@@ -13,6 +13,7 @@
 #include "err.h"
 #include "span.h"
 #include "filter.h"
+#include "agg_sink.h"
 
 typedef struct tf_pipeline_opts {
 	const char *format;             /* force this trace reader (no pprof sniffing), or NULL */
@@ -57,6 +58,12 @@ int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char 
  * (*rel, *first: read by a first pass), --steps from its steps (then *fo
  * points to a copy in *steps whose window says so).  Standard input cannot
  * be read twice: a usage error.  Returns 0 or a negative TF_E*. */
+/* --label-steps: every ProfilerStep#N of the inputs (a first pass, as
+ * above), sorted by (input, start); *out malloc'd (the caller frees it),
+ * NULL when none.  Returns 0 or a negative TF_E*. */
+int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_step **out,
+			  size_t *nout, tf_error *err);
+
 typedef struct tf_window_opts {
 	tf_filter_opts fo;
 	char text[320];

@@ -35,6 +35,10 @@ typedef struct tf_stacks_opts {
 	 * (filter.h) on its way to every consumer, the aggregate's included:
 	 * the consumers added to the stack builder are added to it.  Borrowed. */
 	tf_filter *filter;
+	/* --label-steps: the run's steps (agg_sink.h), sorted by (input,
+	 * start); NULL: no step labels.  Borrowed. */
+	const tf_step *steps;
+	size_t nsteps;
 } tf_stacks_opts;
 
 /* The usual wiring: a stack builder over agg's call paths with an aggregate

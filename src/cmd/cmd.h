@@ -107,7 +107,9 @@ void tf_input_opts_free(tf_input_opts *o);
 	"                       the inputs' own time base; a side may be empty (:5s, 10s:);\n" \
 	"                       regions are clipped to it (docs/cli.md \"Filters\")\n"      \
 	"      --steps A:B      PyTorch: the window of Kineto's ProfilerStep#A..#B, to the\n"  \
-	"                       end of the last GPU work they launched (docs/gpu.md)\n"
+	"                       end of the last GPU work they launched (docs/gpu.md)\n"       \
+	"      --label-steps    PyTorch: a numeric label step=N on every sample (pprof\n"    \
+	"                       -tagfocus=step=10:20); the inputs are read twice\n"
 
 /* --name-width N of top and diff: names in text and Markdown tables are
  * shortened to N code points (tf_name_short); 0 = never. */

@@ -191,6 +191,10 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 		o->strict = true;
 		return 1;
 	}
+	if (!strcmp(a, "--label-steps")) {
+		o->filter.label_steps = true;
+		return 1;
+	}
 	bool fmt = !strcmp(a, "-F") || !strcmp(a, "--input-format");
 	bool ctr = !strcmp(a, "-c") || !strcmp(a, "--counters");
 	bool edf = !strcmp(a, "--edf");

@@ -33,7 +33,91 @@ struct tf_agg_sink {
 	bool all_counters;
 	tf_hmap counter_type;   /* tf_str -> type index; UINT32_MAX-1 for "not selected" */
 	tf_str no_region;
+	/* --label-steps */
+	const tf_step *steps;
+	size_t nsteps;
+	tf_hmap node_step;      /* call path -> its step + 2 (1: none among its frames) */
+	tf_hmap step_lset;      /* (track, step) -> label set */
 };
+
+void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n)
+{
+	k->steps = steps;
+	k->nsteps = n;
+}
+
+/* N of a frame "ProfilerStep#N", else -1. */
+static int64_t step_number(const char *s)
+{
+	if (strncmp(s, "ProfilerStep#", 13) != 0)
+		return -1;
+	char *end;
+	long long n = strtoll(s + 13, &end, 10);
+	return end == s + 13 || *end || n < 0 ? -1 : n;
+}
+
+/* The step of a sample: among its call path's frames, else by time. */
+static int64_t step_of(tf_agg_sink *k, uint32_t track, uint32_t node, int64_t ts)
+{
+	const tf_cpath *cp = tf_agg_cpath(k->agg);
+	uint32_t v = tf_hmap_get(&k->node_step, node);
+	if (v == UINT32_MAX) {
+		int64_t n = -1;
+		for (uint32_t id = node; id != TF_CPATH_ROOT && n < 0;) {
+			const tf_cpath_node *c = tf_cpath_get(cp, id);
+			if (!c)
+				break;
+			n = step_number(tf_strtab_get(tf_ctx_strtab(k->ctx), c->frame));
+			id = c->parent;
+		}
+		v = n >= 0 && n < UINT32_MAX - 3 ? (uint32_t)n + 2 : 1;
+		if (tf_hmap_put(&k->node_step, node, v) < 0)
+			return -1;
+	}
+	if (v >= 2)
+		return v - 2;
+	/* by time: the step of the same input whose span holds ts */
+	const tf_track *t = tf_ctx_track_get(k->ctx, track);
+	uint32_t in = t ? t->input : 0;
+	size_t lo = 0, hi = k->nsteps;
+	while (lo < hi) { /* the first step of (input, start) > (in, ts) */
+		size_t mid = lo + (hi - lo) / 2;
+		const tf_step *s = &k->steps[mid];
+		if (s->input < in || (s->input == in && s->start_ns <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && k->steps[i].input == in;)
+		if (k->steps[i].end_ns > ts)
+			return k->steps[i].n;
+	return -1;
+}
+
+static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out);
+
+/* The label set of a sample: its track's, plus step with --label-steps. */
+static int sample_labels(tf_agg_sink *k, uint32_t track, uint32_t node, int64_t ts, uint32_t *out)
+{
+	if (!k->steps)
+		return labelset(k, track, out);
+	int64_t step = step_of(k, track, node, ts);
+	uint64_t key = tf_mix64((uint64_t)track << 32 ^ (uint64_t)(step + 1));
+	uint32_t v = tf_hmap_get(&k->step_lset, key);
+	if (v != UINT32_MAX) {
+		*out = v;
+		return 0;
+	}
+	tf_label l[TF_AGG_MAX_LABELS];
+	int n = tf_track_labels(k->ctx, track, l, TF_AGG_MAX_LABELS - 1);
+	if (step >= 0)
+		l[n++] = (tf_label){ tf_strtab_intern_cstr(tf_ctx_strtab(k->ctx), "step"), 0, step, 0 };
+	uint32_t id = tf_agg_labelset(k->agg, l, n);
+	if (id == (uint32_t)-1 || tf_hmap_put(&k->step_lset, key, id) < 0)
+		return TF_ENOMEM;
+	*out = id;
+	return 0;
+}
 
 static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out)
 {
@@ -76,7 +160,7 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
 	uint32_t ls;
-	TF_TRY(labelset(k, s->track, &ls));
+	TF_TRY(sample_labels(k, s->track, s->node, s->start_ns, &ls));
 	if (s->kind == TF_SPAN_KIND_GPU_LABEL) /* a call, no time of its own */
 		return tf_agg_add(k->agg, s->node, ls, k->t_calls, 1);
 	if (s->kind == TF_SPAN_KIND_GPU)
@@ -157,8 +241,8 @@ static int add_alloc(tf_agg_sink *k, const tf_event *ev, uint32_t node)
 				     (k->t_alloc_objects = tf_agg_type(k->agg, "alloc_objects", "count")) < 0))
 		return TF_ENOMEM;
 	uint32_t ls;
-	TF_TRY(labelset(k, ev->track, &ls));
 	TF_TRY(sample_node(k, &node));
+	TF_TRY(sample_labels(k, ev->track, node, ev->ts_ns, &ls));
 	TF_TRY(tf_agg_add(k->agg, node, ls, k->t_alloc_space, tf_sat_from_double(ev->value)));
 	return tf_agg_add(k->agg, node, ls, k->t_alloc_objects, 1);
 }
@@ -174,8 +258,8 @@ static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 	if (type < 0)
 		return 0;
 	uint32_t ls;
-	TF_TRY(labelset(k, ev->track, &ls));
 	TF_TRY(sample_node(k, &node));
+	TF_TRY(sample_labels(k, ev->track, node, ev->ts_ns, &ls));
 	return tf_agg_add(k->agg, node, ls, type, tf_sat_from_double(ev->value));
 }
 
@@ -218,6 +302,8 @@ void tf_agg_sink_free(tf_agg_sink *k)
 		return;
 	free(k->lset);
 	tf_hmap_free(&k->counter_type);
+	tf_hmap_free(&k->node_step);
+	tf_hmap_free(&k->step_lset);
 	free(k);
 }
 

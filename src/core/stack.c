@@ -726,6 +726,8 @@ tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_stacks_opts *opts)
 		s->filter = opts->filter;
 	}
 	s->own_agg_sink = tf_agg_sink_new(ctx, agg, opts ? opts->counters : NULL);
+	if (s->own_agg_sink && opts && opts->steps)
+		tf_agg_sink_label_steps(s->own_agg_sink, opts->steps, opts->nsteps);
 	if (!s->own_agg_sink || tf_stacks_add_consumer(s, tf_agg_sink_spans(s->own_agg_sink)) < 0) {
 		tf_stacks_free(s);
 		return NULL;

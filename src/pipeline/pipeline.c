@@ -159,6 +159,9 @@ typedef struct steps_sink {
 	tf_hmap launch, gpu;             /* (input, corr) -> index in ts/gend */
 	int64_t *ts, *gend;
 	uint32_t nts, capts, ngend, capgend;
+	tf_step *list;                   /* --label-steps: every step, when collecting */
+	uint32_t nlist, caplist;
+	bool collect;
 } steps_sink;
 
 static int put_max(tf_hmap *m, int64_t **v, uint32_t *n, uint32_t *cap, uint64_t key, int64_t x, bool keep_max)
@@ -198,6 +201,12 @@ static int steps_event(tf_sink *k, const tf_event *ev)
 	if (!s->any_step || n > s->seen_hi)
 		s->seen_hi = n;
 	s->any_step = true;
+	if (s->collect) {
+		if (tf_grow((void **)&s->list, &s->caplist, s->nlist + 1, sizeof(tf_step)) < 0)
+			return TF_ENOMEM;
+		s->list[s->nlist++] = (tf_step){ s->input, n, ev->ts_ns, end };
+		return 0;
+	}
 	if (n < s->lo || n > s->hi)
 		return 0;
 	if (!s->any || ev->ts_ns < s->start)
@@ -265,6 +274,59 @@ int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char 
 	free(ss.ts);
 	free(ss.gend);
 	return rc;
+}
+
+static int step_cmp(const void *x, const void *y)
+{
+	const tf_step *a = x, *b = y;
+	if (a->input != b->input)
+		return a->input < b->input ? -1 : 1;
+	return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
+}
+
+int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_step **out,
+			  size_t *nout, tf_error *err)
+{
+	steps_sink ss = { .sink = { .event = steps_event }, .collect = true };
+	*out = NULL;
+	*nout = 0;
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(inputs[i], "-")) {
+			free(ss.list);
+			return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+					    "--label-steps needs the inputs read twice, which standard input cannot be");
+		}
+		const tf_format *f = tf_format_find(inputs[i], format, err);
+		if (!f) {
+			free(ss.list);
+			return err && err->code ? err->code : TF_EUNKNOWN;
+		}
+		tf_ctx *scratch = tf_ctx_new();
+		if (!scratch) {
+			free(ss.list);
+			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		}
+		*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);
+		ss.ctx = scratch;
+		ss.input = (uint32_t)i;
+		int r = f->read(inputs[i], (uint32_t)i, scratch, &ss.sink, err);
+		tf_ctx_free(scratch);
+		if (r < 0 && r != TF_ESTOP) {
+			free(ss.list);
+			if (err && !err->code)
+				tf_error_set(err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
+			return r;
+		}
+	}
+	tf_hmap_free(&ss.launch);
+	tf_hmap_free(&ss.gpu);
+	free(ss.ts);
+	free(ss.gend);
+	if (ss.nlist)
+		qsort(ss.list, ss.nlist, sizeof(tf_step), step_cmp);
+	*out = ss.list;
+	*nout = ss.nlist;
+	return 0;
 }
 
 int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts **fo,
@@ -350,6 +412,8 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	const tf_filter_opts *fo = o && tf_filter_active(o->filter) ? o->filter : NULL;
 	int64_t win_lo = INT64_MIN, win_hi = INT64_MAX; /* the window, absolute */
 	tf_window_opts steps_w;                          /* --steps: fo with its window */
+	tf_step *steps = NULL;                           /* --label-steps: the run's steps */
+	size_t nsteps = 0;
 	tf_agg *tmp = NULL;
 	const char *types_from = NULL;
 	tf_hmap seen = { 0 }; /* comment strings already in agg */
@@ -394,7 +458,11 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		}
 	}
 	if (ntraces) {
-		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL, .filter = filter };
+		if (o && o->filter && o->filter->label_steps &&
+		    (rc = tf_pipeline_step_list(ctx, inputs, n, format, &steps, &nsteps, err)) < 0)
+			goto done;
+		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL, .filter = filter, .steps = steps,
+					 .nsteps = nsteps };
 		stacks = tf_stacks_new(ctx, agg, &sopts);
 		for (int k = 0; stacks && o && o->consumers && o->consumers[k]; k++)
 			if (tf_stacks_add_consumer(stacks, o->consumers[k]) < 0) {
@@ -546,6 +614,7 @@ done:
 	tf_agg_free(tmp);
 	tf_stacks_free(stacks);
 	tf_filter_free(filter);
+	free(steps);
 	free(is_pprof);
 	return rc;
 }

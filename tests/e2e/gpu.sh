@@ -164,6 +164,25 @@ c = subprocess.run(["go", "tool", "pprof", "-comments", sys.argv[2]], capture_ou
 m = re.search(r"= \[(\d+), (\d+)\) ns", c)
 assert m and (int(m.group(1)), int(m.group(2))) == (w["start"], w["end"]), (c, w)' "$TMP/steps.json" "$TMP/s.pb.gz" $k
 done
+# --label-steps: a step label on every sample of a step (pprof -tagfocus=step=N)
+$TF -q profile --label-steps "$t" -o "$TMP/ls.pb.gz" && $TF -q profile "$t" -o "$TMP/nols.pb.gz"
+check "--label-steps: samples under ProfilerStep#N carry step=N, N's wall is its duration; totals unchanged" python3 -c '
+import json, sys
+sys.path.insert(0, "tests/tools"); import pprof_raw
+steps = json.load(open(sys.argv[1]))
+text, _ = pprof_raw.raw(sys.argv[2]); types, samples, locs = pprof_raw.parse(text)
+wi = types.index("wall/nanoseconds")
+under = {}
+for s in samples:
+    names = [locs[l][0] for l in s["locs"]]
+    for n in names:
+        if n.startswith("ProfilerStep#"):
+            assert s["labels"].get("step") == n[13:], (n, s["labels"])
+            under[n[13:]] = under.get(n[13:], 0) + s["values"][wi]
+assert under == {k: v["dur"] for k, v in steps.items()}, (under, steps)
+assert {s["labels"]["step"] for s in samples if "step" in s["labels"]} == set(steps)
+a, b = pprof_raw.summarize(sys.argv[2])["total"], pprof_raw.summarize(sys.argv[3])["total"]
+assert a == b, (a, b)' "$TMP/steps.json" "$TMP/ls.pb.gz" "$TMP/nols.pb.gz"
 expect_exit 2 "--steps with no such step says which there are" $TF top --steps 40:50 "$t"
 cp "$TMP/err" "$TMP/steps.err"
 check "... steps 5 to 10" grep -q "steps 5 to 10" "$TMP/steps.err"
