@@ -224,6 +224,40 @@ for p in r["paths"]:
 want={(name[e["args"]["Python parent id"]], e["name"]) for e in ev if e["args"].get("Python parent id") in name}
 assert want <= pairs, sorted(want - pairs)[:3]
 assert json.load(open(sys.argv[3]))["diagnostics"]["python_parent_clipped"] == 0' "$t" "$TMP/tl.raw" "$TMP/tl.info"
+# two rank files (the same trace as rank 0 and rank 1, so the same
+# correlation ids in both): labels rank 0 and 1, each with the whole GPU time
+# under the same launch paths (ids scoped per file)
+t=$(ls $DATA/chrome/hta-simple-add-gpu/*.json.gz)
+python3 -c '
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
+assert d["distributedInfo"]["rank"] == 0
+d["distributedInfo"]["rank"] = 1
+gpu = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "gpu_user_annotation"}
+for e in d["traceEvents"]:   # rank 1 CPU calls renamed: its kernels must go under them
+    if e.get("ph") == "X" and e.get("cat") not in gpu:
+        e["name"] = "r1 " + e["name"]
+json.dump(d, open(sys.argv[2], "w"))' "$t" "$TMP/rank1.json"
+$TF -q profile "$t" "$TMP/rank1.json" -o "$TMP/two.pb.gz" && $TF -q profile "$t" -o "$TMP/one.pb.gz"
+check "two rank files: labels rank 0 and 1, each file's GPU time under its own launches (ids scoped per file)" python3 -c '
+import sys
+sys.path.insert(0, "tests/tools"); import pprof_raw
+def per(path, rank=None):
+    text, _ = pprof_raw.raw(path); types, samples, locs = pprof_raw.parse(text)
+    gi = types.index("gpu/nanoseconds"); out = {}
+    for s in samples:
+        if rank is not None and s["labels"].get("rank") != rank:
+            continue
+        p = ";".join(reversed([locs[l][0] for l in s["locs"]]))
+        if s["values"][gi]:
+            out[p] = out.get(p, 0) + s["values"][gi]
+    return out
+one = per(sys.argv[2])
+r1 = {";".join(["r1 " + f for f in p.split(";")[:-1]] + p.split(";")[-1:]) if not p.startswith("[unattributed gpu]") else p: v
+      for p, v in one.items()}
+assert per(sys.argv[1], "0") == one, "rank 0"
+assert per(sys.argv[1], "1") == r1, sorted(set(per(sys.argv[1], "1")) ^ set(r1))[:3]
+assert pprof_raw.summarize(sys.argv[1])["labels"]["rank"] == ["0", "1"]' "$TMP/two.pb.gz" "$TMP/one.pb.gz"
 # a run with no GPU has no gpu sample type (profiles of CPU runs do not change)
 $TF -q profile $DATA/tau/mpi_small -o "$TMP/c.pb.gz"
 check "no GPU, no gpu sample type" sh -c "! python3 tests/tools/pprof_raw.py '$TMP/c.pb.gz' | grep -q gpu/nanoseconds"
