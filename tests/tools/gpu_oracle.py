@@ -68,19 +68,22 @@ for e in cpu:
 by_thread = {}
 for e in cpu:
     by_thread.setdefault(key(e), []).append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
-union = 0
-for iv in by_thread.values():
-    iv.sort()
-    cur_s, cur_e = None, None
-    for s, t in iv:
+
+
+def union_ns(iv):
+    """The length of the union of [start, end) intervals."""
+    total, cur_s, cur_e = 0, None, None
+    for s, t in sorted(iv):
         if cur_e is None or s > cur_e:
             if cur_e is not None:
-                union += cur_e - cur_s
+                total += cur_e - cur_s
             cur_s, cur_e = s, t
         else:
             cur_e = max(cur_e, t)
-    if cur_e is not None:
-        union += cur_e - cur_s
+    return total + (cur_e - cur_s if cur_e is not None else 0)
+
+
+union = sum(union_ns(iv) for iv in by_thread.values())
 # expected call paths of a few kernels with distinct names
 names = {}
 for e in gpu:
@@ -105,17 +108,7 @@ for e in gpu:
     streams.setdefault(key(e), []).append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
 stream_stats = {}
 for k, iv in streams.items():
-    iv.sort()
-    busy, cur_s, cur_e = 0, None, None
-    for s, t in iv:
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                busy += cur_e - cur_s
-            cur_s, cur_e = s, t
-        else:
-            cur_e = max(cur_e, t)
-    busy += cur_e - cur_s
-    stream_stats["/".join(k)] = {"gpu_ns": sum(t - s for s, t in iv), "busy_ns": busy}
+    stream_stats["/".join(k)] = {"gpu_ns": sum(t - s for s, t in iv), "busy_ns": union_ns(iv)}
 mem = [e["args"]["Bytes"] for e in ev if isinstance(e, dict) and e.get("name") == "[memory]"
        and e.get("ph") in ("i", "I") and isinstance(e.get("args"), dict) and "Bytes" in e["args"]]
 print(json.dumps({
