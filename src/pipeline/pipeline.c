@@ -118,10 +118,13 @@ static int first_event(tf_sink *k, const tf_event *ev)
 	return 0;
 }
 
-int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const char *format, int64_t *first_ns,
-			 tf_error *err)
+/* A first pass for the filters: every input read into sink through a
+ * scratch ctx of its own (ctx's tracks and diagnostics stay untouched; its
+ * reader options are used).  *cur and *cur_input (when not NULL) are the
+ * input being read, for a sink that looks at its tracks. */
+static int first_pass(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_sink *sink,
+		      tf_ctx **cur, uint32_t *cur_input, tf_error *err)
 {
-	first_sink fs = { .sink = { .event = first_event } };
 	for (int i = 0; i < n; i++) {
 		const tf_format *f = tf_format_find(inputs[i], format, err);
 		if (!f)
@@ -130,7 +133,11 @@ int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const ch
 		if (!scratch)
 			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 		*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);
-		int r = f->read(inputs[i], (uint32_t)i, scratch, &fs.sink, err);
+		if (cur)
+			*cur = scratch;
+		if (cur_input)
+			*cur_input = (uint32_t)i;
+		int r = f->read(inputs[i], (uint32_t)i, scratch, sink, err);
 		tf_ctx_free(scratch);
 		if (r < 0 && r != TF_ESTOP) {
 			if (err && !err->code)
@@ -138,6 +145,14 @@ int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const ch
 			return r;
 		}
 	}
+	return 0;
+}
+
+int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const char *format, int64_t *first_ns,
+			 tf_error *err)
+{
+	first_sink fs = { .sink = { .event = first_event } };
+	TF_TRY(first_pass(ctx, inputs, n, format, &fs.sink, NULL, NULL, err));
 	if (!fs.any)
 		return 0;
 	*first_ns = fs.min_ns;
@@ -183,12 +198,13 @@ static int steps_event(tf_sink *k, const tf_event *ev)
 	if (ev->kind != TF_EV_COMPLETE && ev->kind != TF_EV_BEGIN)
 		return 0;
 	int64_t end = ev->kind == TF_EV_COMPLETE && ev->dur_ns > 0 ? tf_sat_add(ev->ts_ns, ev->dur_ns) : ev->ts_ns;
-	const tf_track *t = tf_ctx_track_get(s->ctx, ev->track);
-	uint64_t key = tf_mix64(ev->corr * 0x9E3779B97F4A7C15ull ^ s->input);
-	if (ev->corr && t && t->kind == TF_TRACK_GPU)
-		return put_max(&s->gpu, &s->gend, &s->ngend, &s->capgend, key, end, true);
-	if (ev->corr)
+	if (ev->corr && !s->collect) { /* --steps: launches and GPU work, to extend the window */
+		const tf_track *t = tf_ctx_track_get(s->ctx, ev->track);
+		uint64_t key = tf_mix64(ev->corr * 0x9E3779B97F4A7C15ull ^ s->input);
+		if (t && t->kind == TF_TRACK_GPU)
+			return put_max(&s->gpu, &s->gend, &s->ngend, &s->capgend, key, end, true);
 		TF_TRY(put_max(&s->launch, &s->ts, &s->nts, &s->capts, key, ev->ts_ns, false));
+	}
 	const char *name = ev->name ? tf_strtab_get(tf_ctx_strtab(s->ctx), ev->name) : "";
 	if (ev->kind != TF_EV_COMPLETE || strncmp(name, "ProfilerStep#", 13) != 0)
 		return 0;
@@ -217,33 +233,19 @@ static int steps_event(tf_sink *k, const tf_event *ev)
 	return 0;
 }
 
+static void steps_free(steps_sink *s)
+{
+	tf_hmap_free(&s->launch);
+	tf_hmap_free(&s->gpu);
+	free(s->ts);
+	free(s->gend);
+}
+
 int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts *fo,
 		      int64_t *start, int64_t *end, tf_error *err)
 {
 	steps_sink ss = { .sink = { .event = steps_event }, .lo = fo->step_lo, .hi = fo->step_hi };
-	int rc = 0;
-	for (int i = 0; i < n && rc == 0; i++) {
-		const tf_format *f = tf_format_find(inputs[i], format, err);
-		if (!f) {
-			rc = err && err->code ? err->code : TF_EUNKNOWN;
-			break;
-		}
-		tf_ctx *scratch = tf_ctx_new();
-		if (!scratch) {
-			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-			break;
-		}
-		*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);
-		ss.ctx = scratch;
-		ss.input = (uint32_t)i;
-		int r = f->read(inputs[i], (uint32_t)i, scratch, &ss.sink, err);
-		tf_ctx_free(scratch);
-		if (r < 0 && r != TF_ESTOP) {
-			if (err && !err->code)
-				tf_error_set(err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
-			rc = r;
-		}
-	}
+	int rc = first_pass(ctx, inputs, n, format, &ss.sink, &ss.ctx, &ss.input, err);
 	if (rc == 0 && !ss.any) {
 		if (ss.any_step)
 			rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
@@ -269,10 +271,7 @@ int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char 
 		if (*end <= *start)
 			*end = *start + 1; /* a window of at least 1 ns */
 	}
-	tf_hmap_free(&ss.launch);
-	tf_hmap_free(&ss.gpu);
-	free(ss.ts);
-	free(ss.gend);
+	steps_free(&ss);
 	return rc;
 }
 
@@ -290,38 +289,16 @@ int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const c
 	steps_sink ss = { .sink = { .event = steps_event }, .collect = true };
 	*out = NULL;
 	*nout = 0;
-	for (int i = 0; i < n; i++) {
-		if (!strcmp(inputs[i], "-")) {
-			free(ss.list);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(inputs[i], "-"))
 			return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
 					    "--label-steps needs the inputs read twice, which standard input cannot be");
-		}
-		const tf_format *f = tf_format_find(inputs[i], format, err);
-		if (!f) {
-			free(ss.list);
-			return err && err->code ? err->code : TF_EUNKNOWN;
-		}
-		tf_ctx *scratch = tf_ctx_new();
-		if (!scratch) {
-			free(ss.list);
-			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-		}
-		*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);
-		ss.ctx = scratch;
-		ss.input = (uint32_t)i;
-		int r = f->read(inputs[i], (uint32_t)i, scratch, &ss.sink, err);
-		tf_ctx_free(scratch);
-		if (r < 0 && r != TF_ESTOP) {
-			free(ss.list);
-			if (err && !err->code)
-				tf_error_set(err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
-			return r;
-		}
+	int rc = first_pass(ctx, inputs, n, format, &ss.sink, &ss.ctx, &ss.input, err);
+	steps_free(&ss);
+	if (rc < 0) {
+		free(ss.list);
+		return rc;
 	}
-	tf_hmap_free(&ss.launch);
-	tf_hmap_free(&ss.gpu);
-	free(ss.ts);
-	free(ss.gend);
 	if (ss.nlist)
 		qsort(ss.list, ss.nlist, sizeof(tf_step), step_cmp);
 	*out = ss.list;
