@@ -44,8 +44,9 @@ typedef struct ctrack {
 	uint32_t npend, cappend;
 	/* GPU activities that overlap (a GPU stream's are not nested) go to
 	 * lanes: lane 0 is the thread, lane l > 0 a thread "NAME (overlap l)" */
-	int64_t *lane_end, *lane_tid;
-	uint32_t nlanes, caplanes, lane;
+	tf_lanes lanes;
+	int64_t *lane_tid;     /* the tid of each lane */
+	uint32_t caplanetid, lane;
 } ctrack;
 
 typedef struct tf_chrome_out {
@@ -251,21 +252,17 @@ static int pick_lane(tf_chrome_out *w, const tf_span *s)
 	c->lane = 0;
 	if (s->kind == TF_SPAN_KIND_CPU || s->end_ns == TF_SPAN_END_UNKNOWN)
 		return 0;
-	uint32_t l = 0;
-	while (l < c->nlanes && c->lane_end[l] > s->start_ns)
-		l++;
-	if (l == c->nlanes) {
-		uint32_t cap = c->caplanes;
-		if (tf_grow((void **)&c->lane_end, &cap, l + 1, sizeof(int64_t)) < 0 ||
-		    tf_grow((void **)&c->lane_tid, &c->caplanes, l + 1, sizeof(int64_t)) < 0)
+	uint32_t l;
+	bool is_new;
+	TF_TRY(tf_lanes_pick(&c->lanes, s->start_ns, s->end_ns, &l, &is_new));
+	if (is_new) {
+		if (tf_grow((void **)&c->lane_tid, &c->caplanetid, l + 1, sizeof(int64_t)) < 0)
 			return TF_ENOMEM;
 		c->lane_tid[l] = c->tid;
 		if (l > 0) {
 			TF_TRY(tf_tids_extra(&w->ids, c->pid, &c->lane_tid[l]));
-			const tf_track *t = tf_ctx_track_get(w->ctx, s->track);
-			tf_str tn = t->thread_name ? t->thread_name : t->thread_key;
 			char name[600];
-			int n = snprintf(name, sizeof(name), "%.500s (overlap %u)", tf_strtab_get(w->st, tn), l);
+			int n = tf_lane_name(w->ctx, s->track, l, name, sizeof(name));
 			ctrack lc = *c;
 			lc.tid = c->lane_tid[l];
 			put_meta(w, &lc, "thread_name");
@@ -273,9 +270,7 @@ static int pick_lane(tf_chrome_out *w, const tf_span *s)
 			put_q(w, name, (size_t)n);
 			put_s(w, "}}");
 		}
-		c->nlanes++;
 	}
-	c->lane_end[l] = s->end_ns;
 	c->lane = l;
 	return w->rc;
 }
@@ -483,7 +478,7 @@ static void chrome_free(tf_chrome_out *w, bool abort)
 		free(w->tk[i].open_start);
 		free(w->tk[i].open_pend);
 		free(w->tk[i].pend);
-		free(w->tk[i].lane_end);
+		tf_lanes_free(&w->tk[i].lanes);
 		free(w->tk[i].lane_tid);
 	}
 	free(w->tk);

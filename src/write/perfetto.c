@@ -83,8 +83,7 @@ typedef struct pseq {
 	uint64_t proc_uuid;    /* its process's track */
 	/* GPU activities that overlap (a GPU stream's are not nested) go to
 	 * lanes: lane 0 is the track, lane l > 0 a track "NAME (overlap l)" */
-	int64_t *lane_end;     /* the end of the last activity on each lane */
-	uint32_t nlanes, caplanes;
+	tf_lanes lanes;
 	uint32_t lane;         /* the lane of the open top-level span */
 } pseq;
 
@@ -483,27 +482,20 @@ static int put_event(tf_perfetto_out *w, evpacket *k)
  * ended, described when new.  Returns 0 or TF_ENOMEM. */
 static int pick_lane(tf_perfetto_out *w, uint32_t track, pseq *q, const tf_span *s)
 {
-	uint32_t l = 0;
-	while (l < q->nlanes && q->lane_end[l] > s->start_ns)
-		l++;
-	if (l == q->nlanes) {
-		if (tf_grow((void **)&q->lane_end, &q->caplanes, l + 1, sizeof(int64_t)) < 0)
-			return w->rc = TF_ENOMEM;
-		q->nlanes++;
-		if (l > 0) {
-			const tf_track *t = tf_ctx_track_get(w->ctx, track);
-			char name[600];
-			snprintf(name, sizeof(name), "%.500s (overlap %u)",
-				 cstr(w, t->thread_name ? t->thread_name : t->thread_key), l);
-			PB_Track td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-			td.has_uuid = td.has_parent_uuid = 1;
-			td.uuid = UUID_LANE | (uint64_t)track << 16 | l;
-			td.parent_uuid = q->proc_uuid;
-			td.name = name;
-			TF_TRY(put_track(w, &td));
-		}
+	uint32_t l;
+	bool is_new;
+	if (tf_lanes_pick(&q->lanes, s->start_ns, s->end_ns, &l, &is_new) < 0)
+		return w->rc = TF_ENOMEM;
+	if (is_new && l > 0) {
+		char name[600];
+		tf_lane_name(w->ctx, track, l, name, sizeof(name));
+		PB_Track td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+		td.has_uuid = td.has_parent_uuid = 1;
+		td.uuid = UUID_LANE | (uint64_t)track << 16 | l;
+		td.parent_uuid = q->proc_uuid;
+		td.name = name;
+		TF_TRY(put_track(w, &td));
 	}
-	q->lane_end[l] = s->end_ns;
 	q->lane = l;
 	return 0;
 }
@@ -654,7 +646,7 @@ static void perfetto_free(tf_perfetto_out *w, bool abort)
 	if (abort)
 		tf_out_abort(w->o);
 	for (uint32_t i = 0; i < w->nseq; i++)
-		free(w->seq[i].lane_end);
+		tf_lanes_free(&w->seq[i].lanes);
 	free(w->seq);
 	tf_tids_free(&w->ids);
 	tf_hmap_free(&w->counters);

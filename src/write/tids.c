@@ -1,5 +1,6 @@
 /* tids.c - integer process and thread ids for the timeline writers
  * (src/write/tids.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include "tids.h"
 #include "tracefold/err.h"
@@ -73,6 +74,36 @@ int tf_tids_assign(tf_tids *t, tf_ctx *ctx, uint32_t track, tf_tid *out)
 int tf_tids_extra(tf_tids *t, int64_t pid, int64_t *tid)
 {
 	return id_for(t, false, 0, tid_key, pid, tid);
+}
+
+int tf_lanes_pick(tf_lanes *l, int64_t start, int64_t end, uint32_t *lane, bool *is_new)
+{
+	uint32_t k = 0;
+	while (k < l->n && l->end[k] > start)
+		k++;
+	*is_new = k == l->n;
+	if (*is_new) {
+		if (tf_grow((void **)&l->end, &l->cap, k + 1, sizeof(int64_t)) < 0)
+			return TF_ENOMEM;
+		l->n++;
+	}
+	l->end[k] = end;
+	*lane = k;
+	return 0;
+}
+
+void tf_lanes_free(tf_lanes *l)
+{
+	free(l->end);
+	l->end = NULL;
+	l->n = l->cap = 0;
+}
+
+int tf_lane_name(tf_ctx *ctx, uint32_t track, uint32_t lane, char *buf, size_t n)
+{
+	const tf_track *t = tf_ctx_track_get(ctx, track);
+	tf_str name = t->thread_name ? t->thread_name : t->thread_key;
+	return snprintf(buf, n, "%.500s (overlap %u)", tf_strtab_get(tf_ctx_strtab(ctx), name), lane);
 }
 
 void tf_tids_free(tf_tids *t)

@@ -40,6 +40,21 @@ int tf_tids_assign(tf_tids *t, tf_ctx *ctx, uint32_t track, tf_tid *out);
 /* A new tid in process pid, for a thread of the writer's own (the lanes of
  * overlapping GPU activities).  Returns 0 or TF_ENOMEM. */
 int tf_tids_extra(tf_tids *t, int64_t pid, int64_t *tid);
+
+/* The lanes of a track: a GPU stream's activities are not nested, and one
+ * that starts before the previous one ended goes to another lane (a
+ * thread or track "NAME (overlap N)"), so that each lane's slices nest.
+ * Lane 0 is the track itself. */
+typedef struct tf_lanes {
+	int64_t *end;      /* the end of the last span on each lane */
+	uint32_t n, cap;
+} tf_lanes;
+/* The first lane whose last span ended by start, a new one when none has
+ * (*is_new); it now ends at end.  Returns 0 or TF_ENOMEM. */
+int tf_lanes_pick(tf_lanes *l, int64_t start, int64_t end, uint32_t *lane, bool *is_new);
+void tf_lanes_free(tf_lanes *l);
+/* "NAME (overlap N)": the name of lane N > 0 of a track, into buf. */
+int tf_lane_name(tf_ctx *ctx, uint32_t track, uint32_t lane, char *buf, size_t n);
 void tf_tids_free(tf_tids *t);
 
 #endif
