@@ -189,18 +189,25 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_fla
 	return 0;
 }
 
+/* *slot: text, interned on first use. */
+static int intern_once(tf_stacks *s, tf_str *slot, const char *text)
+{
+	if (!*slot)
+		*slot = tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), text);
+	if (*slot == (tf_str)-1) {
+		*slot = 0;
+		return TF_ENOMEM;
+	}
+	return 0;
+}
+
 static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
 {
 	if (tf_grow((void **)&t->stack, &t->capstack, t->depth + 1, sizeof(frame)) < 0)
 		return TF_ENOMEM;
 	frame f = *fr;
 	if (!f.name) { /* an event without a name still gets a visible frame */
-		if (!s->unnamed)
-			s->unnamed = tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), "[unnamed]");
-		if (s->unnamed == (tf_str)-1) {
-			s->unnamed = 0;
-			return TF_ENOMEM;
-		}
+		TF_TRY(intern_once(s, &s->unnamed, "[unnamed]"));
 		f.name = s->unnamed;
 	}
 	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_CPATH_ROOT;
@@ -533,17 +540,6 @@ static void free_sorted(tstate *t)
 	t->marks = NULL;
 	t->events = NULL;
 	t->nspans = t->capspans = t->nmarks = t->capmarks = t->nevents = t->capevents = 0;
-}
-
-static int intern_once(tf_stacks *s, tf_str *slot, const char *text)
-{
-	if (!*slot)
-		*slot = tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), text);
-	if (*slot == (tf_str)-1) {
-		*slot = 0;
-		return TF_ENOMEM;
-	}
-	return 0;
 }
 
 /* One activity of a GPU stream, on its own (docs/gpu.md): no nesting (two
