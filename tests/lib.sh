@@ -26,4 +26,12 @@ expect_exit() {
 	fi
 }
 pprof() { go tool pprof "$@"; }
+# table [OPTIONS] INPUT: every function's self, total and calls (tab-separated,
+# sorted by name): what a profile says, for comparing two of them
+table() { $TF -q top -n 0 --format json "$@" | python3 -c '
+import json,sys
+for f in sorted(json.load(sys.stdin)["functions"], key=lambda f: f["name"]):
+    print(f["name"], f["self"], f["total"], f["calls"], sep="\t")'; }
+# kind INPUT KIND: how many events of KIND tracefold info counts in INPUT
+kind() { $TF -q info --format json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events_by_kind"][sys.argv[1]])' "$2"; }
 finish() { exit $nfail; }

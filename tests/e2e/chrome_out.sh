@@ -5,12 +5,6 @@
 # a Chrome input's profile survives the round trip exactly.
 . tests/lib.sh
 calls() { $TF -q top -n 0 --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls_total"])'; }
-kind() { $TF -q info --format json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events_by_kind"][sys.argv[1]])' "$2"; }
-# every function's self, total and calls, sorted: what a profile says
-table() { $TF -q top -n 0 --format json "$1" | python3 -c '
-import json,sys
-for f in sorted(json.load(sys.stdin)["functions"], key=lambda f: f["name"]):
-    print(f["name"], f["self"], f["total"], f["calls"])'; }
 i=0
 for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet50-gpu/*.json* \
 	$DATA/chrome/catapult-unclosed-slices/*.json $DATA/chrome/viztracer-asyncio/*.json \

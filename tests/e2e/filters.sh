@@ -10,11 +10,6 @@
 MPI=$DATA/tau/mpi_small
 PP=$DATA/otf2/scorep-ping-pong-mpi
 CH=$DATA/chrome/pytorch-legacy-small/trace.json
-# every function's self, total and calls, sorted by name: what a profile says
-table() { $TF -q top -n 0 --format json "$@" | python3 -c '
-import json,sys
-for f in sorted(json.load(sys.stdin)["functions"], key=lambda f: f["name"]):
-    print(f["name"], f["self"], f["total"], f["calls"], sep="\t")'; }
 # the run's time span from info: first_ns and duration_ns
 span() { $TF -q info --format json "$1" | python3 -c '
 import json,sys

@@ -10,12 +10,6 @@
 PY=/usr/bin/python3 # Debian's, with python3-protobuf
 [ -x $PY ] || PY=python3
 protoc --proto_path=proto --python_out="$TMP" proto/perfetto_trace.proto || fail "protoc --python_out"
-# every function's self, total and calls, sorted: what a profile says
-table() { $TF -q top -n 0 --format json "$1" | python3 -c '
-import json,sys
-for f in sorted(json.load(sys.stdin)["functions"], key=lambda f: f["name"]):
-    print(f["name"], f["self"], f["total"], f["calls"])'; }
-kind() { $TF -q info --format json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events_by_kind"].get(sys.argv[1], 0))' "$2"; }
 i=0
 for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet50-gpu/*.json* \
 	$DATA/chrome/catapult-unclosed-slices/*.json $DATA/chrome/viztracer-asyncio/*.json \
