@@ -79,6 +79,15 @@ struct tf_span_sink {
 	/* Which tf_ev_kind `event` wants (1u << kind; 0 = none): sorted tracks
 	 * keep those events until the track is nested. */
 	uint32_t event_kinds;
+	/* And the events of other kinds with any of these tf_event.flags
+	 * (TF_EVF_*: the aggregate wants memory events, not every instant). */
+	uint32_t event_flags;
 };
+
+/* Does k want ev (through `event` and `prepare`)? */
+static inline int tf_span_sink_wants(const tf_span_sink *k, const tf_event *ev)
+{
+	return (k->event_kinds & (1u << ev->kind)) || (k->event_flags & ev->flags);
+}
 
 #endif

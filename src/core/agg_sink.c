@@ -273,10 +273,10 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 	k->diag = tf_ctx_diag(ctx);
 	k->spans.close = on_close;
 	k->t_gpu = k->t_alloc_space = k->t_alloc_objects = -1;
-	/* memory events (instants) always: their sample types appear only in
-	 * runs that have some */
+	/* memory events always (not the other instants): their sample types
+	 * appear only in runs that have some */
 	k->spans.event = on_event;
-	k->spans.event_kinds = 1u << TF_EV_INSTANT;
+	k->spans.event_flags = TF_EVF_MEMORY;
 	k->t_calls = tf_agg_type(agg, "calls", "count");
 	k->t_wall = tf_agg_type(agg, "wall", "nanoseconds");
 	if (k->t_calls < 0 || k->t_wall < 0) {

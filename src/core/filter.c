@@ -443,7 +443,7 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	f->events_kept++;
 	widen(&f->any_kept, &f->kept_lo, &f->kept_hi, ev->ts_ns, ev->ts_ns);
 	for (int i = 0; i < f->nconsumers; i++)
-		if (f->consumer[i]->event && (f->consumer[i]->event_kinds & (1u << ev->kind)))
+		if (f->consumer[i]->event && tf_span_sink_wants(f->consumer[i], ev))
 			TF_TRY(f->consumer[i]->event(f->consumer[i], ev, node));
 	return 0;
 }
@@ -459,7 +459,7 @@ static int on_prepare(tf_span_sink *k, const tf_event *ev)
 			return 0;
 	}
 	for (int i = 0; i < f->nconsumers; i++)
-		if (f->consumer[i]->prepare && (f->consumer[i]->event_kinds & (1u << ev->kind)))
+		if (f->consumer[i]->prepare && tf_span_sink_wants(f->consumer[i], ev))
 			TF_TRY(f->consumer[i]->prepare(f->consumer[i], ev));
 	return 0;
 }
@@ -513,6 +513,7 @@ int tf_filter_add_consumer(tf_filter *f, tf_span_sink *k)
 		return TF_EUSAGE;
 	f->consumer[f->nconsumers++] = k;
 	f->spans.event_kinds |= k->event_kinds;
+	f->spans.event_flags |= k->event_flags;
 	return 0;
 }
 

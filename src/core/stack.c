@@ -114,7 +114,7 @@ struct tf_stacks {
 	tf_diag *diag;
 	tf_span_sink *consumer[MAX_CONSUMERS];
 	int nconsumers;
-	uint32_t event_kinds;  /* union of the consumers' */
+	tf_span_sink wants;    /* union of the consumers' event_kinds and event_flags */
 	tstate *tracks;
 	uint32_t ntracks, captracks;
 	int64_t min_ns, max_ns;
@@ -145,7 +145,7 @@ static int emit_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
 	uint32_t node = t->depth ? t->stack[t->depth - 1].node : TF_CPATH_ROOT;
 	for (int i = 0; i < s->nconsumers; i++)
-		if (s->consumer[i]->event && (s->consumer[i]->event_kinds & (1u << ev->kind)))
+		if (s->consumer[i]->event && tf_span_sink_wants(s->consumer[i], ev))
 			TF_TRY(s->consumer[i]->event(s->consumer[i], ev, node));
 	return 0;
 }
@@ -339,7 +339,7 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 						  (ev->flags & TF_EVF_GPU_LABEL) != 0, ev->corr };
 		return 0;
 	default:
-		if (!(s->event_kinds & (1u << ev->kind)))
+		if (!tf_span_sink_wants(&s->wants, ev))
 			return 0;
 		if (tf_grow((void **)&t->events, &t->capevents, t->nevents + 1, sizeof(kept)) < 0)
 			return TF_ENOMEM;
@@ -356,7 +356,7 @@ static bool is_region(uint8_t kind)
 static int on_event(tf_sink *sink, const tf_event *ev)
 {
 	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
-	bool region = is_region(ev->kind), wanted = s->event_kinds & (1u << ev->kind);
+	bool region = is_region(ev->kind), wanted = tf_span_sink_wants(&s->wants, ev);
 	/* regions and counters bound a track's time (its last timestamp closes
 	 * what is still open); other events only go to consumers that want them */
 	if ((!region && !wanted && ev->kind != TF_EV_COUNTER) || ev->track == TF_TRACK_NONE)
@@ -370,7 +370,7 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 		return 0;
 	if (!region)
 		for (int i = 0; i < s->nconsumers; i++)
-			if (s->consumer[i]->prepare && (s->consumer[i]->event_kinds & (1u << ev->kind)))
+			if (s->consumer[i]->prepare && tf_span_sink_wants(s->consumer[i], ev))
 				TF_TRY(s->consumer[i]->prepare(s->consumer[i], ev));
 	if (!t->mode) {
 		const tf_track *tr = tf_ctx_track_get(s->ctx, ev->track);
@@ -665,7 +665,8 @@ static int finish_track(tf_stacks *s, uint32_t id)
 }
 
 /* The CPU tracks of the input first: their launches are where its GPU
- * activities go. */
+ * activities go.  Correlation ids are the input's own: its launches are
+ * forgotten once its GPU streams are done. */
 static int on_end_input(tf_sink *sink, uint32_t input)
 {
 	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
@@ -675,6 +676,7 @@ static int on_end_input(tf_sink *sink, uint32_t input)
 			if (tr && tr->input == input && (tr->kind == TF_TRACK_GPU) == gpu)
 				TF_TRY(finish_track(s, i));
 		}
+	tf_hmap_free(&s->launches);
 	return 0;
 }
 
@@ -698,13 +700,15 @@ int tf_stacks_add_consumer(tf_stacks *s, tf_span_sink *k)
 {
 	if (s->filter) { /* behind the filter, which wants what they want */
 		TF_TRY(tf_filter_add_consumer(s->filter, k));
-		s->event_kinds |= k->event_kinds;
+		s->wants.event_kinds |= k->event_kinds;
+		s->wants.event_flags |= k->event_flags;
 		return 0;
 	}
 	if (s->nconsumers == MAX_CONSUMERS)
 		return TF_EUSAGE;
 	s->consumer[s->nconsumers++] = k;
-	s->event_kinds |= k->event_kinds;
+	s->wants.event_kinds |= k->event_kinds;
+	s->wants.event_flags |= k->event_flags;
 	return 0;
 }
 
