@@ -69,6 +69,13 @@ void tf_agg_types_text(const tf_agg *a, char *buf, size_t len);
 /* The default sample type index for viewers (pprof default_sample_type), -1 none. */
 void tf_agg_set_default_type(tf_agg *a, int i);
 int tf_agg_default_type(const tf_agg *a);
+/* Sample types of counters are named TF_COUNTER_TYPE_PREFIX + the counter's
+ * name ("counter:bytes processed"), so they never collide with calls/wall. */
+#define TF_COUNTER_TYPE_PREFIX "counter:"
+/* The sample type a report or picture shows: name (a type, or a counter by
+ * its own name), or with name NULL the default type, else "wall", else the
+ * last type, as pprof picks.  Returns the index, -1 when nothing matches. */
+int tf_agg_type_pick(const tf_agg *a, const char *name);
 
 /* Call-path tree (the agg's tf_cpath).  Returns the child of parent named
  * frame, creating it; (uint32_t)-1 on allocation failure. */

@@ -12,10 +12,6 @@
 
 typedef struct tf_agg_sink tf_agg_sink;
 
-/* Sample types of counters are named TF_COUNTER_TYPE_PREFIX + the counter's
- * name ("counter:bytes processed"), so they never collide with calls/wall. */
-#define TF_COUNTER_TYPE_PREFIX "counter:"
-
 /* ctx and agg are borrowed; the spans' node ids must be agg's call paths
  * (a stack builder over tf_agg_cpath(agg)).  Adds the sample types
  * calls/count and wall/nanoseconds (default wall).  counters: names

@@ -11,21 +11,7 @@
 
 int tf_report_type(const tf_agg *a, const char *name)
 {
-	if (name) {
-		int t = tf_agg_type_find(a, name);
-		if (t < 0 && strlen(name) < 4000) { /* a counter by its own name */
-			char buf[4100];
-			snprintf(buf, sizeof(buf), "%s%s", TF_COUNTER_TYPE_PREFIX, name);
-			t = tf_agg_type_find(a, buf);
-		}
-		return t;
-	}
-	if (tf_agg_default_type(a) >= 0)
-		return tf_agg_default_type(a);
-	int w = tf_agg_type_find(a, "wall");
-	if (w >= 0)
-		return w;
-	return tf_agg_ntypes(a) - 1;
+	return tf_agg_type_pick(a, name);
 }
 
 int tf_fnstats_warn_saturated(const tf_fnstats *s)

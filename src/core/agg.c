@@ -125,6 +125,23 @@ int tf_agg_ntypes(const tf_agg *a) { return (int)a->ntypes; }
 tf_sample_type tf_agg_type_get(const tf_agg *a, int i) { return a->types[i]; }
 void tf_agg_set_default_type(tf_agg *a, int i) { a->default_type = i; }
 int tf_agg_default_type(const tf_agg *a) { return a->default_type; }
+
+int tf_agg_type_pick(const tf_agg *a, const char *name)
+{
+	if (name) {
+		int t = tf_agg_type_find(a, name);
+		if (t < 0 && strlen(name) < 4000) { /* a counter by its own name */
+			char buf[4100];
+			snprintf(buf, sizeof(buf), "%s%s", TF_COUNTER_TYPE_PREFIX, name);
+			t = tf_agg_type_find(a, buf);
+		}
+		return t;
+	}
+	if (a->default_type >= 0)
+		return a->default_type;
+	int w = tf_agg_type_find(a, "wall");
+	return w >= 0 ? w : tf_agg_ntypes(a) - 1;
+}
 uint32_t tf_agg_nnodes(const tf_agg *a) { return tf_cpath_count(a->cp); }
 const tf_agg_node *tf_agg_node_get(const tf_agg *a, uint32_t id) { return tf_cpath_get(a->cp, id); }
 tf_cpath *tf_agg_cpath(const tf_agg *a) { return a->cp; }
