@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "tracefold/agg.h"
 #include "hmap.h"
+#include "fmt.h"
 
 typedef struct tf_fnstat {
 	tf_str name;     /* frame text, or the call path "a;b;c" (root first) */
@@ -51,12 +52,7 @@ int tf_fnstats_warn_saturated(const tf_fnstats *s);
  * the int64 range (never through an out-of-range conversion to a wrong sign). */
 long long tf_json_int(double v, const char *unit);
 
-/* Whether a unit is a time unit (nanoseconds, microseconds, ...), and its ns factor. */
-double tf_unit_ns(const char *unit);
-/* Human value: "12.35 ms" for time units (v in the unit's own scale), else the integer. */
-void tf_fmt_value(char *buf, size_t len, double v, const char *unit);
-/* Human signed value ("+1.20 ms", "-3"). */
-void tf_fmt_delta(char *buf, size_t len, double v, const char *unit);
+/* tf_unit_ns, tf_fmt_value, tf_fmt_delta: fmt.h */
 /* JSON string literal (quotes, escapes, invalid UTF-8 -> U+FFFD). */
 void tf_json_str(FILE *f, const char *s);
 /* s with control characters (ESC of ANSI sequences, newlines, ...) shown as
