@@ -165,6 +165,12 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 /* Prints the ctx's warnings not printed yet (unless quiet). */
 void tf_print_warnings(tf_ctx *ctx);
 
+/* One argument naming several inputs joined with ',' ("a.json,b.json"), as
+ * BASE and NEW of diff: a path that exists as given is one input even with
+ * a ','.  *copy and *list are malloc'd (the caller frees both); returns the
+ * number of inputs (0: none), -1 when out of memory. */
+int tf_split_inputs(const char *arg, char **copy, const char ***list);
+
 /* --strict: any repair or warning counter is an error (printed). */
 int tf_check_strict(const tf_input_opts *o, tf_ctx *ctx);
 /* An output that names one of the inputs (same file) is a usage error

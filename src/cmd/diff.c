@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cmd.h"
 #include "report.h"
 #include "tracefold/reader.h"
@@ -113,15 +112,6 @@ static void json_rel(double b, double n)
 		printf("null");
 	else
 		printf("%.4f", r);
-}
-
-/* Splits "a,b,c" into the inputs array (in place). */
-static int split_inputs(char *arg, const char **out, int max)
-{
-	int n = 0;
-	for (char *tok = strtok(arg, ","); tok && n < max; tok = strtok(NULL, ","))
-		out[n++] = tok;
-	return n;
 }
 
 int tf_cmd_diff(int argc, char **argv)
@@ -230,20 +220,12 @@ int tf_cmd_diff(int argc, char **argv)
 	}
 	uint32_t first = 0;
 	for (int k = 0; k < 2; k++) {
-		argcopy[k] = strdup(pos[k]);
-		inputs[k] = (const char **)calloc(strlen(pos[k]) + 1, sizeof(char *));
 		agg[k] = tf_agg_new(tf_ctx_strtab(ctx));
-		if (!argcopy[k] || !inputs[k] || !agg[k]) {
+		ninputs[k] = tf_split_inputs(pos[k], &argcopy[k], &inputs[k]);
+		if (ninputs[k] < 0 || !agg[k]) {
 			tf_msg("out of memory");
 			rc = TF_EXIT_INPUT;
 			goto done;
-		}
-		/* a path that exists as given is one input even if it has a ',' */
-		if (access(pos[k], F_OK) == 0) {
-			inputs[k][0] = argcopy[k];
-			ninputs[k] = 1;
-		} else {
-			ninputs[k] = split_inputs(argcopy[k], inputs[k], (int)strlen(pos[k]) + 1);
 		}
 		if (!ninputs[k]) {
 			rc = tf_usage_error("diff", "empty input '%s'", pos[k]);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "cmd.h"
@@ -353,4 +354,21 @@ int tf_name_width(const char *cmd, const char *v, size_t *width_out)
 	}
 	*width_out = (size_t)w;
 	return 0;
+}
+
+int tf_split_inputs(const char *arg, char **copy, const char ***list)
+{
+	int n = 0;
+	*copy = strdup(arg);
+	*list = (const char **)calloc(strlen(arg) + 2, sizeof(char *));
+	if (!*copy || !*list)
+		return -1;
+	if (access(arg, F_OK) == 0) {
+		(*list)[n++] = *copy;
+		return n;
+	}
+	char *save = NULL;
+	for (char *tok = strtok_r(*copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		(*list)[n++] = tok;
+	return n;
 }

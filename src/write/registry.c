@@ -14,12 +14,14 @@ static const tf_writer tf_writer_pprof = {
 extern const tf_writer tf_writer_parquet;
 extern const tf_writer tf_writer_chrome;
 extern const tf_writer tf_writer_perfetto;
+extern const tf_writer tf_writer_flame;
 
 const tf_writer *const tf_writers[] = {
 	&tf_writer_pprof,
 	&tf_writer_parquet,
 	&tf_writer_chrome,
 	&tf_writer_perfetto,
+	&tf_writer_flame,
 	NULL,
 };
 

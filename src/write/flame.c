@@ -1,0 +1,857 @@
+/* flame.c - flame graph pictures (include/tracefold/flame.h, docs/flame.md).
+ *
+ *   samples of one type --tree by (parent, frame)--> inclusive totals
+ *     --children by name--> layout (narrow frames merged) --> SVG [in HTML]
+ *
+ * The picture's tree is built from the aggregate's samples, not from its
+ * call-path tree: --by puts a frame per rank or thread under the root, and
+ * a diff adds BASE's samples into the same tree.  Memory: the tree (one
+ * node per call path with a value) and the boxes drawn, which are at most
+ * (width / min_width) per depth. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracefold/flame.h"
+#include "tracefold/io.h"
+#include "tracefold/writer.h"
+#include "fmt.h"
+#include "grow.h"
+#include "hmap.h"
+#include "sat.h"
+
+#define NONE UINT32_MAX
+#define PAD 10.0          /* left and right margin, px */
+#define FH 16             /* frame height (15 px box + 1 px gap) */
+#define CHAR_W 7.2        /* 12 px monospace: 0.6 em per character */
+#define VANISHED_SHOWN 5  /* vanished children named in a tooltip */
+
+enum { F_GPU = 1, F_GROUP = 2 };
+
+typedef struct fnode {
+	uint32_t parent, child, next; /* children linked in name order */
+	tf_str name;
+	uint32_t depth;
+	uint32_t flags;
+	int64_t self, total, calls;    /* NEW */
+	int64_t bself, btotal;         /* BASE (diff) */
+} fnode;
+
+typedef struct tree {
+	fnode *n;
+	uint32_t nn, cap;
+	tf_hmap kids;                  /* parent << 32 | name -> node */
+	tf_strtab *st;
+} tree;
+
+/* A box to draw: a node, or the "[...]" of a parent's narrow children. */
+typedef struct box {
+	uint32_t node;                 /* the node, or its parent for "[...]" */
+	uint32_t depth;
+	bool more;                     /* "[...]" */
+	uint32_t nmerged;              /* "[...]": children merged */
+	int64_t value;                 /* "[...]": their total */
+	double x, w;
+} box;
+
+static uint32_t child(tree *t, uint32_t parent, tf_str name)
+{
+	uint64_t key = (uint64_t)parent << 32 | name;
+	uint32_t id = tf_hmap_get(&t->kids, key);
+	if (id != NONE)
+		return id;
+	if (t->nn == NONE - 1 || tf_grow((void **)&t->n, &t->cap, t->nn + 1, sizeof(fnode)) < 0)
+		return NONE;
+	id = t->nn;
+	if (tf_hmap_put(&t->kids, key, id) < 0)
+		return NONE;
+	t->nn++;
+	t->n[id] = (fnode){ .parent = parent, .child = NONE, .next = NONE, .name = name,
+			    .depth = t->n[parent].depth + 1 };
+	return id;
+}
+
+/* The frame under the root of labelset ls for --by KEY: "rank 3", "rank 3
+ * thread 7" (a thread is named with its rank or process), "KEY=V"; "(no KEY)". */
+static tf_str group_name(tf_strtab *st, const tf_agg *a, uint32_t ls, const char *by)
+{
+	const tf_label *l;
+	int n = tf_agg_labelset_get(a, ls, &l);
+	char buf[1024], v[3][400];
+	const char *keys[3] = { "rank", "pid", "thread" };
+	bool has[3] = { false, false, false };
+	for (int k = 0; k < n; k++) {
+		const char *key = tf_strtab_get(st, l[k].key);
+		for (int j = 0; j < 3; j++)
+			if (!strcmp(key, keys[j])) {
+				has[j] = true;
+				if (l[k].str)
+					snprintf(v[j], sizeof(v[j]), "%s", tf_strtab_get(st, l[k].str));
+				else
+					snprintf(v[j], sizeof(v[j]), "%lld", (long long)l[k].num);
+			}
+		if (strcmp(by, "rank") && strcmp(by, "thread") && !strcmp(key, by)) {
+			if (l[k].str)
+				snprintf(buf, sizeof(buf), "%s=%s", by, tf_strtab_get(st, l[k].str));
+			else
+				snprintf(buf, sizeof(buf), "%s=%lld", by, (long long)l[k].num);
+			return tf_strtab_intern_cstr(st, buf);
+		}
+	}
+	if (!strcmp(by, "rank") && has[0])
+		snprintf(buf, sizeof(buf), "rank %s", v[0]);
+	else if (!strcmp(by, "thread") && has[2]) {
+		/* tracefold's thread labels say "thread N": keep them as they are */
+		const char *th = v[2];
+		if (has[0])
+			snprintf(buf, sizeof(buf), "rank %s %s", v[0], th);
+		else if (has[1])
+			snprintf(buf, sizeof(buf), "pid %s %s", v[1], th);
+		else
+			snprintf(buf, sizeof(buf), "%s", th);
+	} else
+		snprintf(buf, sizeof(buf), "(no %s)", by);
+	return tf_strtab_intern_cstr(st, buf);
+}
+
+/* Adds the samples of a (type t) into the tree: into self/calls, or into
+ * bself for BASE.  Returns 0 or TF_ENOMEM. */
+static int add_agg(tree *t, const tf_agg *a, int type, int calls_type, int gpu_type, const char *by, bool base,
+		   tf_flame_stats *stats)
+{
+	uint32_t nls = tf_agg_nlabelsets(a);
+	uint32_t *grp = NULL, *stack = NULL;
+	uint32_t depth_cap = 0;
+	tf_hmap memo = { 0 }; /* group << 32 | agg node -> tree node */
+	int rc = TF_ENOMEM;
+	if (!(grp = malloc(((size_t)nls + 1) * sizeof(uint32_t))))
+		goto out;
+	for (uint32_t l = 0; l < nls; l++) {
+		grp[l] = 0;
+		if (by) {
+			tf_str g = group_name(t->st, a, l, by);
+			if (g == (tf_str)-1 || (grp[l] = child(t, 0, g)) == NONE)
+				goto out;
+			t->n[grp[l]].flags |= F_GROUP;
+		}
+	}
+	for (size_t i = 0, ns = tf_agg_nsamples(a); i < ns; i++) {
+		tf_agg_sample s = tf_agg_sample_get(a, i);
+		int64_t v = tf_agg_sample_value(a, i, type);
+		if (v < 0 && stats)
+			stats->negative++;
+		if (v <= 0)
+			continue;
+		uint32_t g = grp[s.labelset];
+		/* the tree node of (g, agg node): up to the first node known */
+		uint32_t nd = s.node, d = 0, f = g;
+		while (nd != TF_AGG_ROOT) {
+			uint32_t m = tf_hmap_get(&memo, (uint64_t)g << 32 | nd);
+			if (m != NONE) {
+				f = m;
+				break;
+			}
+			if (tf_grow((void **)&stack, &depth_cap, d + 1, sizeof(uint32_t)) < 0)
+				goto out;
+			stack[d++] = nd;
+			nd = tf_agg_node_get(a, nd)->parent;
+		}
+		while (d > 0) {
+			nd = stack[--d];
+			if ((f = child(t, f, tf_agg_node_get(a, nd)->frame)) == NONE ||
+			    tf_hmap_put(&memo, (uint64_t)g << 32 | nd, f) < 0)
+				goto out;
+		}
+		fnode *n = &t->n[f];
+		if (base) {
+			n->bself = tf_sat_add(n->bself, v);
+		} else {
+			n->self = tf_sat_add(n->self, v);
+			if (calls_type >= 0)
+				n->calls = tf_sat_add(n->calls, tf_agg_sample_value(a, i, calls_type));
+			if (gpu_type >= 0 && gpu_type != type && tf_agg_sample_value(a, i, gpu_type) > 0)
+				n->flags |= F_GPU;
+		}
+	}
+	rc = 0;
+out:
+	free(grp);
+	free(stack);
+	tf_hmap_free(&memo);
+	return rc;
+}
+
+static const tf_strtab *g_st; /* qsort has no user pointer in C11 */
+static const fnode *g_n;
+
+static int by_parent_name(const void *x, const void *y)
+{
+	const fnode *a = &g_n[*(const uint32_t *)x], *b = &g_n[*(const uint32_t *)y];
+	if (a->parent != b->parent)
+		return a->parent < b->parent ? -1 : 1;
+	return strcmp(tf_strtab_get(g_st, a->name), tf_strtab_get(g_st, b->name));
+}
+
+/* Totals (children after parents in id order) and children in name order. */
+static int finish_tree(tree *t)
+{
+	for (uint32_t i = t->nn; i-- > 1;) {
+		fnode *n = &t->n[i], *p = &t->n[n->parent];
+		n->total = tf_sat_add(n->total, n->self);
+		n->btotal = tf_sat_add(n->btotal, n->bself);
+		p->total = tf_sat_add(p->total, n->total);
+		p->btotal = tf_sat_add(p->btotal, n->btotal);
+	}
+	t->n[0].total = tf_sat_add(t->n[0].total, t->n[0].self);
+	t->n[0].btotal = tf_sat_add(t->n[0].btotal, t->n[0].bself);
+	if (t->nn < 2)
+		return 0;
+	uint32_t *ord = malloc((size_t)(t->nn - 1) * sizeof(uint32_t));
+	if (!ord)
+		return TF_ENOMEM;
+	for (uint32_t i = 1; i < t->nn; i++)
+		ord[i - 1] = i;
+	g_st = t->st;
+	g_n = t->n;
+	qsort(ord, t->nn - 1, sizeof(uint32_t), by_parent_name);
+	for (uint32_t k = t->nn - 1; k-- > 0;) {
+		fnode *n = &t->n[ord[k]], *p = &t->n[n->parent];
+		n->next = p->child;
+		p->child = ord[k];
+	}
+	free(ord);
+	return 0;
+}
+
+/* ---- output helpers ---- */
+
+typedef struct out {
+	tf_out *o;
+	int rc;
+} out;
+
+static void put(out *w, const char *s, size_t n)
+{
+	if (!w->rc && n)
+		w->rc = tf_out_write(w->o, s, n);
+}
+static void puts_(out *w, const char *s) { put(w, s, strlen(s)); }
+static void printf_(out *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void printf_(out *w, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	put(w, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t k;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xE0) == 0xC0)
+		k = 2, min = 0x80;
+	else if ((c & 0xF0) == 0xE0)
+		k = 3, min = 0x800;
+	else if ((c & 0xF8) == 0xF0)
+		k = 4, min = 0x10000;
+	else
+		return 0;
+	if (k > n)
+		return 0;
+	unsigned cp = c & (0x7F >> k);
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return k;
+}
+
+/* XML text of at most max code points of s (0 = all; a cut name ends in
+ * ".."): markup escaped, control characters and invalid UTF-8 as U+FFFD,
+ * which XML 1.0 cannot hold otherwise. */
+static void xml_text(out *w, const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), cps = 0, total = 0;
+	if (max) {
+		for (size_t i = 0; i < n; total++) {
+			size_t k = utf8_len(p + i, n - i);
+			i += k ? k : 1;
+		}
+	}
+	bool cut = max && total > max;
+	size_t keep = cut ? (max > 2 ? max - 2 : 0) : (size_t)-1;
+	for (size_t i = 0; i < n && cps < keep; cps++) {
+		size_t k = utf8_len(p + i, n - i);
+		unsigned char c = p[i];
+		if (!k) {
+			puts_(w, "\xEF\xBF\xBD");
+			i++;
+			continue;
+		}
+		if (k == 1) {
+			if (c == '&')
+				puts_(w, "&amp;");
+			else if (c == '<')
+				puts_(w, "&lt;");
+			else if (c == '>')
+				puts_(w, "&gt;");
+			else if (c == '"')
+				puts_(w, "&quot;");
+			else if (c < 0x20 || c == 0x7F)
+				puts_(w, "\xEF\xBF\xBD");
+			else
+				put(w, (const char *)p + i, 1);
+		} else {
+			put(w, (const char *)p + i, k);
+		}
+		i += k;
+	}
+	if (cut)
+		puts_(w, "..");
+}
+
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* ---- colors ---- */
+
+enum { CAT_OTHER, CAT_PYTHON, CAT_GPU, CAT_RUNTIME, CAT_MPI, CAT_TORCH, CAT_SYNTH, NCAT };
+static const char *const cat_names[NCAT] = {
+	"native / other", "Python", "GPU activity", "CUDA / HIP / NCCL runtime", "MPI", "PyTorch operator",
+	"tracefold frame ([...], groups)",
+};
+
+static bool prefix(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+static int category(const fnode *n, const char *name)
+{
+	if ((n->flags & F_GROUP) || name[0] == '[')
+		return CAT_SYNTH;
+	if (n->flags & F_GPU || prefix(name, "Memcpy") || prefix(name, "Memset"))
+		return CAT_GPU;
+	if (strstr(name, ".py(") || strstr(name, ".py:") || prefix(name, "<built-in"))
+		return CAT_PYTHON;
+	if (prefix(name, "MPI_") || prefix(name, "PMPI_") || prefix(name, "mpi_"))
+		return CAT_MPI;
+	if (prefix(name, "cuda") || prefix(name, "cu") || prefix(name, "hip") || prefix(name, "nccl") ||
+	    prefix(name, "rccl"))
+		return CAT_RUNTIME;
+	if (prefix(name, "aten::") || prefix(name, "torch") || prefix(name, "c10d::") ||
+	    prefix(name, "autograd::") || prefix(name, "Optimizer."))
+		return CAT_TORCH;
+	return CAT_OTHER;
+}
+
+/* Base color of a category (the legend's), varied by the name's hash. */
+static void cat_color(int cat, uint32_t h, int rgb[3])
+{
+	static const int base[NCAT][3] = {
+		{ 230, 120, 50 },  /* other: warm orange */
+		{ 90, 180, 90 },   /* Python: green */
+		{ 200, 70, 170 },  /* GPU: magenta */
+		{ 220, 190, 50 },  /* runtime: yellow */
+		{ 70, 170, 190 },  /* MPI: teal */
+		{ 225, 80, 80 },   /* PyTorch ops: red */
+		{ 170, 170, 170 }, /* ours: gray */
+	};
+	double v = ((h >> 8) & 0xFF) / 255.0 * 0.3 - 0.15; /* +-15% */
+	for (int k = 0; k < 3; k++) {
+		double c = base[cat][k] * (1 + v);
+		rgb[k] = c > 255 ? 255 : c < 0 ? 0 : (int)c;
+	}
+}
+
+/* FlameGraph's "hot" palette from the name's hash: the same name, the same color. */
+static void hash_color(uint32_t h, int rgb[3])
+{
+	double v1 = (h & 0xFF) / 255.0, v2 = ((h >> 8) & 0xFF) / 255.0, v3 = ((h >> 16) & 0xFF) / 255.0;
+	rgb[0] = 205 + (int)(50 * v3);
+	rgb[1] = (int)(230 * v1);
+	rgb[2] = (int)(55 * v2);
+}
+
+/* Diff: red for growth, blue for shrinkage, white-ish for none; saturation
+ * is |delta| / the largest |delta| of the picture. */
+static void diff_color(double delta, double maxd, int rgb[3])
+{
+	double r = maxd > 0 ? fabs(delta) / maxd : 0;
+	r = r > 1 ? 1 : r;
+	int fade = (int)lround(235 * (1 - r));
+	if (delta > 0)
+		rgb[0] = 255, rgb[1] = fade, rgb[2] = fade;
+	else if (delta < 0)
+		rgb[0] = fade, rgb[1] = fade, rgb[2] = 255;
+	else
+		rgb[0] = rgb[1] = rgb[2] = 240;
+}
+
+/* ---- layout ---- */
+
+typedef struct layout {
+	box *b;
+	uint32_t nb, cap;
+	uint32_t maxdepth;
+	uint64_t merged;
+} layout;
+
+static int add_box(layout *L, box b)
+{
+	if (tf_grow((void **)&L->b, &L->cap, L->nb + 1, sizeof(box)) < 0)
+		return TF_ENOMEM;
+	L->b[L->nb++] = b;
+	if (b.depth > L->maxdepth)
+		L->maxdepth = b.depth;
+	return 0;
+}
+
+/* Counts the call paths under n (n included) that are not drawn. */
+static uint64_t subtree_paths(const tree *t, uint32_t n, uint32_t **stk, uint32_t *cap)
+{
+	uint64_t c = 0;
+	uint32_t sp = 0;
+	if (tf_grow((void **)stk, cap, 1, sizeof(uint32_t)) < 0)
+		return 0;
+	(*stk)[sp++] = n;
+	while (sp) {
+		uint32_t k = (*stk)[--sp];
+		if (t->n[k].total > 0)
+			c++;
+		for (uint32_t ch = t->n[k].child; ch != NONE; ch = t->n[ch].next) {
+			if (tf_grow((void **)stk, cap, sp + 1, sizeof(uint32_t)) < 0)
+				return c;
+			(*stk)[sp++] = ch;
+		}
+	}
+	return c;
+}
+
+/* Depth-first, children in name order: each drawn frame's box; narrow
+ * children of a parent become one "[...]" box when together wide enough. */
+static int lay_out(const tree *t, double scale, double minw, layout *L)
+{
+	typedef struct item { uint32_t node; double x; } item;
+	item *stk = NULL;
+	uint32_t sp = 0, cap = 0, *tmp = NULL, tmpcap = 0;
+	int rc = 0;
+	if ((rc = add_box(L, (box){ .node = 0, .depth = 0, .x = PAD, .w = (double)t->n[0].total * scale })) < 0)
+		return rc;
+	if (tf_grow((void **)&stk, &cap, 1, sizeof(item)) < 0)
+		return TF_ENOMEM;
+	stk[sp++] = (item){ 0, PAD };
+	while (sp) {
+		item it = stk[--sp];
+		const fnode *p = &t->n[it.node];
+		double cx = it.x, mw = 0;
+		int64_t mv = 0;
+		uint32_t nm = 0, first = sp;
+		for (uint32_t c = p->child; c != NONE; c = t->n[c].next) {
+			const fnode *n = &t->n[c];
+			if (n->total <= 0)
+				continue; /* only in BASE */
+			double w = (double)n->total * scale;
+			if (w < minw) {
+				mw += w;
+				mv = tf_sat_add(mv, n->total);
+				nm++;
+				L->merged += subtree_paths(t, c, &tmp, &tmpcap);
+				continue;
+			}
+			if ((rc = add_box(L, (box){ .node = c, .depth = n->depth, .x = cx, .w = w })) < 0 ||
+			    tf_grow((void **)&stk, &cap, sp + 1, sizeof(item)) < 0) {
+				rc = TF_ENOMEM;
+				goto out;
+			}
+			stk[sp++] = (item){ c, cx };
+			cx += w;
+		}
+		/* the children's boxes in name order on the stack: reverse them so
+		 * that the first is laid out first (deterministic, left to right) */
+		for (uint32_t a = first, b = sp; b > a + 1; a++, b--) {
+			item x = stk[a];
+			stk[a] = stk[b - 1];
+			stk[b - 1] = x;
+		}
+		if (nm && mw >= minw) {
+			if ((rc = add_box(L, (box){ .node = it.node, .depth = p->depth + 1, .more = true, .nmerged = nm,
+						  .value = mv, .x = cx, .w = mw })) < 0)
+				goto out;
+		}
+	}
+out:
+	free(stk);
+	free(tmp);
+	return rc;
+}
+
+/* ---- the picture ---- */
+
+static const char svg_style[] =
+	"text{font-family:monospace;font-size:12px;fill:#000}\n"
+	".t{font-size:17px;text-anchor:middle}\n"
+	".s{fill:#444;text-anchor:middle}\n"
+	".f:hover rect{stroke:#000;stroke-width:.8}\n"
+	".d rect{stroke:#999;stroke-width:.4}\n"
+	".n rect{stroke:#000;stroke-width:1.6}\n"
+	".m rect{fill:#e838e8}\n"
+	".h{display:none}\n"
+	".a rect{opacity:.55}\n";
+
+/* The page's script: click a frame to zoom to it, a search box (a regular
+ * expression, or the text as it is when it is not one) that marks the
+ * matching frames and says their share of the picture (nested matches
+ * counted once), reset; #s=TEXT in the address runs a search on load. */
+static const char html_script[] =
+	"(function(){\n"
+	"var svg=document.querySelector('svg'),W=+svg.getAttribute('width'),P=10,ic=svg.getAttribute('data-icicle')=='1';\n"
+	"var F=[].map.call(document.querySelectorAll('g.f'),function(g){var r=g.querySelector('rect'),t=g.querySelector('text');\n"
+	" return {g:g,r:r,t:t,n:g.querySelector('title').textContent.split('\\n')[0],x:+r.getAttribute('x'),w:+r.getAttribute('width'),y:+r.getAttribute('y')};});\n"
+	"function lab(f,w){var k=Math.floor((w-6)/7.2);if(k<3)return '';return f.n.length<=k?f.n:f.n.slice(0,k-2)+'..';}\n"
+	"function place(f,x,w){f.r.setAttribute('x',x.toFixed(2));f.r.setAttribute('width',w.toFixed(2));\n"
+	" if(f.t){f.t.setAttribute('x',(x+3).toFixed(2));f.t.textContent=lab(f,w);}}\n"
+	"function below(a,b){return ic?a.y>b.y:a.y<b.y;}\n"
+	"function zoom(z){var e=1e-6,x0=z?z.x:P,w0=z?z.w:W-2*P,s=(W-2*P)/w0;\n"
+	" F.forEach(function(f){var inx=f.x>=x0-e&&f.x+f.w<=x0+w0+e,ins=!z||(inx&&(f===z||below(f,z))),\n"
+	"  anc=z&&!ins&&f.x<=x0+e&&f.x+f.w>=x0+w0-e&&below(z,f);\n"
+	"  f.g.classList.toggle('h',!(ins||anc));f.g.classList.toggle('a',!!anc);\n"
+	"  if(ins)place(f,P+(f.x-x0)*s,f.w*s);else if(anc)place(f,P,W-2*P);});\n"
+	" document.getElementById('reset').disabled=!z;}\n"
+	"function search(q){var re=null,m=[],info=document.getElementById('matched');\n"
+	" if(q){try{re=new RegExp(q);}catch(x){re=new RegExp(q.replace(/[.*+?^${}()|[\\]\\\\]/g,'\\\\$&'));}}\n"
+	" F.forEach(function(f){var hit=!!re&&re.test(f.n);f.g.classList.toggle('m',hit);if(hit)m.push(f);});\n"
+	" if(!re){info.textContent='';return;}\n"
+	" m.sort(function(a,b){return a.x-b.x||b.w-a.w;});var sum=0,end=-1;\n"
+	" m.forEach(function(f){if(f.x>=end-1e-6){sum+=f.w;end=f.x+f.w;}else if(f.x+f.w>end){sum+=f.x+f.w-end;end=f.x+f.w;}});\n"
+	" info.textContent='Matched: '+(100*sum/(W-2*P)).toFixed(2)+'% ('+m.length+' frames)';}\n"
+	"F.forEach(function(f){f.g.addEventListener('click',function(){zoom(f);});});\n"
+	"document.getElementById('reset').addEventListener('click',function(){zoom(null);});\n"
+	"var q=document.getElementById('q');q.addEventListener('input',function(){search(q.value);});\n"
+	"var h=location.hash.match(/[#&]s=([^&]*)/);if(h){q.value=decodeURIComponent(h[1]);search(q.value);}\n"
+	"zoom(null);\n"
+	"})();\n";
+
+typedef struct pic {
+	const tree *t;
+	const tf_flame_opts *o;
+	tf_strtab *st;
+	const char *unit;
+	double bscale;        /* BASE values times this (--normalize) */
+	double maxd;          /* largest |self delta| drawn */
+	bool diff;
+	int64_t root;
+} pic;
+
+static void value(out *w, const pic *p, double v)
+{
+	char buf[64];
+	tf_fmt_value(buf, sizeof(buf), v, p->unit);
+	puts_(w, buf);
+	if (!tf_unit_ns(p->unit))
+		printf_(w, " %s", p->unit);
+}
+
+static void share(out *w, const pic *p, double v)
+{
+	printf_(w, " (%.2f%%)", p->root > 0 ? 100.0 * v / (double)p->root : 0.0);
+}
+
+static void delta(out *w, const pic *p, double d, double base)
+{
+	char buf[64];
+	tf_fmt_delta(buf, sizeof(buf), d, p->unit);
+	puts_(w, buf);
+	if (!tf_unit_ns(p->unit))
+		printf_(w, " %s", p->unit);
+	if (base > 0)
+		printf_(w, " (%+.1f%%)", 100.0 * d / base);
+}
+
+/* Vanished children of n (BASE only), largest first, in its tooltip. */
+static void vanished(out *w, const pic *p, uint32_t n)
+{
+	const tree *t = p->t;
+	uint32_t top[VANISHED_SHOWN], ntop = 0, count = 0;
+	for (uint32_t c = t->n[n].child; c != NONE; c = t->n[c].next) {
+		if (t->n[c].total > 0 || t->n[c].btotal <= 0)
+			continue;
+		count++;
+		uint32_t k = ntop < VANISHED_SHOWN ? ntop++ : VANISHED_SHOWN - 1;
+		if (k == VANISHED_SHOWN - 1 && ntop == VANISHED_SHOWN && t->n[top[k]].btotal >= t->n[c].btotal)
+			continue;
+		top[k] = c;
+		while (k > 0 && t->n[top[k - 1]].btotal < t->n[top[k]].btotal) {
+			uint32_t x = top[k - 1];
+			top[k - 1] = top[k];
+			top[k] = x;
+			k--;
+		}
+	}
+	if (!count)
+		return;
+	printf_(w, "\ngone since %s (%u):", p->o->base_name ? p->o->base_name : "BASE", count);
+	for (uint32_t i = 0; i < ntop; i++) {
+		puts_(w, "\n  ");
+		xml_text(w, tf_strtab_get(p->st, t->n[top[i]].name), 120);
+		puts_(w, " ");
+		value(w, p, (double)t->n[top[i]].btotal * p->bscale);
+	}
+	if (count > ntop)
+		printf_(w, "\n  and %u more", count - ntop);
+}
+
+static void frame(out *w, const pic *p, const box *b, double y)
+{
+	const tree *t = p->t;
+	const fnode *n = &t->n[b->node];
+	const char *name = b->more ? "[...]" : b->node == 0 ? "all" : tf_strtab_get(p->st, n->name);
+	int rgb[3];
+	bool isnew = false;
+	double d = 0;
+	if (p->diff && !b->more) {
+		d = (double)n->self - (double)n->bself * p->bscale;
+		isnew = n->btotal <= 0 && b->node != 0;
+		diff_color(d, p->maxd, rgb);
+	} else if (b->more || b->node == 0) {
+		rgb[0] = rgb[1] = rgb[2] = b->more ? 200 : 225;
+	} else if (p->o->colors == TF_FLAME_COLOR_CATEGORY) {
+		cat_color(category(n, name), fnv1a(name), rgb);
+	} else {
+		hash_color(fnv1a(name), rgb);
+	}
+	printf_(w, "<g class=\"f%s\"><title>", isnew ? " n" : "");
+	/* tooltip: name, total and self with shares, calls, the change */
+	if (b->more) {
+		printf_(w, "[...] %u frames narrower than %.2g px\ntotal: ", b->nmerged, p->o->min_width);
+		value(w, p, (double)b->value);
+		share(w, p, (double)b->value);
+	} else {
+		xml_text(w, name, 0);
+		puts_(w, "\ntotal: ");
+		value(w, p, (double)n->total);
+		share(w, p, (double)n->total);
+		puts_(w, ", self: ");
+		value(w, p, (double)n->self);
+		share(w, p, (double)n->self);
+		if (n->calls > 0)
+			printf_(w, "\ncalls: %lld", (long long)n->calls);
+		if (p->diff) {
+			const char *bn = p->o->base_name ? p->o->base_name : "BASE";
+			if (isnew) {
+				printf_(w, "\nnew: not in %s", bn);
+			} else {
+				printf_(w, "\nself vs %s: ", bn);
+				delta(w, p, d, (double)n->bself * p->bscale);
+				puts_(w, ", total: ");
+				delta(w, p, (double)n->total - (double)n->btotal * p->bscale, (double)n->btotal * p->bscale);
+			}
+			vanished(w, p, b->node);
+		}
+	}
+	printf_(w, "</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"#%02x%02x%02x\"/>", b->x, y,
+		b->w, FH - 1, rgb[0], rgb[1], rgb[2]);
+	size_t chars = b->w > 6 ? (size_t)((b->w - 6) / CHAR_W) : 0;
+	if (chars >= 3) {
+		printf_(w, "<text x=\"%.2f\" y=\"%.1f\">", b->x + 3, y + FH - 4.5);
+		xml_text(w, name, chars);
+		puts_(w, "</text>");
+	}
+	puts_(w, "</g>\n");
+}
+
+#define TOP 60.0 /* title and subtitle above the frames */
+
+static void header(out *w, const pic *p, const tf_agg *agg, int W, double H, const layout *L,
+		   const tf_flame_stats *stats, const char *tname)
+{
+	const tf_flame_opts *o = p->o;
+	if (o->html) {
+		puts_(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+		if (o->title)
+			xml_text(w, o->title, 0);
+		else
+			puts_(w, "Flame graph");
+		puts_(w, "</title>\n<style>\nbody{margin:0;font-family:monospace;background:#fff}\n"
+			 "#bar{padding:6px 10px;font-size:13px}\n#bar input{width:24em}\n#matched{margin-left:1em}\n"
+			 "g.f{cursor:pointer}\n</style>\n</head>\n<body>\n<div id=\"bar\"><button id=\"reset\">Reset zoom"
+			 "</button> <input id=\"q\" placeholder=\"search (regular expression)\" aria-label=\"search\">"
+			 "<span id=\"matched\"></span></div>\n");
+	} else {
+		puts_(w, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
+	}
+	printf_(w, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
+		   "viewBox=\"0 0 %d %.0f\" data-icicle=\"%d\">\n<style>\n", W, H, W, H, o->icicle ? 1 : 0);
+	puts_(w, svg_style);
+	printf_(w, "</style>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"#f8f8f4\"/>\n", W, H);
+	printf_(w, "<text class=\"t\" x=\"%.1f\" y=\"24\">", W / 2.0);
+	if (o->title) {
+		xml_text(w, o->title, 0);
+	} else {
+		const tf_agg_meta *m = tf_agg_meta_get((tf_agg *)agg);
+		puts_(w, p->diff ? "Differential flame graph" : "Flame graph");
+		if (m->main_file) {
+			puts_(w, ": ");
+			xml_text(w, tf_strtab_get(p->st, m->main_file), 0);
+		}
+	}
+	printf_(w, "</text>\n<text class=\"s\" x=\"%.1f\" y=\"44\">", W / 2.0);
+	xml_text(w, tname, 0);
+	puts_(w, ": total ");
+	value(w, p, (double)p->root);
+	printf_(w, "; %llu call paths, %u frames", (unsigned long long)stats->paths, L->nb);
+	if (stats->merged)
+		printf_(w, " (%llu paths under %.2g px in [...])", (unsigned long long)stats->merged, o->min_width);
+	if (p->diff) {
+		printf_(w, "; widths: new; color: self vs %s, red grew, blue shrank", o->base_name ? o->base_name : "BASE");
+		if (o->normalize)
+			puts_(w, " (normalized)");
+		if (p->maxd > 0) {
+			puts_(w, ", full color ");
+			value(w, p, p->maxd);
+		}
+		puts_(w, "; outlined: new");
+		if (stats->vanished)
+			printf_(w, "; %llu paths gone", (unsigned long long)stats->vanished);
+	}
+	if (stats->negative)
+		printf_(w, "; %llu negative samples left out", (unsigned long long)stats->negative);
+	puts_(w, "</text>\n");
+}
+
+static void legend(out *w, double y)
+{
+	double x = PAD;
+	for (int c = 0; c < NCAT; c++) {
+		int rgb[3];
+		cat_color(c, 0x8000, rgb);
+		printf_(w, "<rect x=\"%.1f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"#%02x%02x%02x\"/>"
+			   "<text x=\"%.1f\" y=\"%.0f\">%s</text>\n",
+			x, y, rgb[0], rgb[1], rgb[2], x + 16, y + 10, cat_names[c]);
+		x += 16 + CHAR_W * (double)strlen(cat_names[c]) + 14;
+	}
+}
+
+int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, tf_flame_stats *stats,
+		   tf_error *err)
+{
+	tf_flame_stats scratch;
+	tf_flame_opts opts = *o;
+	tf_strtab *st = tf_agg_strtab(agg);
+	tree t = { .st = st };
+	layout L = { 0 };
+	out w = { 0 };
+	int rc = 0;
+	if (!stats)
+		stats = &scratch;
+	memset(stats, 0, sizeof(*stats));
+	if (opts.min_width <= 0)
+		opts.min_width = TF_FLAME_MIN_WIDTH;
+	if (opts.width <= 0)
+		opts.width = TF_FLAME_WIDTH;
+	if (o->type < 0 || o->type >= tf_agg_ntypes(agg))
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "no such sample type (index %d)", o->type);
+	tf_sample_type ty = tf_agg_type_get(agg, o->type);
+	const char *tname = tf_strtab_get(st, ty.type), *unit = tf_strtab_get(st, ty.unit);
+	int bt = -1;
+	if (o->base) {
+		bt = tf_agg_type_find(o->base, tname);
+		if (bt < 0 || tf_agg_type_get(o->base, bt).unit != ty.unit)
+			return tf_error_set(err, TF_ECLASH, NULL, -1, -1, "cannot compare: %s has no sample type %s/%s",
+					    o->base_name ? o->base_name : "BASE", tname, unit);
+	}
+	if (tf_grow((void **)&t.n, &t.cap, 1, sizeof(fnode)) < 0) {
+		rc = TF_ENOMEM;
+		goto fail;
+	}
+	t.n[0] = (fnode){ .parent = NONE, .child = NONE, .next = NONE };
+	t.nn = 1;
+	int calls = tf_agg_type_find(agg, "calls");
+	int gpu = opts.colors == TF_FLAME_COLOR_CATEGORY ? tf_agg_type_find(agg, "gpu") : -1;
+	if ((rc = add_agg(&t, agg, o->type, calls, gpu, o->by, false, stats)) < 0 ||
+	    (o->base && (rc = add_agg(&t, o->base, bt, -1, -1, o->by, true, NULL)) < 0) || (rc = finish_tree(&t)) < 0)
+		goto fail;
+	pic p = { .t = &t, .o = &opts, .st = st, .unit = unit, .bscale = 1, .diff = o->base != NULL,
+		  .root = t.n[0].total };
+	if (p.root <= 0) {
+		rc = tf_error_set(err, TF_EFORMAT, path, -1, -1,
+				  "nothing to draw: no call path has a positive %s value", tname);
+		goto out;
+	}
+	for (uint32_t i = 1; i < t.nn; i++) {
+		stats->paths += t.n[i].total > 0;
+		stats->vanished += t.n[i].total <= 0 && t.n[i].btotal > 0;
+	}
+	if (o->normalize && t.n[0].btotal > 0)
+		p.bscale = (double)t.n[0].total / (double)t.n[0].btotal;
+	double scale = (opts.width - 2 * PAD) / (double)p.root;
+	if ((rc = lay_out(&t, scale, opts.min_width, &L)) < 0)
+		goto fail;
+	stats->frames = L.nb;
+	stats->merged = L.merged;
+	for (uint32_t i = 0; i < L.nb && p.diff; i++)
+		if (!L.b[i].more) {
+			double d = fabs((double)t.n[L.b[i].node].self - (double)t.n[L.b[i].node].bself * p.bscale);
+			p.maxd = d > p.maxd ? d : p.maxd;
+		}
+	bool leg = opts.colors == TF_FLAME_COLOR_CATEGORY && !p.diff;
+	double area = (double)(L.maxdepth + 1) * FH, H = TOP + area + 10 + (leg ? 22 : 0);
+	if ((rc = tf_out_open_named(&w.o, path, err)) < 0)
+		goto out;
+	header(&w, &p, agg, opts.width, H, &L, stats, tname);
+	for (uint32_t i = 0; i < L.nb; i++) {
+		const box *b = &L.b[i];
+		double y = opts.icicle ? TOP + (double)b->depth * FH : TOP + (double)(L.maxdepth - b->depth) * FH;
+		frame(&w, &p, b, y);
+	}
+	if (leg)
+		legend(&w, TOP + area + 8);
+	puts_(&w, "</svg>\n");
+	if (opts.html) {
+		puts_(&w, "<script>\n");
+		puts_(&w, html_script);
+		puts_(&w, "</script>\n</body>\n</html>\n");
+	}
+	rc = tf_out_finish(w.o, w.rc, err);
+	w.o = NULL;
+	goto out;
+fail:
+	if (rc == TF_ENOMEM)
+		tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+out:
+	free(t.n);
+	tf_hmap_free(&t.kids);
+	free(L.b);
+	return rc;
+}
+
+/* The writer table's row: the default sample type, HTML for a .html name. */
+static int write_agg(const tf_agg *agg, const char *path, tf_error *err)
+{
+	size_t n = strlen(path);
+	tf_flame_opts o = { .type = tf_agg_type_pick(agg, NULL), .html = n > 5 && !strcmp(path + n - 5, ".html") };
+	return tf_flame_write(agg, &o, path, NULL, err);
+}
+
+static const char *const suffixes[] = { ".svg", ".svg.gz", ".html", NULL };
+
+const tf_writer tf_writer_flame = {
+	"flame", "flame graph picture: standalone SVG, or HTML with zoom and search (docs/flame.md)",
+	suffixes, TF_WRITER_AGG, write_agg, NULL, NULL, NULL,
+};
