@@ -170,7 +170,7 @@ static int add_agg(tree *t, const tf_agg *a, int type, int calls_type, int gpu_t
 			n->self = tf_sat_add(n->self, v);
 			if (calls_type >= 0)
 				n->calls = tf_sat_add(n->calls, tf_agg_sample_value(a, i, calls_type));
-			if (gpu_type >= 0 && gpu_type != type && tf_agg_sample_value(a, i, gpu_type) > 0)
+			if (gpu_type >= 0 && tf_agg_sample_value(a, i, gpu_type) > 0)
 				n->flags |= F_GPU;
 		}
 	}
@@ -185,12 +185,47 @@ out:
 static const tf_strtab *g_st; /* qsort has no user pointer in C11 */
 static const fnode *g_n;
 
+/* Names in natural order: runs of digits compare as numbers, so that
+ * ProfilerStep#9 comes before ProfilerStep#10 and rank 2 before rank 10;
+ * bytewise where that ties ("07" and "7"). */
+static int natcmp(const char *a, const char *b)
+{
+	const char *a0 = a, *b0 = b;
+	while (*a && *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			const char *x = a, *y = b;
+			while (*x == '0')
+				x++;
+			while (*y == '0')
+				y++;
+			const char *xe = x, *ye = y;
+			while (*xe >= '0' && *xe <= '9')
+				xe++;
+			while (*ye >= '0' && *ye <= '9')
+				ye++;
+			if (xe - x != ye - y)
+				return xe - x < ye - y ? -1 : 1;
+			int c = memcmp(x, y, (size_t)(xe - x));
+			if (c)
+				return c;
+			a = xe, b = ye;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++, b++;
+	}
+	if (*a || *b)
+		return *a ? 1 : -1;
+	return strcmp(a0, b0);
+}
+
 static int by_parent_name(const void *x, const void *y)
 {
 	const fnode *a = &g_n[*(const uint32_t *)x], *b = &g_n[*(const uint32_t *)y];
 	if (a->parent != b->parent)
 		return a->parent < b->parent ? -1 : 1;
-	return strcmp(tf_strtab_get(g_st, a->name), tf_strtab_get(g_st, b->name));
+	return natcmp(tf_strtab_get(g_st, a->name), tf_strtab_get(g_st, b->name));
 }
 
 /* Totals (children after parents in id order) and children in name order. */
@@ -509,8 +544,7 @@ static const char svg_style[] =
 	".t{font-size:17px;text-anchor:middle}\n"
 	".s{fill:#444;text-anchor:middle}\n"
 	".f:hover rect{stroke:#000;stroke-width:.8}\n"
-	".d rect{stroke:#999;stroke-width:.4}\n"
-	".n rect{stroke:#000;stroke-width:1.6}\n"
+	"g.f.n rect{stroke:#000;stroke-width:1.6}\n"
 	".m rect{fill:#e838e8}\n"
 	".h{display:none}\n"
 	".a rect{opacity:.55}\n";
@@ -518,7 +552,8 @@ static const char svg_style[] =
 /* The page's script: click a frame to zoom to it, a search box (a regular
  * expression, or the text as it is when it is not one) that marks the
  * matching frames and says their share of the picture (nested matches
- * counted once), reset; #s=TEXT in the address runs a search on load. */
+ * counted once), reset; #s=TEXT in the address runs a search on load,
+ * #z=N zooms to the N-th frame (document order, 0 = all). */
 static const char html_script[] =
 	"(function(){\n"
 	"var svg=document.querySelector('svg'),W=+svg.getAttribute('width'),P=10,ic=svg.getAttribute('data-icicle')=='1';\n"
@@ -544,8 +579,9 @@ static const char html_script[] =
 	"F.forEach(function(f){f.g.addEventListener('click',function(){zoom(f);});});\n"
 	"document.getElementById('reset').addEventListener('click',function(){zoom(null);});\n"
 	"var q=document.getElementById('q');q.addEventListener('input',function(){search(q.value);});\n"
-	"var h=location.hash.match(/[#&]s=([^&]*)/);if(h){q.value=decodeURIComponent(h[1]);search(q.value);}\n"
 	"zoom(null);\n"
+	"var h=location.hash.match(/[#&]s=([^&]*)/);if(h){q.value=decodeURIComponent(h[1]);search(q.value);}\n"
+	"h=location.hash.match(/[#&]z=(\\d+)/);if(h&&F[+h[1]])zoom(F[+h[1]]);\n"
 	"})();\n";
 
 typedef struct pic {
@@ -676,7 +712,7 @@ static void frame(out *w, const pic *p, const box *b, double y)
 	puts_(w, "</g>\n");
 }
 
-#define TOP 60.0 /* title and subtitle above the frames */
+#define TOP 60.0 /* title and subtitle above the frames (a diff: one more line) */
 
 static void header(out *w, const pic *p, const tf_agg *agg, int W, double H, const layout *L,
 		   const tf_flame_stats *stats, const char *tname)
@@ -698,6 +734,8 @@ static void header(out *w, const pic *p, const tf_agg *agg, int W, double H, con
 	}
 	printf_(w, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
 		   "viewBox=\"0 0 %d %.0f\" data-icicle=\"%d\">\n<style>\n", W, H, W, H, o->icicle ? 1 : 0);
+	if (p->diff)
+		puts_(w, "g.f rect{stroke:#aaa;stroke-width:.4}\n");
 	puts_(w, svg_style);
 	printf_(w, "</style>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"#f8f8f4\"/>\n", W, H);
 	printf_(w, "<text class=\"t\" x=\"%.1f\" y=\"24\">", W / 2.0);
@@ -718,21 +756,28 @@ static void header(out *w, const pic *p, const tf_agg *agg, int W, double H, con
 	printf_(w, "; %llu call paths, %u frames", (unsigned long long)stats->paths, L->nb);
 	if (stats->merged)
 		printf_(w, " (%llu paths under %.2g px in [...])", (unsigned long long)stats->merged, o->min_width);
-	if (p->diff) {
-		printf_(w, "; widths: new; color: self vs %s, red grew, blue shrank", o->base_name ? o->base_name : "BASE");
-		if (o->normalize)
-			puts_(w, " (normalized)");
-		if (p->maxd > 0) {
-			puts_(w, ", full color ");
-			value(w, p, p->maxd);
-		}
-		puts_(w, "; outlined: new");
-		if (stats->vanished)
-			printf_(w, "; %llu paths gone", (unsigned long long)stats->vanished);
-	}
 	if (stats->negative)
 		printf_(w, "; %llu negative samples left out", (unsigned long long)stats->negative);
 	puts_(w, "</text>\n");
+	if (p->diff) {
+		printf_(w, "<text class=\"s\" x=\"%.1f\" y=\"62\">self ", W / 2.0);
+		xml_text(w, tname, 0);
+		puts_(w, " against ");
+		xml_text(w, o->base_name ? o->base_name : "BASE", 0);
+		if (o->normalize)
+			puts_(w, " (normalized)");
+		puts_(w, ": red grew, blue shrank");
+		if (p->maxd > 0) {
+			puts_(w, " (full color: ");
+			value(w, p, p->maxd);
+			puts_(w, ")");
+		}
+		puts_(w, "; outlined: new");
+		if (stats->vanished)
+			printf_(w, "; %llu call paths gone (named in their parent's tooltip)",
+				(unsigned long long)stats->vanished);
+		puts_(w, "</text>\n");
+	}
 }
 
 static void legend(out *w, double y)
@@ -811,17 +856,18 @@ int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, 
 			p.maxd = d > p.maxd ? d : p.maxd;
 		}
 	bool leg = opts.colors == TF_FLAME_COLOR_CATEGORY && !p.diff;
-	double area = (double)(L.maxdepth + 1) * FH, H = TOP + area + 10 + (leg ? 22 : 0);
+	double top = TOP + (p.diff ? 18 : 0);
+	double area = (double)(L.maxdepth + 1) * FH, H = top + area + 10 + (leg ? 22 : 0);
 	if ((rc = tf_out_open_named(&w.o, path, err)) < 0)
 		goto out;
 	header(&w, &p, agg, opts.width, H, &L, stats, tname);
 	for (uint32_t i = 0; i < L.nb; i++) {
 		const box *b = &L.b[i];
-		double y = opts.icicle ? TOP + (double)b->depth * FH : TOP + (double)(L.maxdepth - b->depth) * FH;
+		double y = opts.icicle ? top + (double)b->depth * FH : top + (double)(L.maxdepth - b->depth) * FH;
 		frame(&w, &p, b, y);
 	}
 	if (leg)
-		legend(&w, TOP + area + 8);
+		legend(&w, top + area + 8);
 	puts_(&w, "</svg>\n");
 	if (opts.html) {
 		puts_(&w, "<script>\n");

@@ -1,0 +1,240 @@
+/* flame.c - `tracefold flame`: a flame graph picture (SVG or HTML) of
+ * traces or profiles, or with --diff the differential flame graph of two
+ * runs.  The drawing is the library's (include/tracefold/flame.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "cmd.h"
+#include "tracefold/flame.h"
+
+static void help(void)
+{
+	printf("usage: tracefold flame [options] INPUT|PROFILE... -o OUT.svg\n"
+	       "       tracefold flame --diff BASE [options] NEW... -o OUT.svg\n"
+	       "\n"
+	       "Draws a flame graph as one standalone file: SVG (no scripts, fonts or\n"
+	       "links; opens offline in any browser, fits a CI artifact or a report), or\n"
+	       "HTML (--html, or a name ending in .html) with click-to-zoom and a search\n"
+	       "box.  A frame's width is its inclusive value of the sample type; frames\n"
+	       "are ordered by name and colored by a hash of it, so a function keeps its\n"
+	       "place and color from run to run; tooltips give total, self, calls and\n"
+	       "shares.  Frames narrower than --min-width are merged into one [...] box\n"
+	       "per parent.  With --diff, widths come from NEW and colors from the change\n"
+	       "of each frame's self value since BASE: red grew, blue shrank, deeper for a\n"
+	       "larger change; frames new in NEW are outlined, and a tooltip names the\n"
+	       "children gone since BASE.  Inputs are traces (as for 'tracefold profile')\n"
+	       "or profiles; BASE may join several with ','.  docs/flame.md.\n"
+	       "\n"
+	       "options:\n"
+	       "  -o, --output FILE      the picture to write ('-' = stdout); required\n"
+	       "      --diff BASE        a differential flame graph against BASE\n"
+	       "      --normalize        diff: scale BASE to NEW's total first (compare shares)\n"
+	       "      --sample-type T    the value drawn (default: the profile's default type,\n"
+	       "                         else wall, else the last type; gpu: GPU time);\n"
+	       "                         --sample-index T is the same\n"
+	       "      --by KEY           a frame per rank ('rank'), per thread ('thread'), or\n"
+	       "                         per value of another label under the root\n"
+	       "      --min-width PX     frames narrower than PX pixels go into [...] (default\n"
+	       "                         0.5)\n"
+	       "      --width PX         picture width (default 1200)\n"
+	       "      --title T          the title (default: 'Flame graph: ' and the input)\n"
+	       "      --icicle           root at the top, callees below it\n"
+	       "      --colors C         hash (default: by name) or category (Python, PyTorch\n"
+	       "                         operator, GPU, CUDA/HIP runtime, MPI, other; with a\n"
+	       "                         legend)\n"
+	       "      --html             an HTML page with zoom and search (the default for a\n"
+	       "                         name ending in .html)\n"
+	       "  -h, --help             this text\n"
+	       "\n"
+	       "trace inputs:\n"
+	       TF_INPUT_OPTS_HELP
+	       "\n"
+	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input, nothing to\n"
+	       "draw, or unwritable output\n");
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+	return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+int tf_cmd_flame(int argc, char **argv)
+{
+	const char **inputs = (const char **)calloc((size_t)argc + 1, sizeof(char *));
+	const char *out = NULL, *type_name = NULL, *base_arg = NULL;
+	int ninputs = 0, rc = TF_EXIT_OK;
+	tf_input_opts iopts = { 0 };
+	tf_flame_opts fo = { 0 };
+	bool html = false;
+	tf_ctx *ctx = NULL;
+	tf_agg *agg = NULL, *base = NULL;
+	char *base_copy = NULL;
+	const char **base_inputs = NULL;
+	if (!inputs) {
+		tf_msg("out of memory");
+		return TF_EXIT_INPUT;
+	}
+	enum { O_OUTPUT, O_DIFF, O_NORMALIZE, O_TYPE, O_BY, O_MIN_WIDTH, O_WIDTH, O_TITLE, O_ICICLE, O_COLORS, O_HTML };
+	static const tf_opt opts[] = {
+		{ O_OUTPUT, "-o", "--output", true }, { O_DIFF, NULL, "--diff", true },
+		{ O_NORMALIZE, NULL, "--normalize", false }, { O_TYPE, NULL, "--sample-type", true },
+		{ O_TYPE, NULL, "--sample-index", true }, { O_BY, NULL, "--by", true },
+		{ O_MIN_WIDTH, NULL, "--min-width", true }, { O_WIDTH, NULL, "--width", true },
+		{ O_TITLE, NULL, "--title", true }, { O_ICICLE, NULL, "--icicle", false },
+		{ O_COLORS, NULL, "--colors", true }, { O_HTML, NULL, "--html", false }, { 0, NULL, NULL, false },
+	};
+	tf_optstate os = { 0 };
+	const char *v;
+	for (int id; (id = tf_opt_next("flame", argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
+		double d;
+		long long n;
+		switch (id) {
+		case TF_OPT_USAGE:
+			rc = TF_EXIT_USAGE;
+			goto done;
+		case TF_OPT_HELP:
+			help();
+			goto done;
+		case TF_OPT_ARG:
+			inputs[ninputs++] = v;
+			break;
+		case O_OUTPUT:
+			out = v;
+			break;
+		case O_DIFF:
+			base_arg = v;
+			break;
+		case O_NORMALIZE:
+			fo.normalize = true;
+			break;
+		case O_TYPE:
+			type_name = v;
+			break;
+		case O_BY:
+			if (!*v) {
+				rc = tf_usage_error("flame", "--by needs a label: rank, thread or another label key");
+				goto done;
+			}
+			fo.by = v;
+			break;
+		case O_MIN_WIDTH:
+			if (!tf_parse_double(v, &d) || !(d > 0 && d <= 1000)) {
+				rc = tf_usage_error("flame", "--min-width needs pixels above 0 (0.5, 2), not '%s'", v);
+				goto done;
+			}
+			fo.min_width = d;
+			break;
+		case O_WIDTH:
+			if (!tf_parse_i64(v, &n) || n < 100 || n > 100000) {
+				rc = tf_usage_error("flame", "--width needs pixels from 100 to 100000, not '%s'", v);
+				goto done;
+			}
+			fo.width = (int)n;
+			break;
+		case O_TITLE:
+			fo.title = v;
+			break;
+		case O_ICICLE:
+			fo.icicle = true;
+			break;
+		case O_COLORS:
+			if (!strcmp(v, "hash"))
+				fo.colors = TF_FLAME_COLOR_HASH;
+			else if (!strcmp(v, "category"))
+				fo.colors = TF_FLAME_COLOR_CATEGORY;
+			else {
+				rc = tf_usage_error("flame", "--colors takes hash or category, not '%s'", v);
+				goto done;
+			}
+			break;
+		case O_HTML:
+			html = true;
+			break;
+		}
+	}
+	if (!ninputs) {
+		rc = tf_usage_error("flame", base_arg ? "no NEW input given (flame --diff BASE NEW -o OUT.svg)"
+						      : "no input given");
+		goto done;
+	}
+	if (!out) {
+		rc = tf_usage_error("flame", "no output given (use -o OUT.svg, or -o - for stdout)");
+		goto done;
+	}
+	if (fo.normalize && !base_arg) {
+		rc = tf_usage_error("flame", "--normalize compares two runs: it needs --diff BASE");
+		goto done;
+	}
+	if (base_arg && fo.colors == TF_FLAME_COLOR_CATEGORY) {
+		rc = tf_usage_error("flame", "--colors category: a differential flame graph is colored by the change");
+		goto done;
+	}
+	if ((rc = tf_output_is_input("flame", out, inputs, ninputs)) != TF_EXIT_OK)
+		goto done;
+	fo.html = html || ends_with(out, ".html") || ends_with(out, ".htm");
+	ctx = tf_ctx_new();
+	agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
+	if (!agg) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	tf_input_opts_apply(&iopts, ctx);
+	uint32_t first = 0;
+	if (base_arg) {
+		int nb = tf_split_inputs(base_arg, &base_copy, &base_inputs);
+		if (nb < 0 || !(base = tf_agg_new(tf_ctx_strtab(ctx)))) {
+			tf_msg("out of memory");
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		if (!nb) {
+			rc = tf_usage_error("flame", "empty input '%s'", base_arg);
+			goto done;
+		}
+		if ((rc = tf_output_is_input("flame", out, base_inputs, nb)) != TF_EXIT_OK)
+			goto done;
+		tf_load_opts lb = { .format = iopts.format, .counters = iopts.counters, .filter = &iopts.filter };
+		if ((rc = tf_load_inputs(ctx, base, base_inputs, nb, &lb)) != TF_EXIT_OK)
+			goto done;
+		first = (uint32_t)nb;
+	}
+	tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .first_input = first,
+			    .filter = &iopts.filter };
+	if ((rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo)) != TF_EXIT_OK)
+		goto done;
+	tf_report_diag(ctx);
+	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
+		goto done;
+	fo.type = tf_agg_type_pick(agg, type_name);
+	if (fo.type < 0) {
+		if (type_name)
+			tf_msg("no sample type '%s' in the input (see 'go tool pprof -raw' for the types)", type_name);
+		else
+			tf_msg("the input has no sample types");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	fo.base = base;
+	fo.base_name = base_arg;
+	tf_flame_stats stats;
+	tf_error err;
+	tf_error_clear(&err);
+	if (tf_flame_write(agg, &fo, out, &stats, &err) < 0) {
+		rc = tf_report(&err);
+		goto done;
+	}
+	if (tf_verbose)
+		tf_msg("%s: %llu call paths, %llu frames drawn, %llu paths in [...] boxes", out,
+		       (unsigned long long)stats.paths, (unsigned long long)stats.frames,
+		       (unsigned long long)stats.merged);
+done:
+	tf_agg_free(agg);
+	tf_agg_free(base);
+	tf_ctx_free(ctx);
+	free(inputs);
+	free(base_copy);
+	free(base_inputs);
+	tf_input_opts_free(&iopts);
+	return rc;
+}

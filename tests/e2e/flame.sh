@@ -1,0 +1,205 @@
+# Flame graph pictures (tracefold flame, docs/flame.md): well-formed XML
+# (xmllint), frame widths equal to what go tool pprof -raw says of the same
+# input's profile (tests/tools/flame_check.py, within a pixel), byte-identical
+# output, diff colors, and a real browser (headless Chromium) that renders
+# the SVG and the HTML to pictures that are not blank and runs the HTML's
+# search and zoom.
+. tests/lib.sh
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+S=samples/pytorch-cnn-train.trace.json.gz
+K=$(ls $DATA/chrome/kineto-resnet50-gpu/*.json.gz)
+flame_check() { python3 tests/tools/flame_check.py "$@"; }
+
+# 1. every kind of input: valid XML, widths = pprof's values
+i=0
+for t in $DATA/tau/mpi_small $DATA/tau/threads $DATA/otf2/scorep-ping-pong-mpi $S "$K" \
+	$DATA/chrome/tracelens-bert-small-h100/*.json.gz $DATA/chrome/hta-simple-add-gpu/*.json.gz; do
+	i=$((i + 1)); b=$(basename "$t")
+	$TF -q profile "$t" -o "$TMP/p$i.pb.gz" || { fail "$b: profile"; continue; }
+	$TF -q flame "$t" -o "$TMP/f$i.svg" || { fail "$b: flame"; continue; }
+	check "$b: the SVG is well-formed XML (xmllint)" xmllint --noout "$TMP/f$i.svg"
+	check "$b: frame widths are pprof's inclusive values (within 1 px), narrow ones in [...]" \
+		flame_check "$TMP/f$i.svg" "$TMP/p$i.pb.gz"
+done
+# the profile as input draws the same picture as the trace
+$TF -q flame "$TMP/p4.pb.gz" -o "$TMP/fromprof.svg"
+check "a pprof input gives the same picture as its trace (byte-identical)" cmp "$TMP/f4.svg" "$TMP/fromprof.svg"
+$TF -q flame "$S" -o "$TMP/again.svg"
+check "the same input gives byte-identical output" cmp "$TMP/f4.svg" "$TMP/again.svg"
+$TF -q convert "$S" -o "$TMP/conv.svg" -o "$TMP/conv.pb.gz"
+check "convert -o x.svg (the writer table) draws the same picture" cmp "$TMP/f4.svg" "$TMP/conv.svg"
+
+# 2. options: sample types, --by, --icicle, --min-width, --width
+$TF -q flame --sample-type gpu "$K" -o "$TMP/gpu.svg"
+check "--sample-type gpu: widths are pprof's gpu values" flame_check "$TMP/gpu.svg" "$TMP/p5.pb.gz" --type gpu
+$TF -q flame --sample-type calls $DATA/tau/threads -o "$TMP/calls.svg"
+check "--sample-type calls: widths are pprof's calls" flame_check "$TMP/calls.svg" "$TMP/p2.pb.gz" --type calls
+$TF -q flame --by rank --icicle $DATA/tau/mpi_small -o "$TMP/rank.svg"
+check "--by rank --icicle: a frame per rank under the root, widths = pprof" \
+	flame_check "$TMP/rank.svg" "$TMP/p1.pb.gz" --by rank
+check "--by rank: both ranks are drawn" sh -c "grep -q '<title>rank 0' '$TMP/rank.svg' && grep -q '<title>rank 1' '$TMP/rank.svg'"
+check "--icicle: the root is the top row" python3 -c '
+import sys, xml.etree.ElementTree as E
+ns="{http://www.w3.org/2000/svg}"
+ys=[(float(g.find(ns+"rect").get("y")), g.find(ns+"title").text.split("\n")[0]) for g in E.parse(sys.argv[1]).getroot().iter(ns+"g")]
+sys.exit(min(ys)[1] != "all")' "$TMP/rank.svg"
+$TF -q flame --by thread --min-width 3 --width 800 $DATA/otf2/scorep-ping-pong-mpi -o "$TMP/thr.svg"
+check "--by thread --min-width 3 --width 800: widths = pprof" \
+	flame_check "$TMP/thr.svg" "$TMP/p3.pb.gz" --by thread --min-width 3 --width 800
+# the check can fail: one width moved by 2 px
+python3 - "$TMP/f4.svg" "$TMP/bad.svg" <<'EOF'
+import re, sys
+s = open(sys.argv[1]).read()
+m = list(re.finditer(r'width="(\d+\.\d+)" height="15"', s))[3]
+w = float(m.group(1)) + 2
+open(sys.argv[2], "w").write(s[:m.start(1)] + "%.2f" % w + s[m.end(1):])
+EOF
+expect_exit 1 "the width check fails on a frame 2 px too wide" flame_check "$TMP/bad.svg" "$TMP/p4.pb.gz"
+
+# 3. many call paths: narrow frames merge, the file stays small
+python3 - "$TMP/wide.json" <<'EOF'
+import json, sys
+ev = [{"ph": "X", "name": "main", "pid": 1, "tid": 1, "ts": 0, "dur": 3000000},
+      {"ph": "X", "name": "big", "pid": 1, "tid": 1, "ts": 0, "dur": 1000000}]
+t = 1000000
+for i in range(20000):  # 20,000 distinct leaves of 50 us: 0.02 px each
+    ev.append({"ph": "X", "name": "leaf%05d" % i, "pid": 1, "tid": 1, "ts": t, "dur": 50}); t += 50
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+EOF
+$TF -q profile "$TMP/wide.json" -o "$TMP/wide.pb.gz"
+$TF -q flame "$TMP/wide.json" -o "$TMP/wide.svg"
+check "20,000 narrow leaves: widths = pprof, one [...] box for them" flame_check "$TMP/wide.svg" "$TMP/wide.pb.gz"
+check "... which names how many it holds" grep -q '<title>\[...\] 20000 frames narrower than 0.5 px' "$TMP/wide.svg"
+sz=$(wc -c < "$TMP/wide.svg")
+check "... and the file is small ($sz bytes < 8000)" test "$sz" -lt 8000
+
+# 4. differential flame graph: red grew, blue shrank, new outlined, gone named
+python3 - "$TMP" <<'EOF'
+import json, sys
+def tr(parts):
+    ev = [{"ph": "X", "name": "main", "pid": 1, "tid": 1, "ts": 0, "dur": sum(parts.values()) + 10}]
+    t = 5
+    for n, d in parts.items():
+        ev.append({"ph": "X", "name": n, "pid": 1, "tid": 1, "ts": t, "dur": d}); t += d
+    return {"traceEvents": ev}
+json.dump(tr({"grow": 10000, "shrink": 20000, "same": 5000, "gone": 3000}), open(sys.argv[1] + "/base.json", "w"))
+json.dump(tr({"grow": 30000, "shrink": 5000, "same": 5000, "fresh": 4000}), open(sys.argv[1] + "/new.json", "w"))
+EOF
+$TF -q flame --diff "$TMP/base.json" "$TMP/new.json" -o "$TMP/diff.svg"
+check "diff: well-formed XML" xmllint --noout "$TMP/diff.svg"
+$TF -q profile "$TMP/new.json" -o "$TMP/new.pb.gz"
+check "diff: widths come from NEW" flame_check "$TMP/diff.svg" "$TMP/new.pb.gz"
+color() { # NAME: the fill of its frame as "r g b"
+	python3 -c '
+import sys, xml.etree.ElementTree as E
+ns="{http://www.w3.org/2000/svg}"
+for g in E.parse(sys.argv[1]).getroot().iter(ns+"g"):
+    if g.find(ns+"title").text.split("\n")[0] == sys.argv[2]:
+        f = g.find(ns+"rect").get("fill"); print(int(f[1:3],16), int(f[3:5],16), int(f[5:7],16), g.get("class").replace(" ", "+"))' "$TMP/diff.svg" "$1"; }
+set -- $(color grow)
+check "diff: the function that grew (+20 ms) is full red ($1 $2 $3)" test "$1" -eq 255 -a "$2" -lt 40 -a "$3" -lt 40
+set -- $(color shrink)
+check "diff: the one that shrank (-15 ms) is blue ($1 $2 $3)" test "$3" -eq 255 -a "$1" -lt 120 -a "$2" -lt 120
+set -- $(color same)
+check "diff: the unchanged one is neutral gray ($1 $2 $3)" test "$1" -eq "$2" -a "$2" -eq "$3"
+set -- $(color fresh)
+check "diff: the new one is outlined (class '$4') and reddish" test "$4" = "f+n" -a "$1" -eq 255
+check "diff: the vanished one is named in its parent's tooltip" grep -q 'gone since .*base.json (1):' "$TMP/diff.svg"
+check "diff: ... with its BASE value" grep -q '^  gone 3.00 ms' "$TMP/diff.svg"
+check "diff: the change is in the tooltip" grep -q 'self vs .*base.json: +20.00 ms (+200.0%)' "$TMP/diff.svg"
+$TF -q flame --diff "$TMP/base.json" --normalize "$TMP/new.json" -o "$TMP/diffn.svg"
+check "diff --normalize: BASE scaled to NEW's total (38 -> 44 ms: shrink is -18.16 ms)" \
+	grep -q 'self vs .*base.json: -18.16 ms' "$TMP/diffn.svg"
+$TF -q profile "$TMP/base.json" -o "$TMP/base.pb.gz"
+$TF -q flame --diff "$TMP/base.pb.gz" "$TMP/new.pb.gz" -o "$TMP/diffp.svg"
+check "diff of two profiles: the same picture as of their traces (but the BASE name)" \
+	sh -c "sed 's/[^ ]*base[.][a-z.]*//g' '$TMP/diff.svg' > '$TMP/d1'; sed 's/[^ ]*base[.][a-z.]*//g' '$TMP/diffp.svg' > '$TMP/d2'; cmp '$TMP/d1' '$TMP/d2'"
+
+# 5. category colors
+$TF -q flame --colors category --sample-type gpu "$K" -o "$TMP/cat.svg"
+check "--colors category: a legend" grep -q '>GPU activity</text>' "$TMP/cat.svg"
+kcolor() { python3 -c '
+import sys, xml.etree.ElementTree as E
+ns="{http://www.w3.org/2000/svg}"
+for g in E.parse(sys.argv[1]).getroot().iter(ns+"g"):
+    if g.find(ns+"title").text.split("\n")[0].startswith(sys.argv[2]):
+        f = g.find(ns+"rect").get("fill"); print(int(f[1:3],16), int(f[3:5],16), int(f[5:7],16)); break' "$TMP/cat.svg" "$1"; }
+set -- $(kcolor "void cudnn::")
+check "--colors category: a GPU kernel is magenta ($1 $2 $3)" test "$1" -gt "$2" -a "$3" -gt "$2"
+set -- $(kcolor "cudaLaunchKernel")
+check "--colors category: cudaLaunchKernel is runtime yellow ($1 $2 $3)" test "$1" -gt "$3" -a "$2" -gt "$3"
+
+# 6. errors
+expect_exit 2 "no -o: usage error" $TF -q flame "$S"
+expect_exit 2 "no input: usage error" $TF -q flame -o "$TMP/x.svg"
+expect_exit 2 "--min-width 0: usage error" $TF -q flame --min-width 0 "$S" -o "$TMP/x.svg"
+expect_exit 2 "--colors pink: usage error" $TF -q flame --colors pink "$S" -o "$TMP/x.svg"
+expect_exit 2 "--normalize without --diff: usage error" $TF -q flame --normalize "$S" -o "$TMP/x.svg"
+expect_exit 2 "the output is the input: usage error" $TF -q flame "$TMP/wide.json" -o "$TMP/wide.json"
+expect_exit 3 "an unknown sample type: exit 3" $TF -q flame --sample-type nope "$S" -o "$TMP/x.svg"
+cp "$TMP/err" "$TMP/err1"
+check "... naming it" grep -q "no sample type 'nope'" "$TMP/err1"
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":0},{"ph":"X","name":"b","pid":1,"tid":1,"ts":2,"dur":0}]}' > "$TMP/zero.json"
+echo keep > "$TMP/keep.svg"
+expect_exit 3 "nothing to draw (every region 0 long): exit 3" $TF -q flame "$TMP/zero.json" -o "$TMP/keep.svg"
+cp "$TMP/err" "$TMP/err1"
+check "... saying so" grep -q "nothing to draw: no call path has a positive wall value" "$TMP/err1"
+check "... and the existing output is untouched" grep -qx keep "$TMP/keep.svg"
+check "... and no temporary file is left" sh -c "! ls -a '$TMP' | grep -q '^\.keep'"
+expect_exit 3 "a missing BASE: exit 3" $TF -q flame --diff "$TMP/missing.json" "$S" -o "$TMP/x.svg"
+
+# 7. a real browser: SVG and HTML rendered, the HTML's search and zoom
+if [ -z "$CHROMIUM" ]; then
+	fail "chromium is not installed (sh tests/deps.sh test)"
+	finish
+fi
+chrome() { timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+	--user-data-dir="$TMP/chromium" "$@" 2>/dev/null; }
+shot() { # FILE URL-SUFFIX: a screenshot of it
+	rm -f "$TMP/shot.png"
+	(cd "$TMP" && chrome --screenshot="$TMP/shot.png" --window-size=1200,700 "file://$1$2")
+	python3 tests/tools/png_stats.py "$TMP/shot.png" 2 16
+}
+$TF -q flame "$K" -o "$TMP/k.html"
+$TF -q flame "$K" --html -o "$TMP/k-html.svgpage"
+check "--html: the same page as a .html name" cmp "$TMP/k.html" "$TMP/k-html.svgpage"
+check "HTML: its SVG is well-formed XML (xmllint)" sh -c "sed -n '/^<svg /,/^<\/svg>/p' '$TMP/k.html' | xmllint --noout -"
+check "HTML: one page: doctype, head, the SVG, the script" python3 -c '
+import sys; s = open(sys.argv[1]).read()
+sys.exit(not (s.startswith("<!DOCTYPE html>") and s.count("<svg ") == 1 and s.count("<script>") == 1 and s.rstrip().endswith("</html>")))' "$TMP/k.html"
+check "HTML: self-contained (no src= or href=)" sh -c "! grep -Eq '(src|href)=' '$TMP/k.html'"
+check "SVG: self-contained (no links, scripts or external fonts)" \
+	sh -c "! grep -Eq '(href=|<script|@import|url\\()' '$TMP/f5.svg'"
+check "Chromium renders the SVG: not blank" shot "$TMP/f5.svg" ""
+check "Chromium renders the HTML: not blank" shot "$TMP/k.html" ""
+check "Chromium renders the diff SVG: not blank" shot "$TMP/diff.svg" ""
+echo '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"></svg>' > "$TMP/blank.svg"
+expect_exit 1 "the blank check can fail: an empty SVG is blank" shot "$TMP/blank.svg" ""
+dom() { chrome --virtual-time-budget=5000 --dump-dom "file://$1"; }
+# the share of samples with aten::conv2d on their stack, from pprof
+want=$(python3 -c '
+import sys; sys.path.insert(0, "tests/tools"); import pprof_raw
+types, samples, locs = pprof_raw.parse(pprof_raw.raw(sys.argv[1])[0])
+t = [x.split("/")[0] for x in types].index("wall")
+tot = sum(s["values"][t] for s in samples)
+hit = sum(s["values"][t] for s in samples if any(locs[l][0] == "aten::conv2d" for l in s["locs"]))
+print("%.2f" % (100.0 * hit / tot))' "$TMP/p5.pb.gz")
+dom "$TMP/k.html#s=aten::conv2d" > "$TMP/dom"
+got=$(sed -n 's/.*<span id="matched">Matched: \([0-9.]*\)% (\([0-9]*\) frames)<\/span>.*/\1 \2/p' "$TMP/dom")
+set -- $got
+check "HTML search 'aten::conv2d': $2 frames marked, $1% (pprof: $want%)" \
+	python3 -c 'import sys; sys.exit(not (int(sys.argv[2]) > 0 and abs(float(sys.argv[1]) - float(sys.argv[3])) < 0.1))' "${1:-0}" "${2:-0}" "$want"
+check "... the marked frames are the matches" sh -c "test \$(grep -o '<g class=\"f m\"><title>aten::conv2d' '$TMP/dom' | wc -l) -eq '${2:-x}'"
+dom "$TMP/k.html#s=no_such_frame_anywhere" > "$TMP/dom0"
+check "HTML search for a missing name: 0 frames" grep -q '<span id="matched">Matched: 0.00% (0 frames)</span>' "$TMP/dom0"
+$TF -q flame --diff "$TMP/base.json" "$TMP/new.json" -o "$TMP/diff.html"
+# zoom: #z=N zooms to the N-th frame (document order); in the diff, frame 3 is 'grow'
+dom "$TMP/diff.html#z=3" > "$TMP/domz"
+check "HTML zoom to 'grow': it fills the width, its ancestors are faded, the others hidden" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+fr = {m.group(2): (m.group(1), float(m.group(3))) for m in re.finditer(r"<g class=\"([^\"]*)\"><title>(\w+)\n.*?<rect x=\"[^\"]*\" y=\"[^\"]*\" width=\"([^\"]*)\"", s, re.S)}
+ok = fr["grow"] == ("f", 1180.0) and fr["all"][0] == "f a" and fr["main"][0] == "f a" \
+     and all("h" in fr[n][0].split() for n in ("fresh", "same", "shrink"))
+print(fr); sys.exit(not ok)' "$TMP/domz"
+finish
