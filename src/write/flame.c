@@ -629,9 +629,14 @@ static void vanished(out *w, const pic *p, uint32_t n)
 		if (t->n[c].total > 0 || t->n[c].btotal <= 0)
 			continue;
 		count++;
-		uint32_t k = ntop < VANISHED_SHOWN ? ntop++ : VANISHED_SHOWN - 1;
-		if (k == VANISHED_SHOWN - 1 && ntop == VANISHED_SHOWN && t->n[top[k]].btotal >= t->n[c].btotal)
-			continue;
+		uint32_t k;
+		if (ntop < VANISHED_SHOWN) {
+			k = ntop++;
+		} else {
+			k = VANISHED_SHOWN - 1; /* replaces the smallest, if larger */
+			if (t->n[top[k]].btotal >= t->n[c].btotal)
+				continue;
+		}
 		top[k] = c;
 		while (k > 0 && t->n[top[k - 1]].btotal < t->n[top[k]].btotal) {
 			uint32_t x = top[k - 1];

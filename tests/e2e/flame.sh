@@ -107,6 +107,20 @@ check "diff: the new one is outlined (class '$4') and reddish" test "$4" = "f+n"
 check "diff: the vanished one is named in its parent's tooltip" grep -q 'gone since .*base.json (1):' "$TMP/diff.svg"
 check "diff: ... with its BASE value" grep -q '^  gone 3.00 ms' "$TMP/diff.svg"
 check "diff: the change is in the tooltip" grep -q 'self vs .*base.json: +20.00 ms (+200.0%)' "$TMP/diff.svg"
+# more vanished children than a tooltip names: the 5 largest, then a count
+python3 - "$TMP" <<'EOF2'
+import json, sys
+ev = [{"ph": "X", "name": "main", "pid": 1, "tid": 1, "ts": 0, "dur": 100000}]
+for i in range(8):
+    ev.append({"ph": "X", "name": "old%d" % i, "pid": 1, "tid": 1, "ts": 10 + 1000 * i, "dur": 100 * (i + 1)})
+json.dump({"traceEvents": ev}, open(sys.argv[1] + "/base8.json", "w"))
+EOF2
+$TF -q flame --diff "$TMP/base8.json" "$TMP/new.json" -o "$TMP/diff8.svg"
+check "diff: 8 vanished children: the 5 largest named, largest first, and 3 more" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r"gone since [^\n]* \(8\):\n((?:  old\d [^\n]*\n){5})  and 3 more<", s)
+sys.exit(not m or re.findall(r"old(\d)", m.group(1)) != ["7", "6", "5", "4", "3"])' "$TMP/diff8.svg"
 $TF -q flame --diff "$TMP/base.json" --normalize "$TMP/new.json" -o "$TMP/diffn.svg"
 check "diff --normalize: BASE scaled to NEW's total (38 -> 44 ms: shrink is -18.16 ms)" \
 	grep -q 'self vs .*base.json: -18.16 ms' "$TMP/diffn.svg"
