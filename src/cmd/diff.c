@@ -12,6 +12,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "report.h"
+#include "tracefold/flame.h"
 #include "tracefold/reader.h"
 
 enum { BY_SELF, BY_TOTAL };
@@ -38,6 +39,11 @@ static void help(void)
 	       "      --normalize        scale NEW so that its total equals BASE's (compare\n"
 	       "                         shares, not absolute times)\n"
 	       "      --paths            per call path (root;...;leaf) instead of per function\n"
+	       "      --flame FILE       also draw the differential flame graph of the same\n"
+	       "                         runs and sample type (SVG, or HTML for a .html name;\n"
+	       "                         'tracefold flame --diff'); the report links to it\n"
+	       "      --flame-url URL    where the report's link points (default: FILE), e.g.\n"
+	       "                         the CI artifact's address\n"
 	       "      --by KEY           sort and check by self (default) or total (inclusive)\n"
 	       "  -n, --count N          show the N first rows (default 20, 0 = all); the\n"
 	       "                         --fail-above check always covers every row\n"
@@ -121,7 +127,7 @@ int tf_cmd_diff(int argc, char **argv)
 	long long count = 20;
 	size_t name_width = TF_NAME_WIDTH_DEFAULT;
 	tf_input_opts iopts = { 0 };
-	const char *type_name = NULL, *pos[2] = { NULL, NULL };
+	const char *type_name = NULL, *pos[2] = { NULL, NULL }, *flame = NULL, *flame_url = NULL;
 	char *argcopy[2] = { NULL, NULL };
 	const char **inputs[2] = { NULL, NULL };
 	int ninputs[2] = { 0, 0 };
@@ -132,13 +138,14 @@ int tf_cmd_diff(int argc, char **argv)
 	row *rows = NULL;
 	memset(fs, 0, sizeof(fs));
 	enum { O_COUNT, O_BY, O_FORMAT, O_FAIL_ABOVE, O_MIN_SHARE, O_NORMALIZE, O_PATHS, O_SAMPLE_INDEX,
-	       O_NAME_WIDTH };
+	       O_NAME_WIDTH, O_FLAME, O_FLAME_URL };
 	static const tf_opt opts[] = {
 		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
 		{ O_FORMAT, NULL, "--format", true }, { O_FAIL_ABOVE, NULL, "--fail-above", true },
 		{ O_MIN_SHARE, NULL, "--min-share", true }, { O_NORMALIZE, NULL, "--normalize", false },
 		{ O_PATHS, NULL, "--paths", false }, { O_SAMPLE_INDEX, NULL, "--sample-index", true }, { O_SAMPLE_INDEX, NULL, "--sample-type", true },
-		{ O_NAME_WIDTH, NULL, "--name-width", true }, { 0, NULL, NULL, false },
+		{ O_NAME_WIDTH, NULL, "--name-width", true }, { O_FLAME, NULL, "--flame", true },
+		{ O_FLAME_URL, NULL, "--flame-url", true }, { 0, NULL, NULL, false },
 	};
 	tf_optstate os = { 0 };
 	const char *v;
@@ -200,6 +207,12 @@ int tf_cmd_diff(int argc, char **argv)
 		case O_SAMPLE_INDEX:
 			type_name = v;
 			break;
+		case O_FLAME:
+			flame = v;
+			break;
+		case O_FLAME_URL:
+			flame_url = v;
+			break;
 		case O_NAME_WIDTH:
 			if (tf_name_width("diff", v, &name_width) < 0) {
 				rc = TF_EXIT_USAGE;
@@ -210,6 +223,10 @@ int tf_cmd_diff(int argc, char **argv)
 	}
 	if (npos != 2) {
 		rc = tf_usage_error("diff", "need two inputs, BASE and NEW");
+		goto done;
+	}
+	if (flame_url && !flame) {
+		rc = tf_usage_error("diff", "--flame-url says where the picture of --flame FILE is: give --flame too");
 		goto done;
 	}
 	ctx = tf_ctx_new();
@@ -258,6 +275,21 @@ int tf_cmd_diff(int argc, char **argv)
 		       tn < 0 ? "no such type" : tf_strtab_get(st, tf_agg_type_get(agg[1], tn).unit));
 		rc = TF_EXIT_INPUT;
 		goto done;
+	}
+	if (flame) {
+		/* the picture first: a report that links to it is printed only when it exists */
+		for (int k = 0; k < 2; k++)
+			if ((rc = tf_output_is_input("diff", flame, inputs[k], ninputs[k])) != TF_EXIT_OK)
+				goto done;
+		tf_flame_opts fo = { .type = tn, .base = agg[0], .base_name = pos[0], .normalize = normalize };
+		size_t fl = strlen(flame);
+		fo.html = fl > 5 && !strcmp(flame + fl - 5, ".html");
+		tf_error ferr;
+		tf_error_clear(&ferr);
+		if (tf_flame_write(agg[1], &fo, flame, NULL, &ferr) < 0) {
+			rc = tf_report(&ferr);
+			goto done;
+		}
 	}
 	if (tf_fnstats_build(&fs[0], agg[0], tb, paths) < 0 || tf_fnstats_build(&fs[1], agg[1], tn, paths) < 0 ||
 	    tf_fnstats_warn_saturated(&fs[0]) || tf_fnstats_warn_saturated(&fs[1])) {
@@ -373,7 +405,12 @@ int tf_cmd_diff(int argc, char **argv)
 		printf("  \"total\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ", jv(btot, unit),
 		       jv(ntot, unit), jv(ntot - btot, unit));
 		json_rel(btot, ntot);
-		printf("},\n  \"rows_count\": %zu,\n  \"new_count\": %d,\n  \"gone_count\": %d,\n", nrows, nnew, ngone);
+		printf("},\n  \"flame\": ");
+		if (flame)
+			tf_json_str(stdout, flame_url ? flame_url : flame);
+		else
+			printf("null");
+		printf(",\n  \"rows_count\": %zu,\n  \"new_count\": %d,\n  \"gone_count\": %d,\n", nrows, nnew, ngone);
 		if (fail_above >= 0)
 			printf("  \"fail_above_pct\": %g,\n  \"min_share_pct\": %g,\n  \"regression\": %s,\n"
 			       "  \"total_regressed\": %s,\n",
@@ -460,6 +497,20 @@ int tf_cmd_diff(int argc, char **argv)
 		else
 			printf("%sno regression above %g%% (min share %g%%)\n", fmt == FMT_MD ? "\n" : "", fail_above,
 			       min_share);
+	}
+	if (flame && fmt == FMT_MD) {
+		printf("\nDifferential flame graph (widths: NEW; red grew, blue shrank since BASE): [");
+		tf_md_code(stdout, flame);
+		printf("](");
+		/* the link target percent-encoded where Markdown would end it */
+		for (const unsigned char *u = (const unsigned char *)(flame_url ? flame_url : flame); *u; u++)
+			if (*u <= ' ' || *u == '<' || *u == '>' || *u == '(' || *u == ')' || *u == 0x7F)
+				printf("%%%02X", *u);
+			else
+				putchar(*u);
+		printf(")\n");
+	} else if (flame) {
+		printf("differential flame graph: %s\n", flame_url ? flame_url : flame);
 	}
 done:
 	free(rows);

@@ -129,6 +129,17 @@ $TF -q flame --diff "$TMP/base.pb.gz" "$TMP/new.pb.gz" -o "$TMP/diffp.svg"
 check "diff of two profiles: the same picture as of their traces (but the BASE name)" \
 	sh -c "sed 's/[^ ]*base[.][a-z.]*//g' '$TMP/diff.svg' > '$TMP/d1'; sed 's/[^ ]*base[.][a-z.]*//g' '$TMP/diffp.svg' > '$TMP/d2'; cmp '$TMP/d1' '$TMP/d2'"
 
+# diff --flame: the report draws the same picture and links to it
+$TF -q diff "$TMP/base.json" "$TMP/new.json" --format markdown --flame "$TMP/rep.svg" --flame-url "https://ci.example/a b.svg" > "$TMP/rep.md"
+check "diff --flame draws the picture of 'flame --diff' (byte-identical)" cmp "$TMP/rep.svg" "$TMP/diff.svg"
+check "diff --flame --format markdown: the report links to it (URL encoded)" \
+	grep -q '^Differential flame graph (widths: NEW; red grew, blue shrank since BASE): \[`.*rep.svg`\](https://ci.example/a%20b.svg)$' "$TMP/rep.md"
+$TF -q diff "$TMP/base.json" "$TMP/new.json" --format json --flame "$TMP/rep.svg" > "$TMP/rep.json"
+check "diff --flame --format json: \"flame\" names it" python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["flame"] != sys.argv[2])' "$TMP/rep.json" "$TMP/rep.svg"
+expect_exit 2 "diff --flame-url without --flame: usage error" $TF -q diff "$TMP/base.json" "$TMP/new.json" --flame-url x
+expect_exit 3 "diff --flame into a missing folder: exit 3, no report" $TF -q diff "$TMP/base.json" "$TMP/new.json" --flame "$TMP/no/such/dir/x.svg"
+check "... nothing on stdout" test ! -s "$TMP/out"
+
 # 5. category colors
 $TF -q flame --colors category --sample-type gpu "$K" -o "$TMP/cat.svg"
 check "--colors category: a legend" grep -q '>GPU activity</text>' "$TMP/cat.svg"
