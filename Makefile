@@ -4,6 +4,7 @@
 #   make demo       install missing packages, build, profile samples/, print the top view
 #   make check      install test tools, build (release + ASan/UBSan), run every test
 #   make bench      generate large inputs and measure speed/memory (docs/performance.md)
+#   make docs       redraw the README's flame graphs from samples/ (docs/img/)
 #   make fuzz       fuzz every input path with libFuzzer (clang) for FUZZ_SECONDS each
 #   make clean
 #
@@ -51,7 +52,7 @@ FUZZ_SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-om
 FUZZ_CFLAGS = $(CSTD) -O1 -g $(filter-out -Werror,$(WARN)) $(INCS) $(PKG_CFLAGS) $(FUZZ_SAN_FLAGS)
 FUZZ_OBJ := $(patsubst src/%.c,build/fuzz/obj/%.o,$(LIB_SRC)) $(patsubst %,build/fuzz/obj/gen/%.pb-c.o,$(PROTOS))
 
-.PHONY: all demo check test test-fast bench clean deps deps-test unit san golden-update fuzz fuzz-build
+.PHONY: all demo docs check test test-fast bench clean deps deps-test unit san golden-update fuzz fuzz-build
 all: tracefold
 
 .SECONDARY: $(GEN_C) $(GEN_H)
@@ -121,6 +122,11 @@ deps-test:
 demo: deps
 	$(MAKE) tracefold
 	sh samples/demo.sh
+
+# The README's pictures and diff report (docs/img/), from the bundled sample;
+# tests/e2e/flame.sh checks that the committed ones are what this draws.
+docs: tracefold
+	sh samples/docs.sh
 
 # Every test, release build and ASan+UBSan build; ends with "N passed, N failed".
 check: deps-test

@@ -312,6 +312,8 @@ grep -q "tracefold diff perf/baseline.pb.gz new.pb.gz" "$TMP/ci-step.sh" && ok "
 run_ci "$ci_trace" "$ci_trace" >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc = 0 ] && ok "CI step: an unchanged run passes" || { fail "CI step: an unchanged run passes (exit $rc)"; sed 's/^/#   /' "$TMP/err"; }
 check "CI step: posts a well-formed Markdown table" python3 tests/tools/check_md.py "$TMP/ci/summary.md" 9 1
+check "CI step: draws the differential flame graph (well-formed SVG)" xmllint --noout "$TMP/ci/perf-diff.svg"
+check "CI step: ... and the posted report links to it" grep -q '](perf-diff.svg)$' "$TMP/ci/summary.md"
 run_ci "$ci_trace" "$ci_slow" >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc = 1 ] && ok "CI step: a slower run fails the job with exit 1" || { fail "CI step: a slower run fails the job (exit $rc)"; sed 's/^/#   /' "$TMP/err"; }
 grep -q "REGRESSION" "$TMP/ci/summary.md" && ok "CI step: the posted table says REGRESSION" || fail "CI step: the posted table says REGRESSION"

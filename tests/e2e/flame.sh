@@ -154,6 +154,16 @@ check "--colors category: a GPU kernel is magenta ($1 $2 $3)" test "$1" -gt "$2"
 set -- $(kcolor "cudaLaunchKernel")
 check "--colors category: cudaLaunchKernel is runtime yellow ($1 $2 $3)" test "$1" -gt "$3" -a "$2" -gt "$3"
 
+# make docs: the README's pictures and report are what this tracefold draws
+TF=$TF sh samples/docs.sh "$TMP/docimg" > /dev/null
+for f in flame.svg flame-diff.svg flame-diff.md; do
+	check "make docs: docs/img/$f is up to date (run 'make docs')" cmp "$TMP/docimg/$f" "docs/img/$f"
+done
+check "make docs: README.md holds docs/img/flame-diff.md between its markers" sh -c "
+	sed -n '/^<!-- make docs: flame-diff.md -->\$/,/^<!-- end -->\$/p' README.md | sed '1d;\$d' | cmp - docs/img/flame-diff.md"
+check "README.md shows both pictures" sh -c "grep -q '](docs/img/flame.svg)' README.md && grep -q '](docs/img/flame-diff.svg)' README.md"
+check "docs/img pictures are well-formed XML" xmllint --noout docs/img/flame.svg docs/img/flame-diff.svg
+
 # 6. errors
 expect_exit 2 "no -o: usage error" $TF -q flame "$S"
 expect_exit 2 "no input: usage error" $TF -q flame -o "$TMP/x.svg"
