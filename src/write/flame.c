@@ -9,7 +9,6 @@
  * node per call path with a value) and the boxes drawn, which are at most
  * (width / min_width) per depth. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,18 +271,8 @@ static void put(out *w, const char *s, size_t n)
 		w->rc = tf_out_write(w->o, s, n);
 }
 static void puts_(out *w, const char *s) { put(w, s, strlen(s)); }
-static void printf_(out *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void printf_(out *w, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	put(w, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
+/* A formatted write; the first failure sticks in w->rc. */
+#define printf_(w, ...) ((void)((w)->rc || ((w)->rc = tf_out_printf((w)->o, __VA_ARGS__))))
 
 /* The length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
 static size_t utf8_len(const unsigned char *s, size_t n)
