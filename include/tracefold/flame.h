@@ -52,4 +52,7 @@ typedef struct tf_flame_stats {
 int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, tf_flame_stats *stats,
 		   tf_error *err);
 
+/* Whether path names an HTML page (.html, .htm): the picture goes into one. */
+bool tf_flame_is_html(const char *path);
+
 #endif

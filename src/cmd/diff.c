@@ -225,6 +225,10 @@ int tf_cmd_diff(int argc, char **argv)
 		rc = tf_usage_error("diff", "need two inputs, BASE and NEW");
 		goto done;
 	}
+	if (flame && !strcmp(flame, "-")) {
+		rc = tf_usage_error("diff", "--flame needs a file: the report goes to standard output");
+		goto done;
+	}
 	if (flame_url && !flame) {
 		rc = tf_usage_error("diff", "--flame-url says where the picture of --flame FILE is: give --flame too");
 		goto done;
@@ -282,8 +286,7 @@ int tf_cmd_diff(int argc, char **argv)
 			if ((rc = tf_output_is_input("diff", flame, inputs[k], ninputs[k])) != TF_EXIT_OK)
 				goto done;
 		tf_flame_opts fo = { .type = tn, .base = agg[0], .base_name = pos[0], .normalize = normalize };
-		size_t fl = strlen(flame);
-		fo.html = fl > 5 && !strcmp(flame + fl - 5, ".html");
+		fo.html = tf_flame_is_html(flame);
 		tf_error ferr;
 		tf_error_clear(&ferr);
 		if (tf_flame_write(agg[1], &fo, flame, NULL, &ferr) < 0) {

@@ -52,10 +52,19 @@ static void help(void)
 	       "draw, or unwritable output\n");
 }
 
-static bool ends_with(const char *s, const char *suf)
+/* Whether any label set of a has the label --by KEY draws (rank: rank;
+ * thread: thread; else KEY). */
+static bool has_label(const tf_agg *a, const char *by)
 {
-	size_t n = strlen(s), k = strlen(suf);
-	return n >= k && strcmp(s + n - k, suf) == 0;
+	tf_strtab *st = tf_agg_strtab(a);
+	for (uint32_t l = 0; l < tf_agg_nlabelsets(a); l++) {
+		const tf_label *ls;
+		int n = tf_agg_labelset_get(a, l, &ls);
+		for (int k = 0; k < n; k++)
+			if (!strcmp(tf_strtab_get(st, ls[k].key), by))
+				return true;
+	}
+	return false;
 }
 
 int tf_cmd_flame(int argc, char **argv)
@@ -119,7 +128,7 @@ int tf_cmd_flame(int argc, char **argv)
 			break;
 		case O_MIN_WIDTH:
 			if (!tf_parse_double(v, &d) || !(d > 0 && d <= 1000)) {
-				rc = tf_usage_error("flame", "--min-width needs pixels above 0 (0.5, 2), not '%s'", v);
+				rc = tf_usage_error("flame", "--min-width needs pixels above 0 and at most 1000 (0.5, 2), not '%s'", v);
 				goto done;
 			}
 			fo.min_width = d;
@@ -171,7 +180,7 @@ int tf_cmd_flame(int argc, char **argv)
 	}
 	if ((rc = tf_output_is_input("flame", out, inputs, ninputs)) != TF_EXIT_OK)
 		goto done;
-	fo.html = html || ends_with(out, ".html") || ends_with(out, ".htm");
+	fo.html = html || tf_flame_is_html(out);
 	ctx = tf_ctx_new();
 	agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
 	if (!agg) {
@@ -206,12 +215,28 @@ int tf_cmd_flame(int argc, char **argv)
 	tf_report_diag(ctx);
 	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
 		goto done;
-	fo.type = tf_agg_type_pick(agg, type_name);
+	/* the type as diff picks it: from BASE in a diff, then the same name in NEW */
+	fo.type = tf_agg_type_pick(base ? base : agg, type_name);
+	if (fo.type >= 0 && base) {
+		tf_strtab *st = tf_ctx_strtab(ctx);
+		const char *tn = tf_strtab_get(st, tf_agg_type_get(base, fo.type).type);
+		if ((fo.type = tf_agg_type_find(agg, tn)) < 0) {
+			tf_msg("cannot compare: '%s' has sample type %s, the NEW inputs have not", base_arg, tn);
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+	}
 	if (fo.type < 0) {
 		if (type_name)
-			tf_msg("no sample type '%s' in the input (see 'go tool pprof -raw' for the types)", type_name);
+			tf_msg("no sample type '%s' in %s (see 'go tool pprof -raw' for the types)", type_name,
+			       base ? "BASE" : "the input");
 		else
 			tf_msg("the input has no sample types");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	if (fo.by && !has_label(agg, fo.by) && !(base && has_label(base, fo.by))) {
+		tf_msg("--by %s: no sample has a '%s' label (see 'go tool pprof -raw' for the labels)", fo.by, fo.by);
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}

@@ -33,8 +33,11 @@ typedef struct fnode {
 	tf_str name;
 	uint32_t depth;
 	uint32_t flags;
-	int64_t self, total, calls;    /* NEW */
-	int64_t bself, btotal;         /* BASE (diff) */
+	int64_t self, calls;           /* NEW */
+	int64_t bself;                 /* BASE (diff) */
+	/* inclusive values: doubles, which never saturate (a sum of int64
+	 * values can pass INT64_MAX; widths and shares stay right) */
+	double total, btotal;
 } fnode;
 
 typedef struct tree {
@@ -50,7 +53,8 @@ typedef struct box {
 	uint32_t depth;
 	bool more;                     /* "[...]" */
 	uint32_t nmerged;              /* "[...]": children merged */
-	int64_t value;                 /* "[...]": their total */
+	double value;                  /* "[...]": their total */
+	uint32_t pbox;                 /* the parent's box (an earlier one), NONE for the root */
 	double x, w;
 } box;
 
@@ -71,47 +75,71 @@ static uint32_t child(tree *t, uint32_t parent, tf_str name)
 	return id;
 }
 
+/* A label's value as text (malloc'd), NULL when out of memory. */
+static char *label_value(tf_strtab *st, const tf_label *l)
+{
+	char num[32];
+	const char *v = num;
+	if (l->str)
+		v = tf_strtab_get(st, l->str);
+	else
+		snprintf(num, sizeof(num), "%lld", (long long)l->num);
+	return strdup(v);
+}
+
+/* a b c joined (malloc'd; b and c may be NULL), NULL when out of memory. */
+static char *join3(const char *a, const char *b, const char *c)
+{
+	size_t na = strlen(a), nb = b ? strlen(b) : 0, nc = c ? strlen(c) : 0;
+	char *r = malloc(na + nb + nc + 1);
+	if (r) {
+		memcpy(r, a, na);
+		memcpy(r + na, b ? b : "", nb);
+		memcpy(r + na + nb, c ? c : "", nc);
+		r[na + nb + nc] = '\0';
+	}
+	return r;
+}
+
 /* The frame under the root of labelset ls for --by KEY: "rank 3", "rank 3
- * thread 7" (a thread is named with its rank or process), "KEY=V"; "(no KEY)". */
+ * thread 7" (a thread is named with its rank or process), "KEY=V"; "(no
+ * KEY)".  (tf_str)-1 when out of memory. */
 static tf_str group_name(tf_strtab *st, const tf_agg *a, uint32_t ls, const char *by)
 {
 	const tf_label *l;
 	int n = tf_agg_labelset_get(a, ls, &l);
-	char buf[1024], v[3][400];
 	const char *keys[3] = { "rank", "pid", "thread" };
-	bool has[3] = { false, false, false };
-	for (int k = 0; k < n; k++) {
+	char *v[3] = { NULL, NULL, NULL }, *name = NULL, *tmp = NULL;
+	bool generic = strcmp(by, "rank") && strcmp(by, "thread"), oom = false;
+	for (int k = 0; k < n && !name && !oom; k++) {
 		const char *key = tf_strtab_get(st, l[k].key);
-		for (int j = 0; j < 3; j++)
-			if (!strcmp(key, keys[j])) {
-				has[j] = true;
-				if (l[k].str)
-					snprintf(v[j], sizeof(v[j]), "%s", tf_strtab_get(st, l[k].str));
-				else
-					snprintf(v[j], sizeof(v[j]), "%lld", (long long)l[k].num);
-			}
-		if (strcmp(by, "rank") && strcmp(by, "thread") && !strcmp(key, by)) {
-			if (l[k].str)
-				snprintf(buf, sizeof(buf), "%s=%s", by, tf_strtab_get(st, l[k].str));
-			else
-				snprintf(buf, sizeof(buf), "%s=%lld", by, (long long)l[k].num);
-			return tf_strtab_intern_cstr(st, buf);
+		if (generic && !strcmp(key, by)) {
+			char *val = label_value(st, &l[k]);
+			name = val ? join3(by, "=", val) : NULL;
+			oom = !name;
+			free(val);
 		}
+		for (int j = 0; j < 3 && !generic; j++)
+			if (!strcmp(key, keys[j]) && !v[j])
+				oom |= !(v[j] = label_value(st, &l[k]));
 	}
-	if (!strcmp(by, "rank") && has[0])
-		snprintf(buf, sizeof(buf), "rank %s", v[0]);
-	else if (!strcmp(by, "thread") && has[2]) {
-		/* tracefold's thread labels say "thread N": keep them as they are */
-		const char *th = v[2];
-		if (has[0])
-			snprintf(buf, sizeof(buf), "rank %s %s", v[0], th);
-		else if (has[1])
-			snprintf(buf, sizeof(buf), "pid %s %s", v[1], th);
+	if (!name && !oom) {
+		/* tracefold's thread labels say "thread N": kept as they are */
+		if (!strcmp(by, "rank") && v[0])
+			name = join3("rank ", v[0], NULL);
+		else if (!strcmp(by, "thread") && v[2] && (v[0] || v[1]))
+			name = (tmp = join3(v[0] ? "rank " : "pid ", v[0] ? v[0] : v[1], " ")) ? join3(tmp, v[2], NULL) : NULL;
+		else if (!strcmp(by, "thread") && v[2])
+			name = strdup(v[2]);
 		else
-			snprintf(buf, sizeof(buf), "%s", th);
-	} else
-		snprintf(buf, sizeof(buf), "(no %s)", by);
-	return tf_strtab_intern_cstr(st, buf);
+			name = join3("(no ", by, ")");
+	}
+	tf_str id = name ? tf_strtab_intern_cstr(st, name) : (tf_str)-1;
+	free(name);
+	free(tmp);
+	for (int j = 0; j < 3; j++)
+		free(v[j]);
+	return id;
 }
 
 /* Adds the samples of a (type t) into the tree: into self/calls, or into
@@ -232,13 +260,13 @@ static int finish_tree(tree *t)
 {
 	for (uint32_t i = t->nn; i-- > 1;) {
 		fnode *n = &t->n[i], *p = &t->n[n->parent];
-		n->total = tf_sat_add(n->total, n->self);
-		n->btotal = tf_sat_add(n->btotal, n->bself);
-		p->total = tf_sat_add(p->total, n->total);
-		p->btotal = tf_sat_add(p->btotal, n->btotal);
+		n->total += (double)n->self;
+		n->btotal += (double)n->bself;
+		p->total += n->total;
+		p->btotal += n->btotal;
 	}
-	t->n[0].total = tf_sat_add(t->n[0].total, t->n[0].self);
-	t->n[0].btotal = tf_sat_add(t->n[0].btotal, t->n[0].bself);
+	t->n[0].total += (double)t->n[0].self;
+	t->n[0].btotal += (double)t->n[0].bself;
 	if (t->nn < 2)
 		return 0;
 	uint32_t *ord = malloc((size_t)(t->nn - 1) * sizeof(uint32_t));
@@ -298,7 +326,8 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3F);
 	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+	/* not characters XML 1.0 can hold: surrogates, U+FFFE, U+FFFF */
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF)
 		return 0;
 	return k;
 }
@@ -368,7 +397,8 @@ static bool prefix(const char *s, const char *p) { return strncmp(s, p, strlen(p
 
 static int category(const fnode *n, const char *name)
 {
-	if ((n->flags & F_GROUP) || name[0] == '[')
+	if ((n->flags & F_GROUP) || !strcmp(name, "[...]") || prefix(name, "[unattributed gpu]") ||
+	    prefix(name, "[TAU trace flush]") || prefix(name, "[no region]") || prefix(name, "[unnamed]"))
 		return CAT_SYNTH;
 	if (n->flags & F_GPU || prefix(name, "Memcpy") || prefix(name, "Memset"))
 		return CAT_GPU;
@@ -376,8 +406,9 @@ static int category(const fnode *n, const char *name)
 		return CAT_PYTHON;
 	if (prefix(name, "MPI_") || prefix(name, "PMPI_") || prefix(name, "mpi_"))
 		return CAT_MPI;
-	if (prefix(name, "cuda") || prefix(name, "cu") || prefix(name, "hip") || prefix(name, "nccl") ||
-	    prefix(name, "rccl"))
+	/* the CUDA runtime (cudaMemcpy) and driver (cuLaunchKernel: cu + a capital) */
+	if (prefix(name, "cuda") || (prefix(name, "cu") && name[2] >= 'A' && name[2] <= 'Z') ||
+	    (prefix(name, "hip") && name[3] >= 'A' && name[3] <= 'Z') || prefix(name, "nccl") || prefix(name, "rccl"))
 		return CAT_RUNTIME;
 	if (prefix(name, "aten::") || prefix(name, "torch") || prefix(name, "c10d::") ||
 	    prefix(name, "autograd::") || prefix(name, "Optimizer."))
@@ -472,39 +503,38 @@ static uint64_t subtree_paths(const tree *t, uint32_t n, uint32_t **stk, uint32_
  * children of a parent become one "[...]" box when together wide enough. */
 static int lay_out(const tree *t, double scale, double minw, layout *L)
 {
-	typedef struct item { uint32_t node; double x; } item;
+	typedef struct item { uint32_t node, box; double x; } item;
 	item *stk = NULL;
 	uint32_t sp = 0, cap = 0, *tmp = NULL, tmpcap = 0;
 	int rc = 0;
-	if ((rc = add_box(L, (box){ .node = 0, .depth = 0, .x = PAD, .w = (double)t->n[0].total * scale })) < 0)
+	if ((rc = add_box(L, (box){ .node = 0, .depth = 0, .x = PAD, .w = t->n[0].total * scale, .pbox = NONE })) < 0)
 		return rc;
 	if (tf_grow((void **)&stk, &cap, 1, sizeof(item)) < 0)
 		return TF_ENOMEM;
-	stk[sp++] = (item){ 0, PAD };
+	stk[sp++] = (item){ 0, 0, PAD };
 	while (sp) {
 		item it = stk[--sp];
 		const fnode *p = &t->n[it.node];
-		double cx = it.x, mw = 0;
-		int64_t mv = 0;
+		double cx = it.x, mw = 0, mv = 0;
 		uint32_t nm = 0, first = sp;
 		for (uint32_t c = p->child; c != NONE; c = t->n[c].next) {
 			const fnode *n = &t->n[c];
 			if (n->total <= 0)
 				continue; /* only in BASE */
-			double w = (double)n->total * scale;
+			double w = n->total * scale;
 			if (w < minw) {
 				mw += w;
-				mv = tf_sat_add(mv, n->total);
+				mv += n->total;
 				nm++;
 				L->merged += subtree_paths(t, c, &tmp, &tmpcap);
 				continue;
 			}
-			if ((rc = add_box(L, (box){ .node = c, .depth = n->depth, .x = cx, .w = w })) < 0 ||
+			if ((rc = add_box(L, (box){ .node = c, .depth = n->depth, .x = cx, .w = w, .pbox = it.box })) < 0 ||
 			    tf_grow((void **)&stk, &cap, sp + 1, sizeof(item)) < 0) {
 				rc = TF_ENOMEM;
 				goto out;
 			}
-			stk[sp++] = (item){ c, cx };
+			stk[sp++] = (item){ c, L->nb - 1, cx };
 			cx += w;
 		}
 		/* the children's boxes in name order on the stack: reverse them so
@@ -516,7 +546,7 @@ static int lay_out(const tree *t, double scale, double minw, layout *L)
 		}
 		if (nm && mw >= minw) {
 			if ((rc = add_box(L, (box){ .node = it.node, .depth = p->depth + 1, .more = true, .nmerged = nm,
-						  .value = mv, .x = cx, .w = mw })) < 0)
+						  .value = mv, .x = cx, .w = mw, .pbox = it.box })) < 0)
 				goto out;
 		}
 	}
@@ -541,26 +571,29 @@ static const char svg_style[] =
 /* The page's script: click a frame to zoom to it, a search box (a regular
  * expression, or the text as it is when it is not one) that marks the
  * matching frames and says their share of the picture (nested matches
- * counted once), reset; #s=TEXT in the address runs a search on load,
- * #z=N zooms to the N-th frame (document order, 0 = all). */
+ * counted once; "[...]" boxes are not searched), reset; #s=TEXT in the
+ * address runs a search on load, #z=N zooms to the N-th frame (document
+ * order, 0 = all).  Zooming follows the tree: each frame's data-p is its
+ * parent's index, so no pixel arithmetic decides who is inside. */
 static const char html_script[] =
 	"(function(){\n"
-	"var svg=document.querySelector('svg'),W=+svg.getAttribute('width'),P=10,ic=svg.getAttribute('data-icicle')=='1';\n"
-	"var F=[].map.call(document.querySelectorAll('g.f'),function(g){var r=g.querySelector('rect'),t=g.querySelector('text');\n"
-	" return {g:g,r:r,t:t,n:g.querySelector('title').textContent.split('\\n')[0],x:+r.getAttribute('x'),w:+r.getAttribute('width'),y:+r.getAttribute('y')};});\n"
-	"function lab(f,w){var k=Math.floor((w-6)/7.2);if(k<3)return '';return f.n.length<=k?f.n:f.n.slice(0,k-2)+'..';}\n"
+	"var svg=document.querySelector('svg'),W=+svg.getAttribute('width'),P=10;\n"
+	"var F=[].map.call(document.querySelectorAll('g.f'),function(g){var r=g.querySelector('rect'),t=g.querySelector('text'),\n"
+	" m=g.classList.contains('r'),n=g.querySelector('title').textContent.split('\\n')[0];\n"
+	" return {g:g,r:r,t:t,m:m,n:m?'[...]':n,c:Array.from(m?'[...]':n),p:+g.getAttribute('data-p'),\n"
+	"  x:+r.getAttribute('x'),w:+r.getAttribute('width')};});\n"
+	"function lab(f,w){var k=Math.floor((w-6)/7.2);if(k<3)return '';return f.c.length<=k?f.n:f.c.slice(0,k-2).join('')+'..';}\n"
 	"function place(f,x,w){f.r.setAttribute('x',x.toFixed(2));f.r.setAttribute('width',w.toFixed(2));\n"
 	" if(f.t){f.t.setAttribute('x',(x+3).toFixed(2));f.t.textContent=lab(f,w);}}\n"
-	"function below(a,b){return ic?a.y>b.y:a.y<b.y;}\n"
-	"function zoom(z){var e=1e-6,x0=z?z.x:P,w0=z?z.w:W-2*P,s=(W-2*P)/w0;\n"
-	" F.forEach(function(f){var inx=f.x>=x0-e&&f.x+f.w<=x0+w0+e,ins=!z||(inx&&(f===z||below(f,z))),\n"
-	"  anc=z&&!ins&&f.x<=x0+e&&f.x+f.w>=x0+w0-e&&below(z,f);\n"
-	"  f.g.classList.toggle('h',!(ins||anc));f.g.classList.toggle('a',!!anc);\n"
-	"  if(ins)place(f,P+(f.x-x0)*s,f.w*s);else if(anc)place(f,P,W-2*P);});\n"
-	" document.getElementById('reset').disabled=!z;}\n"
+	"function zoom(z){var zi=z?F.indexOf(z):0,x0=F[zi].x,s=(W-2*P)/F[zi].w,ins=[],anc=[];\n"
+	" for(var a=F[zi].p;a>=0;a=F[a].p)anc[a]=true;\n"
+	" F.forEach(function(f,i){ins[i]=i==zi||(f.p>=0&&ins[f.p]);\n"
+	"  f.g.classList.toggle('h',!(ins[i]||anc[i]));f.g.classList.toggle('a',!!anc[i]);\n"
+	"  if(ins[i])place(f,P+(f.x-x0)*s,f.w*s);else if(anc[i])place(f,P,W-2*P);});\n"
+	" document.getElementById('reset').disabled=!z||zi==0;}\n"
 	"function search(q){var re=null,m=[],info=document.getElementById('matched');\n"
 	" if(q){try{re=new RegExp(q);}catch(x){re=new RegExp(q.replace(/[.*+?^${}()|[\\]\\\\]/g,'\\\\$&'));}}\n"
-	" F.forEach(function(f){var hit=!!re&&re.test(f.n);f.g.classList.toggle('m',hit);if(hit)m.push(f);});\n"
+	" F.forEach(function(f){var hit=!!re&&!f.m&&re.test(f.n);f.g.classList.toggle('m',hit);if(hit)m.push(f);});\n"
 	" if(!re){info.textContent='';return;}\n"
 	" m.sort(function(a,b){return a.x-b.x||b.w-a.w;});var sum=0,end=-1;\n"
 	" m.forEach(function(f){if(f.x>=end-1e-6){sum+=f.w;end=f.x+f.w;}else if(f.x+f.w>end){sum+=f.x+f.w-end;end=f.x+f.w;}});\n"
@@ -569,7 +602,8 @@ static const char html_script[] =
 	"document.getElementById('reset').addEventListener('click',function(){zoom(null);});\n"
 	"var q=document.getElementById('q');q.addEventListener('input',function(){search(q.value);});\n"
 	"zoom(null);\n"
-	"var h=location.hash.match(/[#&]s=([^&]*)/);if(h){q.value=decodeURIComponent(h[1]);search(q.value);}\n"
+	"var h=location.hash.match(/[#&]s=([^&]*)/);\n"
+	"if(h){try{q.value=decodeURIComponent(h[1]);}catch(x){q.value=h[1];}search(q.value);}\n"
 	"h=location.hash.match(/[#&]z=(\\d+)/);if(h&&F[+h[1]])zoom(F[+h[1]]);\n"
 	"})();\n";
 
@@ -581,7 +615,7 @@ typedef struct pic {
 	double bscale;        /* BASE values times this (--normalize) */
 	double maxd;          /* largest |self delta| drawn */
 	bool diff;
-	int64_t root;
+	double root;
 } pic;
 
 static void value(out *w, const pic *p, double v)
@@ -595,7 +629,7 @@ static void value(out *w, const pic *p, double v)
 
 static void share(out *w, const pic *p, double v)
 {
-	printf_(w, " (%.2f%%)", p->root > 0 ? 100.0 * v / (double)p->root : 0.0);
+	printf_(w, " (%.2f%%)", p->root > 0 ? 100.0 * v / p->root : 0.0);
 }
 
 static void delta(out *w, const pic *p, double d, double base)
@@ -641,7 +675,7 @@ static void vanished(out *w, const pic *p, uint32_t n)
 		puts_(w, "\n  ");
 		xml_text(w, tf_strtab_get(p->st, t->n[top[i]].name), 120);
 		puts_(w, " ");
-		value(w, p, (double)t->n[top[i]].btotal * p->bscale);
+		value(w, p, t->n[top[i]].btotal * p->bscale);
 	}
 	if (count > ntop)
 		printf_(w, "\n  and %u more", count - ntop);
@@ -666,17 +700,20 @@ static void frame(out *w, const pic *p, const box *b, double y)
 	} else {
 		hash_color(fnv1a(name), rgb);
 	}
-	printf_(w, "<g class=\"f%s\"><title>", isnew ? " n" : "");
+	printf_(w, "<g class=\"f%s\"", isnew ? " n" : b->more ? " r" : "");
+	if (p->o->html) /* the page's script zooms along the tree */
+		printf_(w, " data-p=\"%d\"", b->pbox == NONE ? -1 : (int)b->pbox);
+	puts_(w, "><title>");
 	/* tooltip: name, total and self with shares, calls, the change */
 	if (b->more) {
 		printf_(w, "[...] %u frames narrower than %.2g px\ntotal: ", b->nmerged, p->o->min_width);
-		value(w, p, (double)b->value);
-		share(w, p, (double)b->value);
+		value(w, p, b->value);
+		share(w, p, b->value);
 	} else {
 		xml_text(w, name, 0);
 		puts_(w, "\ntotal: ");
-		value(w, p, (double)n->total);
-		share(w, p, (double)n->total);
+		value(w, p, n->total);
+		share(w, p, n->total);
 		puts_(w, ", self: ");
 		value(w, p, (double)n->self);
 		share(w, p, (double)n->self);
@@ -690,7 +727,7 @@ static void frame(out *w, const pic *p, const box *b, double y)
 				printf_(w, "\nself vs %s: ", bn);
 				delta(w, p, d, (double)n->bself * p->bscale);
 				puts_(w, ", total: ");
-				delta(w, p, (double)n->total - (double)n->btotal * p->bscale, (double)n->btotal * p->bscale);
+				delta(w, p, n->total - n->btotal * p->bscale, n->btotal * p->bscale);
 			}
 			vanished(w, p, b->node);
 		}
@@ -698,9 +735,10 @@ static void frame(out *w, const pic *p, const box *b, double y)
 	printf_(w, "</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"#%02x%02x%02x\"/>", b->x, y,
 		b->w, FH - 1, rgb[0], rgb[1], rgb[2]);
 	size_t chars = b->w > 6 ? (size_t)((b->w - 6) / CHAR_W) : 0;
-	if (chars >= 3) {
+	if (chars >= 3 || p->o->html) { /* the page labels frames it zooms into */
 		printf_(w, "<text x=\"%.2f\" y=\"%.1f\">", b->x + 3, y + FH - 4.5);
-		xml_text(w, name, chars);
+		if (chars >= 3)
+			xml_text(w, name, chars);
 		puts_(w, "</text>");
 	}
 	puts_(w, "</g>\n");
@@ -708,16 +746,28 @@ static void frame(out *w, const pic *p, const box *b, double y)
 
 #define TOP 60.0 /* title and subtitle above the frames (a diff: one more line) */
 
+/* --title, else "Flame graph: FILE" ("Differential flame graph: FILE"). */
+static void title(out *w, const pic *p, const tf_agg *agg)
+{
+	if (p->o->title) {
+		xml_text(w, p->o->title, 0);
+		return;
+	}
+	const tf_agg_meta *m = tf_agg_meta_get((tf_agg *)agg);
+	puts_(w, p->diff ? "Differential flame graph" : "Flame graph");
+	if (m->main_file) {
+		puts_(w, ": ");
+		xml_text(w, tf_strtab_get(p->st, m->main_file), 0);
+	}
+}
+
 static void header(out *w, const pic *p, const tf_agg *agg, int W, double H, const layout *L,
 		   const tf_flame_stats *stats, const char *tname)
 {
 	const tf_flame_opts *o = p->o;
 	if (o->html) {
 		puts_(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
-		if (o->title)
-			xml_text(w, o->title, 0);
-		else
-			puts_(w, "Flame graph");
+		title(w, p, agg);
 		puts_(w, "</title>\n<style>\nbody{margin:0;font-family:monospace;background:#fff}\n"
 			 "#bar{padding:6px 10px;font-size:13px}\n#bar input{width:24em}\n#matched{margin-left:1em}\n"
 			 "g.f{cursor:pointer}\n</style>\n</head>\n<body>\n<div id=\"bar\"><button id=\"reset\">Reset zoom"
@@ -727,26 +777,17 @@ static void header(out *w, const pic *p, const tf_agg *agg, int W, double H, con
 		puts_(w, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	}
 	printf_(w, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
-		   "viewBox=\"0 0 %d %.0f\" data-icicle=\"%d\">\n<style>\n", W, H, W, H, o->icicle ? 1 : 0);
+		   "viewBox=\"0 0 %d %.0f\">\n<style>\n", W, H, W, H);
 	if (p->diff)
 		puts_(w, "g.f rect{stroke:#aaa;stroke-width:.4}\n");
 	puts_(w, svg_style);
 	printf_(w, "</style>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"#f8f8f4\"/>\n", W, H);
 	printf_(w, "<text class=\"t\" x=\"%.1f\" y=\"24\">", W / 2.0);
-	if (o->title) {
-		xml_text(w, o->title, 0);
-	} else {
-		const tf_agg_meta *m = tf_agg_meta_get((tf_agg *)agg);
-		puts_(w, p->diff ? "Differential flame graph" : "Flame graph");
-		if (m->main_file) {
-			puts_(w, ": ");
-			xml_text(w, tf_strtab_get(p->st, m->main_file), 0);
-		}
-	}
+	title(w, p, agg);
 	printf_(w, "</text>\n<text class=\"s\" x=\"%.1f\" y=\"44\">", W / 2.0);
 	xml_text(w, tname, 0);
 	puts_(w, ": total ");
-	value(w, p, (double)p->root);
+	value(w, p, p->root);
 	printf_(w, "; %llu call paths, %u frames", (unsigned long long)stats->paths, L->nb);
 	if (stats->merged)
 		printf_(w, " (%llu paths under %.2g px in [...])", (unsigned long long)stats->merged, o->min_width);
@@ -774,17 +815,29 @@ static void header(out *w, const pic *p, const tf_agg *agg, int W, double H, con
 	}
 }
 
-static void legend(out *w, double y)
+/* The category legend, wrapped to the picture's width: draws it at y when
+ * w is not NULL; returns its rows. */
+static int legend(out *w, double y, int W)
 {
 	double x = PAD;
+	int rows = 1;
 	for (int c = 0; c < NCAT; c++) {
-		int rgb[3];
-		cat_color(c, 0x8000, rgb);
-		printf_(w, "<rect x=\"%.1f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"#%02x%02x%02x\"/>"
-			   "<text x=\"%.1f\" y=\"%.0f\">%s</text>\n",
-			x, y, rgb[0], rgb[1], rgb[2], x + 16, y + 10, cat_names[c]);
-		x += 16 + CHAR_W * (double)strlen(cat_names[c]) + 14;
+		double cw = 16 + CHAR_W * (double)strlen(cat_names[c]);
+		if (x > PAD && x + cw > W - PAD) {
+			x = PAD;
+			rows++;
+		}
+		if (w) {
+			int rgb[3];
+			double ry = y + (rows - 1) * 18.0;
+			cat_color(c, 0x8000, rgb);
+			printf_(w, "<rect x=\"%.1f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"#%02x%02x%02x\"/>"
+				   "<text x=\"%.1f\" y=\"%.0f\">%s</text>\n",
+				x, ry, rgb[0], rgb[1], rgb[2], x + 16, ry + 10, cat_names[c]);
+		}
+		x += cw + 14;
 	}
+	return rows;
 }
 
 int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, tf_flame_stats *stats,
@@ -838,8 +891,8 @@ int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, 
 		stats->vanished += t.n[i].total <= 0 && t.n[i].btotal > 0;
 	}
 	if (o->normalize && t.n[0].btotal > 0)
-		p.bscale = (double)t.n[0].total / (double)t.n[0].btotal;
-	double scale = (opts.width - 2 * PAD) / (double)p.root;
+		p.bscale = t.n[0].total / t.n[0].btotal;
+	double scale = (opts.width - 2 * PAD) / p.root;
 	if ((rc = lay_out(&t, scale, opts.min_width, &L)) < 0)
 		goto fail;
 	stats->frames = L.nb;
@@ -851,7 +904,7 @@ int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, 
 		}
 	bool leg = opts.colors == TF_FLAME_COLOR_CATEGORY && !p.diff;
 	double top = TOP + (p.diff ? 18 : 0);
-	double area = (double)(L.maxdepth + 1) * FH, H = top + area + 10 + (leg ? 22 : 0);
+	double area = (double)(L.maxdepth + 1) * FH, H = top + area + 10 + (leg ? 18.0 * legend(NULL, 0, opts.width) + 4 : 0);
 	if ((rc = tf_out_open_named(&w.o, path, err)) < 0)
 		goto out;
 	header(&w, &p, agg, opts.width, H, &L, stats, tname);
@@ -861,7 +914,7 @@ int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, 
 		frame(&w, &p, b, y);
 	}
 	if (leg)
-		legend(&w, top + area + 8);
+		legend(&w, top + area + 8, opts.width);
 	puts_(&w, "</svg>\n");
 	if (opts.html) {
 		puts_(&w, "<script>\n");
@@ -881,11 +934,16 @@ out:
 	return rc;
 }
 
+bool tf_flame_is_html(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 5 && !strcmp(path + n - 5, ".html")) || (n > 4 && !strcmp(path + n - 4, ".htm"));
+}
+
 /* The writer table's row: the default sample type, HTML for a .html name. */
 static int write_agg(const tf_agg *agg, const char *path, tf_error *err)
 {
-	size_t n = strlen(path);
-	tf_flame_opts o = { .type = tf_agg_type_pick(agg, NULL), .html = n > 5 && !strcmp(path + n - 5, ".html") };
+	tf_flame_opts o = { .type = tf_agg_type_pick(agg, NULL), .html = tf_flame_is_html(path) };
 	return tf_flame_write(agg, &o, path, NULL, err);
 }
 

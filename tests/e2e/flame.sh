@@ -138,7 +138,9 @@ $TF -q diff "$TMP/base.json" "$TMP/new.json" --format json --flame "$TMP/rep.svg
 check "diff --flame --format json: \"flame\" names it" python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["flame"] != sys.argv[2])' "$TMP/rep.json" "$TMP/rep.svg"
 expect_exit 2 "diff --flame-url without --flame: usage error" $TF -q diff "$TMP/base.json" "$TMP/new.json" --flame-url x
 expect_exit 3 "diff --flame into a missing folder: exit 3, no report" $TF -q diff "$TMP/base.json" "$TMP/new.json" --flame "$TMP/no/such/dir/x.svg"
-check "... nothing on stdout" test ! -s "$TMP/out"
+cp "$TMP/out" "$TMP/out1"
+check "... nothing on stdout" test ! -s "$TMP/out1"
+expect_exit 2 "diff --flame -: usage error (stdout holds the report)" $TF -q diff "$TMP/base.json" "$TMP/new.json" --flame -
 
 # 5. category colors
 $TF -q flame --colors category --sample-type gpu "$K" -o "$TMP/cat.svg"
@@ -164,6 +166,32 @@ check "make docs: README.md holds docs/img/flame-diff.md between its markers" sh
 check "README.md shows both pictures" sh -c "grep -q '](docs/img/flame.svg)' README.md && grep -q '](docs/img/flame-diff.svg)' README.md"
 check "docs/img pictures are well-formed XML" xmllint --noout docs/img/flame.svg docs/img/flame-diff.svg
 
+# hostile names and values
+python3 - "$TMP" <<'EOF'
+import json, sys
+d = sys.argv[1]
+ev = [{"ph": "X", "name": "main", "pid": 1, "tid": 1, "ts": 0, "dur": 1000}]
+names = ["a<b&c\"d'e", "]]></svg><script>alert(1)</script>", "nul\u0000ctl\u0001\u001f", "nonchar\ufffe\uffff",
+         "\u2028line", "x" * 5000]
+for i, n in enumerate(names):
+    ev.append({"ph": "X", "name": n, "pid": 1, "tid": 1, "ts": 10 + 100 * i, "dur": 90})
+json.dump({"traceEvents": ev}, open(d + "/names.json", "w"))
+# four threads near the int64 range: their sum saturates
+json.dump({"traceEvents": [{"ph": "X", "name": "t%d" % i, "pid": 1, "tid": i, "ts": 0, "dur": 9e15} for i in range(4)]},
+          open(d + "/huge.json", "w"))
+EOF
+$TF -q flame "$TMP/names.json" -o "$TMP/names.svg"
+check "names with markup, control characters, U+FFFE/U+FFFF: well-formed XML" xmllint --noout "$TMP/names.svg"
+$TF -q flame "$TMP/names.json" -o "$TMP/names.html"
+check "... and in the HTML page's SVG" sh -c "sed -n '/^<svg /,/^<\/svg>/p' '$TMP/names.html' | xmllint --noout -"
+check "... no markup of a name reaches the page" sh -c "! grep -q '<script>alert' '$TMP/names.html'"
+$TF -q flame "$TMP/huge.json" -o "$TMP/huge.svg"
+check "totals past the int64 range: every frame inside the picture and inside its parent" python3 -c '
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+r = [(float(x.get("x")), float(x.get("width"))) for g in E.parse(sys.argv[1]).getroot().iter(ns + "g") for x in [g.find(ns + "rect")]]
+sys.exit(not all(x >= 10 and x + w <= 1190.01 for x, w in r) or len(r) != 5)' "$TMP/huge.svg"
+
 # 6. errors
 expect_exit 2 "no -o: usage error" $TF -q flame "$S"
 expect_exit 2 "no input: usage error" $TF -q flame -o "$TMP/x.svg"
@@ -182,6 +210,9 @@ check "... saying so" grep -q "nothing to draw: no call path has a positive wall
 check "... and the existing output is untouched" grep -qx keep "$TMP/keep.svg"
 check "... and no temporary file is left" sh -c "! ls -a '$TMP' | grep -q '^\.keep'"
 expect_exit 3 "a missing BASE: exit 3" $TF -q flame --diff "$TMP/missing.json" "$S" -o "$TMP/x.svg"
+expect_exit 3 "--by a label no sample has: exit 3" $TF -q flame --by nope "$S" -o "$TMP/x.svg"
+cp "$TMP/err" "$TMP/err1"
+check "... saying so" grep -q "no sample has a 'nope' label" "$TMP/err1"
 
 # 7. a real browser: SVG and HTML rendered, the HTML's search and zoom
 if [ -z "$CHROMIUM" ]; then
@@ -224,7 +255,7 @@ got=$(sed -n 's/.*<span id="matched">Matched: \([0-9.]*\)% (\([0-9]*\) frames)<\
 set -- $got
 check "HTML search 'aten::conv2d': $2 frames marked, $1% (pprof: $want%)" \
 	python3 -c 'import sys; sys.exit(not (int(sys.argv[2]) > 0 and abs(float(sys.argv[1]) - float(sys.argv[3])) < 0.1))' "${1:-0}" "${2:-0}" "$want"
-check "... the marked frames are the matches" sh -c "test \$(grep -o '<g class=\"f m\"><title>aten::conv2d' '$TMP/dom' | wc -l) -eq '${2:-x}'"
+check "... the marked frames are the matches" sh -c "test \$(grep -o '<g class=\"f m\" data-p=\"[0-9]*\"><title>aten::conv2d' '$TMP/dom' | wc -l) -eq '${2:-x}'"
 dom "$TMP/k.html#s=no_such_frame_anywhere" > "$TMP/dom0"
 check "HTML search for a missing name: 0 frames" grep -q '<span id="matched">Matched: 0.00% (0 frames)</span>' "$TMP/dom0"
 $TF -q flame --diff "$TMP/base.json" "$TMP/new.json" -o "$TMP/diff.html"
@@ -233,8 +264,37 @@ dom "$TMP/diff.html#z=3" > "$TMP/domz"
 check "HTML zoom to 'grow': it fills the width, its ancestors are faded, the others hidden" python3 -c '
 import re, sys
 s = open(sys.argv[1]).read()
-fr = {m.group(2): (m.group(1), float(m.group(3))) for m in re.finditer(r"<g class=\"([^\"]*)\"><title>(\w+)\n.*?<rect x=\"[^\"]*\" y=\"[^\"]*\" width=\"([^\"]*)\"", s, re.S)}
+fr = {m.group(2): (m.group(1), float(m.group(3))) for m in re.finditer(r"<g class=\"([^\"]*)\" data-p=\"-?\d+\"><title>(\w+)\n.*?<rect x=\"[^\"]*\" y=\"[^\"]*\" width=\"([^\"]*)\"", s, re.S)}
 ok = fr["grow"] == ("f", 1180.0) and fr["all"][0] == "f a" and fr["main"][0] == "f a" \
      and all("h" in fr[n][0].split() for n in ("fresh", "same", "shrink"))
 print(fr); sys.exit(not ok)' "$TMP/domz"
+# zoom follows the tree, not pixels: a last child whose rounded right edge
+# passes its parent's by 0.01 px stays inside it
+printf '{"traceEvents":[{"ph":"X","name":"A","pid":1,"tid":1,"ts":0,"dur":393333},{"ph":"X","name":"P","pid":1,"tid":1,"ts":393333,"dur":393333},{"ph":"X","name":"a","pid":1,"tid":1,"ts":393333,"dur":100003},{"ph":"X","name":"b","pid":1,"tid":1,"ts":493336,"dur":293330},{"ph":"X","name":"Z","pid":1,"tid":1,"ts":786666,"dur":393334}]}' > "$TMP/round.json"
+$TF -q flame "$TMP/round.json" -o "$TMP/round.html"
+zi() { python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+print([m.group(1) for m in re.finditer(r"<g class=\"f[^\"]*\" data-p=\"-?\d+\"><title>([^\n<]*)", s)].index(sys.argv[2]))' "$1" "$2"; }
+dom "$TMP/round.html#z=$(zi "$TMP/round.html" P)" > "$TMP/domr"
+check "HTML zoom to P keeps its child b (right edge rounded past P's)" sh -c "grep -q '<title>b' '$TMP/domr' && ! grep -q '<g class=\"f h\" data-p=\"[0-9]*\"><title>b' '$TMP/domr'"
+dom "$TMP/round.html#z=$(zi "$TMP/round.html" b)" > "$TMP/domr"
+check "HTML zoom to b keeps its parent P as a faded bar" grep -q '<g class="f a" data-p="0"><title>P' "$TMP/domr"
+# a frame too narrow for a label gets one when zoomed into
+printf '{"traceEvents":[{"ph":"X","name":"main","pid":1,"tid":1,"ts":0,"dur":100000},{"ph":"X","name":"big","pid":1,"tid":1,"ts":0,"dur":98000},{"ph":"X","name":"small","pid":1,"tid":1,"ts":98000,"dur":2000},{"ph":"X","name":"kid","pid":1,"tid":1,"ts":98000,"dur":1000}]}' > "$TMP/z.json"
+$TF -q flame "$TMP/z.json" -o "$TMP/z.html"
+check "HTML: 'small' has no label at full width" sh -c "grep -q '<title>small' '$TMP/z.html' && ! grep -q '>small</text>' '$TMP/z.html'"
+dom "$TMP/z.html#z=$(zi "$TMP/z.html" small)" > "$TMP/domz2"
+check "HTML zoom to 'small': it and its callee are labelled" sh -c "grep -q '>small</text>' '$TMP/domz2' && grep -q '>kid</text>' '$TMP/domz2'"
+# [...] boxes keep their label and are not searched; a malformed #s= still runs
+python3 -c '
+import json, sys
+ev = [{"ph": "X", "name": "main", "pid": 1, "tid": 1, "ts": 0, "dur": 100000},
+      {"ph": "X", "name": "big", "pid": 1, "tid": 1, "ts": 0, "dur": 90000}]
+ev += [{"ph": "X", "name": "s%d" % i, "pid": 1, "tid": 1, "ts": 90000 + 2000 * i, "dur": 2000} for i in range(5)]
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))' "$TMP/m.json"
+$TF -q flame --min-width 30 "$TMP/m.json" -o "$TMP/m.html"
+dom "$TMP/m.html#s=frames%&z=0" > "$TMP/domm"
+check "HTML: a [...] box keeps its label, a search for 'frames' finds none, '%' in #s= is text" \
+	sh -c "grep -q '>\[...\]</text>' '$TMP/domm' && grep -q 'Matched: 0.00% (0 frames)' '$TMP/domm'"
 finish
