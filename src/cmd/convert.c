@@ -2,7 +2,8 @@
  * inputs once and writes every output from that one read, each in the format
  * its name (or --to) says (the writer table, include/tracefold/writer.h).
  * `tracefold profile INPUT... -o OUT.pb.gz` is its short form for one pprof
- * profile. */
+ * profile (or, for an OUT named like folded stacks, OUT.folded, those:
+ * profile writes what an aggregate writer gives, never a span writer's). */
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
@@ -89,7 +90,8 @@ static void help(int mode)
 		       "under the CPU call that launched it (docs/gpu.md).  Labels: rank (or\n"
 		       "pid when no rank is known) and thread.  An INPUT may also be a pprof\n"
 		       "profile (ours or another tool's): it is added as it is.  The short form\n"
-		       "of 'tracefold convert' for one pprof output.\n"
+		       "of 'tracefold convert' for one pprof output; an OUT that ends in .folded\n"
+		       "or .folded.gz gets folded stacks of the wall time instead.\n"
 		       "\n"
 		       "options:\n"
 		       "  -o, --output FILE    where to write the profile ('-' = stdout); required\n");
@@ -240,8 +242,11 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	}
 	for (int k = 0; k < nouts; k++) {
 		output *o = &outs[k];
-		if (profile)
-			o->w = tf_writer_by_name("pprof");
+		if (profile) { /* pprof, unless the name asks for another aggregate writer */
+			o->w = strcmp(o->path, "-") ? tf_writer_for_path(o->path) : NULL;
+			if (!o->w || o->w->consumes != TF_WRITER_AGG)
+				o->w = tf_writer_by_name("pprof");
+		}
 		if (!o->w)
 			o->w = strcmp(o->path, "-") ? tf_writer_for_path(o->path) : tf_writer_by_name("pprof");
 		if (!o->w) {
