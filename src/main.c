@@ -34,6 +34,7 @@ static void usage(FILE *f)
 	fprintf(f, "\ninput formats:\n");
 	for (int i = 0; tf_formats[i]; i++)
 		fprintf(f, "  %-8s %s\n", tf_formats[i]->name, tf_formats[i]->description);
+	fprintf(f, "  (and profiles, added as they are: pprof, and folded stacks of one sample type)\n");
 	fprintf(f, "\noutput formats:\n");
 	for (int i = 0; tf_writers[i]; i++)
 		fprintf(f, "  %-8s %s\n", tf_writers[i]->name, tf_writers[i]->description);
