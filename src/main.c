@@ -16,6 +16,7 @@ static const tf_cmd commands[] = {
 	{ "top",     tf_cmd_top,     "hotspot table of traces or profiles (text, markdown, json)" },
 	{ "diff",    tf_cmd_diff,    "compare two runs; can fail a CI job on a regression" },
 	{ "merge",   tf_cmd_merge,   "sum pprof profiles into one" },
+	{ "fold",    tf_cmd_fold,    "folded stacks (flamegraph.pl, speedscope); docs/folded.md" },
 };
 #define NCMDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -34,6 +34,7 @@ int tf_cmd_info(int argc, char **argv);
 int tf_cmd_top(int argc, char **argv);
 int tf_cmd_diff(int argc, char **argv);
 int tf_cmd_merge(int argc, char **argv);
+int tf_cmd_fold(int argc, char **argv);
 
 /* Shared helpers (src/cmd/util.c). */
 extern int tf_verbose;   /* -v count */
