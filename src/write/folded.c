@@ -19,7 +19,7 @@
  * Everything is decided before the output is opened: nothing to write
  * (every value 0) or a negative value (the format holds none) is an error
  * and no file is created.  Memory: the text of each call path written (the
- * output's size) plus 32 bytes per call path, never per sample. */
+ * output's size) plus about 40 bytes per call path, never per sample. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
