@@ -16,6 +16,7 @@ static const tf_cmd commands[] = {
 	{ "top",     tf_cmd_top,     "hotspot table of traces or profiles (text, markdown, json)" },
 	{ "diff",    tf_cmd_diff,    "compare two runs; can fail a CI job on a regression" },
 	{ "merge",   tf_cmd_merge,   "sum pprof profiles into one" },
+	{ "fold",    tf_cmd_fold,    "folded stacks (flamegraph.pl, speedscope); docs/folded.md" },
 	{ "flame",   tf_cmd_flame,   "a flame graph picture (SVG, HTML), or a differential one" },
 };
 #define NCMDS (sizeof(commands) / sizeof(commands[0]))
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 	fprintf(f, "\ninput formats:\n");
 	for (int i = 0; tf_formats[i]; i++)
 		fprintf(f, "  %-8s %s\n", tf_formats[i]->name, tf_formats[i]->description);
+	fprintf(f, "  (and profiles, added as they are: pprof, and folded stacks of one sample type)\n");
 	fprintf(f, "\noutput formats:\n");
 	for (int i = 0; tf_writers[i]; i++)
 		fprintf(f, "  %-8s %s\n", tf_writers[i]->name, tf_writers[i]->description);

@@ -1,6 +1,7 @@
 /* pipeline.h - the stage that wires the others, shared by every command:
  *
- *   inputs -> readers -> events -> stack builder -> aggregate (+ pprof inputs)
+ *   inputs -> readers -> events -> stack builder -> aggregate (+ pprof and
+ *                                                              folded inputs)
  *
  * It returns errors as values (tf_error naming the input) and leaves
  * warnings in the ctx (tf_ctx_warn); commands print them.  It never prints. */
@@ -16,23 +17,26 @@
 #include "agg_sink.h"
 
 typedef struct tf_pipeline_opts {
-	const char *format;             /* force this trace reader (no pprof sniffing), or NULL */
+	const char *format;             /* force this trace reader (no profile sniffing), or NULL */
 	const char *const *counters;    /* tf_stacks_opts.counters */
 	uint32_t first_input;           /* input index of inputs[0] (distinct per run in one ctx) */
 	bool comments;                  /* record inputs and event counts as profile comments */
 	tf_span_sink *const *consumers; /* more span consumers beside the aggregate (writers,
 					 * checks), NULL-terminated, or NULL; borrowed */
 	const tf_filter_opts *filter;   /* --ranks, --window (filter.h), or NULL; borrowed */
+	const char *folded_type;        /* --folded-type "TYPE/UNIT": the sample type of folded
+					 * stack inputs (folded.h), or NULL for samples/count */
 } tf_pipeline_opts;
 
 /* Reads inputs[0..n) into agg (empty, over ctx's string table): traces
- * through their readers and one stack builder, pprof profiles added as they
- * are.  An input from which nothing usable was read, a profile with no
- * samples, sample types that differ, and an empty result are errors.
+ * through their readers and one stack builder, profiles (pprof, folded
+ * stacks) added as they are.  An input from which nothing usable was read,
+ * a profile with no samples, sample types that differ, and an empty result
+ * are errors.
  * With o->filter, the spans pass through a tf_filter on their way to the
  * aggregate and every consumer; a window with a relative bound first reads
  * every input once more (tf_pipeline_first_ts) for the run's first
- * timestamp.  Filters need traces: a pprof input is then TF_EUSAGE.
+ * timestamp.  Filters need traces: a profile input is then TF_EUSAGE.
  * Returns 0 or a negative TF_E* with err filled (err may be NULL). */
 int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
 		    tf_error *err);

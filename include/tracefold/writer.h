@@ -22,7 +22,7 @@ typedef struct tf_writer_args {
 	tf_ctx *ctx;
 	tf_cpath *cp;                 /* the call paths its spans' node ids name */
 	const char *const *inputs;    /* the run's inputs, for metadata */
-	const char *const *input_formats; /* the reader of each ("pprof" for a profile) */
+	const char *const *input_formats; /* the reader of each ("pprof", "folded" for a profile) */
 	int ninputs;
 	const char *compression;      /* "zstd" (NULL), "gzip" or "none", where it applies */
 	bool partition_rank;          /* Hive-style rank=N folders, where it applies */

@@ -34,6 +34,7 @@ int tf_cmd_info(int argc, char **argv);
 int tf_cmd_top(int argc, char **argv);
 int tf_cmd_diff(int argc, char **argv);
 int tf_cmd_merge(int argc, char **argv);
+int tf_cmd_fold(int argc, char **argv);
 int tf_cmd_flame(int argc, char **argv);
 
 /* Shared helpers (src/cmd/util.c). */
@@ -67,7 +68,8 @@ void tf_report_diag(tf_ctx *ctx);
  *       --strict              any repair or lost input is an error (exit 3)
  *       --ranks LIST          keep the tracks of these MPI ranks (filter.h)
  *       --window START:END    keep what happened in [START, END) (filter.h)
- *       --steps A:B           the window of ProfilerStep#A..#B (filter.h) */
+ *       --steps A:B           the window of ProfilerStep#A..#B (filter.h)
+ *       --folded-type T/U     the sample type of folded stack inputs (folded.h) */
 typedef struct tf_input_opts {
 	const char *format;
 	const char **counters;  /* NULL-terminated, split from the LIST */
@@ -80,6 +82,7 @@ typedef struct tf_input_opts {
 	int64_t clip_tolerance_ns;
 	tf_filter_opts filter;  /* --ranks, --window: tf_pipeline_opts.filter */
 	tf_rank_range *ranks_buf;
+	const char *folded_type; /* --folded-type TYPE/UNIT: tf_pipeline_opts.folded_type */
 } tf_input_opts;
 /* If argv[*i] is one of the input options, consumes it and its value and
  * returns 1; returns 0 if it is not one; prints a usage error for a missing
@@ -88,6 +91,9 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 /* Sets the reader options (edf, tau_flush) of ctx. */
 void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx);
 void tf_input_opts_free(tf_input_opts *o);
+/* A --folded-type value: TYPE/UNIT, both non-empty (split at the last '/');
+ * prints a usage error and returns false if it is not one. */
+bool tf_folded_type_ok(const char *cmd, const char *value);
 /* The help lines of the input options, for each command's --help. */
 #define TF_INPUT_OPTS_HELP                                                                    \
 	"  -F, --input-format NAME  read traces as NAME (an input format of\n"                   \
@@ -110,7 +116,9 @@ void tf_input_opts_free(tf_input_opts *o);
 	"      --steps A:B      PyTorch: the window of Kineto's ProfilerStep#A..#B, to the\n"  \
 	"                       end of the last GPU work they launched (docs/gpu.md)\n"       \
 	"      --label-steps    PyTorch: a numeric label step=N on every sample (pprof\n"    \
-	"                       -tagfocus=step=10:20); the inputs are read twice\n"
+	"                       -tagfocus=step=10:20); the inputs are read twice\n"          \
+	"      --folded-type TYPE/UNIT  folded stacks: the sample type of their values\n"   \
+	"                       (default samples/count)\n"
 
 /* --name-width N of top and diff: names in text and Markdown tables are
  * shortened to N code points (tf_name_short); 0 = never. */

@@ -2,13 +2,15 @@
  * inputs once and writes every output from that one read, each in the format
  * its name (or --to) says (the writer table, include/tracefold/writer.h).
  * `tracefold profile INPUT... -o OUT.pb.gz` is its short form for one pprof
- * profile. */
+ * profile (or, for an OUT named like folded stacks, OUT.folded, those:
+ * profile writes what an aggregate writer gives, never a span writer's). */
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
 #include "tracefold/reader.h"
 #include "tracefold/writer.h"
 #include "tracefold/pprof.h"
+#include "tracefold/folded.h"
 
 static void list_writers(void)
 {
@@ -87,9 +89,11 @@ static void help(int mode)
 		       "time of CPU threads, so pprof's flat = self time and cum = inclusive\n"
 		       "time; with GPU streams (PyTorch/Kineto) also gpu/nanoseconds, GPU time\n"
 		       "under the CPU call that launched it (docs/gpu.md).  Labels: rank (or\n"
-		       "pid when no rank is known) and thread.  An INPUT may also be a pprof\n"
-		       "profile (ours or another tool's): it is added as it is.  The short form\n"
-		       "of 'tracefold convert' for one pprof output.\n"
+		       "pid when no rank is known) and thread.  An INPUT may also be a profile,\n"
+		       "pprof (ours or another tool's) or folded stacks: it is added as it is.\n"
+		       "The short form of 'tracefold convert' for one pprof output; an OUT that\n"
+		       "ends in .folded or .folded.gz gets folded stacks of the wall time instead\n"
+		       "('tracefold fold' picks the sample type).\n"
 		       "\n"
 		       "options:\n"
 		       "  -o, --output FILE    where to write the profile ('-' = stdout); required\n");
@@ -240,8 +244,11 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	}
 	for (int k = 0; k < nouts; k++) {
 		output *o = &outs[k];
-		if (profile)
-			o->w = tf_writer_by_name("pprof");
+		if (profile) { /* pprof, unless the name asks for another aggregate writer */
+			o->w = strcmp(o->path, "-") ? tf_writer_for_path(o->path) : NULL;
+			if (!o->w || o->w->consumes != TF_WRITER_AGG)
+				o->w = tf_writer_by_name("pprof");
+		}
 		if (!o->w)
 			o->w = strcmp(o->path, "-") ? tf_writer_for_path(o->path) : tf_writer_by_name("pprof");
 		if (!o->w) {
@@ -285,6 +292,8 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		const tf_format *fm = NULL;
 		if (strcmp(inputs[i], "-") && !iopts.format && tf_pprof_sniff(inputs[i]))
 			fmts[i] = "pprof";
+		else if (strcmp(inputs[i], "-") && !iopts.format && tf_folded_sniff(inputs[i]))
+			fmts[i] = "folded";
 		else if ((fm = iopts.format ? tf_format_by_name(iopts.format) : strcmp(inputs[i], "-") ?
 					      tf_format_find(inputs[i], NULL, &ferr) : tf_format_by_name("chrome")))
 			fmts[i] = fm->name;
@@ -303,7 +312,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		consumers[nconsumers++] = outs[k].sink;
 	}
 	tf_load_opts lopts = { .format = iopts.format, .counters = iopts.counters, .comments = true,
-			       .consumers = consumers, .filter = &iopts.filter };
+			       .consumers = consumers, .filter = &iopts.filter, .folded_type = iopts.folded_type };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
 	if (rc == TF_EXIT_OK)
 		rc = tf_check_strict(&iopts, ctx);

@@ -22,11 +22,12 @@ static void help(void)
 {
 	printf("usage: tracefold diff [options] BASE NEW\n"
 	       "\n"
-	       "Compares two runs.  BASE and NEW are each a trace, a pprof profile, or\n"
-	       "several of them joined with ',' (summed).  Per function (or call path,\n"
-	       "--paths): self and inclusive time before and after, the change in absolute\n"
-	       "and relative terms; functions that appeared or vanished; the totals.  Rows\n"
-	       "are sorted by the absolute change of self time, largest first.\n"
+	       "Compares two runs.  BASE and NEW are each a trace, a profile (pprof or\n"
+	       "folded stacks), or several of them joined with ',' (summed).  Per function\n"
+	       "(or call path, --paths): self and inclusive time before and after, the\n"
+	       "change in absolute and relative terms; functions that appeared or vanished;\n"
+	       "the totals.  Rows are sorted by the absolute change of self time, largest\n"
+	       "first.\n"
 	       "\n"
 	       "options:\n"
 	       "      --format FMT       text (default), markdown (GitHub table) or json\n"
@@ -254,7 +255,7 @@ int tf_cmd_diff(int argc, char **argv)
 		}
 		tf_input_opts_apply(&iopts, ctx);
 		tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .first_input = first,
-				    .filter = &iopts.filter };
+				    .filter = &iopts.filter, .folded_type = iopts.folded_type };
 		rc = tf_load_inputs(ctx, agg[k], inputs[k], ninputs[k], &lo);
 		if (rc != TF_EXIT_OK)
 			goto done;

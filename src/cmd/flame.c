@@ -203,13 +203,14 @@ int tf_cmd_flame(int argc, char **argv)
 		}
 		if ((rc = tf_output_is_input("flame", out, base_inputs, nb)) != TF_EXIT_OK)
 			goto done;
-		tf_load_opts lb = { .format = iopts.format, .counters = iopts.counters, .filter = &iopts.filter };
+		tf_load_opts lb = { .format = iopts.format, .counters = iopts.counters, .filter = &iopts.filter,
+				    .folded_type = iopts.folded_type };
 		if ((rc = tf_load_inputs(ctx, base, base_inputs, nb, &lb)) != TF_EXIT_OK)
 			goto done;
 		first = (uint32_t)nb;
 	}
 	tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .first_input = first,
-			    .filter = &iopts.filter };
+			    .filter = &iopts.filter, .folded_type = iopts.folded_type };
 	if ((rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo)) != TF_EXIT_OK)
 		goto done;
 	tf_report_diag(ctx);

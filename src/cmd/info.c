@@ -15,6 +15,7 @@
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
 #include "tracefold/pprof.h"
+#include "tracefold/folded.h"
 #include "hmap.h"
 #include "sat.h"
 
@@ -679,6 +680,11 @@ int tf_cmd_info(int argc, char **argv)
 		if (!iopts.format && strcmp(paths[i], "-") && tf_pprof_sniff(paths[i])) {
 			tf_msg("'%s' is a pprof profile, not a trace: use 'tracefold top', 'diff' or 'merge' "
 			       "(or go tool pprof)", paths[i]);
+			rc = TF_EXIT_INPUT;
+			goto out;
+		} else if (!iopts.format && strcmp(paths[i], "-") && tf_folded_sniff(paths[i])) {
+			tf_msg("'%s' is a profile (folded stacks), not a trace: use 'tracefold top', 'diff', "
+			       "'merge' or 'fold'", paths[i]);
 			rc = TF_EXIT_INPUT;
 			goto out;
 		}

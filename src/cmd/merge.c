@@ -4,7 +4,8 @@
  * and commutative: any grouping and order of the same inputs gives the same
  * samples (the byte layout follows the input order).  Inputs must have the
  * same set of sample types (name and unit); otherwise exit 3 with a message
- * naming both inputs and their types. */
+ * naming both inputs and their types.  Folded stacks are profiles of one
+ * sample type (--folded-type TYPE/UNIT, default samples/count). */
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
@@ -18,12 +19,14 @@ static void help(void)
 	       "Sums pprof profiles (gzipped or not; tracefold's or any tool's with the\n"
 	       "same sample types) into one gzipped profile: values are added per (call\n"
 	       "path, labels), so the order and grouping of the inputs do not matter.\n"
-	       "Trace inputs are accepted too and profiled on the way.  Inputs whose\n"
-	       "sample types differ (e.g. a Go CPU profile and a tracefold wall-time\n"
-	       "profile) are refused.\n"
+	       "Folded stacks and traces are accepted too (traces are profiled on the\n"
+	       "way).  Inputs whose sample types differ (e.g. a Go CPU profile and a\n"
+	       "tracefold wall-time profile) are refused.\n"
 	       "\n"
 	       "options:\n"
 	       "  -o, --output FILE    where to write the profile ('-' = stdout); required\n"
+	       "      --folded-type TYPE/UNIT  folded stack inputs: the sample type of their\n"
+	       "                       values (default samples/count)\n"
 	       "  -h, --help           this text\n"
 	       "\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input, sample types\n"
@@ -41,8 +44,10 @@ int tf_cmd_merge(int argc, char **argv)
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}
-	enum { O_OUTPUT };
-	static const tf_opt opts[] = { { O_OUTPUT, "-o", "--output", true }, { 0, NULL, NULL, false } };
+	enum { O_OUTPUT, O_FOLDED_TYPE };
+	static const tf_opt opts[] = { { O_OUTPUT, "-o", "--output", true },
+				       { O_FOLDED_TYPE, NULL, "--folded-type", true }, { 0, NULL, NULL, false } };
+	const char *folded_type = NULL;
 	tf_optstate os = { 0 };
 	const char *v;
 	for (int id; (id = tf_opt_next("merge", argc, argv, opts, NULL, &os, &v)) != TF_OPT_DONE;) {
@@ -58,6 +63,13 @@ int tf_cmd_merge(int argc, char **argv)
 			break;
 		case O_OUTPUT:
 			out = v;
+			break;
+		case O_FOLDED_TYPE:
+			if (!tf_folded_type_ok("merge", v)) {
+				rc = TF_EXIT_USAGE;
+				goto done;
+			}
+			folded_type = v;
 			break;
 		}
 	}
@@ -79,7 +91,7 @@ int tf_cmd_merge(int argc, char **argv)
 	char note[64];
 	snprintf(note, sizeof(note), "tracefold %s merge", TRACEFOLD_VERSION);
 	tf_agg_comment(agg, note);
-	tf_load_opts lo = { .comments = true };
+	tf_load_opts lo = { .comments = true, .folded_type = folded_type };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
 	if (rc != TF_EXIT_OK)
 		goto done;

@@ -26,8 +26,9 @@ static void help(void)
 	       "counted once per sample under recursion, like pprof's cum), their shares of\n"
 	       "the total, and calls.  When the profile has a 'rank' label with more than one\n"
 	       "value: per-rank min / mean / max of the inclusive time and the imbalance\n"
-	       "max/mean.  Inputs are traces (as for 'tracefold profile') or pprof profiles\n"
-	       "(gzipped or not, ours or any other tool's); all are summed.\n"
+	       "max/mean.  Inputs are traces (as for 'tracefold profile') or profiles:\n"
+	       "pprof (gzipped or not, ours or any other tool's) or folded stacks\n"
+	       "(--folded-type); all are summed.\n"
 	       "\n"
 	       "options:\n"
 	       "  -n, --count N          show the N first functions (default 20, 0 = all)\n"
@@ -317,7 +318,8 @@ int tf_cmd_top(int argc, char **argv)
 		goto done;
 	}
 	tf_input_opts_apply(&iopts, ctx);
-	tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .filter = &iopts.filter };
+	tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .filter = &iopts.filter,
+			    .folded_type = iopts.folded_type };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
 	if (rc != TF_EXIT_OK)
 		goto done;

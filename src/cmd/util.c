@@ -201,12 +201,17 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 	bool edf = !strcmp(a, "--edf");
 	bool tol = !strcmp(a, "--clip-tolerance");
 	bool ranks = !strcmp(a, "--ranks"), window = !strcmp(a, "--window"), steps = !strcmp(a, "--steps");
-	if (!fmt && !ctr && !edf && !tol && !ranks && !window && !steps)
+	bool ftype = !strcmp(a, "--folded-type");
+	if (!fmt && !ctr && !edf && !tol && !ranks && !window && !steps && !ftype)
 		return 0;
 	if (tf_missing_value(cmd, argc, argv, *i))
 		return -1;
 	const char *v = argv[++*i];
-	if (fmt) {
+	if (ftype) {
+		if (!tf_folded_type_ok(cmd, v))
+			return -1;
+		o->folded_type = v;
+	} else if (fmt) {
 		if (!tf_format_by_name(v)) {
 			char names[256] = "";
 			for (int k = 0; tf_formats[k]; k++)
@@ -257,6 +262,15 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 		o->edf = v;
 	}
 	return 1;
+}
+
+bool tf_folded_type_ok(const char *cmd, const char *v)
+{
+	const char *slash = strrchr(v, '/');
+	if (slash && slash != v && slash[1])
+		return true;
+	tf_usage_error(cmd, "--folded-type takes TYPE/UNIT (e.g. wall/nanoseconds), not '%s'", v);
+	return false;
 }
 
 void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx)

@@ -1,18 +1,20 @@
 /* pipeline.c - the library's one pipeline stage that wires the others:
  *
  *   inputs -> readers (tf_formats) -> events -> stack builder -> aggregate
- *          -> pprof profiles (tf_pprof_read) added as they are
+ *          -> profiles (tf_pprof_read, tf_folded_read) added as they are
  *
- * shared by every command (profile, convert, top, diff, merge).  Every input
- * is either a trace (any reader; the stack builder turns it into
- * calls/count and wall/nanoseconds samples) or a pprof profile (sniffed with
- * tf_pprof_sniff, read with tf_pprof_read).  Traces are read first, in the
- * given order, through one stack builder; then each profile is read into a
- * scratch aggregate and added, after checking that its sample types are the
- * same set (name and unit) as what is already loaded.  Standard input ("-")
- * is always read as a trace (sniffing would consume it).  Like the whole
- * library it never prints: errors come back in tf_error, warnings as ctx
- * warnings (tf_ctx_warn), and the command prints them.
+ * shared by every command (profile, convert, top, diff, merge, fold).  Every
+ * input is a trace (any reader; the stack builder turns it into calls/count
+ * and wall/nanoseconds samples) or a profile: a pprof profile (sniffed with
+ * tf_pprof_sniff, read with tf_pprof_read) or folded stacks (sniffed after
+ * it with tf_folded_sniff, read with tf_folded_read as the one sample type
+ * of --folded-type).  Traces are read first, in the given order, through
+ * one stack builder; then each profile is read into a scratch aggregate and
+ * added, after checking that its sample types are the same set (name and
+ * unit) as what is already loaded.  Standard input ("-") is always read as
+ * a trace (sniffing would consume it).  Like the whole library it never
+ * prints: errors come back in tf_error, warnings as ctx warnings
+ * (tf_ctx_warn), and the command prints them.
  *
  * With filters (--ranks, --window; filter.h) a tf_filter stands between the
  * stack builder and every consumer, the aggregate's included; a relative
@@ -30,6 +32,7 @@
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
 #include "tracefold/pprof.h"
+#include "tracefold/folded.h"
 #include "hmap.h"
 #include "sat.h"
 
@@ -339,6 +342,33 @@ int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const char
 	return 0;
 }
 
+/* What an input is read as. */
+enum { IN_TRACE, IN_PPROF, IN_FOLDED };
+
+static const char *kind_name(int kind)
+{
+	return kind == IN_PPROF ? "pprof profile" : "profile (folded stacks)";
+}
+
+/* "TYPE/UNIT" of --folded-type split at its last '/' into *type and *unit
+ * (malloc'd together in *type); NULL: the defaults (NULL, NULL). */
+static int folded_type_split(const char *ft, char **type, const char **unit, tf_error *err)
+{
+	*type = NULL;
+	*unit = NULL;
+	if (!ft)
+		return 0;
+	const char *slash = strrchr(ft, '/');
+	if (!slash || slash == ft || !slash[1])
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+				    "--folded-type takes TYPE/UNIT (e.g. wall/nanoseconds), not '%s'", ft);
+	if (!(*type = strdup(ft)))
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	(*type)[slash - ft] = '\0';
+	*unit = *type + (slash - ft) + 1;
+	return 0;
+}
+
 /* Adds text to agg's comments unless it is there (seen: interned text ->
  * 1); add = false only records it. */
 static int add_comment(tf_ctx *ctx, tf_agg *agg, tf_hmap *seen, const char *text, bool add)
@@ -383,7 +413,7 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		tf_error_clear(&scratch);
 		err = &scratch;
 	}
-	bool *is_pprof = calloc((size_t)n + 1, sizeof(bool));
+	int *kind = calloc((size_t)n + 1, sizeof(int));
 	tf_stacks *stacks = NULL;
 	tf_filter *filter = NULL;
 	const tf_filter_opts *fo = o && tf_filter_active(o->filter) ? o->filter : NULL;
@@ -395,16 +425,23 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	const char *types_from = NULL;
 	tf_hmap seen = { 0 }; /* comment strings already in agg */
 	int nseen = 0;        /* seen holds agg's comments */
-	if (!is_pprof)
+	char *ftype = NULL;   /* --folded-type, split */
+	const char *funit = NULL;
+	if (!kind)
 		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	if ((rc = folded_type_split(o ? o->folded_type : NULL, &ftype, &funit, err)) < 0)
+		goto done;
 	int ntraces = 0;
 	for (int i = 0; i < n; i++) {
 		/* stdin cannot be sniffed without consuming it: always a trace */
-		is_pprof[i] = !format && strcmp(inputs[i], "-") != 0 && tf_pprof_sniff(inputs[i]);
-		ntraces += !is_pprof[i];
+		bool sniff = !format && strcmp(inputs[i], "-") != 0;
+		kind[i] = !sniff ? IN_TRACE
+			  : tf_pprof_sniff(inputs[i]) ? IN_PPROF
+			  : tf_folded_sniff(inputs[i]) ? IN_FOLDED : IN_TRACE;
+		ntraces += kind[i] == IN_TRACE;
 	}
 	tf_agg_meta *meta = tf_agg_meta_get(agg);
-	if (n > 0 && !is_pprof[0] && !meta->main_file) {
+	if (n > 0 && kind[0] == IN_TRACE && !meta->main_file) {
 		tf_str name = base_name(tf_ctx_strtab(ctx), inputs[0]);
 		if (name == (tf_str)-1) {
 			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
@@ -414,14 +451,15 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	}
 	if (!ntraces && o && o->consumers && o->consumers[0]) {
 		rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
-				  "'%s' is a pprof profile: event tables and timelines need traces", inputs[0]);
+				  "'%s' is a %s: event tables and timelines need traces", inputs[0], kind_name(kind[0]));
 		goto done;
 	}
 	if (fo) {
 		for (int i = 0; i < n; i++)
-			if (is_pprof[i]) {
+			if (kind[i] != IN_TRACE) {
 				rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
-						  "'%s' is a pprof profile: --ranks and --window need traces", inputs[i]);
+						  "'%s' is a %s: --ranks and --window need traces", inputs[i],
+						  kind_name(kind[i]));
 				goto done;
 			}
 		bool rel = false;
@@ -452,7 +490,7 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		}
 	}
 	for (int i = 0; i < n; i++) {
-		if (is_pprof[i])
+		if (kind[i] != IN_TRACE)
 			continue;
 		const tf_format *f = tf_format_find(inputs[i], format, err);
 		if (!f) {
@@ -519,14 +557,15 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		}
 	}
 	for (int i = 0; i < n; i++) {
-		if (!is_pprof[i])
+		if (kind[i] == IN_TRACE)
 			continue;
 		tmp = tf_agg_new(tf_ctx_strtab(ctx));
 		if (!tmp) {
 			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;
 		}
-		rc = tf_pprof_read(tmp, inputs[i], err);
+		rc = kind[i] == IN_PPROF ? tf_pprof_read(tmp, inputs[i], err)
+					 : tf_folded_read(tmp, inputs[i], ftype, funit, err);
 		if (rc < 0)
 			goto done;
 		if (!tf_agg_nsamples(tmp)) {
@@ -566,7 +605,7 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 			nseen = 1;
 			for (size_t k = 0; k < tf_agg_ncomments(tmp); k++)
 				cr |= add_comment(ctx, agg, &seen, tf_agg_comment_get(tmp, k), true);
-			snprintf(note, sizeof(note), "input: %s (pprof)", inputs[i]);
+			snprintf(note, sizeof(note), "input: %s (%s)", inputs[i], kind[i] == IN_PPROF ? "pprof" : "folded");
 			cr |= add_comment(ctx, agg, &seen, note, true);
 			if (cr < 0) {
 				rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
@@ -592,6 +631,7 @@ done:
 	tf_stacks_free(stacks);
 	tf_filter_free(filter);
 	free(steps);
-	free(is_pprof);
+	free(kind);
+	free(ftype);
 	return rc;
 }

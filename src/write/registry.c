@@ -3,12 +3,26 @@
 #include <string.h>
 #include "tracefold/writer.h"
 #include "tracefold/pprof.h"
+#include "tracefold/folded.h"
 
 static const char *const pprof_suffixes[] = { ".pb.gz", ".pprof", ".pb", ".prof", NULL };
 
 static const tf_writer tf_writer_pprof = {
 	"pprof", "gzipped pprof profile.proto, for go tool pprof (top, flame graphs, -diff_base)",
 	pprof_suffixes, TF_WRITER_AGG, tf_pprof_write, NULL, NULL, NULL,
+};
+
+/* The sample type a picture shows (tf_agg_type_pick): the default, wall. */
+static int folded_write_default(const tf_agg *agg, const char *path, tf_error *err)
+{
+	return tf_folded_write(agg, tf_agg_type_pick(agg, NULL), path, err);
+}
+
+static const char *const folded_suffixes[] = { ".folded", ".folded.gz", NULL };
+
+static const tf_writer tf_writer_folded = {
+	"folded", "folded stacks (self values of the default type), for flamegraph.pl, speedscope, inferno",
+	folded_suffixes, TF_WRITER_AGG, folded_write_default, NULL, NULL, NULL,
 };
 
 extern const tf_writer tf_writer_parquet;
@@ -18,6 +32,7 @@ extern const tf_writer tf_writer_flame;
 
 const tf_writer *const tf_writers[] = {
 	&tf_writer_pprof,
+	&tf_writer_folded,
 	&tf_writer_parquet,
 	&tf_writer_chrome,
 	&tf_writer_perfetto,

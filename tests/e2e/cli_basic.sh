@@ -5,7 +5,7 @@ expect_exit 0 "--help" $TF --help
 grep -q "^commands:" "$TMP/out" && ok "--help lists commands" || fail "--help lists commands"
 expect_exit 0 "--version" $TF --version
 grep -q "^tracefold [0-9]" "$TMP/out" && ok "--version prints the version" || fail "--version prints the version"
-for c in profile convert events info top diff merge; do
+for c in profile convert events info top diff merge fold; do
 	expect_exit 0 "$c --help" $TF $c --help
 	grep -q "^usage: tracefold $c" "$TMP/out" && ok "$c --help starts with usage" || fail "$c --help starts with usage"
 	grep -q "^## tracefold $c" docs/cli.md && ok "docs/cli.md documents $c" || fail "docs/cli.md documents $c"
@@ -32,7 +32,7 @@ printf '[{"name":"a","ph":"B","ts":1,"pid":1,"tid":1},{"name":"b","ph":"E","ts":
 expect_exit 0 "repairable damage is not fatal" $TF profile "$TMP/rep.json" -o "$TMP/rep.pb.gz"
 grep -q "end_without_begin=1" "$TMP/err" && grep -q "begin_unclosed=1" "$TMP/err" && ok "repairs are reported on stderr" || { fail "repairs are reported on stderr"; sed 's/^/#   /' "$TMP/err"; }
 # --help and docs/cli.md agree: every long option a command's --help names is documented
-for c in profile convert events info top diff merge; do
+for c in profile convert events info top diff merge fold; do
 	$TF $c --help > "$TMP/help.txt"
 	undoc=$(grep -o -- '--[a-z][a-z-]*' "$TMP/help.txt" | sort -u | while read -r o; do grep -q -- "$o" docs/cli.md || echo "$o"; done)
 	[ -z "$undoc" ] && ok "$c: every option of --help is in docs/cli.md" || fail "$c: undocumented options: $undoc"

@@ -24,6 +24,14 @@ done
 # the profile as input draws the same picture as the trace
 $TF -q flame "$TMP/p4.pb.gz" -o "$TMP/fromprof.svg"
 check "a pprof input gives the same picture as its trace (byte-identical)" cmp "$TMP/f4.svg" "$TMP/fromprof.svg"
+# folded stacks in: the same picture as of the trace they were folded from
+$TF -q fold "$S" -o "$TMP/s.folded"
+$TF -q flame --title T --folded-type wall/nanoseconds "$TMP/s.folded" -o "$TMP/fromfold.svg"
+$TF -q flame --title T "$S" -o "$TMP/fromtrace.svg"
+check "folded stacks in (--folded-type wall/nanoseconds): the trace's picture, but for calls" python3 -c '
+import re, sys
+a, b = (re.sub(r"\ncalls: \d+", "", open(f).read()) for f in sys.argv[1:3])
+sys.exit(a != b or "calls: " in open(sys.argv[2]).read())' "$TMP/fromtrace.svg" "$TMP/fromfold.svg"
 $TF -q flame "$S" -o "$TMP/again.svg"
 check "the same input gives byte-identical output" cmp "$TMP/f4.svg" "$TMP/again.svg"
 $TF -q convert "$S" -o "$TMP/conv.svg" -o "$TMP/conv.pb.gz"

@@ -4,7 +4,9 @@
 of real Chrome traces plus hand-made edge cases, TAU .trc files in every
 record layout (24/32 bytes, both byte orders, gzipped) and EDFs, pprof
 profiles written by tracefold and by Go's runtime/pprof (if go is there),
-and every file of two small OTF2 archives.  Every seed is < 8 KiB.  The
+every file of two small OTF2 archives, and folded stacks (tracefold's own
+and PyTorch's export_stacks, whole lines, plus malformed lines).  Every seed
+is < 8 KiB.  The
 committed corpus (tests/fuzz/corpus/) started from these and keeps what
 fuzzing found on top (docs/testing.md)."""
 import gzip, json, os, struct, subprocess, sys, tempfile
@@ -145,3 +147,33 @@ for a, (src, files) in enumerate(arcs):
         b = open(os.path.join(D, src, f), 'rb').read()
         if len(b) + 1 < LIMIT:
             put('otf2', '%s-%s' % (src.split('/')[1], f.replace('/', '-')), bytes([a << 7 | i]) + b)
+
+# ---- folded stacks: mode byte (bit 0: the target gzips; fuzz_folded.c) + text
+def lines_upto(b, limit):
+    return b[:b.rfind(b'\n', 0, limit) + 1] if len(b) >= limit else b
+
+with tempfile.TemporaryDirectory() as tmp:
+    for tag, args in {'tau-mpi_small': [D + '/tau/mpi_small'],
+                      'tau-threads-calls': ['--sample-type', 'calls', D + '/tau/threads'],
+                      'hta-gpu': ['--sample-type', 'gpu',
+                                  D + '/chrome/hta-simple-add-gpu/benchmark_result_493459_1694039959_trace.json.gz']}.items():
+        fo = os.path.join(tmp, tag + '.folded')
+        if subprocess.run([tf, '-q', 'fold', '-o', fo] + args).returncode == 0:
+            put('folded', tag, b'\0' + lines_upto(open(fo, 'rb').read(), LIMIT - 100))
+    fo = os.path.join(tmp, 'g.folded.gz')
+    if subprocess.run([tf, '-q', 'fold', '-o', fo, D + '/tau/tiny']).returncode == 0:
+        put('folded', 'tau-tiny-gz', b'\0' + open(fo, 'rb').read())
+put('folded', 'pytorch-export-stacks',
+    b'\1' + lines_upto(open(D + '/chrome/pytorch-legacy-small/oracle/stacks_self_cpu.folded', 'rb').read(), LIMIT - 100))
+bad = {
+    'decimal': 'main;a 5\nmain;b 1.5\n',
+    'no-value': 'main;a 5\nmain;b\n',
+    'empty-frame': 'main;a 5\nmain;;b 3\n',
+    'crlf-blank-tab': 'main;a 5\r\n\r\n \t\nmain;a\t7\nmain;b  2\nlast 1',
+    'zeros': 'main;a 0\nmain 0\n',
+    'big': 'a 9223372036854775807\na 9223372036854775807\nb 9223372036854775808\n',
+    'nul': 'a 1\nb\0c 2\n',
+    'names': '[unknown];x::y<int>(a, b) 3\n{odd} 1\nx\ry 2\n;lead 1\n',
+}
+for k, v in bad.items():
+    put('folded', k, b'\0' + v.encode())
