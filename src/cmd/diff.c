@@ -262,6 +262,8 @@ int tf_cmd_diff(int argc, char **argv)
 		first += (uint32_t)ninputs[k];
 	}
 	tf_report_diag(ctx);
+	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
+		goto done;
 	tf_strtab *st = tf_ctx_strtab(ctx);
 	int tb = tf_report_type(agg[0], type_name);
 	if (tb < 0) {

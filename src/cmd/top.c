@@ -324,6 +324,8 @@ int tf_cmd_top(int argc, char **argv)
 	if (rc != TF_EXIT_OK)
 		goto done;
 	tf_report_diag(ctx);
+	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
+		goto done;
 	int t = tf_report_type(agg, type_name);
 	if (t < 0) {
 		if (type_name)

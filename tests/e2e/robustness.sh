@@ -108,6 +108,12 @@ grep -q "WARNING: most of '$TMP/lossy.json' could not be read: 1 events read, ba
 expect_exit 3 "--strict: a lossy input is an error" $TF profile --strict "$TMP/lossy.json" -o "$TMP/s.pb.gz"
 check "--strict: no output written" test ! -e "$TMP/s.pb.gz"
 expect_exit 0 "--strict: a clean input passes" $TF profile --strict "$DATA/chrome/hta-amd-mi250-rocm/mi250_minitoy_train_ROCm6_2_kineto.json.gz" -o /dev/null
+expect_exit 3 "--strict: top exits 3, no table" $TF top --strict "$TMP/lossy.json"
+cp "$TMP/out" "$TMP/strict.out"
+check "--strict: ... nothing on stdout" test ! -s "$TMP/strict.out"
+expect_exit 3 "--strict: diff exits 3" $TF diff --strict "$TMP/lossy.json" "$TMP/lossy.json"
+expect_exit 3 "--strict: flame exits 3, no picture" $TF flame --strict "$TMP/lossy.json" -o "$TMP/s.svg"
+check "--strict: ... no picture" test ! -e "$TMP/s.svg"
 expect_exit 3 "--strict: info exits 3 after its report" $TF info --strict "$TMP/lossy.json"
 grep -q "bad_event" "$TMP/out" && ok "--strict: info printed its report first" || fail "--strict: info printed its report first"
 # an empty pprof profile is no input either
