@@ -307,8 +307,17 @@ render() { # FILE: the DOM of speedscope's sandwich view of it
 		--user-data-dir="$TMP/profile" --virtual-time-budget=20000 --dump-dom \
 		"http://127.0.0.1:$port/index.html#profileURL=/$1&view=sandwich" 2>/dev/null
 }
+# speedscope fills its table after loading; on a loaded machine one
+# headless run can end before it did: up to 3 runs, until the rows match
+render_rows() { # FILE OUT TOP-JSON
+	for _ in 1 2 3; do
+		render "$1" > "$2"
+		python3 "$TMP/fcheck.py" vs-top "$2" "$3" > /dev/null 2>&1 && return 0
+	done
+	return 0
+}
 cp "$TMP/mpi.folded" "$TMP/www/mpi.folded"
-render mpi.folded > "$TMP/dom"
+render_rows mpi.folded "$TMP/dom" "$TMP/t2.json"
 check "speedscope opened mpi.folded (title 'mpi.folded - speedscope')" grep -q "<title>mpi.folded - speedscope</title>" "$TMP/dom"
 check "... its table names MPI_Init()" grep -qF "MPI_Init()" "$TMP/dom"
 check "... and every row's self and total equal top's (ns)" fc vs-top "$TMP/dom" "$TMP/t2.json"
@@ -317,7 +326,7 @@ check "... a name not in the file is not found" sh -c "! grep -qF 'tracefold-no-
 $TF -q top --format json -n 0 "$DATA/tau/threads" > "$TMP/t3.json"
 check "... and the table does not match another input's top" sh -c "! python3 '$TMP/fcheck.py' vs-top '$TMP/dom' '$TMP/t3.json' 2>/dev/null"
 cp "$TMP/g.folded" "$TMP/www/gpu.folded"
-render gpu.folded > "$TMP/gdom"
 $TF -q top --format json -n 0 --sample-type gpu "$g" > "$TMP/tg.json"
+render_rows gpu.folded "$TMP/gdom" "$TMP/tg.json"
 check "speedscope opened the GPU time of hta-simple-add-gpu: its rows equal top --sample-type gpu" fc vs-top "$TMP/gdom" "$TMP/tg.json"
 finish
