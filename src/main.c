@@ -12,6 +12,7 @@ static const tf_cmd commands[] = {
 	{ "events",  tf_cmd_events,  "every event as Parquet tables for SQL (DuckDB); docs/schema.md" },
 	{ "chrome",  tf_cmd_chrome,  "a timeline as Chrome trace JSON for Perfetto UI; docs/chrome-out.md" },
 	{ "perfetto", tf_cmd_perfetto, "a timeline as a Perfetto protobuf trace; docs/perfetto.md" },
+	{ "otf2",    tf_cmd_otf2,    "an OTF2 archive for Vampir and Scalasca; docs/otf2-out.md" },
 	{ "info",    tf_cmd_info,    "describe traces: ranks, threads, span, event counts, repairs" },
 	{ "top",     tf_cmd_top,     "hotspot table of traces or profiles (text, markdown, json)" },
 	{ "diff",    tf_cmd_diff,    "compare two runs; can fail a CI job on a regression" },

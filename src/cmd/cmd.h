@@ -30,6 +30,7 @@ int tf_cmd_convert(int argc, char **argv);
 int tf_cmd_events(int argc, char **argv);
 int tf_cmd_chrome(int argc, char **argv);
 int tf_cmd_perfetto(int argc, char **argv);
+int tf_cmd_otf2(int argc, char **argv);
 int tf_cmd_info(int argc, char **argv);
 int tf_cmd_top(int argc, char **argv);
 int tf_cmd_diff(int argc, char **argv);

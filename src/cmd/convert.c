@@ -22,7 +22,7 @@ static void list_writers(void)
 	}
 }
 
-enum { MODE_PROFILE, MODE_CONVERT, MODE_EVENTS, MODE_CHROME, MODE_PERFETTO };
+enum { MODE_PROFILE, MODE_CONVERT, MODE_EVENTS, MODE_CHROME, MODE_PERFETTO, MODE_OTF2 };
 
 static void help(int mode)
 {
@@ -63,6 +63,22 @@ static void help(int mode)
 		       "                       zlib-compressed chunks (compressed_packets), as\n"
 		       "                       Perfetto's own service writes them; none: plain\n"
 		       "                       packets (for protoc --decode)\n");
+	else if (mode == MODE_OTF2)
+		printf("usage: tracefold otf2 [options] INPUT... -o DIR\n"
+		       "\n"
+		       "Writes the INPUTs (the inputs of 'tracefold profile') as one OTF2 archive\n"
+		       "(DIR/traces.otf2, as Score-P writes it) through libotf2, in one streaming\n"
+		       "pass, for Vampir, Scalasca, Cube and the OTF2 tools: a location group per\n"
+		       "process (rank N) and per GPU device, a location per thread and GPU stream,\n"
+		       "Enter/Leave per region in the nesting the stack builder rebuilt (equal\n"
+		       "timestamps never cross), counters as metrics, MPI messages as\n"
+		       "MpiSend/MpiRecv on MPI_COMM_WORLD; 1 ns clock ticks, the inputs' own\n"
+		       "times; repairs as the attribute tracefold::repaired.  An archive already\n"
+		       "at DIR is replaced; any other folder there is an error\n"
+		       "(docs/otf2-out.md).\n"
+		       "\n"
+		       "options:\n"
+		       "  -o, --output DIR     the archive's folder; required\n");
 	else if (mode == MODE_EVENTS)
 		printf("usage: tracefold events [options] INPUT... -o DIR\n"
 		       "\n"
@@ -149,7 +165,8 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	int ninputs = 0, nouts = 0, rc = TF_EXIT_OK;
 	const tf_writer *to = mode == MODE_EVENTS ? tf_writer_by_name("parquet")
 			      : mode == MODE_CHROME ? tf_writer_by_name("chrome")
-			      : mode == MODE_PERFETTO ? tf_writer_by_name("perfetto") : NULL;
+			      : mode == MODE_PERFETTO ? tf_writer_by_name("perfetto")
+			      : mode == MODE_OTF2 ? tf_writer_by_name("otf2") : NULL;
 	tf_ctx *ctx = NULL;
 	tf_agg *agg = NULL;
 	tf_input_opts iopts = { 0 };
@@ -198,7 +215,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 			break;
 		case O_PARTITION:
 		case O_COMPRESSION:
-			if (profile || mode == MODE_CHROME || (mode == MODE_PERFETTO && id == O_PARTITION)) {
+			if (profile || mode == MODE_CHROME || mode == MODE_OTF2 || (mode == MODE_PERFETTO && id == O_PARTITION)) {
 				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
 				goto done;
 			}
@@ -361,3 +378,4 @@ int tf_cmd_convert(int argc, char **argv) { return convert("convert", MODE_CONVE
 int tf_cmd_events(int argc, char **argv) { return convert("events", MODE_EVENTS, argc, argv); }
 int tf_cmd_chrome(int argc, char **argv) { return convert("chrome", MODE_CHROME, argc, argv); }
 int tf_cmd_perfetto(int argc, char **argv) { return convert("perfetto", MODE_PERFETTO, argc, argv); }
+int tf_cmd_otf2(int argc, char **argv) { return convert("otf2", MODE_OTF2, argc, argv); }

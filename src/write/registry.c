@@ -29,6 +29,7 @@ extern const tf_writer tf_writer_parquet;
 extern const tf_writer tf_writer_chrome;
 extern const tf_writer tf_writer_perfetto;
 extern const tf_writer tf_writer_flame;
+extern const tf_writer tf_writer_otf2;
 
 const tf_writer *const tf_writers[] = {
 	&tf_writer_pprof,
@@ -36,6 +37,7 @@ const tf_writer *const tf_writers[] = {
 	&tf_writer_parquet,
 	&tf_writer_chrome,
 	&tf_writer_perfetto,
+	&tf_writer_otf2,
 	&tf_writer_flame,
 	NULL,
 };
