@@ -105,8 +105,8 @@ typedef struct tf_otf2_out {
 	tf_hmap strings;       /* tf_str -> OTF2 string ref */
 	tf_str *string_list;   /* OTF2 string ref -> tf_str (0: "") */
 	uint32_t nstrings, capstrings;
-	tf_hmap regions;       /* (kind << 32 | name) -> region ref */
-	uint64_t *region_list; /* region ref -> (kind << 32 | name) */
+	tf_hmap regions;       /* name -> region ref */
+	uint64_t *region_list; /* region ref -> name */
 	uint32_t nregions, capregions;
 	tf_hmap metrics;       /* counter name -> metric class ref */
 	tf_str *metric_list;
@@ -171,11 +171,12 @@ static uint32_t string_cstr(tf_otf2_out *w, const char *s)
 	return string_ref(w, id);
 }
 
-/* Regions are keyed by name and kind (a GPU activity and a CPU function of
- * one name are two regions: their paradigms differ). */
-static uint32_t region_ref(tf_otf2_out *w, tf_str name, uint32_t kind)
+/* A region per name (a CPU region and a GPU annotation of one name, such as
+ * Kineto's ProfilerStep#N, are one region; the Enter's tracefold::gpu
+ * attribute tells them apart). */
+static uint32_t region_ref(tf_otf2_out *w, tf_str name)
 {
-	uint64_t key = (uint64_t)kind << 32 | name;
+	uint64_t key = name;
 	uint32_t r = tf_hmap_get(&w->regions, key);
 	if (r != NONE)
 		return r;
@@ -395,7 +396,7 @@ static int on_open(tf_span_sink *sk, const tf_span *s)
 	int64_t end = s->end_ns == TF_SPAN_END_UNKNOWN ? INT64_MAX : s->end_ns;
 	k->ends[k->depth] = k->depth && end > k->ends[k->depth - 1] ? k->ends[k->depth - 1] : end;
 	k->depth++;
-	uint32_t r = region_ref(w, s->name, s->kind);
+	uint32_t r = region_ref(w, s->name);
 	OTF2_AttributeList *al = NULL;
 	if (s->corr || s->kind != TF_SPAN_KIND_CPU) {
 		al = w->attrs;
@@ -433,7 +434,7 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 		OTF2_AttributeList_AddStringRef(al, AT_REPAIRED, string_cstr(w, rep));
 	}
 	oloc *l = &w->loc[li];
-	OTF2_ErrorCode e = OTF2_EvtWriter_Leave(l->ew, al, stamp(w, l, s->end_ns), region_ref(w, s->name, s->kind));
+	OTF2_ErrorCode e = OTF2_EvtWriter_Leave(l->ew, al, stamp(w, l, s->end_ns), region_ref(w, s->name));
 	if (e != OTF2_SUCCESS)
 		return fail(w, e, "a Leave event");
 	if (k->depth)
@@ -681,15 +682,12 @@ static int write_defs(tf_otf2_out *w)
 			return fail(w, e, "the MPI communicator");
 	}
 	for (uint32_t i = 0; i < w->nregions; i++) {
-		tf_str name = (tf_str)(w->region_list[i] & 0xffffffffu);
-		uint32_t kind = (uint32_t)(w->region_list[i] >> 32);
+		tf_str name = (tf_str)w->region_list[i];
 		const char *n = tf_strtab_get(w->st, name);
-		OTF2_Paradigm par = kind != TF_SPAN_KIND_CPU ? OTF2_PARADIGM_USER
-				    : (!strncmp(n, "MPI_", 4) || !strncmp(n, "PMPI_", 5)) ? OTF2_PARADIGM_MPI
-											  : OTF2_PARADIGM_USER;
-		OTF2_RegionRole role = kind == TF_SPAN_KIND_GPU ? OTF2_REGION_ROLE_FUNCTION
-				       : kind == TF_SPAN_KIND_GPU_LABEL ? OTF2_REGION_ROLE_CODE
-									 : OTF2_REGION_ROLE_FUNCTION;
+		/* MPI functions as MPI's (Scalasca and Vampir group them by paradigm) */
+		OTF2_Paradigm par = !strncmp(n, "MPI_", 4) || !strncmp(n, "PMPI_", 5) ? OTF2_PARADIGM_MPI
+										      : OTF2_PARADIGM_USER;
+		OTF2_RegionRole role = OTF2_REGION_ROLE_FUNCTION;
 		uint32_t sn = string_ref(w, name);
 		GDW(OTF2_GlobalDefWriter_WriteRegion(d, i, sn, sn, s_empty, role, par, OTF2_REGION_FLAG_NONE, s_empty, 0,
 						     0),

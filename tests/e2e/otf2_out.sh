@@ -1,0 +1,102 @@
+# OTF2 out (tracefold otf2, docs/otf2-out.md): every fixture converts into an
+# archive that otf2-print (libotf2's own dump tool) reads without an error
+# or warning and that the OTF2 project's Python reader (Debian's
+# python3-otf2, tests/tools/otf2_out_check.py) reads with its locations in
+# time order, Enter/Leave nested, event counts as defined and as `info` and
+# `top` of the input count them; the archive read back by tracefold gives
+# the input's profile; equal timestamps keep their nesting.
+. tests/lib.sh
+PY=/usr/bin/python3 # Debian's python3, which has python3-otf2
+$PY -c 'import otf2' 2>/dev/null || { fail "python3-otf2 is not installed (sh tests/deps.sh test)"; finish; }
+# profile_of INPUT [--sample-type T]: every function's self, total and calls
+profile_of() { f=$1; shift; table "$@" "$f"; }
+i=0
+for t in $DATA/tau/* $DATA/otf2/*/traces.otf2 $DATA/chrome/*/*.json $DATA/chrome/*/*.json.gz \
+	$DATA/chrome/*/*.pfw.gz; do
+	case $t in */README.md | */FILES.md | */expect/* | */oracle/*) continue ;; esac
+	[ -e "$t" ] || continue
+	i=$((i + 1)); b=$(basename "$t")
+	[ "$b" = traces.otf2 ] && b=$(basename "$(dirname "$t")")
+	a=$TMP/a$i
+	if ! $TF -q otf2 "$t" -o "$a" 2> "$TMP/err"; then
+		fail "$b: tracefold otf2"; sed 's/^/#   /' "$TMP/err" | head -5; continue
+	fi
+	check "$b: otf2-print reads it, no error or warning" sh -c "otf2-print '$a/traces.otf2' > '$TMP/print' 2> '$TMP/perr' && test ! -s '$TMP/perr'"
+	check "$b: otf2-print -G reads its definitions" sh -c "otf2-print -G '$a/traces.otf2' > /dev/null 2> '$TMP/perr' && test ! -s '$TMP/perr'"
+	$TF -q info --format json "$t" > "$TMP/info.json"
+	$TF -q top --format json -n 1 "$t" > "$TMP/top.json"
+	check "$b: python3-otf2: time order, nesting, counts = info's and top's" \
+		$PY tests/tools/otf2_out_check.py "$a/traces.otf2" "$TMP/info.json" "$TMP/top.json"
+	profile_of "$t" > "$TMP/p1"
+	profile_of "$a" > "$TMP/p2"
+	check "$b: read back, the same profile (self, total, calls per function)" cmp "$TMP/p1" "$TMP/p2"
+done
+
+# equal timestamps: zero-length regions and B/E pairs at one time keep the
+# nesting the stack builder gave them (file order), not a sort by time
+cat > "$TMP/eq.json" <<'EOF'
+{"traceEvents":[
+{"ph":"B","name":"outer","pid":1,"tid":1,"ts":10},
+{"ph":"B","name":"a","pid":1,"tid":1,"ts":10},
+{"ph":"E","name":"a","pid":1,"tid":1,"ts":10},
+{"ph":"B","name":"b","pid":1,"tid":1,"ts":10},
+{"ph":"X","name":"c","pid":1,"tid":1,"ts":10,"dur":0},
+{"ph":"E","name":"b","pid":1,"tid":1,"ts":10},
+{"ph":"E","name":"outer","pid":1,"tid":1,"ts":12}
+]}
+EOF
+cat > "$TMP/eq.expect" <<'EOF'
+thread 1 Enter 10000 outer
+thread 1 Enter 10000 a
+thread 1 Leave 10000 a
+thread 1 Enter 10000 b
+thread 1 Enter 10000 c
+thread 1 Leave 10000 c
+thread 1 Leave 10000 b
+thread 1 Leave 12000 outer
+EOF
+$TF -q otf2 "$TMP/eq.json" -o "$TMP/eq"
+$TF -q info --format json "$TMP/eq.json" > "$TMP/info.json"
+$TF -q top --format json -n 1 "$TMP/eq.json" > "$TMP/top.json"
+check "equal timestamps: Enter/Leave in the input's nesting (a, then b holding c, inside outer)" \
+	$PY tests/tools/otf2_out_check.py "$TMP/eq/traces.otf2" "$TMP/info.json" "$TMP/top.json" --expect "$TMP/eq.expect"
+# the check can fail: the same events in another order
+{ sed -n 1p "$TMP/eq.expect"; sed -n 4p "$TMP/eq.expect"; sed -n 2,3p "$TMP/eq.expect"; sed -n '5,$p' "$TMP/eq.expect"; } > "$TMP/eq.wrong"
+expect_exit 1 "... and the check fails on another order" \
+	$PY tests/tools/otf2_out_check.py "$TMP/eq/traces.otf2" "$TMP/info.json" "$TMP/top.json" --expect "$TMP/eq.wrong"
+
+# MPI: messages on MPI_COMM_WORLD; a rank left out still has its place
+$TF -q otf2 --ranks 1 $DATA/tau/mpi_small -o "$TMP/r1"
+check "--ranks 1: otf2-print reads it (rank 0 an empty process)" sh -c "otf2-print '$TMP/r1/traces.otf2' > /dev/null 2> '$TMP/perr' && test ! -s '$TMP/perr'"
+check "--ranks 1: MPI_COMM_WORLD lists both ranks, rank 0 '(not in this trace)'" sh -c "
+	otf2-print -G '$TMP/r1/traces.otf2' | grep -q 'COMM_LOCATIONS, Paradigm: MPI, Flags: NONE, 2 Members: \"(not in this trace)\"'"
+check "--ranks 1: read back, rank 1 is still rank 1" sh -c "$TF -q info '$TMP/r1' | grep -q 'rank 1, thread 0 \"thread 0\": 82 events'"
+profile_of $DATA/tau/mpi_small --ranks 1 > "$TMP/p1"
+profile_of "$TMP/r1" > "$TMP/p2"
+check "--ranks 1: read back, rank 1's profile" cmp "$TMP/p1" "$TMP/p2"
+check "messages: the receiver of a send is the other rank" sh -c "
+	otf2-print '$TMP/a1/traces.otf2' 2>/dev/null | grep MPI_SEND | head -1 | grep -q 'Receiver: 1'" 
+
+# repairs: an attribute on the Leave
+printf '{"traceEvents":[{"ph":"X","name":"p","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"c","pid":1,"tid":1,"ts":5,"dur":5.5}]}' > "$TMP/clip.json"
+$TF -q otf2 "$TMP/clip.json" -o "$TMP/clip"
+check "a clipped region's Leave carries tracefold::repaired = clipped" sh -c "
+	otf2-print '$TMP/clip/traces.otf2' | grep -A1 'LEAVE.*Region: \"c\"' | grep -q 'tracefold::repaired.*\"clipped\"'"
+
+# the folder: replaced when it holds an archive, refused when it holds anything else
+$TF -q otf2 $DATA/tau/tiny -o "$TMP/a1"
+check "an earlier archive at DIR is replaced" sh -c "$TF -q info '$TMP/a1' | grep -q 'input 0: '"
+check "... by the new one (tau/tiny's regions)" sh -c "$TF -q top -n 0 '$TMP/a1' | grep -q 'total'"
+mkdir -p "$TMP/other" && echo keep > "$TMP/other/notes.txt"
+expect_exit 3 "a folder that is not an archive is not replaced: exit 3" $TF -q otf2 $DATA/tau/tiny -o "$TMP/other"
+check "... it is untouched" grep -qx keep "$TMP/other/notes.txt"
+check "... and no temporary folder is left" sh -c "! ls -a '$TMP' | grep -q '^\.other\.'"
+expect_exit 2 "-o -: usage error (an archive is a folder)" $TF -q otf2 $DATA/tau/tiny -o -
+expect_exit 2 "no -o: usage error" $TF -q otf2 $DATA/tau/tiny
+printf '{"traceEvents":[{"ph":"M","name":"process_name","pid":1,"args":{"name":"x"}}]}' > "$TMP/empty.json"
+expect_exit 3 "nothing usable in the input: exit 3" $TF -q otf2 "$TMP/empty.json" -o "$TMP/e"
+check "... and nothing written" test ! -e "$TMP/e"
+$TF -q convert --to otf2 -o "$TMP/conv" $DATA/tau/mpi_small
+check "convert --to otf2 writes the same archive" sh -c "
+	otf2-print '$TMP/conv/traces.otf2' > '$TMP/c1' && otf2-print '$TMP/a1/traces.otf2' > /dev/null && $TF -q otf2 $DATA/tau/mpi_small -o '$TMP/a1b' && otf2-print '$TMP/a1b/traces.otf2' > '$TMP/c2' && cmp '$TMP/c1' '$TMP/c2'"
+finish
