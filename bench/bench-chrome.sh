@@ -52,3 +52,10 @@ if ./tracefold perfetto --help > /dev/null 2>&1; then
 		printf '%-34s %12d bytes\n' "$f" "$(wc -c < "$OUT/$f")"
 	done
 fi
+# the same trace as an OTF2 archive (docs/otf2-out.md), and read back
+if ./tracefold otf2 --help > /dev/null 2>&1; then
+	rm -rf "$OUT/timeline-otf2"
+	measure "tracefold otf2, plain json" ./tracefold otf2 "$json" -o "$OUT/timeline-otf2" || exit 1
+	printf '%-34s %12d bytes\n' "timeline-otf2/ (du -b)" "$(du -sb "$OUT/timeline-otf2" | cut -f1)"
+	measure "tracefold profile of the archive" ./tracefold -q profile "$OUT/timeline-otf2" -o "$OUT/otf2back.pb.gz" || exit 1
+fi
