@@ -214,7 +214,8 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	if (!is_anchor_head(head, (size_t)nh))
 		return tf_error_set(err, TF_EFORMAT, anchor, 0, -1, "not an OTF2 anchor file");
 
-	rd r = { .ctx = ctx, .sink = sink, .err = err, .path = path, .anchor = anchor, .input = input };
+	rd r = { .ctx = ctx, .sink = sink, .err = err, .path = path, .anchor = anchor, .input = input,
+		 .attr_corr = OTF2_UNDEFINED_ATTRIBUTE, .attr_gpu = OTF2_UNDEFINED_ATTRIBUTE };
 	tf_otf2_clock_set(&r, 1000000000ull, 0);
 	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(quiet_error, NULL);
 	tf_otf2_msg[0] = 0;

@@ -41,6 +41,7 @@ typedef struct d_loc {
 	int64_t rank;       /* index in the MPI COMM_LOCATIONS group, -1 */
 	uint32_t track;
 	uint8_t ldefs;      /* LDEFS_*: its local definitions, once its events were read */
+	uint8_t launched;   /* property tracefold::gpu_launches: its GPU work goes under its launches */
 } d_loc;
 
 /* A location's local definitions (mapping tables, clock offsets). */
@@ -132,6 +133,17 @@ typedef struct rd {
 	idmap metric_ids;
 	d_metric *metrics;
 	size_t nmetrics, capmetrics;
+
+	/* the attributes tracefold's OTF2 writer puts on Enter events
+	 * (docs/otf2-out.md): their refs, OTF2_UNDEFINED_ATTRIBUTE when the
+	 * archive has none; a GPU stream with the location property
+	 * tracefold::gpu_launches is a sorted track, so that its activities go
+	 * under the calls that launched them, as in the trace it came from */
+	uint64_t *attrs;       /* attribute ref << 32 | its name's string ref, while defs are read */
+	size_t nattrs, capattrs;
+	uint64_t *lprops;      /* location property: location ref, then its name's string ref */
+	size_t nlprops, caplprops;
+	OTF2_AttributeRef attr_corr, attr_gpu;
 } rd;
 
 typedef struct locst {
@@ -193,6 +205,8 @@ enum {
 	P_MISSING, /* a = location index, k = note: no event reader */
 	P_END,     /* a = location index, k = note, x.u = records decoded; then P_DATA a = error code */
 	P_DATA,    /* more of the record before */
+	P_ENTERX,  /* an Enter with tracefold's attributes: a = tf_str name, x.u = ticks, k = gpu kind;
+		    * then P_DATA x.u = correlation id */
 };
 _Static_assert(TF_EV_BEGIN == 0 && TF_EV_END == 1, "P_ENTER, P_LEAVE are the event kinds");
 
@@ -231,6 +245,7 @@ typedef struct decoder {
 	size_t ndense;
 	idmap region_ids;
 	const tf_str *region_str;
+	OTF2_AttributeRef attr_corr, attr_gpu; /* rd's */
 	/* pipelined */
 	struct batch *cur;  /* being filled; NULL once stopped */
 	prec *wp, *wend;    /* next free slot in cur, its end */

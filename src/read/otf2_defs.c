@@ -49,6 +49,8 @@ void tf_otf2_rd_free(rd *r)
 		free(r->metrics[i].names);
 	}
 	free(r->metrics);
+	free(r->attrs);
+	free(r->lprops);
 	idmap_free(&r->metric_ids);
 }
 
@@ -101,6 +103,33 @@ static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t off, uint64_
 	r->clock_seen = true;
 	r->res_given = res;
 	tf_otf2_clock_set(r, res, off);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Attributes: only tracefold's own matter (docs/otf2-out.md); their names
+ * are looked up once every string is known (resolve_attrs). */
+static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef descr,
+				       OTF2_Type type)
+{
+	DEF_CB(r);
+	(void)descr;
+	if (type != OTF2_TYPE_UINT64 && type != OTF2_TYPE_UINT8)
+		return OTF2_CALLBACK_SUCCESS;
+	if (VEC_ROOM(r->attrs, r->nattrs, r->capattrs) < 0)
+		DEF_FAIL(r, TF_ENOMEM);
+	r->attrs[r->nattrs++] = (uint64_t)self << 32 | name;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location_property(void *ud, OTF2_LocationRef loc, OTF2_StringRef name, OTF2_Type type,
+					       OTF2_AttributeValue value)
+{
+	DEF_CB(r);
+	(void)type, (void)value;
+	if (tf_grow_n((void **)&r->lprops, &r->caplprops, r->nlprops + 2, sizeof(uint64_t), false) < 0)
+		DEF_FAIL(r, TF_ENOMEM);
+	r->lprops[r->nlprops++] = loc;
+	r->lprops[r->nlprops++] = name;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -444,6 +473,23 @@ const d_metric *tf_otf2_metric_class(rd *r, uint32_t metric)
 	return m;
 }
 
+static void resolve_attrs(rd *r)
+{
+	for (size_t i = 0; i < r->nattrs; i++) {
+		const char *s = str_text(r, (uint32_t)r->attrs[i]);
+		if (s && !strcmp(s, "tracefold::correlation"))
+			r->attr_corr = (OTF2_AttributeRef)(r->attrs[i] >> 32);
+		else if (s && !strcmp(s, "tracefold::gpu"))
+			r->attr_gpu = (OTF2_AttributeRef)(r->attrs[i] >> 32);
+	}
+	for (size_t i = 0; i + 1 < r->nlprops; i += 2) {
+		const char *s = str_text(r, (uint32_t)r->lprops[i + 1]);
+		uint32_t li = idmap_get(&r->loc_ids, r->lprops[i]);
+		if (s && !strcmp(s, "tracefold::gpu_launches") && li != IDMAP_NONE)
+			r->locs[li].launched = 1;
+	}
+}
+
 static int define_tracks(rd *r)
 {
 	for (size_t i = 0; i < r->nlocs; i++) {
@@ -465,7 +511,10 @@ static int define_tracks(rd *r)
 		t->rank = g ? g->rank : L->rank;
 		t->kind = (L->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ||
 			   (g && g->type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR)) ? TF_TRACK_GPU : TF_TRACK_CPU;
-		t->needs_sort = false;
+		/* tracefold's archives say which regions are GPU work and what
+		 * launched them: a GPU stream is then a sorted track, nested after
+		 * the input's CPU threads, as a Kineto trace's is (docs/gpu.md) */
+		t->needs_sort = t->kind == TF_TRACK_GPU && L->launched;
 		L->track = id;
 	}
 	/* Score-P leaves metric locations unnamed: name them after what they record */
@@ -503,6 +552,8 @@ int tf_otf2_read_defs(rd *r, OTF2_Reader *rdr)
 	OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
 	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
 	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
+	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+	OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, def_location_property);
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
 	OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_lgroup);
 	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
@@ -539,6 +590,7 @@ int tf_otf2_resolve_defs(rd *r)
 {
 	note_clock(r);
 	TF_TRY(resolve_regions(r));
+	resolve_attrs(r);
 	resolve_ranks(r);
 	return define_tracks(r);
 }

@@ -74,7 +74,8 @@ void tf_otf2_decoder_init(decoder *d, rd *r, OTF2_Reader *rdr, const OTF2_EvtRea
 {
 	*d = (decoder){ .piped = piped, .rdr = rdr, .cb = cb, .defs_open = defs_open, .locs = r->locs,
 			.nlocs = r->nlocs, .region_dense = r->region_dense, .ndense = r->ndense,
-			.region_ids = r->region_ids, .region_str = r->region_str, .l = { .r = r } };
+			.region_ids = r->region_ids, .region_str = r->region_str, .attr_corr = r->attr_corr,
+			.attr_gpu = r->attr_gpu, .l = { .r = r } };
 }
 
 /* ------------------------------------------------------ applying records */
@@ -135,6 +136,19 @@ static inline OTF2_CallbackCode do_region(locst *l, uint8_t kind, tf_str name, u
 		return skip_beyond(l, ticks, 1);
 	tf_event ev = { .kind = kind, .track = l->track, .name = name, .ts_ns = ts,
 			.msg = { -1, 0, 0, -1 }, .index = r->index++ };
+	return emit(r, &ev);
+}
+
+/* An Enter with tracefold's attributes: the correlation id of a launch or
+ * GPU activity, and whether a GPU region is an annotation (no GPU time). */
+static OTF2_CallbackCode do_enter_x(locst *l, tf_str name, uint64_t ticks, uint8_t gpu, uint64_t corr)
+{
+	rd *r = l->r;
+	int64_t ts = ticks_to_ns(r, ticks);
+	if (ts == TS_BEYOND)
+		return skip_beyond(l, ticks, 1);
+	tf_event ev = { .kind = TF_EV_BEGIN, .track = l->track, .name = name, .ts_ns = ts, .corr = corr,
+			.flags = gpu == 2 ? TF_EVF_GPU_LABEL : 0, .msg = { -1, 0, 0, -1 }, .index = r->index++ };
 	return emit(r, &ev);
 }
 
@@ -249,6 +263,8 @@ static __attribute__((noinline)) uint32_t apply_rest(locst *l, const prec *q, co
 	case P_OTHER:
 		skip(r, TF_DIAG_ev_other);
 		return 1;
+	case P_ENTERX:
+		return do_enter_x(l, q->a, q->x.u, q->k, q[1].x.u) == OTF2_CALLBACK_SUCCESS ? 2 : 0;
 	case P_LOC: {
 		uint8_t st = (uint8_t)q->x.u;
 		*l = location_state(r, &r->locs[q->a]);
@@ -377,6 +393,27 @@ static inline OTF2_CallbackCode put_region(decoder *d, uint8_t kind, uint32_t re
 
 static OTF2_CallbackCode ev_enter(EV_ARGS, OTF2_RegionRef region)
 {
+	decoder *d = ud;
+	/* only archives of tracefold's writer define its attributes */
+	if (__builtin_expect(al != NULL && d->attr_gpu != OTF2_UNDEFINED_ATTRIBUTE, 0) &&
+	    OTF2_AttributeList_GetNumberOfElements(al)) {
+		uint64_t corr = 0;
+		uint8_t gpu = 0;
+		if (d->attr_corr != OTF2_UNDEFINED_ATTRIBUTE)
+			OTF2_AttributeList_GetUint64(al, d->attr_corr, &corr);
+		OTF2_AttributeList_GetUint8(al, d->attr_gpu, &gpu);
+		tf_str name = region_name(d, region);
+		if (name != NO_STR && (corr || gpu)) {
+			prec *q = put_begin(d, P_ENTERX, 2, false);
+			if (!q)
+				return OTF2_CALLBACK_INTERRUPT;
+			q->a = name;
+			q->k = gpu;
+			q->x.u = t;
+			q[1].x.u = corr;
+			return put_end(d, q);
+		}
+	}
 	return put_region(ud, P_ENTER, region, t, pos);
 }
 

@@ -44,8 +44,9 @@
 #define CHUNK_DEFS (1u << 20)
 #define ARCHIVE "traces"           /* DIR/traces.otf2, as Score-P names it */
 
-/* Attributes (their refs). */
-enum { AT_REPAIRED, AT_CORRELATION, AT_GPU, AT_COUNT };
+/* Attributes (their refs; the correlation's last: it is defined only
+ * when written, and definitions are numbered without gaps). */
+enum { AT_REPAIRED, AT_GPU, AT_CORRELATION, AT_COUNT };
 
 /* A deferred counter or message (see above). */
 typedef struct pend {
@@ -113,6 +114,7 @@ typedef struct tf_otf2_out {
 	uint32_t nmetrics, capmetrics;
 	int64_t max_rank;      /* the largest rank of a track or message peer, -1 none */
 	bool any_mpi;
+	bool any_corr;         /* a correlation id was written: its attribute is defined */
 	int64_t min_ts, max_ts;
 	uint64_t moved, moved_ns; /* events written at a later time than their own */
 	uint64_t skipped_msgs; /* messages of a track without rank or to no rank */
@@ -401,8 +403,10 @@ static int on_open(tf_span_sink *sk, const tf_span *s)
 	if (s->corr || s->kind != TF_SPAN_KIND_CPU) {
 		al = w->attrs;
 		OTF2_AttributeList_RemoveAllAttributes(al);
-		if (s->corr)
+		if (s->corr) {
 			OTF2_AttributeList_AddUint64(al, AT_CORRELATION, s->corr);
+			w->any_corr = true;
+		}
 		if (s->kind != TF_SPAN_KIND_CPU)
 			OTF2_AttributeList_AddUint8(al, AT_GPU, (uint8_t)s->kind);
 	}
@@ -614,8 +618,9 @@ static int write_defs(tf_otf2_out *w)
 		return fail(w, OTF2_ERROR_MEM_ALLOC_FAILED, "the definitions");
 	uint32_t s_empty = string_cstr(w, ""), s_machine = string_cstr(w, "tracefold"),
 		 s_mclass = string_cstr(w, "machine"), s_node = string_cstr(w, "node");
-	uint32_t s_attr[AT_COUNT] = { string_cstr(w, "tracefold::repaired"), string_cstr(w, "tracefold::correlation"),
-				      string_cstr(w, "tracefold::gpu") };
+	uint32_t s_attr[AT_COUNT] = { string_cstr(w, "tracefold::repaired"), string_cstr(w, "tracefold::gpu"),
+				      string_cstr(w, "tracefold::correlation") };
+	uint32_t s_launches = string_cstr(w, "tracefold::gpu_launches");
 	uint32_t s_comm = string_cstr(w, "MPI_COMM_WORLD"), s_ranks = string_cstr(w, "MPI_COMM_WORLD ranks"),
 		 s_locs = string_cstr(w, "MPI locations"), s_missing = string_cstr(w, "(not in this trace)");
 	/* every string a definition names, before the strings are written */
@@ -658,6 +663,16 @@ static int write_defs(tf_otf2_out *w)
 						       l->gpu ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM
 							      : OTF2_LOCATION_TYPE_CPU_THREAD,
 						       l->nevents, l->group);
+	}
+	/* GPU streams whose activities went under their launches (sorted
+	 * tracks: Kineto, rocprofiler): read back, they do again */
+	for (uint32_t i = 0; i < w->nloc && e == OTF2_SUCCESS; i++) {
+		const tf_track *t = tf_ctx_track_get(w->ctx, w->loc[i].track);
+		if (w->loc[i].gpu && t && t->needs_sort) {
+			OTF2_AttributeValue v;
+			v.uint8 = 1;
+			e = OTF2_GlobalDefWriter_WriteLocationProperty(d, i, s_launches, OTF2_TYPE_UINT8, v);
+		}
 	}
 	if (e != OTF2_SUCCESS)
 		return fail(w, e, "the definitions");
@@ -702,8 +717,12 @@ static int write_defs(tf_otf2_out *w)
 		GDW(OTF2_GlobalDefWriter_WriteMetricClass(d, i, 1, &m, OTF2_METRIC_ASYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT),
 		    "a metric");
 	}
+	/* tracefold::correlation only where an id was written: a reader
+	 * that sees it nests GPU streams under their launches (Kineto), one
+	 * that does not leaves them where they are (Score-P's GPU locations) */
 	for (uint32_t a = 0; a < AT_COUNT; a++)
-		GDW(OTF2_GlobalDefWriter_WriteAttribute(d, a, s_attr[a], s_empty,
+		if (a != AT_CORRELATION || w->any_corr)
+			GDW(OTF2_GlobalDefWriter_WriteAttribute(d, a, s_attr[a], s_empty,
 							a == AT_REPAIRED	? OTF2_TYPE_STRING
 							: a == AT_CORRELATION ? OTF2_TYPE_UINT64
 									      : OTF2_TYPE_UINT8),
