@@ -74,8 +74,8 @@ static void help(int mode)
 		       "timestamps never cross), counters as metrics, MPI messages as\n"
 		       "MpiSend/MpiRecv on MPI_COMM_WORLD; 1 ns clock ticks, the inputs' own\n"
 		       "times; repairs as the attribute tracefold::repaired.  An archive already\n"
-		       "at DIR is replaced; any other folder there is an error\n"
-		       "(docs/otf2-out.md).\n"
+		       "at DIR is replaced; a folder holding anything else (a Score-P experiment\n"
+		       "folder) is refused and kept (docs/otf2-out.md).\n"
 		       "\n"
 		       "options:\n"
 		       "  -o, --output DIR     the archive's folder; required\n");
@@ -346,6 +346,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		if (outs[k].w->consumes == TF_WRITER_SPANS) {
 			r = outs[k].w->span_finish(outs[k].state, &err);
 			outs[k].state = NULL;
+			tf_print_warnings(ctx); /* what the writer said on finishing */
 		} else {
 			r = outs[k].w->write_agg(agg, outs[k].path, &err);
 		}

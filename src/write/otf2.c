@@ -16,16 +16,17 @@
  * counts, regions (each name once), metrics, the MPI communicator, the
  * attributes and the clock (1 ns ticks, the inputs' own timestamps).
  *
- * A location's events must be in time order, and the stack builder hands
- * over a sorted track's counters and messages up to the next region's
- * start before it closes the regions that ended earlier: an event later
- * than the innermost open region's end waits (per track, in time order)
- * until that region's Leave is written.  Memory: per location libotf2's
- * event buffer (OTF2 chunks of 256 KiB) while its track is being written,
- * closed at the track's end; the definitions (strings, regions, metrics,
- * locations); and the events between a region's end and the next region
- * record of the same track. */
+ * A location's events must be in time order.  The stack builder closes
+ * the regions that ended before a counter or message before it hands the
+ * event over; one that still comes later than the innermost open region's
+ * end would wait in a per-track queue until that region's Leave (empty on
+ * every fixture); one written later than its own time (a counter inside a
+ * GPU activity, whose Enter and Leave are written at once) is counted in
+ * a warning.  Memory: per location libotf2's event buffer (OTF2 chunks of
+ * 256 KiB) while its track is being written, closed at the track's end;
+ * the definitions (strings, regions, metrics, locations). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +113,9 @@ typedef struct tf_otf2_out {
 	tf_hmap metrics;       /* counter name -> metric class ref */
 	tf_str *metric_list;
 	uint32_t nmetrics, capmetrics;
-	int64_t max_rank;      /* the largest rank of a track or message peer, -1 none */
+	int64_t max_rank;      /* the largest rank of a track written, -1 none */
+	int64_t run_max_rank;  /* the largest rank of any track of the run (filtered out or not) */
+	int64_t max_peer;      /* the largest peer of a message written */
 	bool any_mpi;
 	bool any_corr;         /* a correlation id was written: its attribute is defined */
 	int64_t min_ts, max_ts;
@@ -126,14 +129,28 @@ typedef struct tf_otf2_out {
 	int64_t nranks;
 	int rc;
 	tf_error err;
+	OTF2_ErrorCallback old_cb; /* libotf2's error printer, restored at the end */
 } tf_otf2_out;
+
+/* libotf2 prints its errors unless told otherwise; the library never
+ * prints: the first message is kept for the error. */
+static __thread char otf2_msg[512];
+static OTF2_ErrorCode quiet(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,
+			    const char *fmt, va_list va)
+{
+	(void)ud, (void)file, (void)line, (void)fn;
+	if (!otf2_msg[0] && fmt)
+		vsnprintf(otf2_msg, sizeof(otf2_msg), fmt, va);
+	return code;
+}
 
 static int fail(tf_otf2_out *w, OTF2_ErrorCode e, const char *what)
 {
 	if (!w->rc) {
 		w->rc = TF_EIO;
-		tf_error_set(&w->err, TF_EIO, w->path, -1, -1, "cannot write the OTF2 archive: %s: %s", what,
-			     OTF2_Error_GetDescription(e));
+		errno = 0; /* libotf2's message says why, not errno */
+		tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot write the OTF2 archive '%s': %s: %s", w->path, what,
+			     otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(e));
 	}
 	return w->rc;
 }
@@ -316,6 +333,16 @@ static uint32_t loc_of(tf_otf2_out *w, uint32_t track, uint32_t lane)
  * location already has a later event, that one's (counted). */
 static uint64_t stamp(tf_otf2_out *w, oloc *l, int64_t ts)
 {
+	if (ts < 0) { /* OTF2's are unsigned: the run fails, nothing goes to libotf2 */
+		if (!w->rc) {
+			tf_error_set(&w->err, w->rc = TF_EFORMAT, NULL, -1, -1,
+				     "cannot write '%s': a timestamp before 0 (%lld ns); OTF2 timestamps are unsigned "
+				     "(--window can leave out what comes before 0)", w->path, (long long)ts);
+			/* the pipeline reports the input; this says why */
+			tf_ctx_warn(w->ctx, "%s", w->err.msg);
+		}
+		return 0;
+	}
 	if (ts < l->last) {
 		w->moved++;
 		w->moved_ns += (uint64_t)(l->last - ts);
@@ -464,11 +491,11 @@ static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 			w->skipped_msgs++;
 			return 0;
 		}
+		if (ev->msg.peer > w->max_peer)
+			w->max_peer = ev->msg.peer;
 		p.ref = (uint32_t)ev->msg.peer;
 		p.tag = ev->msg.tag;
 		p.bytes = ev->msg.bytes;
-		if (ev->msg.peer > w->max_rank)
-			w->max_rank = ev->msg.peer;
 	} else {
 		return 0;
 	}
@@ -477,6 +504,10 @@ static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 		return w->rc;
 	if (!k->qn && ev->ts_ns <= safe_until(k))
 		return write_pend(w, k->loc, &p);
+	if (k->qhead && k->qhead + k->qn == k->capq) { /* reuse the front */
+		memmove(k->q, k->q + k->qhead, k->qn * sizeof(pend));
+		k->qhead = 0;
+	}
 	if (tf_grow((void **)&k->q, &k->capq, k->qhead + k->qn + 1, sizeof(pend)) < 0)
 		return oom(w);
 	k->q[k->qhead + k->qn++] = p;
@@ -554,7 +585,20 @@ static const char *location_name(tf_otf2_out *w, const oloc *l, char *buf, size_
  * now, as readers open one per location. */
 static int plan_extras(tf_otf2_out *w)
 {
-	int64_t nranks = w->any_mpi ? w->max_rank + 1 : 0;
+	/* MPI_COMM_WORLD: the run's ranks (those of every track read, written
+	 * or left out by --ranks), not the largest peer a damaged message
+	 * names, which would make a process per number up to it */
+	for (uint32_t i = 0, n = tf_ctx_track_count(w->ctx); i < n; i++) {
+		const tf_track *u = tf_ctx_track_get(w->ctx, i);
+		if (u && u->rank > w->run_max_rank)
+			w->run_max_rank = u->rank;
+	}
+	int64_t top = w->max_peer < w->run_max_rank ? w->max_peer : w->run_max_rank;
+	top = w->max_rank > top ? w->max_rank : top;
+	int64_t nranks = w->any_mpi ? top + 1 : 0;
+	if (w->max_peer > top)
+		tf_ctx_warn(w->ctx, "OTF2: messages name peers up to rank %lld, beyond the run's ranks (0..%lld): their "
+			    "receivers or senders are not in MPI_COMM_WORLD", (long long)w->max_peer, (long long)top);
 	char buf[700];
 	if (nranks > (1 << 24))
 		return tf_error_set(&w->err, w->rc = TF_EFORMAT, NULL, -1, -1,
@@ -770,6 +814,63 @@ static void rm_archive(const char *path)
 	rmdir(path);
 }
 
+/* ".NAME.old.XXXXXX" beside path (malloc'd; the name is free), NULL if none. */
+static char *aside_name(const char *path)
+{
+	size_t n = strlen(path);
+	char *p = malloc(n + 32);
+	if (!p)
+		return NULL;
+	const char *slash = strrchr(path, '/');
+	snprintf(p, n + 32, "%.*s.%s.old.XXXXXX", slash ? (int)(slash - path + 1) : 0, path, slash ? slash + 1 : path);
+	if (!mkdtemp(p)) {
+		free(p);
+		return NULL;
+	}
+	rmdir(p);
+	return p;
+}
+
+/* Whether path can take the archive: absent, an empty folder, or an
+ * archive (traces.otf2, traces.def, traces/ of .evt and .def files and
+ * nothing else: a Score-P experiment folder, which holds more, is not). */
+static bool replaceable(const char *path, char *why, size_t n)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return errno == ENOENT;
+	if (!S_ISDIR(sb.st_mode)) {
+		snprintf(why, n, "it is a file, not a folder");
+		return false;
+	}
+	char p[4300];
+	bool ok = true;
+	for (int level = 0; level < 2 && ok; level++) {
+		snprintf(p, sizeof(p), level ? "%s/" ARCHIVE : "%s", path);
+		DIR *dir = opendir(p);
+		if (!dir) {
+			ok = level == 1 && errno == ENOENT;
+			if (!ok)
+				snprintf(why, n, "%s", strerror(errno));
+			break;
+		}
+		for (struct dirent *e; ok && (e = readdir(dir));) {
+			const char *f = e->d_name;
+			size_t k = strlen(f);
+			if (!strcmp(f, ".") || !strcmp(f, ".."))
+				continue;
+			if (level == 0)
+				ok = !strcmp(f, ARCHIVE ".otf2") || !strcmp(f, ARCHIVE ".def") || !strcmp(f, ARCHIVE);
+			else
+				ok = k > 4 && (!strcmp(f + k - 4, ".evt") || !strcmp(f + k - 4, ".def"));
+			if (!ok)
+				snprintf(why, n, "it holds '%s%s', which is not part of an OTF2 archive", level ? ARCHIVE "/" : "", f);
+		}
+		closedir(dir);
+	}
+	return ok;
+}
+
 static void otf2_free(tf_otf2_out *w)
 {
 	if (!w)
@@ -792,6 +893,8 @@ static void otf2_free(tf_otf2_out *w)
 	free(w->metric_list);
 	if (w->attrs)
 		OTF2_AttributeList_Delete(w->attrs);
+	if (w->old_cb)
+		OTF2_Error_RegisterCallback(w->old_cb, NULL);
 	free(w->ex);
 	free(w->rank_loc);
 	free(w->path);
@@ -823,11 +926,8 @@ static int otf2_finish(void *state, tf_error *err)
 			fail(w, e, "the event files");
 	}
 	if (!w->rc && w->nloc == 0)
-		tf_error_set(&w->err, w->rc = TF_EFORMAT, w->path, -1, -1, "nothing to write: no region, counter or message");
-	if (!w->rc && w->min_ts < 0)
-		tf_error_set(&w->err, w->rc = TF_EFORMAT, w->path, -1, -1,
-			     "cannot write negative timestamps to OTF2 (the input's earliest is %lld ns)",
-			     (long long)w->min_ts);
+		tf_error_set(&w->err, w->rc = TF_EFORMAT, NULL, -1, -1, "nothing to write to '%s': no region, counter or message",
+			     w->path);
 	if (!w->rc)
 		write_defs(w);
 	if (!w->rc) {
@@ -837,16 +937,27 @@ static int otf2_finish(void *state, tf_error *err)
 			fail(w, e, "the archive");
 	}
 	if (!w->rc) {
-		/* the archive replaces an earlier one at path (never another kind of folder) */
+		/* the archive replaces an earlier one at path: moved aside, the new
+		 * one renamed in, the old one removed; put back if the rename fails.
+		 * Anything else at path was refused before the inputs were read. */
+		char *old = NULL;
 		struct stat sb;
-		char old[4200];
-		snprintf(old, sizeof(old), "%s/%s.otf2", w->path, ARCHIVE);
-		if (stat(w->path, &sb) == 0 && stat(old, &sb) == 0)
-			rm_archive(w->path);
-		if (rename(w->tmp, w->path) != 0)
-			tf_error_set(&w->err, w->rc = TF_EIO, w->path, -1, -1, "cannot write: %s%s", strerror(errno),
-				     errno == ENOTEMPTY || errno == EEXIST ? " (a folder that is not an OTF2 archive is in the way)"
-									     : "");
+		if (stat(w->path, &sb) == 0) {
+			if (!(old = aside_name(w->path)) || rename(w->path, old) != 0) {
+				tf_error_set(&w->err, w->rc = old ? TF_EIO : TF_ENOMEM, NULL, -1, -1, "cannot replace '%s'",
+					     w->path);
+				free(old);
+				old = NULL;
+			}
+		}
+		if (!w->rc && rename(w->tmp, w->path) != 0) {
+			tf_error_set(&w->err, w->rc = TF_EIO, NULL, -1, -1, "cannot write '%s'", w->path);
+			if (old)
+				rename(old, w->path);
+		} else if (old) {
+			rm_archive(old);
+		}
+		free(old);
 	}
 	if (w->moved)
 		tf_ctx_warn(w->ctx, "OTF2: %llu events written later than their time to keep their location in time order "
@@ -878,6 +989,15 @@ static int otf2_open(const tf_writer_args *a, const char *path, tf_span_sink **s
 	}
 	while (n > 1 && w->path[n - 1] == '/')
 		w->path[--n] = '\0';
+	char why[600] = "";
+	if (!replaceable(w->path, why, sizeof(why))) {
+		errno = 0; /* why says it */
+		int rc = tf_error_set(err, TF_EIO, NULL, -1, -1,
+				      "will not write the OTF2 archive into '%s': %s (an earlier archive there is "
+				      "replaced, anything else is kept: choose another folder)", w->path, why);
+		otf2_free(w);
+		return rc;
+	}
 	/* a temporary folder beside the archive, renamed over it at the end */
 	const char *slash = strrchr(w->path, '/');
 	snprintf(w->tmp, n + 32, "%.*s.%s.XXXXXX", slash ? (int)(slash - w->path + 1) : 0, w->path,
@@ -885,14 +1005,17 @@ static int otf2_open(const tf_writer_args *a, const char *path, tf_span_sink **s
 	if (!mkdtemp(w->tmp)) {
 		int e = errno;
 		otf2_free(w);
-		return tf_error_set(err, TF_EIO, path, -1, -1, "cannot write: %s", strerror(e));
+		errno = e;
+		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s'", path);
 	}
 	rmdir(w->tmp); /* libotf2 makes the archive folder itself */
 	w->ctx = a->ctx;
 	w->st = tf_ctx_strtab(a->ctx);
-	w->max_rank = -1;
+	w->max_rank = w->run_max_rank = w->max_peer = -1;
 	w->min_ts = INT64_MAX;
 	w->max_ts = INT64_MIN;
+	otf2_msg[0] = 0;
+	w->old_cb = OTF2_Error_RegisterCallback(quiet, NULL);
 	w->ar = OTF2_Archive_Open(w->tmp, ARCHIVE, OTF2_FILEMODE_WRITE, CHUNK_EVENTS, CHUNK_DEFS,
 				  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	w->attrs = OTF2_AttributeList_New();
@@ -901,8 +1024,10 @@ static int otf2_open(const tf_writer_args *a, const char *path, tf_span_sink **s
 	    (e = OTF2_Archive_SetSerialCollectiveCallbacks(w->ar)) != OTF2_SUCCESS ||
 	    (e = OTF2_Archive_SetCreator(w->ar, "tracefold")) != OTF2_SUCCESS ||
 	    (e = OTF2_Archive_OpenEvtFiles(w->ar)) != OTF2_SUCCESS) {
-		int rc = tf_error_set(err, TF_EIO, path, -1, -1, "cannot write the OTF2 archive: %s",
-				      e != OTF2_SUCCESS ? OTF2_Error_GetDescription(e) : "libotf2 failed to open it");
+		errno = 0;
+		int rc = tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write the OTF2 archive '%s': %s", path,
+				      otf2_msg[0] ? otf2_msg : e != OTF2_SUCCESS ? OTF2_Error_GetDescription(e)
+										  : "libotf2 failed to open it");
 		otf2_abort(w);
 		return rc;
 	}

@@ -102,8 +102,50 @@ check "a clipped region's Leave carries tracefold::repaired = clipped" sh -c "
 
 # the folder: replaced when it holds an archive, refused when it holds anything else
 $TF -q otf2 $DATA/tau/tiny -o "$TMP/a1"
-check "an earlier archive at DIR is replaced" sh -c "$TF -q info '$TMP/a1' | grep -q 'input 0: '"
-check "... by the new one (tau/tiny's regions)" sh -c "$TF -q top -n 0 '$TMP/a1' | grep -q 'total'"
+table $DATA/tau/tiny > "$TMP/p1"
+table "$TMP/a1" > "$TMP/p2"
+check "an earlier archive at DIR (mpi_small's) is replaced by the new one (tau/tiny's profile)" cmp "$TMP/p1" "$TMP/p2"
+check "... and no old archive is left beside it" sh -c "! ls -a '$TMP' | grep -q '^\.a1\.'"
+# a Score-P experiment folder holds more than the archive: never emptied
+mkdir -p "$TMP/sp" && cp -r $DATA/otf2/scorep-ping-pong-mpi/. "$TMP/sp/"
+ls -R "$TMP/sp" > "$TMP/sp.before"
+expect_exit 3 "a folder holding traces.otf2 and more (Score-P's scorep.cfg): exit 3" $TF -q otf2 "$TMP/sp/traces.otf2" -o "$TMP/sp"
+cp "$TMP/err" "$TMP/err1"
+check "... saying what is in the way" grep -q "it holds '.*', which is not part of an OTF2 archive" "$TMP/err1"
+check "... and every file of it is still there" sh -c "ls -R '$TMP/sp' | cmp - '$TMP/sp.before'"
+# a damaged message peer (rank 200000 in a 1-rank run): MPI_COMM_WORLD stays
+# the run's size, and a warning says so (python3-otf2 writes the input)
+$PY - "$TMP/bp" <<'EOF'
+import otf2, sys
+with otf2.writer.open(sys.argv[1], timer_resolution=1000000) as t:
+    node = t.definitions.system_tree_node("node")
+    lg = t.definitions.location_group("rank 0", system_tree_parent=node)
+    loc = t.definitions.location("thread", group=lg)
+    f = t.definitions.region("main")
+    g = t.definitions.group("locs", group_type=otf2.GroupType.COMM_LOCATIONS, paradigm=otf2.Paradigm.MPI, members=[loc])
+    cg = t.definitions.group("world", group_type=otf2.GroupType.COMM_GROUP, paradigm=otf2.Paradigm.MPI, members=[0])
+    comm = t.definitions.comm("world", group=cg)
+    w = t.event_writer_from_location(loc)
+    w.enter(1000, f)
+    w(otf2.events.MpiSend(1500, receiver=200000, communicator=comm, msg_tag=1, msg_length=8))
+    w.leave(2000, f)
+EOF
+$TF otf2 "$TMP/bp/traces.otf2" -o "$TMP/bpo" 2> "$TMP/bperr"
+check "a message to rank 200000 of a 1-rank run: said on stderr" grep -q "messages name peers up to rank 200000, beyond the run's ranks (0..0)" "$TMP/bperr"
+check "... the archive has 1 location, not 200,001" sh -c "test \$(ls '$TMP/bpo/traces' | wc -l) -eq 2"
+check "... and otf2-print reads it" sh -c "otf2-print '$TMP/bpo/traces.otf2' > /dev/null 2> '$TMP/perr' && test ! -s '$TMP/perr'"
+# negative timestamps: an error that says so, nothing left behind
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":-5,"dur":10}]}' > "$TMP/neg.json"
+expect_exit 3 "a timestamp before 0: exit 3" $TF otf2 "$TMP/neg.json" -o "$TMP/neg"
+cp "$TMP/err" "$TMP/err1"
+check "... saying why (and nothing of libotf2's own printing)" sh -c "grep -q 'a timestamp before 0 (-5000 ns)' '$TMP/err1' && ! grep -q '^\[OTF2\]' '$TMP/err1'"
+check "... and no archive or temporary folder" sh -c "test ! -e '$TMP/neg' && ! ls -a '$TMP' | grep -q '^\.neg\.'"
+# the pipelined OTF2 reader reads tracefold's attributes back the same way
+k=$(ls $DATA/chrome/kineto-resnet50-gpu/*.json.gz)
+$TF -q otf2 "$k" -o "$TMP/k2"
+check "Kineto read back by the pipelined OTF2 reader (TRACEFOLD_THREADS=2): the same call paths" \
+	sh -c "TRACEFOLD_THREADS=2 $TF -q profile '$TMP/k2' -o '$TMP/k2.pb.gz' && $TF -q profile '$TMP/k2' -o '$TMP/k1.pb.gz' && cmp '$TMP/k1.pb.gz' '$TMP/k2.pb.gz'"
+check "-o DIR/ (a trailing slash) writes DIR" sh -c "$TF -q otf2 $DATA/tau/tiny -o '$TMP/slash/' && test -f '$TMP/slash/traces.otf2'"
 mkdir -p "$TMP/other" && echo keep > "$TMP/other/notes.txt"
 expect_exit 3 "a folder that is not an archive is not replaced: exit 3" $TF -q otf2 $DATA/tau/tiny -o "$TMP/other"
 check "... it is untouched" grep -qx keep "$TMP/other/notes.txt"

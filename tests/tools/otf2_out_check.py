@@ -11,7 +11,7 @@ Checks:
     (each Leave names the region of the innermost Enter), and its event
     count is the one its definition states;
   - CPU threads are in process location groups, GPU streams in accelerator
-    groups created by a process group;
+    groups created by a process group, every process group has a CPU thread;
   - Enter events = the regions of the input (top's calls_total), Metric
     events = info's counter samples, MpiSend / MpiRecv = info's messages
     sent / received; metric names = info's counter names;
@@ -52,6 +52,10 @@ def main():
                 elif g.creating_location_group is None or \
                         g.creating_location_group.location_group_type != otf2.LocationGroupType.PROCESS:
                     bad.append("accelerator group %r not created by a process" % g.name)
+        for g in d.location_groups:
+            if g.location_group_type == otf2.LocationGroupType.PROCESS and \
+                    not any(l.group == g and l.type == otf2.LocationType.CPU_THREAD for l in d.locations):
+                bad.append("process group %r without a CPU thread" % g.name)
         seen = set()
         for r in d.regions:
             k = (r.name, r.paradigm)
