@@ -9,6 +9,9 @@ if ./tracefold top --help >/dev/null 2>&1; then
 	echo "\$ ./tracefold top -n 15 samples/out/pytorch-cnn.pb.gz"
 	./tracefold top -n 15 samples/out/pytorch-cnn.pb.gz
 fi
+echo "\$ ./tracefold flame samples/pytorch-cnn-train.trace.json.gz -o samples/out/pytorch-cnn.svg"
+./tracefold -q flame samples/pytorch-cnn-train.trace.json.gz -o samples/out/pytorch-cnn.svg
+echo "(a flame graph picture: open samples/out/pytorch-cnn.svg in a browser; .html adds zoom and search)"
 if command -v go >/dev/null 2>&1; then
 	echo "\$ go tool pprof -top -nodecount=15 samples/out/pytorch-cnn.pb.gz"
 	GOCACHE=${GOCACHE:-/tmp/tf-gocache} go tool pprof -top -nodecount=15 samples/out/pytorch-cnn.pb.gz
