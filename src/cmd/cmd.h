@@ -89,6 +89,15 @@ typedef struct tf_input_opts {
  * returns 1; returns 0 if it is not one; prints a usage error for a missing
  * or bad value and returns -1. */
 int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opts *o);
+typedef struct tf_pipeline_opts tf_load_opts; /* include/tracefold/pipeline.h */
+/* The pipeline options the shared input options give (format, counters,
+ * filters, folded type); a command adds its own (first_input, comments,
+ * consumers). */
+tf_load_opts tf_input_load_opts(const tf_input_opts *o);
+/* The sample type a command shows (tf_agg_type_pick: name, else the
+ * default one); when there is none, says so ("no sample type 'T' in
+ * WHERE ...") and returns -1. */
+int tf_pick_type(const tf_agg *a, const char *name, const char *where);
 /* Sets the reader options (edf, tau_flush) of ctx. */
 void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx);
 void tf_input_opts_free(tf_input_opts *o);
@@ -170,7 +179,6 @@ bool tf_missing_value(const char *cmd, int argc, char **argv, int i);
 
 /* The pipeline (include/tracefold/pipeline.h) run for a command: prints its
  * warnings and, on failure, its error; returns an exit status. */
-typedef struct tf_pipeline_opts tf_load_opts;
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o);
 /* Prints the ctx's warnings not printed yet (unless quiet). */
 void tf_print_warnings(tf_ctx *ctx);

@@ -328,8 +328,9 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		}
 		consumers[nconsumers++] = outs[k].sink;
 	}
-	tf_load_opts lopts = { .format = iopts.format, .counters = iopts.counters, .comments = true,
-			       .consumers = consumers, .filter = &iopts.filter, .folded_type = iopts.folded_type };
+	tf_load_opts lopts = tf_input_load_opts(&iopts);
+	lopts.comments = true;
+	lopts.consumers = consumers;
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
 	if (rc == TF_EXIT_OK)
 		rc = tf_check_strict(&iopts, ctx);

@@ -254,8 +254,8 @@ int tf_cmd_diff(int argc, char **argv)
 			goto done;
 		}
 		tf_input_opts_apply(&iopts, ctx);
-		tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .first_input = first,
-				    .filter = &iopts.filter, .folded_type = iopts.folded_type };
+		tf_load_opts lo = tf_input_load_opts(&iopts);
+		lo.first_input = first;
 		rc = tf_load_inputs(ctx, agg[k], inputs[k], ninputs[k], &lo);
 		if (rc != TF_EXIT_OK)
 			goto done;
@@ -265,7 +265,7 @@ int tf_cmd_diff(int argc, char **argv)
 	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
 		goto done;
 	tf_strtab *st = tf_ctx_strtab(ctx);
-	int tb = tf_report_type(agg[0], type_name);
+	int tb = tf_agg_type_pick(agg[0], type_name);
 	if (tb < 0) {
 		if (type_name)
 			tf_msg("no sample type '%s' in '%s'", type_name, pos[0]);

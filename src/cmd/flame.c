@@ -203,22 +203,24 @@ int tf_cmd_flame(int argc, char **argv)
 		}
 		if ((rc = tf_output_is_input("flame", out, base_inputs, nb)) != TF_EXIT_OK)
 			goto done;
-		tf_load_opts lb = { .format = iopts.format, .counters = iopts.counters, .filter = &iopts.filter,
-				    .folded_type = iopts.folded_type };
+		tf_load_opts lb = tf_input_load_opts(&iopts);
 		if ((rc = tf_load_inputs(ctx, base, base_inputs, nb, &lb)) != TF_EXIT_OK)
 			goto done;
 		first = (uint32_t)nb;
 	}
-	tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .first_input = first,
-			    .filter = &iopts.filter, .folded_type = iopts.folded_type };
+	tf_load_opts lo = tf_input_load_opts(&iopts);
+	lo.first_input = first;
 	if ((rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo)) != TF_EXIT_OK)
 		goto done;
 	tf_report_diag(ctx);
 	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
 		goto done;
 	/* the type as diff picks it: from BASE in a diff, then the same name in NEW */
-	fo.type = tf_agg_type_pick(base ? base : agg, type_name);
-	if (fo.type >= 0 && base) {
+	if ((fo.type = tf_pick_type(base ? base : agg, type_name, base ? "BASE" : "the input")) < 0) {
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	if (base) {
 		tf_strtab *st = tf_ctx_strtab(ctx);
 		const char *tn = tf_strtab_get(st, tf_agg_type_get(base, fo.type).type);
 		if ((fo.type = tf_agg_type_find(agg, tn)) < 0) {
@@ -226,15 +228,6 @@ int tf_cmd_flame(int argc, char **argv)
 			rc = TF_EXIT_INPUT;
 			goto done;
 		}
-	}
-	if (fo.type < 0) {
-		if (type_name)
-			tf_msg("no sample type '%s' in %s (see 'go tool pprof -raw' for the types)", type_name,
-			       base ? "BASE" : "the input");
-		else
-			tf_msg("the input has no sample types");
-		rc = TF_EXIT_INPUT;
-		goto done;
 	}
 	if (fo.by && !has_label(agg, fo.by) && !(base && has_label(base, fo.by))) {
 		tf_msg("--by %s: no sample has a '%s' label (see 'go tool pprof -raw' for the labels)", fo.by, fo.by);

@@ -103,20 +103,15 @@ int tf_cmd_fold(int argc, char **argv)
 		goto done;
 	}
 	tf_input_opts_apply(&iopts, ctx);
-	tf_load_opts lo = { .format = iopts.format, .counters = iopts.counters, .filter = &iopts.filter,
-			    .folded_type = iopts.folded_type };
+	tf_load_opts lo = tf_input_load_opts(&iopts);
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
 	if (rc != TF_EXIT_OK)
 		goto done;
 	tf_report_diag(ctx);
 	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
 		goto done;
-	int t = tf_report_type(agg, type_name);
+	int t = tf_pick_type(agg, type_name, "the input");
 	if (t < 0) {
-		if (type_name)
-			tf_msg("no sample type '%s' in the input (see 'go tool pprof -raw' for the types)", type_name);
-		else
-			tf_msg("the input has no sample types");
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}

@@ -9,11 +9,6 @@
 #include "tracefold/err.h"
 #include "sat.h"
 
-int tf_report_type(const tf_agg *a, const char *name)
-{
-	return tf_agg_type_pick(a, name);
-}
-
 int tf_fnstats_warn_saturated(const tf_fnstats *s)
 {
 	if (s->saturated && !tf_quiet)

@@ -35,10 +35,6 @@ typedef struct tf_fnstats {
 	                     * paths); UINT32_MAX for the root and names that do not count */
 } tf_fnstats;
 
-/* The sample type to report: name (NULL = the agg's default type, else
- * "wall" if present, else the last type, as pprof does).  Returns the index
- * or -1 (nothing matches). */
-int tf_report_type(const tf_agg *a, const char *name);
 /* Builds statistics of type t; paths: per call path instead of per function. */
 int tf_fnstats_build(tf_fnstats *s, tf_agg *a, int t, int paths);
 void tf_fnstats_free(tf_fnstats *s);

@@ -273,6 +273,22 @@ bool tf_folded_type_ok(const char *cmd, const char *v)
 	return false;
 }
 
+tf_load_opts tf_input_load_opts(const tf_input_opts *o)
+{
+	return (tf_load_opts){ .format = o->format, .counters = o->counters, .filter = &o->filter,
+			       .folded_type = o->folded_type };
+}
+
+int tf_pick_type(const tf_agg *a, const char *name, const char *where)
+{
+	int t = tf_agg_type_pick(a, name);
+	if (t < 0 && name)
+		tf_msg("no sample type '%s' in %s (see 'go tool pprof -raw' for the types)", name, where);
+	else if (t < 0)
+		tf_msg("the input has no sample types");
+	return t;
+}
+
 void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx)
 {
 	tf_read_opts *r = tf_ctx_opts(ctx);
