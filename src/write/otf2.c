@@ -90,6 +90,13 @@ typedef struct ogroup {
 	uint64_t key;
 } ogroup;
 
+/* Names numbered in first-use order: an OTF2 definition's ref -> tf_str. */
+typedef struct nametab {
+	tf_hmap ref;           /* tf_str -> ref */
+	tf_str *name;          /* ref -> tf_str (strings: 0 is "") */
+	uint32_t n, cap;
+} nametab;
+
 typedef struct tf_otf2_out {
 	tf_span_sink spans;
 	tf_ctx *ctx;
@@ -104,15 +111,11 @@ typedef struct tf_otf2_out {
 	ogroup *grp;
 	uint32_t ngrp, capgrp;
 	tf_hmap grp_of;        /* process key -> group */
-	tf_hmap strings;       /* tf_str -> OTF2 string ref */
-	tf_str *string_list;   /* OTF2 string ref -> tf_str (0: "") */
-	uint32_t nstrings, capstrings;
-	tf_hmap regions;       /* name -> region ref */
-	uint64_t *region_list; /* region ref -> name */
-	uint32_t nregions, capregions;
-	tf_hmap metrics;       /* counter name -> metric class ref */
-	tf_str *metric_list;
-	uint32_t nmetrics, capmetrics;
+	/* strings, regions (one per name: a CPU region and a GPU annotation
+	 * of one name, such as Kineto's ProfilerStep#N, are one region; the
+	 * Enter's tracefold::gpu attribute tells them apart), metric classes
+	 * (one per counter name): each numbered in first-use order */
+	nametab strings, regions, metrics;
 	int64_t max_rank;      /* the largest rank of a track written, -1 none */
 	int64_t run_max_rank;  /* the largest rank of any track of the run (filtered out or not) */
 	int64_t max_peer;      /* the largest peer of a message written */
@@ -166,18 +169,24 @@ static int oom(tf_otf2_out *w)
 
 /* ---- definitions gathered on the way ---- */
 
-static uint32_t string_ref(tf_otf2_out *w, tf_str s)
+/* The ref of name s in table t, numbered if new (0 when out of memory:
+ * w->rc says so). */
+static uint32_t ref_of(tf_otf2_out *w, nametab *t, tf_str s)
 {
-	uint32_t r = tf_hmap_get(&w->strings, s);
+	uint32_t r = tf_hmap_get(&t->ref, s);
 	if (r != NONE)
 		return r;
-	if (tf_grow((void **)&w->string_list, &w->capstrings, w->nstrings + 1, sizeof(tf_str)) < 0 ||
-	    tf_hmap_put(&w->strings, s, w->nstrings) < 0) {
+	if (tf_grow((void **)&t->name, &t->cap, t->n + 1, sizeof(tf_str)) < 0 || tf_hmap_put(&t->ref, s, t->n) < 0) {
 		oom(w);
 		return 0;
 	}
-	w->string_list[w->nstrings] = s;
-	return w->nstrings++;
+	t->name[t->n] = s;
+	return t->n++;
+}
+
+static uint32_t string_ref(tf_otf2_out *w, tf_str s)
+{
+	return ref_of(w, &w->strings, s);
 }
 
 static uint32_t string_cstr(tf_otf2_out *w, const char *s)
@@ -190,38 +199,11 @@ static uint32_t string_cstr(tf_otf2_out *w, const char *s)
 	return string_ref(w, id);
 }
 
-/* A region per name (a CPU region and a GPU annotation of one name, such as
- * Kineto's ProfilerStep#N, are one region; the Enter's tracefold::gpu
- * attribute tells them apart). */
-static uint32_t region_ref(tf_otf2_out *w, tf_str name)
+/* A region or metric class of a name, whose string is defined too. */
+static uint32_t named_ref(tf_otf2_out *w, nametab *t, tf_str name)
 {
-	uint64_t key = name;
-	uint32_t r = tf_hmap_get(&w->regions, key);
-	if (r != NONE)
-		return r;
-	if (tf_grow((void **)&w->region_list, &w->capregions, w->nregions + 1, sizeof(uint64_t)) < 0 ||
-	    tf_hmap_put(&w->regions, key, w->nregions) < 0) {
-		oom(w);
-		return 0;
-	}
-	w->region_list[w->nregions] = key;
 	string_ref(w, name);
-	return w->nregions++;
-}
-
-static uint32_t metric_ref(tf_otf2_out *w, tf_str name)
-{
-	uint32_t r = tf_hmap_get(&w->metrics, name);
-	if (r != NONE)
-		return r;
-	if (tf_grow((void **)&w->metric_list, &w->capmetrics, w->nmetrics + 1, sizeof(tf_str)) < 0 ||
-	    tf_hmap_put(&w->metrics, name, w->nmetrics) < 0) {
-		oom(w);
-		return 0;
-	}
-	w->metric_list[w->nmetrics] = name;
-	string_ref(w, name);
-	return w->nmetrics++;
+	return ref_of(w, t, name);
 }
 
 /* The location group of a track: its process's, or for a GPU stream its
@@ -425,7 +407,7 @@ static int on_open(tf_span_sink *sk, const tf_span *s)
 	int64_t end = s->end_ns == TF_SPAN_END_UNKNOWN ? INT64_MAX : s->end_ns;
 	k->ends[k->depth] = k->depth && end > k->ends[k->depth - 1] ? k->ends[k->depth - 1] : end;
 	k->depth++;
-	uint32_t r = region_ref(w, s->name);
+	uint32_t r = named_ref(w, &w->regions, s->name);
 	OTF2_AttributeList *al = NULL;
 	if (s->corr || s->kind != TF_SPAN_KIND_CPU) {
 		al = w->attrs;
@@ -465,7 +447,7 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 		OTF2_AttributeList_AddStringRef(al, AT_REPAIRED, string_cstr(w, rep));
 	}
 	oloc *l = &w->loc[li];
-	OTF2_ErrorCode e = OTF2_EvtWriter_Leave(l->ew, al, stamp(w, l, s->end_ns), region_ref(w, s->name));
+	OTF2_ErrorCode e = OTF2_EvtWriter_Leave(l->ew, al, stamp(w, l, s->end_ns), named_ref(w, &w->regions, s->name));
 	if (e != OTF2_SUCCESS)
 		return fail(w, e, "a Leave event");
 	if (k->depth)
@@ -484,7 +466,7 @@ static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 	pend p = { .kind = ev->kind, .ts = ev->ts_ns };
 	if (ev->kind == TF_EV_COUNTER) {
 		p.value = ev->value;
-		p.ref = metric_ref(w, ev->name);
+		p.ref = named_ref(w, &w->metrics, ev->name);
 	} else if (ev->kind == TF_EV_SEND || ev->kind == TF_EV_RECV) {
 		const tf_track *t = tf_ctx_track_get(w->ctx, ev->track);
 		if (!t || t->rank < 0 || ev->msg.peer < 0 || ev->msg.peer > UINT32_MAX - 1) {
@@ -677,8 +659,8 @@ static int write_defs(tf_otf2_out *w)
 	int64_t lo = w->min_ts == INT64_MAX ? 0 : w->min_ts, hi = w->max_ts == INT64_MIN ? 0 : w->max_ts;
 	OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteClockProperties(d, 1000000000, (uint64_t)lo, (uint64_t)(hi - lo),
 								     OTF2_UNDEFINED_TIMESTAMP);
-	for (uint32_t i = 0; i < w->nstrings && e == OTF2_SUCCESS; i++)
-		e = OTF2_GlobalDefWriter_WriteString(d, i, w->string_list[i] ? tf_strtab_get(w->st, w->string_list[i]) : "");
+	for (uint32_t i = 0; i < w->strings.n && e == OTF2_SUCCESS; i++)
+		e = OTF2_GlobalDefWriter_WriteString(d, i, w->strings.name[i] ? tf_strtab_get(w->st, w->strings.name[i]) : "");
 	if (e == OTF2_SUCCESS)
 		e = OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 0, s_machine, s_mclass, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
 	if (e == OTF2_SUCCESS)
@@ -740,8 +722,8 @@ static int write_defs(tf_otf2_out *w)
 		if (e != OTF2_SUCCESS)
 			return fail(w, e, "the MPI communicator");
 	}
-	for (uint32_t i = 0; i < w->nregions; i++) {
-		tf_str name = (tf_str)w->region_list[i];
+	for (uint32_t i = 0; i < w->regions.n; i++) {
+		tf_str name = w->regions.name[i];
 		const char *n = tf_strtab_get(w->st, name);
 		/* MPI functions as MPI's (Scalasca and Vampir group them by paradigm) */
 		OTF2_Paradigm par = !strncmp(n, "MPI_", 4) || !strncmp(n, "PMPI_", 5) ? OTF2_PARADIGM_MPI
@@ -752,9 +734,9 @@ static int write_defs(tf_otf2_out *w)
 						     0),
 		    "a region");
 	}
-	for (uint32_t i = 0; i < w->nmetrics; i++) {
+	for (uint32_t i = 0; i < w->metrics.n; i++) {
 		OTF2_MetricMemberRef m = i;
-		GDW(OTF2_GlobalDefWriter_WriteMetricMember(d, i, string_ref(w, w->metric_list[i]), s_empty,
+		GDW(OTF2_GlobalDefWriter_WriteMetricMember(d, i, string_ref(w, w->metrics.name[i]), s_empty,
 							   OTF2_METRIC_TYPE_USER, OTF2_METRIC_ABSOLUTE_POINT,
 							   OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0, s_empty),
 		    "a metric");
@@ -885,12 +867,11 @@ static void otf2_free(tf_otf2_out *w)
 	free(w->loc);
 	free(w->grp);
 	tf_hmap_free(&w->grp_of);
-	tf_hmap_free(&w->strings);
-	free(w->string_list);
-	tf_hmap_free(&w->regions);
-	free(w->region_list);
-	tf_hmap_free(&w->metrics);
-	free(w->metric_list);
+	nametab *tabs[3] = { &w->strings, &w->regions, &w->metrics };
+	for (int i = 0; i < 3; i++) {
+		tf_hmap_free(&tabs[i]->ref);
+		free(tabs[i]->name);
+	}
 	if (w->attrs)
 		OTF2_AttributeList_Delete(w->attrs);
 	if (w->old_cb)
