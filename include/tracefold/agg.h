@@ -131,4 +131,11 @@ const char *tf_agg_comment_get(const tf_agg *a, size_t i);
 /* Approximate bytes held. */
 size_t tf_agg_bytes(const tf_agg *a);
 
+/* Calls fn(arg, type, value) for each non-zero value of sample i: the dense
+ * types in index order, then the others in no particular order (each type
+ * once); time linear in the values the sample holds, not in the types.
+ * Stops at fn's first negative return and returns it; 0 otherwise. */
+typedef int (*tf_agg_value_fn)(void *arg, int type, int64_t value);
+int tf_agg_sample_each(const tf_agg *a, size_t i, tf_agg_value_fn fn, void *arg);
+
 #endif

@@ -528,3 +528,15 @@ size_t tf_agg_bytes(const tf_agg *a)
 	       (size_t)a->sample_idx.cap * 12 + (size_t)a->capvalues * a->stride * 8 +
 	       (size_t)a->capsp * sizeof(struct sparse_val) + (size_t)a->nsphead * 4 + (size_t)a->sp_idx.cap * 12;
 }
+
+int tf_agg_sample_each(const tf_agg *a, size_t i, tf_agg_value_fn fn, void *arg)
+{
+	const int64_t *v = a->values + i * a->stride;
+	for (uint32_t t = 0, nd = ndense(a); t < nd; t++)
+		if (v[t])
+			TF_TRY(fn(arg, (int)t, v[t]));
+	for (uint32_t j = i < a->nsphead ? a->sp_head[i] : UINT32_MAX; j != UINT32_MAX; j = a->sp[j].next)
+		if (a->sp[j].v)
+			TF_TRY(fn(arg, (int)a->sp[j].type, a->sp[j].v));
+	return 0;
+}
