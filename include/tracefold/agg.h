@@ -10,8 +10,11 @@
  * regions: N counters in N regions hold N values, not N^2).  Two
  * aggregates over the same string table merge by addition (associative and
  * commutative up to node numbering): this is the reduce step for threads,
- * ranks, inputs and MPI.  Ids are assigned in first-seen order, so output
- * order is deterministic for a given input order. */
+ * ranks, inputs and MPI.  Node, label set and sample ids are assigned in
+ * first-seen order; writers do not depend on them: they walk the samples in
+ * tf_agg_sample_order, which depends only on content, so a profile's bytes
+ * are the same whatever order its inputs (or parts of them) were read and
+ * merged in. */
 #ifndef TRACEFOLD_AGG_H
 #define TRACEFOLD_AGG_H
 
@@ -83,7 +86,11 @@ uint32_t tf_agg_child(tf_agg *a, uint32_t parent, tf_str frame);
 uint32_t tf_agg_nnodes(const tf_agg *a);
 const tf_agg_node *tf_agg_node_get(const tf_agg *a, uint32_t id);
 
-/* Label sets (sorted by key internally); (uint32_t)-1 on failure. */
+/* Label sets; (uint32_t)-1 on failure.  The labels are kept sorted by
+ * content, whatever order they are given in: by key bytes, then string
+ * values before numeric ones, then the string value's bytes, the number,
+ * the unit's bytes (bytes compared as memcmp, the shorter first on a common
+ * prefix), so the written order does not depend on interning order. */
 uint32_t tf_agg_labelset(tf_agg *a, const tf_label *labels, int n);
 int tf_agg_labelset_get(const tf_agg *a, uint32_t id, const tf_label **labels_out);
 uint32_t tf_agg_nlabelsets(const tf_agg *a);
@@ -108,6 +115,23 @@ void tf_agg_sample_values(const tf_agg *a, size_t i, int64_t *values_out);
 /* Whether sample i has a non-zero value (pprof drops the others). */
 int tf_agg_sample_nonzero(const tf_agg *a, size_t i);
 
+/* The canonical order of the samples, a permutation of 0 .. nsamples-1
+ * (malloc'd into *order_out; free it): by call path, in the depth-first
+ * preorder of the call-path tree where the children of a node are ordered
+ * by their frame's bytes (memcmp, the shorter first on a common prefix),
+ * then by label set, label by label in the order above (a label set that is
+ * a prefix of another first).  It depends only on content, never on ids or
+ * the order things were added: the order writers walk samples in.
+ * O(n log n) in call paths, label sets and samples.  0 or TF_ENOMEM. */
+int tf_agg_sample_order(const tf_agg *a, uint32_t **order_out);
+
+/* Reorders the sample types: new index i holds old type perm[i] (perm: a
+ * permutation of 0 .. ntypes-1, else TF_EUSAGE).  Values (dense and
+ * sparse) and the default type follow; linear in the values held.  Type
+ * indices held elsewhere (an agg sink's) are stale afterwards.  0,
+ * TF_EUSAGE or TF_ENOMEM (the agg unchanged then). */
+int tf_agg_permute_types(tf_agg *a, const int *perm);
+
 /* dst += src.  Same string table required.  Sample types are matched by
  * name: a type in src missing from dst is TF_ECLASH unless allow_new_types. */
 int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types);
@@ -118,9 +142,12 @@ typedef struct tf_agg_meta {
 	int64_t duration_nanos; /* span of all inputs */
 	int64_t period;         /* pprof period (1) */
 	tf_str main_file;       /* file name of the profile's one mapping (pprof's
-	                         * "main binary"): the first input's base name, or a
-	                         * read profile's first mapping file; 0 = none.  A
-	                         * merge keeps dst's unless it has none. */
+	                         * "main binary"): the bytewise least of the inputs'
+	                         * names (a trace's base name, a read profile's first
+	                         * mapping file); 0 = none.  A merge keeps the
+	                         * bytewise smaller of dst's and src's (either when
+	                         * the other has none), so it does not depend on the
+	                         * order of merges. */
 } tf_agg_meta;
 tf_agg_meta *tf_agg_meta_get(tf_agg *a);
 /* Free-text comments (inputs, repair counts); copied. */

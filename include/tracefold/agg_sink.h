@@ -32,6 +32,19 @@ void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n);
 void tf_agg_sink_free(tf_agg_sink *k); /* NULL-safe */
 tf_span_sink *tf_agg_sink_spans(tf_agg_sink *k);
 
+/* Puts the sample types of a trace aggregate in their canonical order,
+ * which does not depend on the order the types were met in: calls, wall,
+ * then those of gpu, alloc_space and alloc_objects present, then any other
+ * type that is not a counter (by name), then the counter types
+ * (TF_COUNTER_TYPE_PREFIX NAME) that counters (the -c list, as given to
+ * tf_agg_sink_new; may be NULL) names, in its order, then the other
+ * counters (-c all) by name; names compared as bytes (memcmp, the shorter
+ * first on a common prefix).  Run once the agg sink is done (its type
+ * indices are stale afterwards): the pipeline does after the stack builder
+ * finished, and a merge of partial aggregates does again.  0, or
+ * TF_ENOMEM (the agg unchanged then). */
+int tf_agg_sink_order_types(tf_agg *agg, const char *const *counters);
+
 /* Labels of a track as written to profiles: rank (or pid), thread. */
 int tf_track_labels(tf_ctx *ctx, uint32_t track, tf_label *out, int max);
 

@@ -70,6 +70,7 @@ typedef struct row {
 } row;
 
 static int g_by;
+static const tf_strtab *g_st; /* qsort has no user pointer in C11 */
 
 static double key_of(const row *r)
 {
@@ -88,7 +89,10 @@ static int cmp_row(const void *x, const void *y)
 	double sa = a->bt + a->nt, sb = b->bt + b->nt;
 	if (sa != sb)
 		return sa > sb ? -1 : 1;
-	return a->name < b->name ? -1 : a->name > b->name;
+	if (a->name == b->name)
+		return 0;
+	/* by name (bytes), not by the order names were interned in */
+	return strcmp(tf_strtab_get(g_st, a->name), tf_strtab_get(g_st, b->name));
 }
 
 /* Relative change in percent; +inf for growth from 0; NAN for 0 -> 0. */
@@ -344,6 +348,7 @@ int tf_cmd_diff(int argc, char **argv)
 			r->status = 2;
 	}
 	g_by = by;
+	g_st = tf_ctx_strtab(ctx);
 	qsort(rows, nrows, sizeof(row), cmp_row);
 	/* regression check over all rows */
 	int nregress = 0, total_regress = 0;

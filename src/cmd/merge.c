@@ -2,7 +2,10 @@
  *
  * Values are added per (call path, label set), so merging is associative
  * and commutative: any grouping and order of the same inputs gives the same
- * samples (the byte layout follows the input order).  Inputs must have the
+ * samples, and the same bytes: the pprof writer walks them in the
+ * aggregate's canonical order (tf_agg_sample_order), comments sorted, the
+ * mapping named by the bytewise least input name (docs/cli.md "tracefold
+ * profile").  Inputs must have the
  * same set of sample types (name and unit); otherwise exit 3 with a message
  * naming both inputs and their types.  Folded stacks are profiles of one
  * sample type (--folded-type TYPE/UNIT, default samples/count). */
@@ -18,7 +21,8 @@ static void help(void)
 	       "\n"
 	       "Sums pprof profiles (gzipped or not; tracefold's or any tool's with the\n"
 	       "same sample types) into one gzipped profile: values are added per (call\n"
-	       "path, labels), so the order and grouping of the inputs do not matter.\n"
+	       "path, labels), so the order and grouping of the inputs do not matter:\n"
+	       "any order writes the same bytes.\n"
 	       "Folded stacks and traces are accepted too (traces are profiled on the\n"
 	       "way).  Inputs whose sample types differ (e.g. a Go CPU profile and a\n"
 	       "tracefold wall-time profile) are refused.\n"

@@ -49,6 +49,7 @@ static void help(void)
 typedef struct top_ctx {
 	tf_fnstats *s;
 	int by;
+	const tf_agg *agg;
 } top_ctx;
 
 static top_ctx g_sort; /* qsort has no user pointer in C11 */
@@ -67,7 +68,12 @@ static int cmp_fn(const void *x, const void *y)
 		return ka > kb ? -1 : 1;
 	if (ta != tb)
 		return ta > tb ? -1 : 1;
-	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1; /* first seen first */
+	/* then by name (bytes), not by the order functions were first seen in */
+	tf_strtab *st = tf_agg_strtab(g_sort.agg);
+	int c = strcmp(tf_strtab_get(st, a->name), tf_strtab_get(st, b->name));
+	if (c)
+		return c;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
 }
 
 static double pct(double v, double total)
@@ -350,7 +356,7 @@ int tf_cmd_top(int argc, char **argv)
 	}
 	for (uint32_t i = 0; i < s.n; i++)
 		order[i] = i;
-	g_sort = (top_ctx){ &s, by };
+	g_sort = (top_ctx){ &s, by, agg };
 	qsort(order, s.n, sizeof(uint32_t), cmp_fn);
 	size_t nsel = count == 0 || (unsigned long long)count > s.n ? s.n : (size_t)count;
 	rs = calloc(nsel + 1, sizeof(rankstat));

@@ -11,6 +11,7 @@
 #include "tracefold/err.h"
 #include <stdio.h>
 #include "hmap.h"
+#include "msort.h"
 #include "sat.h"
 
 typedef struct labelset {
@@ -208,12 +209,27 @@ uint32_t tf_agg_child(tf_agg *a, uint32_t parent, tf_str frame)
 	return tf_cpath_child(a->cp, parent, frame);
 }
 
-static int label_cmp(const void *x, const void *y)
+static int str_cmp(const tf_strtab *st, tf_str x, tf_str y)
 {
-	const tf_label *p = x, *q = y;
-	if (p->key != q->key)
-		return p->key < q->key ? -1 : 1;
-	return 0;
+	if (x == y)
+		return 0;
+	return tf_bytes_cmp(tf_strtab_get(st, x), tf_strtab_len(st, x), tf_strtab_get(st, y), tf_strtab_len(st, y));
+}
+
+/* Labels by content: key bytes, then string values before numeric ones,
+ * string value bytes, number, unit bytes.  Independent of interning order. */
+static int label_cmp(const tf_strtab *st, const tf_label *p, const tf_label *q)
+{
+	int c = str_cmp(st, p->key, q->key);
+	if (c)
+		return c;
+	if (!p->str != !q->str)
+		return p->str ? -1 : 1;
+	if (p->str)
+		return str_cmp(st, p->str, q->str);
+	if (p->num != q->num)
+		return p->num < q->num ? -1 : 1;
+	return str_cmp(st, p->num_unit, q->num_unit);
 }
 
 static uint64_t lset_hash(const labelset *ls)
@@ -246,7 +262,12 @@ uint32_t tf_agg_labelset(tf_agg *a, const tf_label *labels, int n)
 	ls.n = n;
 	if (n > 0)
 		memcpy(ls.l, labels, (size_t)n * sizeof(tf_label));
-	qsort(ls.l, (size_t)n, sizeof(tf_label), label_cmp);
+	for (int i = 1; i < n; i++) /* insertion sort (n <= TF_AGG_MAX_LABELS), stable */
+		for (int j = i; j > 0 && label_cmp(a->st, &ls.l[j - 1], &ls.l[j]) > 0; j--) {
+			tf_label t = ls.l[j];
+			ls.l[j] = ls.l[j - 1];
+			ls.l[j - 1] = t;
+		}
 	uint64_t h = lset_hash(&ls);
 	uint32_t id = tf_hmap_get(&a->lset_idx, h);
 	if (id != UINT32_MAX) {
@@ -488,7 +509,8 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 		if (rc < 0)
 			goto out;
 	}
-	if (!dst->meta.main_file)
+	/* the bytewise smaller name: the same whatever the order of merges */
+	if (!dst->meta.main_file || (src->meta.main_file && str_cmp(dst->st, src->meta.main_file, dst->meta.main_file) < 0))
 		dst->meta.main_file = src->meta.main_file;
 	/* span: earliest start, latest end */
 	if (src->meta.time_nanos || src->meta.duration_nanos) {
@@ -507,6 +529,175 @@ out:
 	free(map);
 	free(nmap);
 	free(lmap);
+	return rc;
+}
+
+int tf_agg_permute_types(tf_agg *a, const int *perm)
+{
+	uint32_t nt = a->ntypes, nd = ndense(a);
+	uint32_t *inv = malloc(((size_t)nt + 1) * sizeof(uint32_t));
+	tf_sample_type *ty = malloc(((size_t)nt + 1) * sizeof(tf_sample_type));
+	int64_t *nv = calloc((size_t)(a->capvalues ? a->capvalues : 1) * a->stride, sizeof(int64_t));
+	tf_agg sp = *a; /* the new sparse store is built in a copy, swapped in on success */
+	int rc = TF_ENOMEM;
+	sp.sp = NULL;
+	sp.nsp = sp.capsp = 0;
+	sp.sp_head = NULL;
+	sp.nsphead = 0;
+	memset(&sp.sp_idx, 0, sizeof(sp.sp_idx));
+	if (!inv || !ty || !nv)
+		goto out;
+	rc = TF_EUSAGE;
+	memset(inv, 0xff, ((size_t)nt + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < nt; i++) {
+		if (perm[i] < 0 || (uint32_t)perm[i] >= nt || inv[perm[i]] != UINT32_MAX)
+			goto out;
+		inv[perm[i]] = i;
+		ty[i] = a->types[perm[i]];
+	}
+	rc = 0;
+	for (uint32_t s = 0; s < a->nsamples && rc == 0; s++) {
+		const int64_t *v = a->values + (size_t)s * a->stride;
+		int64_t *w = nv + (size_t)s * a->stride;
+		for (uint32_t t = 0; t < nd && rc == 0; t++) {
+			if (inv[t] < TF_AGG_DENSE_TYPES)
+				w[inv[t]] = v[t];
+			else
+				rc = sparse_add(&sp, s, inv[t], v[t]);
+		}
+		for (uint32_t j = s < a->nsphead ? a->sp_head[s] : UINT32_MAX; j != UINT32_MAX && rc == 0; j = a->sp[j].next) {
+			uint32_t t = inv[a->sp[j].type];
+			if (t < TF_AGG_DENSE_TYPES)
+				w[t] = a->sp[j].v;
+			else
+				rc = sparse_add(&sp, s, t, a->sp[j].v);
+		}
+	}
+	if (rc < 0)
+		goto out;
+	memcpy(a->types, ty, (size_t)nt * sizeof(tf_sample_type));
+	if (a->default_type >= 0 && (uint32_t)a->default_type < nt)
+		a->default_type = (int)inv[a->default_type];
+	free(a->values);
+	a->values = nv;
+	nv = NULL;
+	/* swap the sparse stores: the old one is freed below */
+	struct sparse_val *osp = a->sp;
+	uint32_t *ohead = a->sp_head;
+	tf_hmap oidx = a->sp_idx;
+	a->sp = sp.sp, a->nsp = sp.nsp, a->capsp = sp.capsp;
+	a->sp_head = sp.sp_head, a->nsphead = sp.nsphead;
+	a->sp_idx = sp.sp_idx;
+	sp.sp = osp, sp.sp_head = ohead, sp.sp_idx = oidx;
+out:
+	free(sp.sp);
+	free(sp.sp_head);
+	tf_hmap_free(&sp.sp_idx);
+	free(inv);
+	free(ty);
+	free(nv);
+	return rc;
+}
+
+/* ---- canonical sample order */
+
+static int frame_cmp(const void *ctx, uint32_t x, uint32_t y)
+{
+	const tf_agg *a = ctx;
+	return str_cmp(a->st, tf_cpath_get(a->cp, x)->frame, tf_cpath_get(a->cp, y)->frame);
+}
+
+static int lset_cmp(const void *ctx, uint32_t x, uint32_t y)
+{
+	const tf_agg *a = ctx;
+	const labelset *p = &a->lsets[x], *q = &a->lsets[y];
+	for (int i = 0; i < p->n && i < q->n; i++) {
+		int c = label_cmp(a->st, &p->l[i], &q->l[i]);
+		if (c)
+			return c;
+	}
+	return (p->n > q->n) - (p->n < q->n);
+}
+
+static int key_cmp(const void *ctx, uint32_t x, uint32_t y)
+{
+	const uint64_t *k = ctx;
+	return (k[x] > k[y]) - (k[x] < k[y]);
+}
+
+int tf_agg_sample_order(const tf_agg *a, uint32_t **order_out)
+{
+	uint32_t nn = tf_cpath_count(a->cp), ns = a->nsamples, nl = a->nlsets;
+	size_t big = nn > ns ? nn : ns;
+	big = big > nl ? big : nl;
+	uint32_t *start = calloc((size_t)nn + 2, sizeof(uint32_t)); /* children of p: kids[start[p] .. start[p+1]) */
+	uint32_t *kids = malloc(((size_t)nn + 1) * sizeof(uint32_t));
+	uint32_t *rank = malloc(((size_t)nn + 1) * sizeof(uint32_t)); /* node -> preorder rank */
+	uint32_t *lrank = malloc(((size_t)nl + 1) * sizeof(uint32_t));
+	uint32_t *tmp = malloc((big + 1) * sizeof(uint32_t));
+	uint64_t *key = malloc(((size_t)ns + 1) * sizeof(uint64_t));
+	uint32_t *order = malloc(((size_t)ns + 1) * sizeof(uint32_t));
+	uint32_t *stack = malloc(((size_t)nn + 1) * sizeof(uint32_t));
+	uint32_t *cur = malloc(((size_t)nn + 1) * sizeof(uint32_t)); /* p's next child to visit */
+	int rc = TF_ENOMEM;
+	*order_out = NULL;
+	if (!start || !kids || !rank || !lrank || !tmp || !key || !order || !stack || !cur)
+		goto out;
+	/* children per parent (counting sort), each node's children by frame bytes */
+	for (uint32_t n = 1; n < nn; n++)
+		start[tf_cpath_get(a->cp, n)->parent + 2]++;
+	for (uint32_t p = 0; p < nn; p++)
+		start[p + 2] += start[p + 1];
+	for (uint32_t n = 1; n < nn; n++)
+		kids[start[tf_cpath_get(a->cp, n)->parent + 1]++] = n;
+	for (uint32_t p = 0; p < nn; p++)
+		if (start[p + 1] - start[p] > 1)
+			tf_msort_u32(kids + start[p], tmp, start[p + 1] - start[p], frame_cmp, a);
+	/* depth-first preorder */
+	memcpy(cur, start, (size_t)nn * sizeof(uint32_t));
+	uint32_t sp = 0, r = 0;
+	if (nn) {
+		rank[TF_AGG_ROOT] = r++;
+		stack[sp++] = TF_AGG_ROOT;
+	}
+	while (sp) {
+		uint32_t p = stack[sp - 1];
+		if (cur[p] < start[p + 1]) {
+			uint32_t c = kids[cur[p]++];
+			rank[c] = r++;
+			stack[sp++] = c;
+		} else {
+			sp--;
+		}
+	}
+	/* label sets by content */
+	for (uint32_t l = 0; l < nl; l++) /* the sorted ids first, then their ranks */
+		lrank[l] = l;
+	tf_msort_u32(lrank, tmp, nl, lset_cmp, a);
+	for (uint32_t i = 0; i < nl; i++)
+		tmp[lrank[i]] = i;
+	if (nl)
+		memcpy(lrank, tmp, (size_t)nl * sizeof(uint32_t));
+	/* samples by (call path rank, label set rank): unique keys */
+	for (uint32_t s = 0; s < ns; s++) {
+		uint32_t l = a->samples[s].labelset;
+		key[s] = (uint64_t)rank[a->samples[s].node] << 32 | (l < nl ? lrank[l] : nl);
+		order[s] = s;
+	}
+	tf_msort_u32(order, tmp, ns, key_cmp, key);
+	*order_out = order;
+	order = NULL;
+	rc = 0;
+out:
+	free(start);
+	free(kids);
+	free(rank);
+	free(lrank);
+	free(tmp);
+	free(key);
+	free(order);
+	free(stack);
+	free(cur);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #include "tracefold/agg_sink.h"
 #include "tracefold/sink.h"
 #include "hmap.h"
+#include "msort.h"
 #include "sat.h"
 
 struct tf_agg_sink {
@@ -209,7 +210,8 @@ static int counter_type(tf_agg_sink *k, tf_str name)
 	return type;
 }
 
-/* Sample types in the order counters first appear in the input. */
+/* Sample types are made as counters first appear in the input;
+ * tf_agg_sink_order_types puts them in their canonical order afterwards. */
 static int on_prepare(tf_span_sink *sk, const tf_event *ev)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
@@ -325,4 +327,71 @@ int tf_track_labels(tf_ctx *ctx, uint32_t track, tf_label *out, int max)
 	}
 	out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "thread"), t->thread_name ? t->thread_name : t->thread_key, 0, 0 };
 	return n;
+}
+
+/* ---- the canonical order of a trace aggregate's sample types */
+
+typedef struct type_key {
+	int cls;         /* calls, wall, gpu, alloc_space, alloc_objects, other, counters named, other counters */
+	size_t pos;      /* a counter's place in the -c list */
+} type_key;
+
+typedef struct type_order {
+	const tf_agg *agg;
+	const type_key *key;
+} type_order;
+
+static int type_cmp(const void *ctx, uint32_t x, uint32_t y)
+{
+	const type_order *o = ctx;
+	const type_key *a = &o->key[x], *b = &o->key[y];
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	if (a->pos != b->pos)
+		return a->pos < b->pos ? -1 : 1;
+	tf_strtab *st = tf_agg_strtab(o->agg);
+	tf_str p = tf_agg_type_get(o->agg, (int)x).type, q = tf_agg_type_get(o->agg, (int)y).type;
+	return tf_bytes_cmp(tf_strtab_get(st, p), tf_strtab_len(st, p), tf_strtab_get(st, q), tf_strtab_len(st, q));
+}
+
+int tf_agg_sink_order_types(tf_agg *agg, const char *const *counters)
+{
+	static const char *const fixed[] = { "calls", "wall", "gpu", "alloc_space", "alloc_objects" };
+	enum { NFIXED = sizeof(fixed) / sizeof(fixed[0]) };
+	size_t pl = sizeof(TF_COUNTER_TYPE_PREFIX) - 1;
+	int nt = tf_agg_ntypes(agg);
+	type_key *key = malloc(((size_t)nt + 1) * sizeof(type_key));
+	uint32_t *ord = malloc(((size_t)nt + 1) * 2 * sizeof(uint32_t));
+	int *perm = malloc(((size_t)nt + 1) * sizeof(int));
+	int rc = TF_ENOMEM;
+	if (!key || !ord || !perm)
+		goto out;
+	for (int t = 0; t < nt; t++) {
+		const char *name = tf_strtab_get(tf_agg_strtab(agg), tf_agg_type_get(agg, t).type);
+		type_key k = { NFIXED, 0 }; /* another type: by name, before the counters */
+		for (int f = 0; f < NFIXED; f++)
+			if (!strcmp(name, fixed[f]))
+				k.cls = f;
+		if (!strncmp(name, TF_COUNTER_TYPE_PREFIX, pl)) {
+			k.cls = NFIXED + 2; /* not in the list (-c all): by name */
+			for (size_t i = 0; counters && counters[i] && k.cls == NFIXED + 2; i++)
+				if (!strcmp(counters[i], name + pl))
+					k = (type_key){ NFIXED + 1, i };
+		}
+		key[t] = k;
+		ord[t] = (uint32_t)t;
+	}
+	type_order o = { agg, key };
+	tf_msort_u32(ord, ord + nt, (size_t)nt, type_cmp, &o);
+	bool same = true;
+	for (int i = 0; i < nt; i++) {
+		perm[i] = (int)ord[i];
+		same &= perm[i] == i;
+	}
+	rc = same ? 0 : tf_agg_permute_types(agg, perm);
+out:
+	free(key);
+	free(ord);
+	free(perm);
+	return rc;
 }

@@ -22,9 +22,13 @@
  * first timestamp, so its inputs are read twice.
  *
  * The agg's main_file (the file name of the written profile's mapping) is
- * the first input's: its base name for a trace, for a profile the file name
- * of its own first mapping (so a merge keeps the original trace's name), else
- * its base name. */
+ * the bytewise least of the inputs' names: a trace's base name, a profile's
+ * file name of its own first mapping (so a merge keeps the original trace's
+ * name), else its base name; the same whatever the order of the inputs.
+ *
+ * The sample types of traces are put in their canonical order
+ * (tf_agg_sink_order_types) once the stack builder has finished, before
+ * profile inputs are added; profiles read as inputs keep their own order. */
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -427,6 +431,7 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	int nseen = 0;        /* seen holds agg's comments */
 	char *ftype = NULL;   /* --folded-type, split */
 	const char *funit = NULL;
+	tf_str main_name = 0; /* the traces' least base name */
 	if (!kind)
 		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 	if ((rc = folded_type_split(o ? o->folded_type : NULL, &ftype, &funit, err)) < 0)
@@ -441,14 +446,22 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		ntraces += kind[i] == IN_TRACE;
 	}
 	tf_agg_meta *meta = tf_agg_meta_get(agg);
-	if (n > 0 && kind[0] == IN_TRACE && !meta->main_file) {
-		tf_str name = base_name(tf_ctx_strtab(ctx), inputs[0]);
+	/* the bytewise least base name of the traces (profiles' names come with
+	 * tf_agg_merge, which keeps the least too): the same in any input order */
+	for (int i = 0; i < n && !meta->main_file; i++) {
+		if (kind[i] != IN_TRACE)
+			continue;
+		tf_strtab *st = tf_ctx_strtab(ctx);
+		tf_str name = base_name(st, inputs[i]);
 		if (name == (tf_str)-1) {
 			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;
 		}
-		meta->main_file = name;
+		if (!main_name || strcmp(tf_strtab_get(st, name), tf_strtab_get(st, main_name)) < 0)
+			main_name = name;
 	}
+	if (main_name)
+		meta->main_file = main_name;
 	if (!ntraces && o && o->consumers && o->consumers[0]) {
 		rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
 				  "'%s' is a %s: event tables and timelines need traces", inputs[0], kind_name(kind[0]));
@@ -522,6 +535,12 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		int r = tf_stacks_finish(stacks);
 		if (r < 0) {
 			rc = tf_error_set(err, r, NULL, -1, -1, "cannot build stacks: %s", tf_strerror(r));
+			goto done;
+		}
+		/* the trace's sample types in their canonical order, whatever order
+		 * they were met in (profiles added below keep theirs) */
+		if ((r = tf_agg_sink_order_types(agg, o ? o->counters : NULL)) < 0) {
+			rc = tf_error_set(err, r, NULL, -1, -1, "cannot order sample types: %s", tf_strerror(r));
 			goto done;
 		}
 		if (filter) {

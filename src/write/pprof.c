@@ -13,10 +13,16 @@
  * knows the profile is symbolized: it neither looks for the binary nor says
  * "Main binary filename not available".
  *
+ * Canonical: samples are written in the aggregate's canonical order
+ * (tf_agg_sample_order: call paths in preorder with children by frame
+ * bytes, then label sets by content) and comments in byte order, so the
+ * bytes depend only on the aggregate's content, never on the order it was
+ * built or merged in (docs/cli.md "tracefold profile").
+ *
  * Streaming: the protobuf is written by hand, field by field, into the gzip
  * output (or a memory buffer for tf_pprof_encode).  A first pass numbers
- * strings, functions and locations in the order the encoder meets them; the
- * second writes.  Memory is per node, per distinct frame and per string,
+ * strings, functions and locations in the order the encoder meets them
+ * (walking the samples in that order); the second writes.  Memory is per node, per distinct frame and per string,
  * never per sample x depth (a sample's location ids are written by walking
  * its path; the byte size of that packed field is kept per node, its
  * parent's plus its own id's) nor per sample x type (one sample's values at
@@ -30,6 +36,7 @@
 #include "tracefold/pprof.h"
 #include "tracefold/io.h"
 #include "hmap.h"
+#include "msort.h"
 
 /* ---- protobuf output: varints and length-delimited fields into a small
  * buffer, flushed to a tf_out or appended to a memory buffer */
@@ -152,7 +159,9 @@ typedef struct enc {
 	int ntypes;
 	int64_t *vt_type, *vt_unit; /* sample types' string indices */
 	int64_t *vals;         /* one sample's values */
-	int64_t *comments;
+	int64_t *comments;     /* string index of each comment, in com_order */
+	uint32_t *com_order;   /* the comments sorted by their bytes */
+	uint32_t *order;       /* the samples in canonical order (tf_agg_sample_order) */
 	int64_t map_file;
 	tf_agg_meta meta;
 	int dt;                /* default sample type, -1 none */
@@ -281,13 +290,24 @@ static void enc_free(enc *e)
 	free(e->vt_unit);
 	free(e->vals);
 	free(e->comments);
+	free(e->com_order);
+	free(e->order);
+}
+
+static int comment_cmp(const void *ctx, uint32_t x, uint32_t y)
+{
+	const tf_agg *agg = ctx;
+	const char *a = tf_agg_comment_get(agg, x), *b = tf_agg_comment_get(agg, y);
+	return tf_bytes_cmp(a, strlen(a), b, strlen(b));
 }
 
 /* Pass 1: every string, function and location gets its index in the order
  * the protobuf-c encoder assigned them (string 0 "", the sample types, then
  * per written sample its new locations leaf first and its labels, the
- * mapping's file, the comments).  Allocates all the writer needs: pass 2
- * fails only on output errors. */
+ * mapping's file, the comments).  Samples are walked in the agg's canonical
+ * order (tf_agg_sample_order) and comments in byte order, so every number
+ * depends only on the aggregate's content, not on the order it was built
+ * in.  Allocates all the writer needs: pass 2 fails only on output errors. */
 static int enc_prepare(enc *e, const tf_agg *agg)
 {
 	memset(e, 0, sizeof(*e));
@@ -302,10 +322,15 @@ static int enc_prepare(enc *e, const tf_agg *agg)
 	e->vt_unit = calloc((size_t)e->ntypes + 1, sizeof(int64_t));
 	e->vals = calloc((size_t)e->ntypes + 1, sizeof(int64_t));
 	e->comments = calloc(ncom + 1, sizeof(int64_t));
+	e->com_order = calloc(2 * ncom + 1, sizeof(uint32_t)); /* and the sort's scratch */
 	e->node_loc = calloc(nnodes, sizeof(uint32_t));
 	e->node_bytes = calloc(nnodes, sizeof(uint64_t));
-	if (!e->vt_type || !e->vt_unit || !e->vals || !e->comments || !e->node_loc || !e->node_bytes)
+	if (!e->vt_type || !e->vt_unit || !e->vals || !e->comments || !e->com_order || !e->node_loc ||
+	    !e->node_bytes || tf_agg_sample_order(agg, &e->order) < 0)
 		return TF_ENOMEM;
+	for (size_t i = 0; i < ncom; i++)
+		e->com_order[i] = (uint32_t)i;
+	tf_msort_u32(e->com_order, e->com_order + ncom, ncom, comment_cmp, agg);
 	if (cstr_index(e, "") != 0)
 		return TF_ENOMEM;
 	for (int t = 0; t < e->ntypes; t++) {
@@ -315,7 +340,8 @@ static int enc_prepare(enc *e, const tf_agg *agg)
 		if (e->vt_type[t] < 0 || e->vt_unit[t] < 0)
 			return TF_ENOMEM;
 	}
-	for (size_t i = 0; i < nsamp; i++) {
+	for (size_t o = 0; o < nsamp; o++) {
+		size_t i = e->order[o];
 		tf_agg_sample s = tf_agg_sample_get(agg, i);
 		if (!sample_written(e, i, &s))
 			continue;
@@ -345,7 +371,7 @@ static int enc_prepare(enc *e, const tf_agg *agg)
 	if (e->map_file < 0)
 		return TF_ENOMEM;
 	for (size_t i = 0; i < ncom; i++) {
-		e->comments[i] = cstr_index(e, tf_agg_comment_get(agg, i));
+		e->comments[i] = cstr_index(e, tf_agg_comment_get(agg, e->com_order[i]));
 		if (e->comments[i] < 0)
 			return TF_ENOMEM;
 	}
@@ -365,7 +391,8 @@ static int enc_write(enc *e, pbout *w)
 	}
 	/* 2: sample; location ids leaf first, one value per type, labels */
 	size_t nsamp = tf_agg_nsamples(agg);
-	for (size_t i = 0; i < nsamp && w->rc == 0; i++) {
+	for (size_t o = 0; o < nsamp && w->rc == 0; o++) {
+		size_t i = e->order[o];
 		tf_agg_sample s = tf_agg_sample_get(agg, i);
 		if (!sample_written(e, i, &s))
 			continue;

@@ -1,6 +1,6 @@
-# The profile's one mapping (src/write/pprof.c): id 1, named after the first
-# input, no addresses, has_functions/filenames/line_numbers set, every
-# location in it; so go tool pprof neither symbolizes nor says "Main binary
+# The profile's one mapping (src/write/pprof.c): id 1, named after the
+# bytewise least input name, no addresses, has_functions/filenames/
+# line_numbers set, every location in it; so go tool pprof neither symbolizes nor says "Main binary
 # filename not available".  Checked with an independent decoder
 # (tests/tools/pprof.py mappings) and with go tool pprof itself.
 . tests/lib.sh
@@ -30,7 +30,7 @@ check "go tool pprof -top names the input (File: trace.json)" grep -q "^File: tr
 go tool pprof -raw "$TMP/a.pb.gz" > "$TMP/raw.txt" 2>&1
 check "go tool pprof -raw: mapping 1 with functions, file names and lines" grep -Eq '^1: 0x0/0x0/0x0 trace.json +\[FN\]\[FL\]\[LN\]$' "$TMP/raw.txt"
 
-# the name: base name of the first input; stdin; a directory
+# the name: base name of the input; stdin; a directory
 $TF -q profile - -o "$TMP/stdin.pb.gz" < "$t"
 check "a trace on stdin: mapping 'stdin'" want_map "$TMP/stdin.pb.gz" stdin
 if [ -d "$DATA/tau/mpi_small" ]; then
@@ -41,8 +41,11 @@ fi
 # merge keeps the original input's name and a valid mapping
 $TF -q merge "$TMP/a.pb.gz" -o "$TMP/m.pb.gz"
 check "merge of our profile keeps its mapping (trace.json)" want_map "$TMP/m.pb.gz" trace.json
+# several inputs: the bytewise least name, whatever their order
 $TF -q merge "$TMP/stdin.pb.gz" "$TMP/a.pb.gz" -o "$TMP/m2.pb.gz"
-check "merge of two profiles: the first one's mapping name" want_map "$TMP/m2.pb.gz" stdin
+check "merge of two profiles: the least mapping name" want_map "$TMP/m2.pb.gz" stdin
+$TF -q merge "$TMP/a.pb.gz" "$TMP/stdin.pb.gz" -o "$TMP/m2r.pb.gz"
+check "merge of two profiles in the other order: the same name" want_map "$TMP/m2r.pb.gz" stdin
 $TF -q merge "$TMP/m2.pb.gz" -o "$TMP/m3.pb.gz"
 check "a merge of that merge keeps it" want_map "$TMP/m3.pb.gz" stdin
 go tool pprof -top "$TMP/m2.pb.gz" > "$TMP/top.txt" 2> "$TMP/top.err"
@@ -57,5 +60,7 @@ $P make "$TMP/nomap.spec" "$TMP/nomap.pb.gz"
 $TF -q merge "$TMP/nomap.pb.gz" -o "$TMP/m4.pb.gz"
 check "merge of a profile without mappings: mapping named after the file" want_map "$TMP/m4.pb.gz" nomap.pb.gz
 $TF -q profile "$TMP/nomap.pb.gz" "$t" -o "$TMP/mix.pb.gz" 2>/dev/null
-check "a profile then a trace: the profile's name (the first input)" want_map "$TMP/mix.pb.gz" nomap.pb.gz
+check "a profile then a trace: the least name (the profile's)" want_map "$TMP/mix.pb.gz" nomap.pb.gz
+$TF -q profile "$t" "$TMP/nomap.pb.gz" -o "$TMP/mix2.pb.gz" 2>/dev/null
+check "a trace then a profile: the same name" want_map "$TMP/mix2.pb.gz" nomap.pb.gz
 finish

@@ -363,23 +363,24 @@ if [ -n "$p" ] && [ -n "$q" ] && [ "$p" -lt $((3 * q)) ]; then
 else
 	fail "profile of 100k call paths 4000 deep: peak memory within 3x top's ($p KiB vs $q KiB)"
 fi
-check "... and is whole: its first sample has 4001 frames, 800+ MB in all" python3 -c 'import gzip, sys
-f = gzip.open(sys.argv[1]); d = f.read(1 << 16)
+check "... and is whole: preorder, f0 .. f0;...;f3999 then leaves of 4001 frames, 800+ MB in all" python3 -c 'import gzip, sys
+f = gzip.open(sys.argv[1]); d = f.read(32 << 20)  # the first 4001 samples: 16 MB
 def varint(i):
     v = s = 0
     while True:
         b = d[i]; i += 1; v |= (b & 0x7f) << s; s += 7
         if b < 0x80: return v, i
-i = 0
-while True:  # skip the sample types (field 1) up to the first sample (field 2)
+i = 0; counts = []
+while len(counts) < 4002:  # top-level fields up to the samples (field 2), all length-delimited
     key, i = varint(i); ln, i = varint(i)
-    if key == 0x12: break
+    if key == 0x12:  # a sample: its location ids, packed, come first
+        k, j = varint(i); assert k == 0x0a, k
+        pl, j = varint(j); e = j + pl; c = 0
+        while j < e: _, j = varint(j); c += 1
+        counts.append(c)
     i += ln
-key, i = varint(i); assert key == 0x0a, key  # its location ids, packed
-ln, i = varint(i); e = i + ln; c = 0
-while i < e: _, i = varint(i); c += 1
 n = len(d) + sum(len(b) for b in iter(lambda: f.read(1 << 20), b""))
-assert c == 4001 and n > 800e6, (c, n)' "$TMP/deep4.pb.gz"
+assert counts == list(range(1, 4001)) + [4001, 4001] and n > 800e6, (counts[:5], counts[3998:], n)' "$TMP/deep4.pb.gz"
 # 18. -c all with N counters in N regions: N + 2 sample types, a value for
 # each only where its counter was sampled (N of them, not N^2)
 python3 - "$TMP" <<'PY'
