@@ -39,6 +39,13 @@ typedef struct tf_read_opts {
 	bool keep_trace_span;     /* Chrome: keep Kineto's whole-trace span (X of cat "Trace") */
 	int64_t clip_tolerance_ns; /* stack builder: a child overhanging its parent by at most
 				    * this is clipped; a larger overlap cuts the parent */
+	const uint8_t *part_mask;  /* distributed runs: read only the parts i of the input with
+				    * part_mask[i] != 0 (i < npart_mask; tf_format.parts); NULL all */
+	size_t npart_mask;
+	/* distributed runs: asked between parts and inputs; true stops the read
+	 * with TF_ECANCEL (another process failed).  NULL: never */
+	bool (*cancelled)(void *arg);
+	void *cancel_arg;
 } tf_read_opts;
 
 tf_ctx *tf_ctx_new(void);

@@ -21,6 +21,7 @@ enum {
 	TF_ENOTIMPL = -6, /* feature not built in */
 	TF_ECLASH = -7,   /* incompatible inputs (e.g. sample types differ) */
 	TF_ESTOP = -8,    /* a consumer asked the producer to stop (not an error) */
+	TF_ECANCEL = -9,  /* stopped because another process of a distributed run failed */
 };
 
 const char *tf_strerror(int code);

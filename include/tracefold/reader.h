@@ -13,6 +13,11 @@
 #include "sink.h"
 #include "err.h"
 
+/* A part of an input (tf_format.parts). */
+typedef struct tf_part {
+	uint64_t bytes;          /* its size on disk: its weight when parts are shared out */
+} tf_part;
+
 /* sniff answers */
 enum { TF_SNIFF_NO = 0, TF_SNIFF_MAYBE = 1, TF_SNIFF_YES = 2 };
 
@@ -22,8 +27,22 @@ typedef struct tf_format {
 	/* path: what the user named; is_dir: it is a directory; head: first
 	 * bytes of the file (decompressed if gzip), n of them (0 for a dir). */
 	int (*sniff)(const char *path, int is_dir, const unsigned char *head, size_t n);
-	/* Reads the whole input; `input` is its index among this run's inputs. */
+	/* Reads the whole input; `input` is its index among this run's inputs.
+	 * A reader with parts reads only the parts tf_read_opts.part_mask
+	 * selects, when it is set. */
 	int (*read)(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err);
+	/* Optional (NULL: the input is one part).  The parts of path that can
+	 * be read on their own, in the order read reads them (a TAU
+	 * directory's trace files, an OTF2 archive's locations), for a
+	 * distributed run (docs/distributed.md): *out (malloc'd, the caller
+	 * frees it) gets each one's weight in bytes.  Reading any subset of
+	 * the parts, each subset on its own, gives together what reading
+	 * the whole input gives: a format that cannot promise that for an
+	 * input (an OTF2 archive whose GPU streams go under the launches on
+	 * its CPU threads) answers one part.  Returns the number of parts
+	 * or a negative TF_E* with err filled.  ctx gives the reader
+	 * options; nothing is added to it. */
+	int (*parts)(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err);
 } tf_format;
 
 /* The table, NULL-terminated. */

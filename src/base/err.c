@@ -18,6 +18,7 @@ const char *tf_strerror(int code)
 	case TF_ENOTIMPL: return "not implemented";
 	case TF_ECLASH: return "incompatible inputs";
 	case TF_ESTOP: return "stopped";
+	case TF_ECANCEL: return "stopped: another process of the distributed run failed";
 	default: return "unknown error";
 	}
 }

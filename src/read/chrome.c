@@ -855,4 +855,5 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 const tf_format tf_format_chrome = {
 	"chrome", "Chrome trace-event JSON (Chrome, Perfetto, PyTorch/Kineto, rocprofiler, TAU json)",
 	sniff, read_input,
+	NULL, /* one part */
 };

@@ -16,6 +16,7 @@
  * conversion, the rank/thread mapping and what is counted for each record
  * type: docs/format-otf2.md. */
 #include <dirent.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -166,9 +167,13 @@ static bool use_pipeline(void)
  * read is counted (missing_location) and the others are still read. */
 static int read_events(rd *r, OTF2_Reader *rdr)
 {
-	for (size_t i = 0; i < r->nlocs; i++)
-		if (OTF2_Reader_SelectLocation(rdr, r->locs[i].id) != OTF2_SUCCESS)
+	const tf_read_opts *ro = tf_ctx_opts(r->ctx);
+	for (size_t i = 0; i < r->nlocs; i++) {
+		/* a distributed run: read only the locations given to this process */
+		r->locs[i].skip = ro->part_mask && (i >= ro->npart_mask || !ro->part_mask[i]);
+		if (!r->locs[i].skip && OTF2_Reader_SelectLocation(rdr, r->locs[i].id) != OTF2_SUCCESS)
 			return tf_otf2_fail(r, "cannot select a location", OTF2_ERROR_INVALID);
+	}
 	bool defs_open = OTF2_Reader_OpenDefFiles(rdr) == OTF2_SUCCESS; /* local defs are optional */
 	OTF2_ErrorCode ec = OTF2_Reader_OpenEvtFiles(rdr);
 	if (ec != OTF2_SUCCESS) {
@@ -189,21 +194,30 @@ static int read_events(rd *r, OTF2_Reader *rdr)
 	return rc;
 }
 
-static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
+/* The archive's anchor: path, or the one *.otf2 in the directory path. */
+static int anchor_of(const char *path, char *anchor, size_t len, tf_error *err)
 {
-	char anchor[PATH_MAX];
 	if (is_dir(path)) {
 		int depth;
-		int n = find_anchor(path, anchor, sizeof(anchor), &depth);
+		int n = find_anchor(path, anchor, len, &depth);
 		if (n == 0)
 			return tf_error_set(err, TF_EFORMAT, path, -1, -1, "no OTF2 anchor file (*.otf2) in this directory");
 		if (n > 1)
 			return tf_error_set(err, TF_EUSAGE, path, -1, -1,
 					    "%d OTF2 anchor files (*.otf2) in this directory; name one", n);
 	} else {
-		if ((size_t)snprintf(anchor, sizeof(anchor), "%s", path) >= sizeof(anchor))
+		if ((size_t)snprintf(anchor, len, "%s", path) >= len)
 			return tf_error_set(err, TF_EIO, path, -1, -1, "path too long");
 	}
+	return 0;
+}
+
+static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
+{
+	char anchor[PATH_MAX];
+	int rc = anchor_of(path, anchor, sizeof(anchor), err);
+	if (rc < 0)
+		return rc;
 
 	/* libotf2 leaks its file handle when OTF2_Reader_Open fails on a file
 	 * that is no anchor at all: check the magic first */
@@ -219,7 +233,6 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	tf_otf2_clock_set(&r, 1000000000ull, 0);
 	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(quiet_error, NULL);
 	tf_otf2_msg[0] = 0;
-	int rc;
 	OTF2_Reader *rdr = OTF2_Reader_Open(anchor);
 	if (!rdr) {
 		rc = tf_otf2_fail(&r, "not a readable OTF2 archive", OTF2_ERROR_INVALID);
@@ -240,9 +253,78 @@ out:
 	return rc;
 }
 
+/* The parts of an archive are its locations, in definition order (the
+ * order read_events reads them), each weighed by the size of its event
+ * file (ANCHOR-without-.otf2/ID.evt, as Score-P and libotf2 lay archives
+ * out; 1 byte where that file is not found).  An archive whose GPU streams
+ * are nested under their launches (tracefold::gpu_launches) is one part:
+ * its streams need its CPU threads. */
+static int parts(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err)
+{
+	char anchor[PATH_MAX];
+	int rc = anchor_of(path, anchor, sizeof(anchor), err);
+	if (rc < 0)
+		return rc;
+	unsigned char head[8];
+	ptrdiff_t nh = tf_file_head(anchor, head, sizeof(head), err);
+	if (nh < 0)
+		return (int)nh;
+	if (!is_anchor_head(head, (size_t)nh))
+		return tf_error_set(err, TF_EFORMAT, anchor, 0, -1, "not an OTF2 anchor file");
+	tf_ctx *scratch = tf_ctx_new(); /* the definitions make tracks: not in ctx */
+	if (!scratch)
+		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+	*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);
+	rd r = { .ctx = scratch, .err = err, .path = path, .anchor = anchor,
+		 .attr_corr = OTF2_UNDEFINED_ATTRIBUTE, .attr_gpu = OTF2_UNDEFINED_ATTRIBUTE };
+	tf_otf2_clock_set(&r, 1000000000ull, 0);
+	OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(quiet_error, NULL);
+	tf_otf2_msg[0] = 0;
+	OTF2_Reader *rdr = OTF2_Reader_Open(anchor);
+	if (!rdr) {
+		rc = tf_otf2_fail(&r, "not a readable OTF2 archive", OTF2_ERROR_INVALID);
+	} else {
+		OTF2_Reader_SetSerialCollectiveCallbacks(rdr);
+		rc = tf_otf2_read_defs(&r, rdr);
+		if (rc == 0)
+			rc = tf_otf2_resolve_defs(&r);
+		OTF2_Reader_Close(rdr);
+	}
+	OTF2_Error_RegisterCallback(old, NULL);
+	size_t n = r.nlocs, alen = strlen(anchor);
+	bool whole = false;
+	for (size_t i = 0; i < n; i++)
+		whole |= r.locs[i].launched;
+	tf_part *p = rc == 0 ? calloc(n ? n : 1, sizeof(tf_part)) : NULL;
+	if (rc == 0 && !p)
+		rc = TF_ENOMEM;
+	uint64_t total = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		char evt[PATH_MAX + 32];
+		struct stat sb;
+		snprintf(evt, sizeof(evt), "%.*s/%" PRIu64 ".evt", (int)(alen > 5 ? alen - 5 : alen), anchor,
+			 r.locs[i].id);
+		p[i].bytes = stat(evt, &sb) == 0 ? (uint64_t)sb.st_size : 1;
+		total += p[i].bytes;
+	}
+	tf_otf2_rd_free(&r);
+	tf_ctx_free(scratch);
+	if (rc < 0) {
+		free(p);
+		return rc == TF_ENOMEM ? tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory") : rc;
+	}
+	if (whole || !n) {
+		p[0].bytes = total;
+		n = 1;
+	}
+	*out = p;
+	return (int)n;
+}
+
 const tf_format tf_format_otf2 = {
 	"otf2",
 	"OTF2 archive (Score-P, TAU): an anchor file (*.otf2) or a directory holding one",
 	sniff,
 	read_input,
+	parts,
 };

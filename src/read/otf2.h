@@ -42,6 +42,7 @@ typedef struct d_loc {
 	uint32_t track;
 	uint8_t ldefs;      /* LDEFS_*: its local definitions, once its events were read */
 	uint8_t launched;   /* property tracefold::gpu_launches: its GPU work goes under its launches */
+	uint8_t skip;       /* not read here: another process of a distributed run reads it */
 } d_loc;
 
 /* A location's local definitions (mapping tables, clock offsets). */

@@ -601,6 +601,14 @@ void tf_otf2_decode(decoder *d)
 {
 	for (size_t i = 0; i < d->nlocs && !d->stopped; i++) {
 		const d_loc *L = &d->locs[i];
+		if (L->skip)
+			continue;
+		const tf_read_opts *ro = tf_ctx_opts(d->l.r->ctx);
+		if (!d->piped && ro->cancelled && ro->cancelled(ro->cancel_arg)) {
+			d->l.r->rc = TF_ECANCEL; /* another process of a distributed run failed */
+			d->stopped = true;
+			break;
+		}
 		uint32_t lec;
 		uint8_t st = read_local_defs(d->rdr, L, d->defs_open, &lec);
 		prec *q = put_begin(d, P_LOC, 1, st == LDEFS_DAMAGED);

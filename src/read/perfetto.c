@@ -891,4 +891,5 @@ static int sniff(const char *path, int is_dir, const unsigned char *h, size_t n)
 const tf_format tf_format_perfetto = {
 	"perfetto", "Perfetto protobuf traces with track events (.pftrace; tracefold's, Perfetto SDK's)",
 	sniff, read_input,
+	NULL, /* one part */
 };

@@ -576,8 +576,15 @@ static int read_dir(tau_rd *rd, const char *dir)
 	if (rc >= 0 && n == 0)
 		rc = tf_error_set(rd->err, TF_EFORMAT, dir, -1, -1,
 				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
-	const char *opt = tf_ctx_opts(rd->ctx)->edf_path;
+	const tf_read_opts *ro = tf_ctx_opts(rd->ctx);
+	const char *opt = ro->edf_path;
 	for (size_t i = 0; i < n && rc >= 0; i++) {
+		if (ro->part_mask && (i >= ro->npart_mask || !ro->part_mask[i]))
+			continue; /* another process reads it (a distributed run) */
+		if (ro->cancelled && ro->cancelled(ro->cancel_arg)) {
+			rc = tf_error_set(rd->err, TF_ECANCEL, dir, -1, -1, "%s", tf_strerror(TF_ECANCEL));
+			break;
+		}
 		char *trc = tf_tau_path_join(dir, files[i].name), *edf = NULL;
 		if (!trc) {
 			rc = tf_error_set(rd->err, TF_ENOMEM, dir, -1, -1, "out of memory");
@@ -625,6 +632,45 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	return rc;
 }
 
+/* A directory's parts are its trace files, in the order read_dir reads
+ * them; a file is one part. */
+static int parts(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return tf_error_set(err, TF_EIO, path, -1, -1, "cannot open");
+	if (!S_ISDIR(sb.st_mode)) {
+		if (!(*out = malloc(sizeof(tf_part))))
+			return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+		(*out)[0].bytes = (uint64_t)sb.st_size;
+		return 1;
+	}
+	trc_file *files = NULL;
+	size_t n = 0;
+	bool per_thread = false;
+	int rc = tf_tau_list_dir(path, &files, &n, &per_thread, err);
+	if (rc >= 0 && n == 0)
+		rc = tf_error_set(err, TF_EFORMAT, path, -1, -1,
+				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
+	tf_part *p = rc >= 0 ? calloc(n, sizeof(tf_part)) : NULL;
+	if (rc >= 0 && !p)
+		rc = tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char *trc = rc >= 0 ? tf_tau_path_join(path, files[i].name) : NULL;
+		if (trc && stat(trc, &sb) == 0)
+			p[i].bytes = (uint64_t)sb.st_size;
+		free(trc);
+		free(files[i].name);
+	}
+	free(files);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return (int)n;
+}
+
 /* ---- sniffing ---- */
 
 static bool head_is_tau(const unsigned char *head, size_t n)
@@ -664,4 +710,5 @@ const tf_format tf_format_tau = {
 	"TAU traces: a directory of tautrace.N.C.T.trc + events.N.edf, a merged tau.trc, or one .trc",
 	sniff,
 	read_input,
+	parts,
 };
