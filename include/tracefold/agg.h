@@ -165,4 +165,8 @@ size_t tf_agg_bytes(const tf_agg *a);
 typedef int (*tf_agg_value_fn)(void *arg, int type, int64_t value);
 int tf_agg_sample_each(const tf_agg *a, size_t i, tf_agg_value_fn fn, void *arg);
 
+/* Keeps the first n comments (a distributed run: the other processes'
+ * copies of the command's own go). */
+void tf_agg_comments_truncate(tf_agg *a, size_t n);
+
 #endif

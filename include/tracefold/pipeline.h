@@ -16,6 +16,24 @@
 #include "filter.h"
 #include "agg_sink.h"
 
+/* Distributed runs (docs/distributed.md): each process reads a share of
+ * the inputs' parts (tf_format.parts) into its own aggregate, the partial
+ * aggregates are added up, and one process concludes the run. */
+enum { TF_SEL_ALL = 0, TF_SEL_NONE, TF_SEL_PARTS };
+typedef struct tf_input_sel {
+	int mode;                       /* TF_SEL_*: all of the input, none of it, or parts */
+	const uint8_t *mask;            /* TF_SEL_PARTS: part i is read when i < nmask && mask[i] */
+	size_t nmask;
+} tf_input_sel;
+
+/* What a partial run read, for tf_pipeline_conclude once the partial
+ * aggregates are added up (sums and extremes, so they add up too). */
+typedef struct tf_pipeline_partial {
+	tf_diag *input_diags;           /* the caller's, one per input: what was read of each */
+	bool any_time;                  /* the stack builder's time span (tf_stacks_time_span) */
+	int64_t min_ns, max_ns;
+} tf_pipeline_partial;
+
 typedef struct tf_pipeline_opts {
 	const char *format;             /* force this trace reader (no profile sniffing), or NULL */
 	const char *const *counters;    /* tf_stacks_opts.counters */
@@ -26,6 +44,13 @@ typedef struct tf_pipeline_opts {
 	const tf_filter_opts *filter;   /* --ranks, --window (filter.h), or NULL; borrowed */
 	const char *folded_type;        /* --folded-type "TYPE/UNIT": the sample type of folded
 					 * stack inputs (folded.h), or NULL for samples/count */
+	const tf_input_sel *select;     /* a partial run: per input, what this process reads */
+	tf_pipeline_partial *partial;   /* a partial run (with select): what it read, out.  The
+					 * checks that need the whole run (an input with nothing
+					 * usable, an empty result, --ranks that keep nothing, unmatched
+					 * -c names), the comments and the profile's time span are left
+					 * to tf_pipeline_conclude.  Traces only; no relative window,
+					 * --steps or --label-steps (they need a first pass over all). */
 } tf_pipeline_opts;
 
 /* Reads inputs[0..n) into agg (empty, over ctx's string table): traces
@@ -40,6 +65,43 @@ typedef struct tf_pipeline_opts {
  * Returns 0 or a negative TF_E* with err filled (err may be NULL). */
 int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
 		    tf_error *err);
+
+/* The end of a distributed run, on the process that writes the outputs:
+ * agg is the sum of the partial aggregates, total the sum of their
+ * tf_pipeline_partial (input diagnostics added up, time span widened) and
+ * ctx's diagnostics the sum of theirs.  Does what tf_pipeline_run does
+ * after reading, so that the profile is the one a single process writes:
+ * the per-input checks, comments, the time span, the sample type order,
+ * warnings and the empty-result error.  Returns 0 or a negative TF_E*. */
+int tf_pipeline_conclude(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
+			 const tf_pipeline_partial *total, tf_error *err);
+
+/* The filters a partial run takes: --ranks and a --window with absolute
+ * bounds; TF_EUSAGE (saying why) for the others. */
+int tf_pipeline_partial_ok(const tf_filter_opts *fo, tf_error *err);
+
+/* A part of the run's inputs (tf_format.parts) and its share-out. */
+typedef struct tf_plan_part {
+	uint32_t input;                 /* index in inputs */
+	uint32_t part;                  /* index among the input's parts */
+	uint64_t bytes;
+	uint32_t owner;                 /* the process that reads it (tf_pipeline_plan_assign) */
+} tf_plan_part;
+
+/* Lists the parts of every input (a trace; profiles and standard input
+ * are usage errors: they cannot be shared out) into *out (malloc'd, the
+ * caller frees it).  Returns the number of parts or a negative TF_E*. */
+int tf_pipeline_plan(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_plan_part **out,
+		     tf_error *err);
+/* Shares the parts out among nproc processes, balanced by bytes (the
+ * largest first, each to the process with the fewest bytes so far, the
+ * lower number on a tie): the same answer on every process. */
+void tf_pipeline_plan_assign(tf_plan_part *parts, size_t n, uint32_t nproc);
+/* The selection (tf_pipeline_opts.select) of process `me`: sel[0..ninputs)
+ * and one mask buffer (*masks, malloc'd; the caller frees it).  Returns 0
+ * or TF_ENOMEM. */
+int tf_pipeline_plan_select(const tf_plan_part *parts, size_t n, int ninputs, uint32_t me, tf_input_sel *sel,
+			    uint8_t **masks);
 
 /* The run's first timestamp: the smallest ts_ns of any event but metadata
  * in inputs[0..n) (what 'tracefold info' calls the start of the time span),

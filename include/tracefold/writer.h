@@ -27,6 +27,9 @@ typedef struct tf_writer_args {
 	const char *compression;      /* "zstd" (NULL), "gzip" or "none", where it applies */
 	bool partition_rank;          /* Hive-style rank=N folders, where it applies */
 	bool phases_be;               /* chrome: regions as B/E pairs instead of X */
+	int part, nparts;             /* a distributed run (docs/distributed.md): this process
+				       * writes part `part` of nparts (parquet: part-N.parquet
+				       * files, ids unique across parts); 0, 0 otherwise */
 } tf_writer_args;
 
 typedef struct tf_writer {

@@ -731,3 +731,9 @@ int tf_agg_sample_each(const tf_agg *a, size_t i, tf_agg_value_fn fn, void *arg)
 			TF_TRY(fn(arg, (int)a->sp[j].type, a->sp[j].v));
 	return 0;
 }
+
+void tf_agg_comments_truncate(tf_agg *a, size_t n)
+{
+	while (a->ncomments > n)
+		free(a->comments[--a->ncomments]);
+}

@@ -83,11 +83,21 @@ static uint64_t sum_sev(const tf_diag *d, tf_severity sev, bool kinds)
 	return n;
 }
 
+static int input_check_delta(tf_ctx *ctx, const char *path, tf_diag delta, tf_error *err);
+
 int tf_input_check(tf_ctx *ctx, const char *path, const tf_diag *before, tf_error *err)
 {
 	tf_diag delta = *tf_ctx_diag(ctx);
-	for (int i = 0; i < TF_DIAG_COUNT; i++)
+	for (int i = 0; i < TF_DIAG_COUNT; i++) {
 		delta.n[i] -= before->n[i];
+		delta.ns[i] -= before->ns[i];
+	}
+	return input_check_delta(ctx, path, delta, err);
+}
+
+/* tf_input_check of what was read of one input (delta). */
+static int input_check_delta(tf_ctx *ctx, const char *path, tf_diag delta, tf_error *err)
+{
 	/* metadata alone (names of threads that never ran) is not usable */
 	uint64_t used = sum_sev(&delta, TF_SEV_INFO, true) - delta.n[TF_DIAG_ev_metadata];
 	uint64_t lost = sum_sev(&delta, TF_SEV_WARN, false);
@@ -404,12 +414,108 @@ static tf_str base_name(tf_strtab *st, const char *path)
 	return tf_strtab_intern(st, path + start, end - start);
 }
 
+int tf_pipeline_partial_ok(const tf_filter_opts *fo, tf_error *err)
+{
+	if (!fo)
+		return 0;
+	const tf_window *w = &fo->window;
+	if (fo->window_text && ((w->has_start && !w->start_abs) || (w->has_end && !w->end_abs)))
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+				    "--window %s: a distributed run takes absolute bounds only (@TIME, in the inputs' "
+				    "own time base; 'tracefold info' prints the first timestamp)", fo->window_text);
+	if (fo->steps_text || fo->label_steps)
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+				    "%s is not supported in a distributed run (it needs a first pass over every input)",
+				    fo->steps_text ? "--steps" : "--label-steps");
+	return 0;
+}
+
+/* The profile's time span from the stack builder's (any, a, b), as
+ * tf_stacks_finish sets it, then cut to a --window [lo, hi). */
+static void span_meta(tf_agg *agg, bool any, int64_t a, int64_t b, bool window, int64_t lo, int64_t hi)
+{
+	if (!any)
+		return;
+	tf_agg_meta *m = tf_agg_meta_get(agg);
+	/* pprof's time_nanos is wall-clock since the epoch: only when the
+	 * trace's clock looks like one (after 2001-09-09), else 0 */
+	bool epoch = a >= 1000000000000000000ll;
+	if (window) {
+		a = a < lo ? lo : a;
+		b = b > hi ? hi : b;
+		b = b < a ? a : b;
+	}
+	m->time_nanos = epoch ? a : 0;
+	m->duration_nanos = tf_sat_sub(b, a);
+}
+
+static void filter_comments(tf_agg *agg, const tf_filter_opts *fo, int64_t lo, int64_t hi)
+{
+	char note[1200];
+	if (fo->nranks) {
+		snprintf(note, sizeof(note), "filter: --ranks %.1000s", fo->ranks_text ? fo->ranks_text : "");
+		tf_agg_comment(agg, note);
+	}
+	if (fo->window_text) {
+		snprintf(note, sizeof(note), "filter: --window %.1000s = [%lld, %lld) ns", fo->window_text,
+			 (long long)lo, (long long)hi);
+		tf_agg_comment(agg, note);
+	}
+}
+
+static void events_comment(tf_ctx *ctx, tf_agg *agg)
+{
+	char diagbuf[2048], note[2100];
+	tf_diag_format(tf_ctx_diag(ctx), TF_SEV_INFO, ", ", 0, diagbuf, sizeof(diagbuf));
+	snprintf(note, sizeof(note), "events: %s", diagbuf);
+	tf_agg_comment(agg, note);
+}
+
+static void input_comment(tf_agg *agg, const char *path, const char *format)
+{
+	char note[2100];
+	snprintf(note, sizeof(note), "input: %s (%s)", path, format);
+	tf_agg_comment(agg, note);
+}
+
+/* An empty profile is never a success: says what there was. */
+static int empty_error(tf_ctx *ctx, const char *const *inputs, int n, const tf_filter_opts *fo, bool counters,
+		       tf_error *err)
+{
+	uint64_t nctr = tf_ctx_diag(ctx)->n[TF_DIAG_ev_counter];
+	return tf_error_set(err, TF_EFORMAT, NULL, -1, -1, "nothing to profile in '%s'%s: no regions%s%s%s%s%s",
+			    inputs[0], n > 1 ? " and the other inputs" : "", fo && fo->nranks ? " on the tracks of --ranks " : "",
+			    fo && fo->nranks && fo->ranks_text ? fo->ranks_text : "", fo && fo->window_text ? " in --window " : "",
+			    fo && fo->window_text ? fo->window_text : "",
+			    nctr && !counters ? " (it has counters: select them with -c)" : "");
+}
+
+/* The bytewise least base name of the traces among inputs (kind NULL:
+ * all are) into *out (0 when none). */
+static int least_name(tf_ctx *ctx, const char *const *inputs, int n, const int *kind, tf_str *out, tf_error *err)
+{
+	tf_strtab *st = tf_ctx_strtab(ctx);
+	*out = 0;
+	for (int i = 0; i < n; i++) {
+		if (kind && kind[i] != IN_TRACE)
+			continue;
+		tf_str name = base_name(st, inputs[i]);
+		if (name == (tf_str)-1)
+			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		if (!*out || strcmp(tf_strtab_get(st, name), tf_strtab_get(st, *out)) < 0)
+			*out = name;
+	}
+	return 0;
+}
+
 int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
 		    tf_error *err)
 {
 	const char *format = o ? o->format : NULL;
 	uint32_t first = o ? o->first_input : 0;
-	bool comments = o && o->comments;
+	tf_pipeline_partial *partial = o && o->select ? o->partial : NULL;
+	const tf_input_sel *sel = partial ? o->select : NULL;
+	bool comments = o && o->comments && !partial;
 	int rc = 0;
 	char note[2100];
 	tf_error scratch;
@@ -445,21 +551,17 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 			  : tf_folded_sniff(inputs[i]) ? IN_FOLDED : IN_TRACE;
 		ntraces += kind[i] == IN_TRACE;
 	}
+	if (partial && ntraces < n) {
+		rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "a partial run reads traces only");
+		goto done;
+	}
+	if (partial && (rc = tf_pipeline_partial_ok(o->filter, err)) < 0)
+		goto done;
 	tf_agg_meta *meta = tf_agg_meta_get(agg);
 	/* the bytewise least base name of the traces (profiles' names come with
 	 * tf_agg_merge, which keeps the least too): the same in any input order */
-	for (int i = 0; i < n && !meta->main_file; i++) {
-		if (kind[i] != IN_TRACE)
-			continue;
-		tf_strtab *st = tf_ctx_strtab(ctx);
-		tf_str name = base_name(st, inputs[i]);
-		if (name == (tf_str)-1) {
-			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-			goto done;
-		}
-		if (!main_name || strcmp(tf_strtab_get(st, name), tf_strtab_get(st, main_name)) < 0)
-			main_name = name;
-	}
+	if (!meta->main_file && (rc = least_name(ctx, inputs, n, kind, &main_name, err)) < 0)
+		goto done;
 	if (main_name)
 		meta->main_file = main_name;
 	if (!ntraces && o && o->consumers && o->consumers[0]) {
@@ -503,8 +605,13 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		}
 	}
 	for (int i = 0; i < n; i++) {
-		if (kind[i] != IN_TRACE)
+		if (kind[i] != IN_TRACE || (sel && sel[i].mode == TF_SEL_NONE))
 			continue;
+		const tf_read_opts *cro = tf_ctx_opts(ctx);
+		if (cro->cancelled && cro->cancelled(cro->cancel_arg)) {
+			rc = tf_error_set(err, TF_ECANCEL, inputs[i], -1, -1, "%s", tf_strerror(TF_ECANCEL));
+			goto done;
+		}
 		const tf_format *f = tf_format_find(inputs[i], format, err);
 		if (!f) {
 			rc = err && err->code ? err->code : TF_EUNKNOWN;
@@ -514,7 +621,14 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 			types_from = inputs[i];
 		uint32_t idx = first + (uint32_t)i;
 		tf_diag before = *tf_ctx_diag(ctx);
+		tf_read_opts *ro = tf_ctx_opts(ctx);
+		if (sel && sel[i].mode == TF_SEL_PARTS) {
+			ro->part_mask = sel[i].mask;
+			ro->npart_mask = sel[i].nmask;
+		}
 		int r = f->read(inputs[i], idx, ctx, tf_stacks_sink(stacks), err);
+		ro->part_mask = NULL;
+		ro->npart_mask = 0;
 		if (r >= 0 || r == TF_ESTOP)
 			r = tf_stacks_sink(stacks)->end_input(tf_stacks_sink(stacks), idx);
 		if (r < 0 && r != TF_ESTOP) {
@@ -523,19 +637,30 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 			rc = r;
 			goto done;
 		}
+		if (partial) { /* checked once the parts are added up */
+			tf_diag d = *tf_ctx_diag(ctx);
+			for (int k = 0; k < TF_DIAG_COUNT; k++) {
+				d.n[k] -= before.n[k];
+				d.ns[k] -= before.ns[k];
+			}
+			partial->input_diags[i] = d;
+			continue;
+		}
 		rc = tf_input_check(ctx, inputs[i], &before, err);
 		if (rc < 0)
 			goto done;
-		if (comments) {
-			snprintf(note, sizeof(note), "input: %s (%s)", inputs[i], f->name);
-			tf_agg_comment(agg, note);
-		}
+		if (comments)
+			input_comment(agg, inputs[i], f->name);
 	}
 	if (stacks) {
 		int r = tf_stacks_finish(stacks);
 		if (r < 0) {
 			rc = tf_error_set(err, r, NULL, -1, -1, "cannot build stacks: %s", tf_strerror(r));
 			goto done;
+		}
+		if (partial) {
+			partial->any_time = tf_stacks_time_span(stacks, &partial->min_ns, &partial->max_ns);
+			goto done; /* the rest needs the whole run: tf_pipeline_conclude */
 		}
 		/* the trace's sample types in their canonical order, whatever order
 		 * they were met in (profiles added below keep theirs) */
@@ -547,33 +672,15 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 			if ((rc = tf_filter_check(filter, err)) < 0)
 				goto done;
 			int64_t a, b;
-			tf_agg_meta *m = tf_agg_meta_get(agg);
-			if (fo->window_text && tf_stacks_time_span(stacks, &a, &b)) {
-				/* the profile's time span: the window's part of the run */
-				bool epoch = m->time_nanos != 0;
-				a = a < win_lo ? win_lo : a;
-				b = b > win_hi ? win_hi : b;
-				b = b < a ? a : b;
-				m->time_nanos = epoch ? a : 0;
-				m->duration_nanos = tf_sat_sub(b, a);
-			}
-			if (comments && fo->nranks) {
-				snprintf(note, sizeof(note), "filter: --ranks %.1000s", fo->ranks_text ? fo->ranks_text : "");
-				tf_agg_comment(agg, note);
-			}
-			if (comments && fo->window_text) {
-				snprintf(note, sizeof(note), "filter: --window %.1000s = [%lld, %lld) ns", fo->window_text,
-					 (long long)win_lo, (long long)win_hi);
-				tf_agg_comment(agg, note);
-			}
+			/* the profile's time span: the window's part of the run */
+			if (fo->window_text && tf_stacks_time_span(stacks, &a, &b))
+				span_meta(agg, true, a, b, true, win_lo, win_hi);
+			if (comments)
+				filter_comments(agg, fo, win_lo, win_hi);
 		}
 		warn_unmatched_counters(ctx, agg, o ? o->counters : NULL);
-		if (comments) {
-			char diagbuf[2048];
-			tf_diag_format(tf_ctx_diag(ctx), TF_SEV_INFO, ", ", 0, diagbuf, sizeof(diagbuf));
-			snprintf(note, sizeof(note), "events: %s", diagbuf);
-			tf_agg_comment(agg, note);
-		}
+		if (comments)
+			events_comment(ctx, agg);
 	}
 	for (int i = 0; i < n; i++) {
 		if (kind[i] == IN_TRACE)
@@ -634,16 +741,8 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		tf_agg_free(tmp);
 		tmp = NULL;
 	}
-	if (rc == 0 && !tf_agg_nsamples(agg)) {
-		/* an empty profile is never a success: say what there was */
-		uint64_t nctr = tf_ctx_diag(ctx)->n[TF_DIAG_ev_counter];
-		rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1, "nothing to profile in '%s'%s: no regions%s%s%s%s%s",
-				  inputs[0], n > 1 ? " and the other inputs" : "",
-				  fo && fo->nranks ? " on the tracks of --ranks " : "",
-				  fo && fo->nranks && fo->ranks_text ? fo->ranks_text : "",
-				  fo && fo->window_text ? " in --window " : "", fo && fo->window_text ? fo->window_text : "",
-				  nctr && !(o && o->counters) ? " (it has counters: select them with -c)" : "");
-	}
+	if (rc == 0 && !tf_agg_nsamples(agg))
+		rc = empty_error(ctx, inputs, n, fo, o && o->counters, err);
 done:
 	tf_hmap_free(&seen);
 	tf_agg_free(tmp);
@@ -653,4 +752,38 @@ done:
 	free(kind);
 	free(ftype);
 	return rc;
+}
+
+int tf_pipeline_conclude(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
+			 const tf_pipeline_partial *total, tf_error *err)
+{
+	const char *format = o ? o->format : NULL;
+	const tf_filter_opts *fo = o && tf_filter_active(o->filter) ? o->filter : NULL;
+	tf_agg_meta *meta = tf_agg_meta_get(agg);
+	TF_TRY(least_name(ctx, inputs, n, NULL, &meta->main_file, err));
+	for (int i = 0; i < n; i++) {
+		const tf_format *f = tf_format_find(inputs[i], format, err);
+		if (!f)
+			return err && err->code ? err->code : TF_EUNKNOWN;
+		TF_TRY(input_check_delta(ctx, inputs[i], total->input_diags[i], err));
+		if (o && o->comments)
+			input_comment(agg, inputs[i], f->name);
+	}
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	if (fo) { /* absolute bounds only (a partial run refuses the others): no reading */
+		tf_window_opts steps_w;
+		bool rel = false;
+		int64_t first_ts = 0;
+		TF_TRY(tf_pipeline_window(ctx, inputs, n, format, &fo, &steps_w, &lo, &hi, &rel, &first_ts, err));
+	}
+	span_meta(agg, total->any_time, total->min_ns, total->max_ns, fo && fo->window_text, lo, hi);
+	if (fo && o->comments)
+		filter_comments(agg, fo, lo, hi);
+	TF_TRY(tf_agg_sink_order_types(agg, o ? o->counters : NULL));
+	warn_unmatched_counters(ctx, agg, o ? o->counters : NULL);
+	if (o && o->comments)
+		events_comment(ctx, agg);
+	if (!tf_agg_nsamples(agg))
+		return empty_error(ctx, inputs, n, fo, o && o->counters, err);
+	return 0;
 }

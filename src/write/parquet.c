@@ -144,6 +144,7 @@ typedef struct table {
 typedef struct trackst {
 	int64_t *open;         /* slice ids of the open spans, outermost first */
 	uint32_t depth, cap;
+	bool seen;             /* it had a span or event (the tracks a part lists) */
 } trackst;
 
 typedef struct tf_events {
@@ -160,6 +161,9 @@ typedef struct tf_events {
 	trackst *tk;
 	uint32_t ntk;
 	int64_t next_slice;
+	int part;              /* the part-N.parquet of each table (a distributed run's process) */
+	bool distributed;      /* ids are part << 40 | the process's own; tracks: only its own */
+	int64_t id_base;       /* part << 40 when distributed, else 0 */
 	tf_pairs pairs;        /* messages and flows waiting for the other end */
 	int rc;                /* first failure: every later hook fails */
 	tf_error err;
@@ -203,7 +207,7 @@ static pq_file *file_for(tf_events *w, int t, int64_t rank)
 		snprintf(dir, sizeof(dir), "%s/%s", w->dir, table_name[t]);
 	else
 		snprintf(dir, sizeof(dir), "%s/%s/rank=%" PRId64, w->dir, table_name[t], part);
-	snprintf(path, sizeof(path), "%s/part-0.parquet", dir);
+	snprintf(path, sizeof(path), "%s/part-%d.parquet", dir, w->part);
 	if (mkdirs(dir) < 0) {
 		w->rc = tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot create the folder '%s': %s", dir,
 				     strerror(errno));
@@ -258,8 +262,14 @@ static trackst *tstate(tf_events *w, uint32_t track)
 			return NULL;
 		memset(w->tk + n, 0, (size_t)(w->ntk - n) * sizeof(trackst));
 	}
+	w->tk[track].seen = true;
 	return &w->tk[track];
 }
+
+/* Track and call path ids as written (tracks, call_paths): unique across
+ * the parts of a distributed run. */
+static inline int64_t tid(const tf_events *w, uint32_t track) { return w->id_base + track; }
+static inline int64_t cid(const tf_events *w, uint32_t node) { return w->id_base + node; }
 
 static int on_open(tf_span_sink *k, const tf_span *s)
 {
@@ -282,7 +292,7 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 		return w->rc;
 	const tf_track *tr = tf_ctx_track_get(w->ctx, s->track);
 	pq_i64(f, S_ID, id);
-	pq_i64(f, S_TRACK, s->track);
+	pq_i64(f, S_TRACK, tid(w, s->track));
 	put_opt(f, S_RANK, rank, rank >= 0);
 	put_str(f, S_THREAD, tr->thread_name ? tr->thread_name : tr->thread_key, w->st, false);
 	pq_i64(f, S_START, s->start_ns);
@@ -292,7 +302,7 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	pq_i32(f, S_DEPTH, (int32_t)s->depth);
 	put_str(f, S_NAME, s->name, w->st, false);
 	put_str(f, S_CAT, s->cat, w->st, true);
-	pq_i64(f, S_PATH, s->node);
+	pq_i64(f, S_PATH, cid(w, s->node));
 	put_opt(f, S_PARENT, t->depth ? t->open[t->depth - 1] : 0, t->depth > 0);
 	pq_bool(f, S_CLIPPED, s->flags & TF_SPAN_CLIPPED);
 	pq_bool(f, S_CUT, s->flags & TF_SPAN_CUT);
@@ -315,8 +325,8 @@ static int write_message(tf_events *w, const tf_pend *s, const tf_pend *r)
 		return w->rc;
 	put_opt(f, M_SRC_RANK, src, src >= 0);
 	put_opt(f, M_DST_RANK, dst, dst >= 0);
-	put_opt(f, M_SRC_TRACK, s ? s->track : 0, s != NULL);
-	put_opt(f, M_DST_TRACK, r ? r->track : 0, r != NULL);
+	put_opt(f, M_SRC_TRACK, s ? tid(w, (uint32_t)s->track) : 0, s != NULL);
+	put_opt(f, M_DST_TRACK, r ? tid(w, (uint32_t)r->track) : 0, r != NULL);
 	put_opt(f, M_SEND_TS, s ? s->ts : 0, s != NULL);
 	put_opt(f, M_RECV_TS, r ? r->ts : 0, r != NULL);
 	put_opt(f, M_TAG, any->tag, true);
@@ -339,8 +349,8 @@ static int write_flow(tf_events *w, const tf_pend *s, const tf_pend *e)
 	pq_i64(f, F_ID, (int64_t)any->id);
 	put_str(f, F_NAME, any->name, w->st, true);
 	put_str(f, F_CAT, any->cat, w->st, true);
-	put_opt(f, F_SRC_TRACK, s ? s->track : 0, s != NULL);
-	put_opt(f, F_DST_TRACK, e ? e->track : 0, e != NULL);
+	put_opt(f, F_SRC_TRACK, s ? tid(w, (uint32_t)s->track) : 0, s != NULL);
+	put_opt(f, F_DST_TRACK, e ? tid(w, (uint32_t)e->track) : 0, e != NULL);
 	put_opt(f, F_SRC_TS, s ? s->ts : 0, s != NULL);
 	put_opt(f, F_DST_TS, e ? e->ts : 0, e != NULL);
 	put_opt(f, F_SRC_SLICE, s ? s->slice : 0, s && s->slice >= 0);
@@ -368,23 +378,23 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	case TF_EV_COUNTER:
 		if (!(f = file_for(w, T_COUNTERS, rank)))
 			return w->rc;
-		pq_i64(f, C_TRACK, ev->track);
+		pq_i64(f, C_TRACK, tid(w, ev->track));
 		put_opt(f, C_RANK, rank, rank >= 0);
 		pq_i64(f, C_TS, ev->ts_ns);
 		put_str(f, C_NAME, ev->name, w->st, false);
 		pq_f64(f, C_VALUE, ev->value);
-		put_opt(f, C_PATH, node, node != TF_CPATH_ROOT);
+		put_opt(f, C_PATH, cid(w, node), node != TF_CPATH_ROOT);
 		put_opt(f, C_SLICE, slice, slice >= 0);
 		return end_row(w, f);
 	case TF_EV_INSTANT:
 		if (!(f = file_for(w, T_INSTANTS, rank)))
 			return w->rc;
-		pq_i64(f, I_TRACK, ev->track);
+		pq_i64(f, I_TRACK, tid(w, ev->track));
 		put_opt(f, I_RANK, rank, rank >= 0);
 		pq_i64(f, I_TS, ev->ts_ns);
 		put_str(f, I_NAME, ev->name, w->st, true);
 		put_str(f, I_CAT, ev->cat, w->st, true);
-		put_opt(f, I_PATH, node, node != TF_CPATH_ROOT);
+		put_opt(f, I_PATH, cid(w, node), node != TF_CPATH_ROOT);
 		put_opt(f, I_SLICE, slice, slice >= 0);
 		return end_row(w, f);
 	case TF_EV_SEND:
@@ -405,11 +415,13 @@ static int write_tracks(tf_events *w)
 	uint32_t n = tf_ctx_track_count(w->ctx);
 	for (uint32_t i = 0; i < n; i++) {
 		const tf_track *t = tf_ctx_track_get(w->ctx, i);
+		if (w->distributed && (i >= w->ntk || !w->tk[i].seen))
+			continue; /* another process's (its definitions are everywhere) */
 		pq_file *f = file_for(w, T_TRACKS, t->rank);
 		if (!f)
 			return w->rc;
 		const char *in = (int)t->input < w->ninputs ? w->inputs[t->input] : "";
-		pq_i64(f, K_TRACK, i);
+		pq_i64(f, K_TRACK, tid(w, i));
 		pq_str(f, K_INPUT, in, strlen(in));
 		put_str(f, K_PKEY, t->process_key, w->st, false);
 		put_str(f, K_PNAME, t->process_name, w->st, true);
@@ -430,8 +442,8 @@ static int write_call_paths(tf_events *w)
 		return w->rc;
 	for (uint32_t i = 1; i < n; i++) {
 		const tf_cpath_node *c = tf_cpath_get(w->cp, i);
-		pq_i64(f, P_ID, i);
-		put_opt(f, P_PARENT, c->parent, c->parent != TF_CPATH_ROOT);
+		pq_i64(f, P_ID, cid(w, i));
+		put_opt(f, P_PARENT, cid(w, c->parent), c->parent != TF_CPATH_ROOT);
 		put_str(f, P_NAME, c->frame, w->st, false);
 		pq_i32(f, P_DEPTH, (int32_t)c->depth);
 		TF_TRY(end_row(w, f));
@@ -552,6 +564,10 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->input_formats = a->input_formats;
 	w->ninputs = a->ninputs;
 	w->by_rank = a->partition_rank;
+	w->part = a->part;
+	w->distributed = a->nparts > 1;
+	w->id_base = w->distributed ? (int64_t)a->part << 40 : 0;
+	w->next_slice = w->id_base;
 	snprintf(w->dir, sizeof(w->dir), "%s", path);
 	w->po.created_by = "tracefold " TRACEFOLD_VERSION;
 	const char *c = a->compression ? a->compression : "zstd";
