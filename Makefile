@@ -1,6 +1,8 @@
 # tracefold - traces (TAU, Chrome/PyTorch JSON, OTF2) -> profiles (pprof, ...)
 #
 #   make            build ./tracefold (release, -O2)
+#   make MPI=1      also ./tracefold-mpi: tracefold with --mpi (OpenMPI's mpicc;
+#                   docs/distributed.md); make check builds and tests both
 #   make demo       install missing packages, build, profile samples/, print the top view
 #   make check      install test tools, build (release + ASan/UBSan), run every test
 #   make bench      generate large inputs and measure speed/memory (docs/performance.md)
@@ -24,7 +26,7 @@ LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC  := $(sort $(wildcard src/base/*.c src/core/*.c src/io/*.c src/read/*.c src/write/*.c src/pipeline/*.c src/cmd/*.c))
+LIB_SRC  := $(sort $(wildcard src/base/*.c src/core/*.c src/io/*.c src/read/*.c src/write/*.c src/pipeline/*.c src/dist/*.c src/cmd/*.c))
 MAIN_SRC := src/main.c
 PROTOS   := profile perfetto_trace
 GEN_C    := $(patsubst %,build/gen/%.pb-c.c,$(PROTOS))
@@ -83,6 +85,18 @@ tracefold: $(MAIN_SRC) build/rel/libtracefold.a $(HDRS)
 build/san/tracefold: $(MAIN_SRC) build/san/libtracefold.a $(HDRS)
 	$(CC) $(CFLAGS_ALL) $(SAN) $(MAIN_SRC) build/san/libtracefold.a $(LDLIBS_ALL) -o $@
 
+# tracefold-mpi: the same library; only src/cmd/mpi.c is built again with
+# MPI (-DTF_MPI), and its object comes before the library's MPI-less one.
+MPICC    ?= mpicc
+MPI_SRC  := src/cmd/mpi.c
+tracefold-mpi: $(MAIN_SRC) $(MPI_SRC) build/rel/libtracefold.a $(HDRS)
+	$(MPICC) $(CFLAGS_ALL) -DTF_MPI $(MAIN_SRC) $(MPI_SRC) build/rel/libtracefold.a $(LDLIBS_ALL) -o $@
+build/san/tracefold-mpi: $(MAIN_SRC) $(MPI_SRC) build/san/libtracefold.a $(HDRS)
+	$(MPICC) $(CFLAGS_ALL) $(SAN) -DTF_MPI $(MAIN_SRC) $(MPI_SRC) build/san/libtracefold.a $(LDLIBS_ALL) -o $@
+ifeq ($(MPI),1)
+all: tracefold-mpi
+endif
+
 build/rel/tests/%: tests/unit/%.c build/rel/libtracefold.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit $< build/rel/libtracefold.a $(LDLIBS_ALL) -lcmocka -o $@
@@ -130,12 +144,12 @@ docs: tracefold
 
 # Every test, release build and ASan+UBSan build; ends with "N passed, N failed".
 check: deps-test
-	$(MAKE) tracefold unit
-	$(MAKE) san
+	$(MAKE) tracefold tracefold-mpi unit
+	$(MAKE) san build/san/tracefold-mpi
 	sh tests/run.sh
 
 # Tests without installing anything (for a quick edit-test loop).
-test: tracefold unit san
+test: tracefold tracefold-mpi unit san build/san/tracefold-mpi
 	sh tests/run.sh
 
 # Not part of check: fuzzes each target for FUZZ_SECONDS (default 60) if
@@ -146,7 +160,7 @@ fuzz:
 	@sh tests/deps.sh fuzz || echo "make fuzz: cannot install clang; trying anyway"
 	@FUZZ_CC='$(FUZZ_CC)' FUZZ_SECONDS='$(FUZZ_SECONDS)' MAKE='$(MAKE)' sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
-bench: deps tracefold
+bench: deps tracefold tracefold-mpi
 	sh tests/deps.sh bench
 	sh bench/run.sh
 
@@ -156,4 +170,4 @@ golden-update: tracefold
 	sh tests/golden/run.sh --update
 
 clean:
-	rm -rf build tracefold
+	rm -rf build tracefold tracefold-mpi

@@ -46,6 +46,10 @@ static void usage(FILE *f)
 		"  -v, --verbose  more detail on stderr\n"
 		"  -q, --quiet    no repair summary on stderr\n"
 		"\n"
+		"--mpi (an input option of the commands that read traces) shares the inputs\n"
+		"out among the processes of an MPI job: tracefold-mpi, built with 'make MPI=1',\n"
+		"under mpirun or srun (docs/distributed.md).\n"
+		"\n"
 		"exit status: 0 success, 1 regression found (diff --fail-above),\n"
 		"             2 usage error, 3 unreadable or invalid input / output failure\n"
 		"\n"
@@ -61,7 +65,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return fflush(stdout) == 0 ? TF_EXIT_OK : TF_EXIT_INPUT;
 		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
-			printf("tracefold %s\n", TRACEFOLD_VERSION);
+			const char *mpi = tf_mpi_build();
+			printf("tracefold %s%s%s%s\n", TRACEFOLD_VERSION, mpi ? " (" : "", mpi ? mpi : "", mpi ? ")" : "");
 			return fflush(stdout) == 0 ? TF_EXIT_OK : TF_EXIT_INPUT;
 		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
 			tf_verbose++;
@@ -79,6 +84,7 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < NCMDS; k++) {
 		if (strcmp(argv[i], commands[k].name) == 0) {
 			int rc = commands[k].fn(argc - i, argv + i);
+			rc = tf_mpi_end(rc); /* --mpi: one status for every process */
 			/* a full disk or closed pipe on stdout is an error, said once:
 			 * not again when the command already failed writing to it */
 			if ((fflush(stdout) != 0 || ferror(stdout)) && rc == TF_EXIT_OK) {

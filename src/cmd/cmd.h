@@ -15,6 +15,8 @@ enum {
 	TF_EXIT_REGRESSION = 1, /* diff --fail-above found a regression */
 	TF_EXIT_USAGE = 2,      /* bad command line */
 	TF_EXIT_INPUT = 3,      /* unreadable or invalid input, or output failure */
+	TF_EXIT_WORKER = 100,   /* internal, never an exit status: a process of a distributed
+				 * run other than 0 has handed its share on (tf_mpi_load) */
 };
 
 #include "tracefold/version.h"
@@ -128,7 +130,11 @@ bool tf_folded_type_ok(const char *cmd, const char *value);
 	"      --label-steps    PyTorch: a numeric label step=N on every sample (pprof\n"    \
 	"                       -tagfocus=step=10:20); the inputs are read twice\n"          \
 	"      --folded-type TYPE/UNIT  folded stacks: the sample type of their values\n"   \
-	"                       (default samples/count)\n"
+	"                       (default samples/count)\n"                                     \
+	"      --mpi            a distributed run: under mpirun or srun, tracefold-mpi's\n"  \
+	"                       processes share the inputs' parts out and add their\n"      \
+	"                       profiles up; the result is a single process's\n"            \
+	"                       (docs/distributed.md)\n"
 
 /* --name-width N of top and diff: names in text and Markdown tables are
  * shortened to N code points (tf_name_short); 0 = never. */
@@ -176,6 +182,22 @@ enum { TF_OUT_TEXT = 1, TF_OUT_MARKDOWN = 2, TF_OUT_JSON = 4 };
 int tf_out_format(const char *cmd, const char *value, int allowed, int *fmt_out);
 /* True when argv[*i] needs a value and has none: prints the usage error. */
 bool tf_missing_value(const char *cmd, int argc, char **argv, int i);
+
+/* --mpi (src/cmd/mpi.c, docs/distributed.md): tf_mpi is set by the input
+ * option; tf_load_inputs then runs the pipeline distributed over MPI's
+ * processes (tf_mpi_load): process 0 gets TF_EXIT_OK and the whole run's
+ * aggregate, the others TF_EXIT_WORKER once their share is handed on (the
+ * command then writes nothing but its own part of a Parquet output).
+ * tf_mpi_start starts MPI (once) and says which process this is;
+ * tf_mpi_end (main, after the command) ends it, every process returning
+ * the same, highest, exit status.  Without MPI (plain tracefold) start and
+ * load say how to build tracefold-mpi and return TF_EXIT_USAGE. */
+extern int tf_mpi;
+int tf_mpi_start(int *rank, int *size);
+int tf_mpi_load(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o);
+int tf_mpi_end(int rc);
+/* "--mpi with Open MPI v4.1.4" in tracefold-mpi, NULL in tracefold (--version). */
+const char *tf_mpi_build(void);
 
 /* The pipeline (include/tracefold/pipeline.h) run for a command: prints its
  * warnings and, on failure, its error; returns an exit status. */

@@ -316,7 +316,21 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 			fmts[i] = fm->name;
 	}
 	input_formats = fmts;
-	tf_writer_args wa = { ctx, tf_agg_cpath(agg), inputs, fmts, ninputs, compression, partition_rank, phases_be };
+	tf_writer_args wa = { ctx, tf_agg_cpath(agg), inputs, fmts, ninputs, compression, partition_rank, phases_be, 0, 0 };
+	if (tf_mpi) {
+		/* a distributed run: every process writes its part of the event
+		 * tables; aggregate outputs come from process 0; a timeline or
+		 * an archive is one file in time order, which parts cannot make */
+		for (int k = 0; k < nouts; k++)
+			if (outs[k].w->consumes == TF_WRITER_SPANS && strcmp(outs[k].w->name, "parquet")) {
+				rc = tf_usage_error(cmd, "--mpi: %s output is not supported in a distributed run (it is "
+						    "one file in time order); write it without --mpi, or write Parquet "
+						    "event tables (docs/distributed.md)", outs[k].w->name);
+				goto done;
+			}
+		if ((rc = tf_mpi_start(&wa.part, &wa.nparts)) != TF_EXIT_OK)
+			goto done;
+	}
 	for (int k = 0; k < nouts; k++) {
 		if (outs[k].w->consumes != TF_WRITER_SPANS)
 			continue;
@@ -332,6 +346,19 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	lopts.comments = true;
 	lopts.consumers = consumers;
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
+	if (rc == TF_EXIT_WORKER) { /* --mpi: this process's parts of the event tables */
+		for (int k = 0; k < nouts && rc == TF_EXIT_WORKER; k++) {
+			if (outs[k].w->consumes != TF_WRITER_SPANS)
+				continue;
+			tf_error err;
+			tf_error_clear(&err);
+			int r = outs[k].w->span_finish(outs[k].state, &err);
+			outs[k].state = NULL;
+			if (r < 0)
+				rc = tf_report(&err);
+		}
+		goto done;
+	}
 	if (rc == TF_EXIT_OK)
 		rc = tf_check_strict(&iopts, ctx);
 	if (rc != TF_EXIT_OK)

@@ -128,6 +128,7 @@ static void json_rel(double b, double n)
 int tf_cmd_diff(int argc, char **argv)
 {
 	int rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT, paths = 0, normalize = 0;
+	bool worker = false; /* --mpi: a process other than 0 */
 	double fail_above = -1, min_share = 1;
 	long long count = 20;
 	size_t name_width = TF_NAME_WIDTH_DEFAULT;
@@ -261,9 +262,17 @@ int tf_cmd_diff(int argc, char **argv)
 		tf_load_opts lo = tf_input_load_opts(&iopts);
 		lo.first_input = first;
 		rc = tf_load_inputs(ctx, agg[k], inputs[k], ninputs[k], &lo);
+		if (rc == TF_EXIT_WORKER) { /* --mpi: process 0 reports; BASE and NEW are two runs */
+			worker = true;
+			rc = TF_EXIT_OK;
+		}
 		if (rc != TF_EXIT_OK)
 			goto done;
 		first += (uint32_t)ninputs[k];
+	}
+	if (worker) {
+		rc = TF_EXIT_WORKER;
+		goto done;
 	}
 	tf_report_diag(ctx);
 	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)

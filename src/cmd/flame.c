@@ -74,7 +74,7 @@ int tf_cmd_flame(int argc, char **argv)
 	int ninputs = 0, rc = TF_EXIT_OK;
 	tf_input_opts iopts = { 0 };
 	tf_flame_opts fo = { 0 };
-	bool html = false;
+	bool html = false, worker = false; /* worker: --mpi, a process other than 0 */
 	tf_ctx *ctx = NULL;
 	tf_agg *agg = NULL, *base = NULL;
 	char *base_copy = NULL;
@@ -204,7 +204,9 @@ int tf_cmd_flame(int argc, char **argv)
 		if ((rc = tf_output_is_input("flame", out, base_inputs, nb)) != TF_EXIT_OK)
 			goto done;
 		tf_load_opts lb = tf_input_load_opts(&iopts);
-		if ((rc = tf_load_inputs(ctx, base, base_inputs, nb, &lb)) != TF_EXIT_OK)
+		if ((rc = tf_load_inputs(ctx, base, base_inputs, nb, &lb)) == TF_EXIT_WORKER)
+			worker = true; /* --mpi: process 0 draws; BASE and the inputs are two runs */
+		else if (rc != TF_EXIT_OK)
 			goto done;
 		first = (uint32_t)nb;
 	}
@@ -212,6 +214,10 @@ int tf_cmd_flame(int argc, char **argv)
 	lo.first_input = first;
 	if ((rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo)) != TF_EXIT_OK)
 		goto done;
+	if (worker) {
+		rc = TF_EXIT_WORKER;
+		goto done;
+	}
 	tf_report_diag(ctx);
 	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
 		goto done;

@@ -653,10 +653,11 @@ int tf_cmd_info(int argc, char **argv)
 			break;
 		}
 	}
-	if (!npaths) {
+	if (!npaths || tf_mpi) {
 		free(paths);
 		tf_input_opts_free(&iopts);
-		return tf_usage_error("info", "no input given");
+		return tf_usage_error("info", npaths ? "--mpi is not supported here: info reads its inputs once, in "
+					"one process (docs/distributed.md)" : "no input given");
 	}
 	tf_ctx *ctx = tf_ctx_new();
 	info_input *in = calloc((size_t)npaths, sizeof(*in));

@@ -192,6 +192,10 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 		o->strict = true;
 		return 1;
 	}
+	if (!strcmp(a, "--mpi")) {
+		tf_mpi = 1;
+		return 1;
+	}
 	if (!strcmp(a, "--label-steps")) {
 		o->filter.label_steps = true;
 		return 1;
@@ -327,6 +331,8 @@ int tf_out_format(const char *cmd, const char *v, int allowed, int *fmt_out)
 
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
 {
+	if (tf_mpi)
+		return tf_mpi_load(ctx, agg, inputs, n, o);
 	tf_error err;
 	tf_error_clear(&err);
 	int r = tf_pipeline_run(ctx, agg, inputs, n, o, &err);
