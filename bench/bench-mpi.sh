@@ -1,8 +1,8 @@
 #!/bin/sh
-# Distributed mode benchmark (docs/distributed.md): a TAU directory of
+# Distributed mode and -j benchmark (docs/distributed.md): a TAU directory of
 # BENCH_MPI_RANKS (32) per-rank traces of BENCH_MPI_BYTES (100 MB) each
 # (bench/gen_tau.py, then bench/gen_tau_ranks.py), profiled by ./tracefold
-# and by ./tracefold-mpi under mpirun with 1 and 2 processes, side by side
+# with -j 1 and -j 2 and by ./tracefold-mpi under mpirun with 1 and 2 processes, side by side
 # in one run, each under /usr/bin/time -v; -v prints each process's read
 # time and the reduction's.  Needs make MPI=1 (OpenMPI).
 cd "$(dirname "$0")/.." || exit 2
@@ -43,11 +43,12 @@ echo "input: $out ($ranks files, $records records, $size bytes); $(nproc) cores"
 cat "$out"/*.trc > /dev/null # in the page cache for all runs
 for round in 1 2; do
 	echo "-- round $round"
-	run single ./tracefold -q profile "$out" -o bench/out/mpi-single.pb.gz || exit 1
+	run single ./tracefold -q profile -j 1 "$out" -o bench/out/mpi-single.pb.gz || exit 1
+	run threads-j2 ./tracefold -q profile -j 2 "$out" -o bench/out/mpi-j2.pb.gz || exit 1
 	run mpi-np1 $MPIRUN -np 1 ./tracefold-mpi -v -q profile --mpi "$out" -o bench/out/mpi-1.pb.gz || exit 1
 	run mpi-np2 $MPIRUN -np 2 ./tracefold-mpi -v -q profile --mpi "$out" -o bench/out/mpi-2.pb.gz || exit 1
 done
-for n in 1 2; do
+for n in 1 2 j2; do
 	[ "$(gzip -dc bench/out/mpi-single.pb.gz | sha1sum)" = "$(gzip -dc bench/out/mpi-$n.pb.gz | sha1sum)" ] &&
 		echo "np $n: the profile is byte-identical to the single process's" || { echo "np $n: the profile DIFFERS"; exit 1; }
 done

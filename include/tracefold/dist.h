@@ -33,6 +33,10 @@ typedef struct tf_comm {
 	 * stop reading at their next part); has another one failed? */
 	void (*fail)(struct tf_comm *c);
 	bool (*failed)(struct tf_comm *c);
+	/* process 0: a plan already made (tf_pipeline_plan and _assign for
+	 * size processes), or NULL to make it */
+	const tf_plan_part *plan;
+	size_t nplan;
 } tf_comm;
 
 /* What one process did, for -v and the benchmark (docs/distributed.md). */
@@ -55,5 +59,16 @@ typedef struct tf_dist_stats {
  * TF_ECANCEL when another process failed (it says so itself). */
 int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
 		tf_dist_stats *stats, tf_error *err);
+
+/* -j: tf_pipeline_run of inputs[0..n) on nthreads threads, each a process
+ * of a distributed run over shared memory (the calling thread is process
+ * 0, with ctx and agg; the others get their own context, with ctx's reader
+ * options).  The same result as tf_pipeline_run, byte for byte; when the
+ * inputs have fewer than two parts, or cannot be shared out (profiles,
+ * standard input, span consumers, filters: their "keeps nothing" errors
+ * name what the whole run has), it is tf_pipeline_run.  Returns 0 or a negative TF_E* with err filled (the
+ * error of the thread that failed). */
+int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n,
+		    const tf_pipeline_opts *o, tf_error *err);
 
 #endif

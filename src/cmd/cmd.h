@@ -131,6 +131,8 @@ bool tf_folded_type_ok(const char *cmd, const char *value);
 	"                       -tagfocus=step=10:20); the inputs are read twice\n"          \
 	"      --folded-type TYPE/UNIT  folded stacks: the sample type of their values\n"   \
 	"                       (default samples/count)\n"                                     \
+	"  -j, --jobs N         read the inputs' parts (files, TAU threads, OTF2\n"         \
+	"                       locations) on N threads (default: one per core; 1: one)\n" \
 	"      --mpi            a distributed run: under mpirun or srun, tracefold-mpi's\n"  \
 	"                       processes share the inputs' parts out and add their\n"      \
 	"                       profiles up; the result is a single process's\n"            \
@@ -193,6 +195,9 @@ bool tf_missing_value(const char *cmd, int argc, char **argv, int i);
  * the same, highest, exit status.  Without MPI (plain tracefold) start and
  * load say how to build tracefold-mpi and return TF_EXIT_USAGE. */
 extern int tf_mpi;
+/* -j N (util.c): threads that read the inputs' parts (dist.h
+ * tf_dist_threads), 0 = one per core, 1 = the calling thread alone. */
+extern int tf_jobs;
 int tf_mpi_start(int *rank, int *size);
 int tf_mpi_load(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o);
 int tf_mpi_end(int rc);

@@ -126,7 +126,7 @@ static int start(void)
 		return TF_EXIT_INPUT;
 	}
 	M.started = true;
-	M.c = (tf_comm){ 0, 1, mpi_bcast, mpi_max, mpi_send, mpi_recv, mpi_fail, mpi_failed };
+	M.c = (tf_comm){ 0, 1, mpi_bcast, mpi_max, mpi_send, mpi_recv, mpi_fail, mpi_failed, NULL, 0 };
 	MPI_Comm_rank(MPI_COMM_WORLD, &M.c.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &M.c.size);
 	MPI_Irecv(&M.fail_buf, 1, MPI_INT, MPI_ANY_SOURCE, TAG_FAIL, MPI_COMM_WORLD, &M.fail_rx);

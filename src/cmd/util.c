@@ -8,8 +8,10 @@
 #include "cmd.h"
 #include "tracefold/pipeline.h"
 #include "tracefold/reader.h"
+#include "tracefold/dist.h"
 
 int tf_verbose;
+int tf_jobs; /* -j N; 0: every core */
 int tf_quiet;
 
 void tf_msg(const char *fmt, ...)
@@ -196,6 +198,21 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 		tf_mpi = 1;
 		return 1;
 	}
+	if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || !strncmp(a, "-j", 2) || !strncmp(a, "--jobs=", 7)) {
+		const char *v = !strcmp(a, "-j") || !strcmp(a, "--jobs") ? NULL : a[1] == 'j' ? a + 2 : a + 7;
+		if (!v) {
+			if (tf_missing_value(cmd, argc, argv, *i))
+				return -1;
+			v = argv[++*i];
+		}
+		long long n;
+		if (!tf_parse_i64(v, &n) || n < 1 || n > 256) {
+			tf_usage_error(cmd, "-j takes a number of threads from 1 to 256, not '%s'", v);
+			return -1;
+		}
+		tf_jobs = (int)n;
+		return 1;
+	}
 	if (!strcmp(a, "--label-steps")) {
 		o->filter.label_steps = true;
 		return 1;
@@ -335,7 +352,12 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 		return tf_mpi_load(ctx, agg, inputs, n, o);
 	tf_error err;
 	tf_error_clear(&err);
-	int r = tf_pipeline_run(ctx, agg, inputs, n, o, &err);
+	int jobs = tf_jobs;
+	if (!jobs) { /* the default: every core */
+		long nc = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = nc < 1 ? 1 : nc > 256 ? 256 : (int)nc;
+	}
+	int r = jobs > 1 ? tf_dist_threads(jobs, ctx, agg, inputs, n, o, &err) : tf_pipeline_run(ctx, agg, inputs, n, o, &err);
 	tf_print_warnings(ctx);
 	if (r < 0) {
 		if (!err.code)

@@ -214,7 +214,14 @@ static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n,
 {
 	tf_plan_part *parts = NULL;
 	int64_t head = 0;
-	if (c->rank == 0) {
+	if (c->rank == 0 && c->plan) { /* made by the caller */
+		if (c->nplan && !(parts = malloc(c->nplan * sizeof(tf_plan_part))))
+			head = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		else if (c->nplan)
+			memcpy(parts, c->plan, c->nplan * sizeof(tf_plan_part));
+		if (head == 0)
+			head = (int64_t)c->nplan;
+	} else if (c->rank == 0) {
 		int np = tf_pipeline_plan(ctx, inputs, n, format, &parts, err);
 		head = np;
 		if (np > 0)

@@ -10,6 +10,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -654,19 +656,41 @@ int tf_otf2_read_serial(rd *r, OTF2_Reader *rdr, bool defs_open)
 /* After every location: local definitions are optional in OTF2, so an
  * archive without any is noted once; one where some locations have them
  * and others not (a lost file) gets a note for each of those. */
+/* A location another process reads (a distributed run): has it a local
+ * definitions file (ANCHOR-without-.otf2/ID.def)? */
+static bool ldefs_file(const rd *r, const d_loc *L)
+{
+	char p[4200];
+	size_t alen = strlen(r->anchor);
+	struct stat sb;
+	snprintf(p, sizeof(p), "%.*s/%" PRIu64 ".def", (int)(alen > 5 ? alen - 5 : alen), r->anchor, L->id);
+	return stat(p, &sb) == 0;
+}
+
 void tf_otf2_note_ldefs(rd *r)
 {
 	size_t nread = 0, nmissing = 0;
+	bool first_mine = false, seen = false; /* the first location with events is read here */
 	for (size_t i = 0; i < r->nlocs; i++) {
 		const d_loc *L = &r->locs[i];
+		if (L->skip && L->nevents) { /* as the whole archive would count it */
+			nread++;
+			nmissing += !ldefs_file(r, L);
+			seen = true;
+			continue;
+		}
 		if (L->ldefs == LDEFS_NOT_READ || !L->nevents)
 			continue;
+		first_mine |= !seen;
+		seen = true;
 		nread++;
 		nmissing += L->ldefs == LDEFS_MISSING;
 	}
 	if (!nmissing)
 		return;
 	if (nmissing == nread) {
+		if (!first_mine)
+			return; /* said once, by the process that reads the first one */
 		tf_ctx_note(r->ctx, "'%s': no local definitions for any of the %zu locations with events: their events "
 			    "are read without mapping tables or clock offsets (ids taken as global ones, times not "
 			    "corrected); nothing is lost if the writer wrote none", r->anchor, nread);

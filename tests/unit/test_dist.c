@@ -132,7 +132,7 @@ static void dist(const char *const *inputs, int n, int size, proc *procs)
 	pthread_cond_init(&w.cv, NULL);
 	pthread_t th[MAXP];
 	for (int r = 0; r < size; r++) {
-		procs[r] = (proc){ .c = { r, size, t_bcast, t_max, t_send, t_recv, t_fail, t_failed },
+		procs[r] = (proc){ .c = { r, size, t_bcast, t_max, t_send, t_recv, t_fail, t_failed, NULL, 0 },
 				   .w = &w, .inputs = inputs, .n = n };
 		pthread_create(&th[r], NULL, run, &procs[r]);
 	}

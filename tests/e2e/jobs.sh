@@ -1,0 +1,43 @@
+# -j N (docs/distributed.md "Threads"): the inputs' parts read on N threads
+# give byte for byte the profile of -j 1, on TAU directories, OTF2 archives,
+# several Chrome files and all of them together, with counters; what the
+# other commands print is the same; a broken input among others fails with
+# its own message; bad values are usage errors.
+. tests/lib.sh
+T=$DATA/tau O=$DATA/otf2 C=$DATA/chrome
+CHROME="$C/kineto-resnet50-gpu/worker0.1623143089861.pt.trace.json.gz $C/hta-simple-add-gpu/benchmark_result_493459_1694039959_trace.json.gz $C/pytorch-legacy-small/trace.json $C/lighthouse-cpu-profiler-m86/cpu-profiler-m86.trace.json"
+same() { # NAME ARGS...: -j 2, 3 and 7 write -j 1's bytes
+	name=$1; shift
+	"$TF" -q profile -j 1 "$@" -o "$TMP/one.pb.gz" 2>"$TMP/one.err" || { fail "$name: -j 1: $(head -2 "$TMP/one.err")"; return; }
+	gzip -dc "$TMP/one.pb.gz" > "$TMP/one.pb"
+	for j in 2 3 7; do
+		if "$TF" -q profile -j $j "$@" -o "$TMP/j.pb.gz" 2>"$TMP/j.err" && gzip -dc "$TMP/j.pb.gz" | cmp -s - "$TMP/one.pb"; then
+			ok "$name: -j $j: byte-identical to -j 1"
+		else
+			fail "$name: -j $j"; head -3 "$TMP/j.err" | sed 's/^/#   /'
+		fi
+	done
+}
+same "TAU per-thread directory" $T/threads
+same "TAU per-rank directory" $T/mpi_small
+same "TAU, -c all" -c all $T/threads $T/mpi_small
+same "OTF2 (Score-P MPI)" $O/scorep-ping-pong-mpi
+same "OTF2 with GPU locations, -c all" -c all $O/scorep-mi300-hip
+same "four Chrome files" $CHROME
+same "Chrome, TAU and OTF2" $C/pytorch-legacy-small/trace.json $T/threads $O/scorep-mi300-hip
+for c in "top -n 20" "fold -o -" "diff $T/mpi_small"; do
+	set -- $c
+	cmd=$1; shift
+	"$TF" -q $cmd -j 1 "$@" $T/threads > "$TMP/a.txt" 2>&1
+	"$TF" -q $cmd -j 3 "$@" $T/threads > "$TMP/b.txt" 2>&1
+	cmp -s "$TMP/a.txt" "$TMP/b.txt" && [ -s "$TMP/a.txt" ] && ok "$cmd -j 3 prints what -j 1 prints" || fail "$cmd -j 3 differs from -j 1"
+done
+# a broken file among good ones: its own message, exit 3, nothing written
+printf '{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "tid": 1} {"ph": "X"}]}' > "$TMP/broken.json"
+expect_exit 3 "-j 3 with a broken file among four: exit 3" "$TF" profile -j 3 $C/pytorch-legacy-small/trace.json "$TMP/broken.json" $T/threads $T/mpi_small -o "$TMP/bad.pb.gz"
+grep -q "broken.json' at byte 81" "$TMP/err" && ok "... naming the file and the byte" || { fail "... naming the file"; sed 's/^/#   /' "$TMP/err"; }
+[ ! -e "$TMP/bad.pb.gz" ] && ok "... and writing nothing" || fail "a profile was written"
+expect_exit 2 "-j 0 is a usage error" "$TF" profile -j 0 $T/threads -o "$TMP/x.pb.gz"
+expect_exit 2 "-j x is a usage error" "$TF" profile -j x $T/threads -o "$TMP/x.pb.gz"
+check "--jobs=2 and -j2 are taken" "$TF" -q profile --jobs=2 -j2 $T/threads -o "$TMP/x.pb.gz"
+finish
