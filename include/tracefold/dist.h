@@ -33,6 +33,10 @@ typedef struct tf_comm {
 	 * stop reading at their next part); has another one failed? */
 	void (*fail)(struct tf_comm *c);
 	bool (*failed)(struct tf_comm *c);
+	/* ends every process at once (MPI_Abort): for the rare failures (out
+	 * of memory) that would leave this one out of a collective call the
+	 * others are in; does not return */
+	void (*abort)(struct tf_comm *c);
 	/* process 0: a plan already made (tf_pipeline_plan and _assign for
 	 * size processes), or NULL to make it */
 	const tf_plan_part *plan;
@@ -54,9 +58,12 @@ typedef struct tf_dist_stats {
  * o->select and o->partial ignored (this sets them).  Returns 0 on process
  * 0 with agg holding the whole run's profile (its comments, time span and
  * checks those of a single process; ctx's diagnostics, notes and warnings
- * the whole run's), 1 on the others (their share was handed on), or a
- * negative TF_E*: this process's own failure with err filled, or
- * TF_ECANCEL when another process failed (it says so itself). */
+ * the whole run's), 1 on the others (their share was handed on and
+ * process 0 concluded the run), or a negative TF_E*: this process's own
+ * failure with err filled, TF_ECANCEL when another process failed (it says
+ * so itself), or on the others the code of process 0's failure to plan or
+ * conclude with err not filled (process 0 says why).  Every process
+ * returns success or failure alike. */
 int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
 		tf_dist_stats *stats, tf_error *err);
 

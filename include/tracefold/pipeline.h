@@ -47,9 +47,10 @@ typedef struct tf_pipeline_opts {
 	const tf_input_sel *select;     /* a partial run: per input, what this process reads */
 	tf_pipeline_partial *partial;   /* a partial run (with select): what it read, out.  The
 					 * checks that need the whole run (an input with nothing
-					 * usable, an empty result, --ranks that keep nothing, unmatched
-					 * -c names), the comments and the profile's time span are left
-					 * to tf_pipeline_conclude.  Traces only; no relative window,
+					 * usable, an empty result, unmatched -c names), the comments
+					 * and the profile's time span are left to tf_pipeline_conclude
+					 * (--ranks or --window that keep nothing: its empty-result
+					 * error, without the ranks present).  Traces only; no relative window,
 					 * --steps or --label-steps (they need a first pass over all). */
 } tf_pipeline_opts;
 

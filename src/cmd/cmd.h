@@ -201,6 +201,10 @@ extern int tf_jobs;
 int tf_mpi_start(int *rank, int *size);
 int tf_mpi_load(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o);
 int tf_mpi_end(int rc);
+/* --mpi, after tf_mpi_start: every process's status agreed (the highest;
+ * TF_EXIT_WORKER counts as TF_EXIT_OK); a collective call, so every
+ * process makes it at the same point.  Without MPI: rc. */
+int tf_mpi_agree(int rc);
 /* "--mpi with Open MPI v4.1.4" in tracefold-mpi, NULL in tracefold (--version). */
 const char *tf_mpi_build(void);
 

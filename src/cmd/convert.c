@@ -338,14 +338,28 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		tf_error_clear(&err);
 		if (outs[k].w->span_open(&wa, outs[k].path, &outs[k].sink, &outs[k].state, &err) < 0) {
 			rc = tf_report(&err);
-			goto done;
+			break;
 		}
 		consumers[nconsumers++] = outs[k].sink;
 	}
+	/* --mpi: an output one process cannot open stops them all (each would
+	 * otherwise wait for the others in a different call) */
+	if (tf_mpi && (rc = tf_mpi_agree(rc)) != TF_EXIT_OK)
+		goto done;
+	if (rc != TF_EXIT_OK)
+		goto done;
 	tf_load_opts lopts = tf_input_load_opts(&iopts);
 	lopts.comments = true;
 	lopts.consumers = consumers;
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
+	bool worker = rc == TF_EXIT_WORKER, loaded = rc == TF_EXIT_OK || worker;
+	if (rc == TF_EXIT_OK)
+		rc = tf_check_strict(&iopts, ctx);
+	/* --mpi: the run read well everywhere or nowhere (dist.h); --strict is
+	 * process 0's to judge: no process finishes its part of the tables
+	 * unless all of the run succeeded */
+	if (tf_mpi && loaded && (rc = tf_mpi_agree(worker ? TF_EXIT_OK : rc)) == TF_EXIT_OK && worker)
+		rc = TF_EXIT_WORKER;
 	if (rc == TF_EXIT_WORKER) { /* --mpi: this process's parts of the event tables */
 		for (int k = 0; k < nouts && rc == TF_EXIT_WORKER; k++) {
 			if (outs[k].w->consumes != TF_WRITER_SPANS)
@@ -359,8 +373,6 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		}
 		goto done;
 	}
-	if (rc == TF_EXIT_OK)
-		rc = tf_check_strict(&iopts, ctx);
 	if (rc != TF_EXIT_OK)
 		goto done;
 	const tf_diag *d = tf_ctx_diag(ctx);

@@ -75,8 +75,10 @@ static int mpi_recv(tf_comm *c, void **buf, size_t *len, int src)
 	if (MPI_Recv(&n, 1, MPI_UINT64_T, src, TAG_SIZE, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS)
 		return TF_EIO;
 	char *p = malloc(n ? n : 1);
-	if (!p)
-		return TF_ENOMEM; /* the sender is not left waiting: mpirun ends the run on our exit */
+	if (!p) { /* the sender would wait for it */
+		tf_msg("[process %d of %d] out of memory receiving %llu bytes", c->rank, c->size, (unsigned long long)n);
+		MPI_Abort(MPI_COMM_WORLD, TF_EXIT_INPUT);
+	}
 	for (size_t off = 0; off < n; off += CHUNK) {
 		size_t k = n - off < CHUNK ? n - off : CHUNK;
 		if (MPI_Recv(p + off, (int)k, MPI_BYTE, src, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
@@ -96,12 +98,19 @@ static void mpi_fail(tf_comm *c)
 		return;
 	M.i_failed = true;
 	M.fail_tx = calloc((size_t)c->size, sizeof(MPI_Request));
-	if (!M.fail_tx)
-		return; /* the others learn it at the next status */
+	if (!M.fail_tx) /* tf_mpi_end would wait for FAIL messages never sent */
+		MPI_Abort(MPI_COMM_WORLD, TF_EXIT_INPUT);
 	static int one = 1;
 	for (int r = 0; r < c->size; r++)
 		if (r != c->rank)
 			MPI_Isend(&one, 1, MPI_INT, r, TAG_FAIL, MPI_COMM_WORLD, &M.fail_tx[M.nfail_tx++]);
+}
+
+static void mpi_abort(tf_comm *c)
+{
+	tf_msg("[process %d of %d] out of memory", c->rank, c->size);
+	MPI_Abort(MPI_COMM_WORLD, TF_EXIT_INPUT);
+	abort();
 }
 
 static bool mpi_failed(tf_comm *c)
@@ -126,7 +135,7 @@ static int start(void)
 		return TF_EXIT_INPUT;
 	}
 	M.started = true;
-	M.c = (tf_comm){ 0, 1, mpi_bcast, mpi_max, mpi_send, mpi_recv, mpi_fail, mpi_failed, NULL, 0 };
+	M.c = (tf_comm){ 0, 1, mpi_bcast, mpi_max, mpi_send, mpi_recv, mpi_fail, mpi_failed, mpi_abort, NULL, 0 };
 	MPI_Comm_rank(MPI_COMM_WORLD, &M.c.rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &M.c.size);
 	MPI_Irecv(&M.fail_buf, 1, MPI_INT, MPI_ANY_SOURCE, TAG_FAIL, MPI_COMM_WORLD, &M.fail_rx);
@@ -158,8 +167,8 @@ int tf_mpi_load(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, cons
 		tf_print_warnings(ctx); /* the whole run's */
 	if (r == 1)
 		return TF_EXIT_WORKER;
-	if (r == TF_ECANCEL)
-		return TF_EXIT_INPUT; /* the process that failed said why */
+	if (r == TF_ECANCEL || (r < 0 && !err.code)) /* the process that failed said why */
+		return r == TF_EUSAGE ? TF_EXIT_USAGE : TF_EXIT_INPUT;
 	if (r < 0) {
 		if (!err.code)
 			tf_error_set(&err, r, NULL, -1, -1, "%s", tf_strerror(r));
@@ -171,6 +180,16 @@ int tf_mpi_load(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, cons
 		return err.code == TF_EUSAGE ? TF_EXIT_USAGE : TF_EXIT_INPUT;
 	}
 	return TF_EXIT_OK;
+}
+
+int tf_mpi_agree(int rc)
+{
+	if (!M.started)
+		return rc;
+	int64_t v = rc == TF_EXIT_WORKER ? TF_EXIT_OK : rc;
+	if (MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+		return TF_EXIT_INPUT;
+	return (int)v;
 }
 
 const char *tf_mpi_build(void)
@@ -235,6 +254,8 @@ int tf_mpi_load(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, cons
 }
 
 int tf_mpi_end(int rc) { return rc == TF_EXIT_WORKER ? TF_EXIT_OK : rc; }
+
+int tf_mpi_agree(int rc) { return rc; }
 
 const char *tf_mpi_build(void) { return NULL; }
 

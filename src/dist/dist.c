@@ -232,10 +232,10 @@ static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n,
 		free(parts);
 		if (rc < 0)
 			return tf_error_set(err, rc, NULL, -1, -1, "cannot share the plan out: %s", tf_strerror(rc));
-		return c->rank == 0 ? (int)head : TF_ECANCEL;
+		return (int)head; /* process 0 says why; the others exit alike */
 	}
 	if (c->rank != 0 && head > 0 && !(parts = calloc((size_t)head, sizeof(tf_plan_part))))
-		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory"); /* mpirun ends the others */
+		c->abort(c); /* it would miss the next broadcast */
 	if (head > 0 && (rc = c->bcast(c, parts, (size_t)head * sizeof(tf_plan_part), 0)) < 0) {
 		free(parts);
 		return tf_error_set(err, rc, NULL, -1, -1, "cannot share the plan out: %s", tf_strerror(rc));
@@ -275,12 +275,8 @@ int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs,
 	size_t msglen = 0;
 	int rc = 0, trc = 0;
 	since from = { *tf_ctx_diag(ctx), tf_ctx_nnotes(ctx), tf_ctx_nwarnings(ctx) };
-	if (!sel || !pt.input_diags) {
-		/* every process gets this far before its first collective call:
-		 * failing here leaves the others in it; mpirun ends them */
-		rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-		goto done;
-	}
+	if (!sel || !pt.input_diags)
+		c->abort(c); /* it would miss the collective calls */
 	if ((rc = share_plan(c, ctx, inputs, n, po.format, &parts, &nparts, err)) < 0)
 		goto done;
 	/* the share of this process, read as a single process would */
@@ -355,12 +351,23 @@ int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs,
 	stats->reduce_s = now() - t0;
 	if (c->rank != 0) {
 		rc = 1;
-		goto done;
+		goto agree;
 	}
 	t0 = now();
 	tf_agg_comments_truncate(agg, ncomments);
 	rc = tf_pipeline_conclude(ctx, agg, inputs, n, &po, &pt, err);
 	stats->conclude_s = now() - t0;
+	goto agree;
+agree:
+	/* the conclusion's outcome, for every process: a run fails everywhere
+	 * or nowhere (process 0 says why; the others get its code) */
+	{
+		int64_t v = rc < 0 ? -rc : 0;
+		if (c->max(c, &v, 1) < 0 && rc >= 0)
+			rc = TF_EIO;
+		else if (v && rc >= 0)
+			rc = -(int)v;
+	}
 done:
 	free(msg);
 	free(parts);

@@ -112,6 +112,11 @@ static int w_recv(tf_comm *c, void **buf, size_t *len, int src)
 static void w_fail(tf_comm *c) { __atomic_store_n(&((worker *)c)->w->failed, 1, __ATOMIC_RELEASE); }
 static bool w_failed(tf_comm *c) { return __atomic_load_n(&((worker *)c)->w->failed, __ATOMIC_ACQUIRE) != 0; }
 
+static void w_abort(tf_comm *c)
+{
+	abort(); /* out of memory where a thread would miss a collective call */
+}
+
 static void *work(void *arg)
 {
 	worker *k = arg;
@@ -171,7 +176,7 @@ int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *i
 		goto out;
 	}
 	for (int r = 0; r < nthreads; r++) {
-		ws[r] = (worker){ .c = { r, nthreads, w_bcast, w_max, w_send, w_recv, w_fail, w_failed,
+		ws[r] = (worker){ .c = { r, nthreads, w_bcast, w_max, w_send, w_recv, w_fail, w_failed, w_abort,
 					 r == 0 ? plan : NULL, r == 0 ? (size_t)np : 0 },
 				  .w = &w, .ctx = ctx, .agg = agg, .inputs = inputs, .n = n, .o = o };
 		if (r == 0)

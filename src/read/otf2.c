@@ -193,6 +193,10 @@ static bool use_pipeline(void)
 static int read_events(rd *r, OTF2_Reader *rdr)
 {
 	const tf_read_opts *ro = tf_ctx_opts(r->ctx);
+	if (ro->part_mask && r->nlocs != ro->npart_mask) /* parts are positions in the definitions */
+		return tf_error_set(r->err, TF_EFORMAT, r->anchor, -1, -1,
+				    "%zu locations now, %zu when the run was planned: the archive changed", r->nlocs,
+				    ro->npart_mask);
 	for (size_t i = 0; i < r->nlocs; i++) {
 		/* a distributed run: read only the locations given to this process */
 		r->locs[i].skip = ro->part_mask && (i >= ro->npart_mask || !ro->part_mask[i]);

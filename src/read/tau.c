@@ -578,6 +578,10 @@ static int read_dir(tau_rd *rd, const char *dir)
 				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
 	const tf_read_opts *ro = tf_ctx_opts(rd->ctx);
 	const char *opt = ro->edf_path;
+	if (rc >= 0 && ro->part_mask && n != ro->npart_mask) /* parts are positions in the listing */
+		rc = tf_error_set(rd->err, TF_EFORMAT, dir, -1, -1,
+				  "%zu trace files now, %zu when the run was planned: the directory changed "
+				  "(or looks different from this machine)", n, ro->npart_mask);
 	for (size_t i = 0; i < n && rc >= 0; i++) {
 		if (ro->part_mask && (i >= ro->npart_mask || !ro->part_mask[i]))
 			continue; /* another process reads it (a distributed run) */

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
+#include <unistd.h>
 #include "tracefold/writer.h"
 #include "tracefold/sink.h"
 #include "tracefold/version.h"
@@ -161,7 +163,7 @@ typedef struct tf_events {
 	trackst *tk;
 	uint32_t ntk;
 	int64_t next_slice;
-	int part;              /* the part-N.parquet of each table (a distributed run's process) */
+	int part, nparts;      /* the part-N.parquet of each table (a distributed run's process), of nparts */
 	bool distributed;      /* ids are part << 40 | the process's own; tracks: only its own */
 	int64_t id_base;       /* part << 40 when distributed, else 0 */
 	tf_pairs pairs;        /* messages and flows waiting for the other end */
@@ -486,6 +488,46 @@ static void events_free(tf_events *w, bool abort)
 	free(w);
 }
 
+/* After a run that succeeded, on the process that writes part 0: the part
+ * files of earlier runs with more processes (part-N.parquet, N >= nparts)
+ * go, so that a folder read as one table holds this run only.  The files
+ * of this run are never touched (their numbers are below nparts). */
+static void remove_stale(const char *dir, int nparts)
+{
+	if (nparts < 1)
+		nparts = 1;
+	for (int t = 0; t < NTABLES; t++) {
+		char tdir[4200];
+		snprintf(tdir, sizeof(tdir), "%s/%s", dir, table_name[t]);
+		DIR *d = opendir(tdir);
+		if (!d)
+			continue;
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			char sub[4500], p[4800];
+			int n = -1, used = 0;
+			if (sscanf(de->d_name, "part-%d.parquet%n", &n, &used) == 1 && !de->d_name[used] && n >= nparts) {
+				snprintf(p, sizeof(p), "%s/%s", tdir, de->d_name);
+				unlink(p);
+			} else if (!strncmp(de->d_name, "rank=", 5)) {
+				snprintf(sub, sizeof(sub), "%s/%s", tdir, de->d_name);
+				DIR *s2 = opendir(sub);
+				struct dirent *e2;
+				while (s2 && (e2 = readdir(s2))) {
+					if (sscanf(e2->d_name, "part-%d.parquet%n", &n, &used) == 1 && !e2->d_name[used] &&
+					    n >= nparts) {
+						snprintf(p, sizeof(p), "%s/%s", sub, e2->d_name);
+						unlink(p);
+					}
+				}
+				if (s2)
+					closedir(s2);
+			}
+		}
+		closedir(d);
+	}
+}
+
 static int events_finish(void *state, tf_error *err)
 {
 	tf_events *w = state;
@@ -542,6 +584,8 @@ static int events_finish(void *state, tf_error *err)
 				rc = r;
 		}
 	w->rc = rc;
+	if (rc == 0 && w->part == 0)
+		remove_stale(w->dir, w->nparts);
 	events_free(w, false);
 	return rc;
 }
@@ -565,6 +609,7 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->ninputs = a->ninputs;
 	w->by_rank = a->partition_rank;
 	w->part = a->part;
+	w->nparts = a->nparts;
 	w->distributed = a->nparts > 1;
 	w->id_base = w->distributed ? (int64_t)a->part << 40 : 0;
 	w->next_slice = w->id_base;
