@@ -245,16 +245,17 @@ static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n,
 	return 0;
 }
 
-/* Everybody's status; returns whether any process failed. */
-static int any_failed(tf_comm *c, int mine, int *rc)
+/* Everybody's status: whether any process failed (then *rc is this
+ * process's error, or TF_ECANCEL when it did not fail itself). */
+static bool status_failed(tf_comm *c, int *rc, tf_error *err)
 {
-	int64_t v = mine < 0;
+	int64_t v = *rc < 0;
 	int r = c->max(c, &v, 1);
-	if (r < 0) {
-		*rc = r;
-		return 1;
-	}
-	return v != 0;
+	if (r < 0)
+		*rc = tf_error_set(err, r, NULL, -1, -1, "cannot agree on the status: %s", tf_strerror(r));
+	else if (v && *rc >= 0)
+		*rc = TF_ECANCEL;
+	return r < 0 || v != 0;
 }
 
 int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
@@ -273,7 +274,7 @@ int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs,
 	tf_pipeline_partial pt = { .input_diags = calloc((size_t)n + 1, sizeof(tf_diag)) };
 	void *msg = NULL;
 	size_t msglen = 0;
-	int rc = 0, trc = 0;
+	int rc = 0;
 	since from = { *tf_ctx_diag(ctx), tf_ctx_nnotes(ctx), tf_ctx_nwarnings(ctx) };
 	if (!sel || !pt.input_diags)
 		c->abort(c); /* it would miss the collective calls */
@@ -300,13 +301,8 @@ int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs,
 	}
 	if (rc < 0 && rc != TF_ECANCEL)
 		c->fail(c);
-	if (any_failed(c, rc, &trc)) {
-		if (trc < 0)
-			rc = tf_error_set(err, trc, NULL, -1, -1, "cannot agree on the status: %s", tf_strerror(trc));
-		else if (rc >= 0)
-			rc = TF_ECANCEL;
+	if (status_failed(c, &rc, err))
 		goto done;
-	}
 	stats->read_s = now() - t0;
 	t0 = now();
 	/* the reduction: a binomial tree towards process 0 */
@@ -341,13 +337,8 @@ int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs,
 			free(in);
 		}
 	}
-	if (any_failed(c, rc, &trc)) {
-		if (trc < 0)
-			rc = tf_error_set(err, trc, NULL, -1, -1, "cannot agree on the status: %s", tf_strerror(trc));
-		else if (rc >= 0)
-			rc = TF_ECANCEL;
+	if (status_failed(c, &rc, err))
 		goto done;
-	}
 	stats->reduce_s = now() - t0;
 	if (c->rank != 0) {
 		rc = 1;

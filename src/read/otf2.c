@@ -258,39 +258,51 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	return rc;
 }
 
-static int read_archive(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
+/* The anchor of path, checked: libotf2 leaks its file handle when
+ * OTF2_Reader_Open fails on a file that is no anchor at all, so the magic
+ * is looked at first. */
+static int checked_anchor(const char *path, char *anchor, size_t len, tf_error *err)
 {
-	char anchor[PATH_MAX];
-	int rc = anchor_of(path, anchor, sizeof(anchor), err);
-	if (rc < 0)
-		return rc;
-
-	/* libotf2 leaks its file handle when OTF2_Reader_Open fails on a file
-	 * that is no anchor at all: check the magic first */
+	TF_TRY(anchor_of(path, anchor, len, err));
 	unsigned char head[8];
 	ptrdiff_t nh = tf_file_head(anchor, head, sizeof(head), err);
 	if (nh < 0)
 		return (int)nh;
 	if (!is_anchor_head(head, (size_t)nh))
 		return tf_error_set(err, TF_EFORMAT, anchor, 0, -1, "not an OTF2 anchor file");
+	return 0;
+}
 
+/* Opens r->anchor and reads and resolves its global definitions into r
+ * (tracks in r->ctx): 0 with *out open (the caller closes it), or a
+ * negative TF_E* with r->err filled.  libotf2's errors are kept quiet
+ * (quiet_on) until the caller's quiet_off, in either case. */
+static int open_defs(rd *r, OTF2_Reader **out)
+{
+	tf_otf2_clock_set(r, 1000000000ull, 0);
+	quiet_on();
+	*out = OTF2_Reader_Open(r->anchor);
+	if (!*out)
+		return tf_otf2_fail(r, "not a readable OTF2 archive", OTF2_ERROR_INVALID);
+	OTF2_Reader_SetSerialCollectiveCallbacks(*out);
+	int rc = tf_otf2_read_defs(r, *out);
+	if (rc == 0)
+		rc = tf_otf2_resolve_defs(r);
+	return rc;
+}
+
+static int read_archive(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
+{
+	char anchor[PATH_MAX];
+	TF_TRY(checked_anchor(path, anchor, sizeof(anchor), err));
 	rd r = { .ctx = ctx, .sink = sink, .err = err, .path = path, .anchor = anchor, .input = input,
 		 .attr_corr = OTF2_UNDEFINED_ATTRIBUTE, .attr_gpu = OTF2_UNDEFINED_ATTRIBUTE };
-	tf_otf2_clock_set(&r, 1000000000ull, 0);
-	quiet_on();
-	OTF2_Reader *rdr = OTF2_Reader_Open(anchor);
-	if (!rdr) {
-		rc = tf_otf2_fail(&r, "not a readable OTF2 archive", OTF2_ERROR_INVALID);
-		goto out;
-	}
-	OTF2_Reader_SetSerialCollectiveCallbacks(rdr);
-	rc = tf_otf2_read_defs(&r, rdr);
-	if (rc == 0)
-		rc = tf_otf2_resolve_defs(&r);
+	OTF2_Reader *rdr = NULL;
+	int rc = open_defs(&r, &rdr);
 	if (rc == 0)
 		rc = read_events(&r, rdr);
-	OTF2_Reader_Close(rdr);
-out:
+	if (rdr)
+		OTF2_Reader_Close(rdr);
 	quiet_off();
 	tf_otf2_rd_free(&r);
 	if (rc == TF_ENOMEM)
@@ -307,33 +319,17 @@ out:
 static int parts(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err)
 {
 	char anchor[PATH_MAX];
-	int rc = anchor_of(path, anchor, sizeof(anchor), err);
-	if (rc < 0)
-		return rc;
-	unsigned char head[8];
-	ptrdiff_t nh = tf_file_head(anchor, head, sizeof(head), err);
-	if (nh < 0)
-		return (int)nh;
-	if (!is_anchor_head(head, (size_t)nh))
-		return tf_error_set(err, TF_EFORMAT, anchor, 0, -1, "not an OTF2 anchor file");
+	TF_TRY(checked_anchor(path, anchor, sizeof(anchor), err));
 	tf_ctx *scratch = tf_ctx_new(); /* the definitions make tracks: not in ctx */
 	if (!scratch)
 		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 	*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);
 	rd r = { .ctx = scratch, .err = err, .path = path, .anchor = anchor,
 		 .attr_corr = OTF2_UNDEFINED_ATTRIBUTE, .attr_gpu = OTF2_UNDEFINED_ATTRIBUTE };
-	tf_otf2_clock_set(&r, 1000000000ull, 0);
-	quiet_on();
-	OTF2_Reader *rdr = OTF2_Reader_Open(anchor);
-	if (!rdr) {
-		rc = tf_otf2_fail(&r, "not a readable OTF2 archive", OTF2_ERROR_INVALID);
-	} else {
-		OTF2_Reader_SetSerialCollectiveCallbacks(rdr);
-		rc = tf_otf2_read_defs(&r, rdr);
-		if (rc == 0)
-			rc = tf_otf2_resolve_defs(&r);
+	OTF2_Reader *rdr = NULL;
+	int rc = open_defs(&r, &rdr);
+	if (rdr)
 		OTF2_Reader_Close(rdr);
-	}
 	quiet_off();
 	size_t n = r.nlocs, alen = strlen(anchor);
 	bool whole = false;
