@@ -1,6 +1,13 @@
 /* gz.c - buffered input with transparent gzip and buffered (optionally
  * gzipped) output.  Inputs are consumed in 256 KiB chunks; nothing reads a
- * whole file. */
+ * whole file.
+ *
+ * Gzip input is inflated on a thread of its own from its second chunk on
+ * (the first, which sniffing and tf_file_head read, costs no thread): the
+ * inflater fills a ring of GZ_RING chunks while the reader parses the one
+ * it holds, so a .gz costs about what its plain bytes cost on a second
+ * core instead of plain + inflate on one (docs/performance.md).  Errors
+ * and the end of the data come through the ring in order. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -9,10 +16,28 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <zlib.h>
 #include "tracefold/io.h"
 
 #define RAW_BYTES (256u * 1024u)
+#define GZ_RING 4
+
+/* The inflater thread and its ring of chunks: slots head .. head+count-1
+ * are filled (the reader holds slot head while it parses it); the
+ * inflater fills slot head+count while count < GZ_RING. */
+typedef struct gz_ring {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned char *slot[GZ_RING];
+	size_t len[GZ_RING];
+	int head, count;
+	bool holding;           /* the reader holds slot head */
+	bool done, stop;        /* the inflater finished (end or error); asked to stop */
+	int rc;                 /* its end: 0, or a negative TF_E* with err */
+	tf_error err;
+} gz_ring;
 #define OUT_BYTES (512u * 1024u)
 
 struct tf_in {
@@ -25,6 +50,9 @@ struct tf_in {
 	unsigned char *buf;     /* decompressed (or plain) bytes */
 	size_t pos, len;
 	uint64_t offset;        /* decompressed bytes handed out */
+	uint64_t produced;      /* decompressed bytes inflated (the inflater's) */
+	gz_ring *ring;          /* the inflater thread, once started */
+	unsigned char *buf0;    /* in->buf before the ring's slots took its place */
 	int64_t file_size;
 	char path[512];
 };
@@ -109,10 +137,13 @@ int tf_in_open(tf_in **out, const char *path, tf_error *err)
 	return 0;
 }
 
+static void ring_stop(tf_in *in);
+
 void tf_in_close(tf_in *in)
 {
 	if (!in)
 		return;
+	ring_stop(in);
 	if (in->gzip)
 		inflateEnd(&in->z);
 	if (in->own_fd)
@@ -120,6 +151,158 @@ void tf_in_close(tf_in *in)
 	free(in->buf);
 	free(in->raw);
 	free(in);
+}
+
+/* Inflates the next bytes into out (cap bytes): sets *len (> 0), or 0 at
+ * the end (in->truncated says whether the data was cut); negative on
+ * error.  Uses in->z, in->raw and in->fd: the inflater's alone once the
+ * thread runs. */
+static int inflate_into(tf_in *in, unsigned char *out, size_t cap, size_t *len, tf_error *err)
+{
+	*len = 0;
+	while (*len == 0) {
+		if (in->z.avail_in == 0) {
+			if (in->raw_eof) {
+				/* a cut .gz (killed writer, partial download): what
+				 * was decompressed is delivered, then the end; the
+				 * reader decides (tf_in_truncated) */
+				in->truncated = !in->z_end;
+				return 0;
+			}
+			ptrdiff_t n = read_full(in->fd, in->raw, RAW_BYTES);
+			if (n < 0)
+				return tf_error_set(err, TF_EIO, in->path, (int64_t)in->produced, -1, "read failed");
+			if ((size_t)n < RAW_BYTES)
+				in->raw_eof = true;
+			in->z.next_in = in->raw;
+			in->z.avail_in = (uInt)n;
+			if (n == 0)
+				continue;
+		}
+		if (in->z_end) {
+			/* another gzip member follows (concatenated .gz) */
+			if (inflateReset(&in->z) != Z_OK)
+				return tf_error_set(err, TF_EFORMAT, in->path, (int64_t)in->produced, -1, "zlib reset failed");
+			in->z_end = false;
+		}
+		in->z.next_out = out;
+		in->z.avail_out = (uInt)cap;
+		int zr = inflate(&in->z, Z_NO_FLUSH);
+		*len = cap - in->z.avail_out;
+		if (zr == Z_STREAM_END)
+			in->z_end = true;
+		else if (zr != Z_OK && zr != Z_BUF_ERROR)
+			return tf_error_set(err, TF_EFORMAT, in->path, (int64_t)(in->produced + *len), -1,
+					    "corrupt gzip data (%s)", in->z.msg ? in->z.msg : "inflate failed");
+		in->produced += *len;
+	}
+	return 0;
+}
+
+static void *inflater(void *arg)
+{
+	tf_in *in = arg;
+	gz_ring *g = in->ring;
+	for (;;) {
+		pthread_mutex_lock(&g->mu);
+		while (g->count == GZ_RING && !g->stop)
+			pthread_cond_wait(&g->cv, &g->mu);
+		int k = (g->head + g->count) % GZ_RING;
+		bool stop = g->stop;
+		pthread_mutex_unlock(&g->mu);
+		if (stop)
+			return NULL;
+		size_t len = 0;
+		tf_error err;
+		tf_error_clear(&err);
+		int rc = inflate_into(in, g->slot[k], RAW_BYTES, &len, &err);
+		pthread_mutex_lock(&g->mu);
+		if (rc < 0 || len == 0) {
+			g->rc = rc;
+			g->err = err;
+			g->done = true;
+		} else {
+			g->len[k] = len;
+			g->count++;
+		}
+		pthread_cond_broadcast(&g->cv);
+		bool end = g->done;
+		pthread_mutex_unlock(&g->mu);
+		if (end)
+			return NULL;
+	}
+}
+
+/* Starts the inflater; false if it cannot (then inflating goes on here). */
+static bool ring_start(tf_in *in)
+{
+	gz_ring *g = calloc(1, sizeof(*g));
+	if (!g)
+		return false;
+	for (int i = 0; i < GZ_RING; i++)
+		if (!(g->slot[i] = malloc(RAW_BYTES)))
+			goto fail;
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	in->ring = g;
+	in->buf0 = in->buf;
+	if (pthread_create(&g->th, NULL, inflater, in) == 0)
+		return true;
+	in->ring = NULL;
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->cv);
+fail:
+	for (int i = 0; i < GZ_RING; i++)
+		free(g->slot[i]);
+	free(g);
+	return false;
+}
+
+static void ring_stop(tf_in *in)
+{
+	gz_ring *g = in->ring;
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->mu);
+	g->stop = true;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+	pthread_join(g->th, NULL);
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->cv);
+	for (int i = 0; i < GZ_RING; i++)
+		free(g->slot[i]);
+	free(g);
+	in->ring = NULL;
+	in->buf = in->buf0;
+}
+
+/* The next chunk from the inflater into in->buf / in->len. */
+static ptrdiff_t ring_next(tf_in *in, tf_error *err)
+{
+	gz_ring *g = in->ring;
+	pthread_mutex_lock(&g->mu);
+	if (g->holding) { /* the chunk parsed last goes back to the inflater */
+		g->head = (g->head + 1) % GZ_RING;
+		g->count--;
+		g->holding = false;
+		pthread_cond_broadcast(&g->cv);
+	}
+	while (g->count == 0 && !g->done)
+		pthread_cond_wait(&g->cv, &g->mu);
+	ptrdiff_t n;
+	if (g->count > 0) {
+		in->buf = g->slot[g->head];
+		in->len = g->len[g->head];
+		g->holding = true;
+		n = (ptrdiff_t)in->len;
+	} else {
+		n = g->rc;
+		if (n < 0 && err)
+			*err = g->err;
+	}
+	pthread_mutex_unlock(&g->mu);
+	return n;
 }
 
 /* Refills in->buf (in->pos == in->len on entry).  Returns bytes now
@@ -138,42 +321,17 @@ static ptrdiff_t refill(tf_in *in, tf_error *err)
 		in->len = (size_t)n;
 		return n;
 	}
-	while (in->len == 0) {
-		if (in->z.avail_in == 0) {
-			if (in->raw_eof) {
-				/* a cut .gz (killed writer, partial download): what
-				 * was decompressed is delivered, then the end; the
-				 * reader decides (tf_in_truncated) */
-				in->truncated = !in->z_end;
-				return 0;
-			}
-			ptrdiff_t n = read_full(in->fd, in->raw, RAW_BYTES);
-			if (n < 0)
-				return tf_error_set(err, TF_EIO, in->path, (int64_t)in->offset, -1, "read failed");
-			if ((size_t)n < RAW_BYTES)
-				in->raw_eof = true;
-			in->z.next_in = in->raw;
-			in->z.avail_in = (uInt)n;
-			if (n == 0)
-				continue;
-		}
-		if (in->z_end) {
-			/* another gzip member follows (concatenated .gz) */
-			if (inflateReset(&in->z) != Z_OK)
-				return tf_error_set(err, TF_EFORMAT, in->path, (int64_t)in->offset, -1, "zlib reset failed");
-			in->z_end = false;
-		}
-		in->z.next_out = in->buf;
-		in->z.avail_out = RAW_BYTES;
-		int zr = inflate(&in->z, Z_NO_FLUSH);
-		in->len = RAW_BYTES - in->z.avail_out;
-		if (zr == Z_STREAM_END)
-			in->z_end = true;
-		else if (zr != Z_OK && zr != Z_BUF_ERROR)
-			return tf_error_set(err, TF_EFORMAT, in->path, (int64_t)(in->offset + in->len), -1,
-					    "corrupt gzip data (%s)", in->z.msg ? in->z.msg : "inflate failed");
-	}
-	return (ptrdiff_t)in->len;
+	if (in->ring)
+		return ring_next(in, err);
+	/* the first chunk here; the others from the inflater thread */
+	if (in->produced > 0 && ring_start(in))
+		return ring_next(in, err);
+	size_t len;
+	int rc = inflate_into(in, in->buf, RAW_BYTES, &len, err);
+	if (rc < 0)
+		return rc;
+	in->len = len;
+	return (ptrdiff_t)len;
 }
 
 ptrdiff_t tf_in_chunk(tf_in *in, const unsigned char **data, tf_error *err)
