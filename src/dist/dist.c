@@ -41,19 +41,12 @@ static void put(buf *b, const void *x, size_t n)
 {
 	if (b->rc)
 		return;
-	if (b->len + n > b->cap) {
-		size_t nc = b->cap ? b->cap : 4096;
-		while (nc < b->len + n)
-			nc *= 2;
-		unsigned char *np = realloc(b->p, nc);
-		if (!np) {
-			b->rc = TF_ENOMEM;
-			return;
-		}
-		b->p = np;
-		b->cap = nc;
+	if (tf_grow_n((void **)&b->p, &b->cap, b->len + n, 1, false) < 0) {
+		b->rc = TF_ENOMEM;
+		return;
 	}
-	memcpy(b->p + b->len, x, n);
+	if (n)
+		memcpy(b->p + b->len, x, n);
 	b->len += n;
 }
 
