@@ -42,6 +42,8 @@ typedef struct tf_read_opts {
 	const uint8_t *part_mask;  /* distributed runs: read only the parts i of the input with
 				    * part_mask[i] != 0 (i < npart_mask; tf_format.parts); NULL all */
 	size_t npart_mask;
+	bool parts_for_threads;    /* tf_format.parts asked for threads of one process (-j): a
+				    * format read one input at a time in a process answers one part */
 	/* distributed runs: asked between parts and inputs; true stops the read
 	 * with TF_ECANCEL (another process failed).  NULL: never */
 	bool (*cancelled)(void *arg);

@@ -41,7 +41,8 @@ typedef struct tf_format {
 	 * input (an OTF2 archive whose GPU streams go under the launches on
 	 * its CPU threads) answers one part.  Returns the number of parts
 	 * or a negative TF_E* with err filled.  ctx gives the reader
-	 * options; nothing is added to it. */
+	 * options (parts_for_threads: the parts are for threads of this
+	 * process); nothing is added to it. */
 	int (*parts)(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err);
 } tf_format;
 

@@ -154,7 +154,9 @@ int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *i
 	if (can) {
 		tf_error perr;
 		tf_error_clear(&perr);
+		tf_ctx_opts(ctx)->parts_for_threads = true;
 		np = tf_pipeline_plan(ctx, inputs, n, o ? o->format : NULL, &plan, &perr);
+		tf_ctx_opts(ctx)->parts_for_threads = false;
 	}
 	if (np < 2) {
 		free(plan);
