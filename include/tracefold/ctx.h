@@ -31,6 +31,11 @@ typedef struct tf_ctx tf_ctx;
  * exporter round start and end to microseconds independently. */
 #define TF_CLIP_TOLERANCE_NS_DEFAULT 1000
 
+/* Default of tf_read_opts.sort_mem_bytes: what the stack builder keeps of
+ * the tracks it must sort (Chrome JSON) before it writes sorted runs to a
+ * temporary file (docs/stack-rules.md, "Memory"). */
+#define TF_SORT_MEM_DEFAULT (8u << 20)
+
 /* Options that readers and the stack builder honour (tf_ctx_new sets the
  * defaults). */
 typedef struct tf_read_opts {
@@ -39,6 +44,9 @@ typedef struct tf_read_opts {
 	bool keep_trace_span;     /* Chrome: keep Kineto's whole-trace span (X of cat "Trace") */
 	int64_t clip_tolerance_ns; /* stack builder: a child overhanging its parent by at most
 				    * this is clipped; a larger overlap cuts the parent */
+	size_t sort_mem_bytes;     /* stack builder: buffered events of sorted tracks kept in
+				    * memory before sorted runs go to a temporary file; 0 never */
+	const char *tmp_dir;       /* where that file is made (NULL: /tmp) */
 	const uint8_t *part_mask;  /* distributed runs: read only the parts i of the input with
 				    * part_mask[i] != 0 (i < npart_mask; tf_format.parts); NULL all */
 	size_t npart_mask;

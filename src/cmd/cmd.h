@@ -68,6 +68,7 @@ void tf_report_diag(tf_ctx *ctx);
  *       --tau-flush           TAU: show buffer flushes as a [TAU trace flush] frame
  *       --keep-trace-span     Chrome: keep Kineto's whole-trace span
  *       --clip-tolerance DUR  stack builder: largest overhang clipped (default 1us)
+ *       --sort-mem SIZE       stack builder: memory for unsorted tracks before runs go to $TMPDIR
  *       --strict              any repair or lost input is an error (exit 3)
  *       --ranks LIST          keep the tracks of these MPI ranks (filter.h)
  *       --window START:END    keep what happened in [START, END) (filter.h)
@@ -83,6 +84,8 @@ typedef struct tf_input_opts {
 	bool strict;
 	bool has_clip_tolerance;
 	int64_t clip_tolerance_ns;
+	bool has_sort_mem;
+	size_t sort_mem_bytes;
 	tf_filter_opts filter;  /* --ranks, --window: tf_pipeline_opts.filter */
 	tf_rank_range *ranks_buf;
 	const char *folded_type; /* --folded-type TYPE/UNIT: tf_pipeline_opts.folded_type */

@@ -179,6 +179,26 @@ bool tf_parse_duration_ns(const char *s, int64_t *ns_out)
 	return false;
 }
 
+/* "123", "64K", "8M", "1G" (powers of 1024) -> bytes. */
+static bool parse_size(const char *v, size_t *out)
+{
+	long long n;
+	size_t len = strlen(v), shift = 0;
+	char num[32];
+	if (!len || len >= sizeof(num))
+		return false;
+	memcpy(num, v, len + 1);
+	char u = num[len - 1];
+	if (u == 'K' || u == 'k' || u == 'M' || u == 'm' || u == 'G' || u == 'g') {
+		shift = u == 'K' || u == 'k' ? 10 : u == 'M' || u == 'm' ? 20 : 30;
+		num[--len] = 0;
+	}
+	if (!len || !tf_parse_i64(num, &n) || n < 0 || (unsigned long long)n > (SIZE_MAX >> 1 >> shift))
+		return false;
+	*out = (size_t)n << shift;
+	return true;
+}
+
 int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opts *o)
 {
 	const char *a = argv[*i];
@@ -220,10 +240,10 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 	bool fmt = !strcmp(a, "-F") || !strcmp(a, "--input-format");
 	bool ctr = !strcmp(a, "-c") || !strcmp(a, "--counters");
 	bool edf = !strcmp(a, "--edf");
-	bool tol = !strcmp(a, "--clip-tolerance");
+	bool tol = !strcmp(a, "--clip-tolerance"), smem = !strcmp(a, "--sort-mem");
 	bool ranks = !strcmp(a, "--ranks"), window = !strcmp(a, "--window"), steps = !strcmp(a, "--steps");
 	bool ftype = !strcmp(a, "--folded-type");
-	if (!fmt && !ctr && !edf && !tol && !ranks && !window && !steps && !ftype)
+	if (!fmt && !ctr && !edf && !tol && !smem && !ranks && !window && !steps && !ftype)
 		return 0;
 	if (tf_missing_value(cmd, argc, argv, *i))
 		return -1;
@@ -253,6 +273,13 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 			return -1;
 		}
 		o->has_clip_tolerance = true;
+	} else if (smem) {
+		if (!parse_size(v, &o->sort_mem_bytes)) {
+			tf_usage_error(cmd, "'%s' needs a size in bytes with an optional K, M or G (like 64M; 0: "
+				       "never use a temporary file), not '%s'", a, v);
+			return -1;
+		}
+		o->has_sort_mem = true;
 	} else if (ranks || window || steps) {
 		tf_error err;
 		tf_error_clear(&err);
@@ -318,6 +345,9 @@ void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx)
 	r->keep_trace_span = o->keep_trace_span;
 	if (o->has_clip_tolerance)
 		r->clip_tolerance_ns = o->clip_tolerance_ns;
+	if (o->has_sort_mem)
+		r->sort_mem_bytes = o->sort_mem_bytes;
+	r->tmp_dir = getenv("TMPDIR");
 }
 
 void tf_input_opts_free(tf_input_opts *o)

@@ -40,6 +40,7 @@ tf_ctx *tf_ctx_new(void)
 		return NULL;
 	}
 	c->opts.clip_tolerance_ns = TF_CLIP_TOLERANCE_NS_DEFAULT;
+	c->opts.sort_mem_bytes = TF_SORT_MEM_DEFAULT;
 	return c;
 }
 

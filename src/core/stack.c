@@ -18,6 +18,7 @@
  *    are closed at the track's last timestamp (begin_unclosed).
  * Every repair adds the time it moved to tf_diag.ns.  The stack builder
  * knows nothing of profiles: the aggregate is one consumer (agg_sink.c). */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "tracefold/stack.h"
 #include "hmap.h"
 #include "sat.h"
+#include "spill.h"
 
 const tf_span_repair tf_span_repairs[TF_SPAN_NREPAIRS] = {
 	{ TF_SPAN_CLIPPED, "clipped" },           { TF_SPAN_CUT, "cut" },
@@ -100,6 +102,9 @@ typedef struct tstate {
 	pylink *py;            /* the Python frames with a parent id */
 	uint32_t npy, cappy;
 	tf_hmap pyidx;         /* Python id -> span index */
+	bool has_py;           /* spans with a Python id: they stay in memory (fix_python) */
+	size_t mem_bytes;      /* what spans, marks and events hold (counted in tf_stacks.mem_bytes) */
+	tf_runs span_runs, event_runs; /* sorted runs written to tf_stacks.spill */
 	uint32_t seq;
 	int64_t first_ns, last_ns;
 	uint8_t seen;
@@ -127,6 +132,10 @@ struct tf_stacks {
 	tf_agg_sink *own_agg_sink;
 	tf_agg *agg;
 	tf_filter *filter;     /* tf_stacks_opts.filter: the one consumer, in front of the others */
+	/* sorted tracks past the memory budget: sorted runs in a temporary file */
+	size_t mem_bytes, spill_at; /* buffered now; spill when it reaches spill_at (0 never) */
+	tf_spill *spill;
+	int spill_state;       /* 0 no file yet, 1 open, -1 none can be made: memory only */
 };
 
 /* ---- consumers ---- */
@@ -299,14 +308,28 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 
 /* ---- sorted tracks ---- */
 
+static int spill_all(tf_stacks *s);
+static int buffer_one(tf_stacks *s, tstate *t, const tf_event *ev, uint32_t seq);
+
 static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
 	uint32_t seq = t->seq++;
+	size_t before = t->mem_bytes;
+	int rc = buffer_one(s, t, ev, seq);
+	if (rc < 0 || t->mem_bytes == before)
+		return rc;
+	s->mem_bytes += t->mem_bytes - before;
+	return s->spill_at && s->mem_bytes >= s->spill_at ? spill_all(s) : 0;
+}
+
+static int buffer_one(tf_stacks *s, tstate *t, const tf_event *ev, uint32_t seq)
+{
 	switch (ev->kind) {
 	case TF_EV_COMPLETE: {
 		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
 			return TF_ENOMEM;
 		int64_t dur = ev->dur_ns;
+		t->mem_bytes += sizeof(span);
 		if (dur == TF_DUR_UNTIL_END) { /* still running when tracing stopped */
 			t->spans[t->nspans++] = (span){ ev->ts_ns, INT64_MIN, ev->name, ev->cat, seq, END_LAST,
 							TF_SPAN_UNCLOSED, ev->flags & TF_EVF_GPU_LABEL, ev->corr };
@@ -322,6 +345,8 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, ev->cat, seq, END_X, flags,
 						ev->flags & TF_EVF_GPU_LABEL, ev->corr };
 		note_time(t, end_ns);
+		if (ev->id)
+			t->has_py = true;
 		if (ev->id && tf_hmap_set(&t->pyidx, ev->id, t->nspans - 1) < 0)
 			return TF_ENOMEM;
 		if (ev->id && ev->parent_id) {
@@ -337,6 +362,7 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 			return TF_ENOMEM;
 		t->marks[t->nmarks++] = (bemark){ ev->ts_ns, ev->name, ev->cat, seq, ev->kind == TF_EV_END,
 						  (ev->flags & TF_EVF_GPU_LABEL) != 0, ev->corr };
+		t->mem_bytes += sizeof(bemark);
 		return 0;
 	default:
 		if (!tf_span_sink_wants(&s->wants, ev))
@@ -344,6 +370,7 @@ static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 		if (tf_grow((void **)&t->events, &t->capevents, t->nevents + 1, sizeof(kept)) < 0)
 			return TF_ENOMEM;
 		t->events[t->nevents++] = (kept){ *ev, seq };
+		t->mem_bytes += sizeof(kept);
 		return 0;
 	}
 }
@@ -421,6 +448,75 @@ static void sort_if_needed(void *base, size_t n, size_t sz, int (*cmp)(const voi
 		}
 }
 
+/* ---- memory bound: sorted runs in a temporary file ---- */
+
+/* span_cmp, with the X events still running when tracing stopped last:
+ * their end is the track's last timestamp, known only at its end, so they
+ * stay in memory. */
+static int spill_span_cmp(const void *x, const void *y)
+{
+	const span *a = x, *b = y;
+	bool ua = a->end_ns == INT64_MIN, ub = b->end_ns == INT64_MIN;
+	if (ua != ub)
+		return ua ? 1 : -1;
+	return span_cmp(x, y);
+}
+
+static int spill_track(tf_stacks *s, tstate *t)
+{
+	if (t->nspans && !t->has_py) { /* Python frames are nested by index (fix_python) */
+		sort_if_needed(t->spans, t->nspans, sizeof(span), spill_span_cmp);
+		uint32_t n = t->nspans;
+		while (n && t->spans[n - 1].end_ns == INT64_MIN)
+			n--;
+		TF_TRY(tf_spill_write(s->spill, &t->span_runs, t->spans, n, sizeof(span), span_cmp));
+		memmove(t->spans, t->spans + n, (size_t)(t->nspans - n) * sizeof(span));
+		t->nspans -= n;
+		t->mem_bytes -= (size_t)n * sizeof(span);
+	}
+	if (t->nevents) {
+		sort_if_needed(t->events, t->nevents, sizeof(kept), kept_cmp);
+		TF_TRY(tf_spill_write(s->spill, &t->event_runs, t->events, t->nevents, sizeof(kept), kept_cmp));
+		t->mem_bytes -= (size_t)t->nevents * sizeof(kept);
+		t->nevents = 0;
+	}
+	return 0;
+}
+
+/* Past the budget: every sorted track's spans and events go to the file as
+ * sorted runs; their buffers are kept for what comes next.  Without a
+ * file (none can be made, or the disk is full) everything stays in memory,
+ * as with a budget of 0, and a note says so. */
+static int spill_all(tf_stacks *s)
+{
+	size_t budget = tf_ctx_opts(s->ctx)->sort_mem_bytes;
+	if (!s->spill_state) {
+		const char *dir = tf_ctx_opts(s->ctx)->tmp_dir;
+		s->spill = tf_spill_new(dir);
+		s->spill_state = s->spill ? 1 : -1;
+		if (!s->spill)
+			tf_ctx_warn(s->ctx, "cannot make a temporary file in %s (%s): the events of sorted tracks "
+				    "stay in memory", dir && *dir ? dir : "/tmp", strerror(errno));
+	}
+	for (uint32_t i = 0; i < s->ntracks && s->spill_state == 1; i++) {
+		tstate *t = &s->tracks[i];
+		size_t before = t->mem_bytes;
+		int r = spill_track(s, t);
+		s->mem_bytes -= before - t->mem_bytes;
+		if (r == TF_EIO) {
+			tf_ctx_warn(s->ctx, "cannot write the temporary file of sorted tracks (%s): the rest "
+				    "stays in memory", strerror(errno));
+			s->spill_state = -1;
+		} else if (r < 0) {
+			return r;
+		}
+	}
+	/* what could not go (Python frames, B/E pairs) does not make every
+	 * later event spill again: the next time is a budget further */
+	s->spill_at = s->spill_state == 1 ? s->mem_bytes + budget : 0;
+	return 0;
+}
+
 /* B/E marks -> spans, innermost-first. */
 static int match_marks(tf_stacks *s, tstate *t)
 {
@@ -464,15 +560,15 @@ static int match_marks(tf_stacks *s, tstate *t)
 
 /* Hands over the kept events before upto_ns (or at it, when inclusive),
  * each after closing the regions that ended by its time. */
-static int drain_events(tf_stacks *s, tstate *t, uint32_t *ei, int64_t upto_ns, int inclusive)
+static int drain_events(tf_stacks *s, tstate *t, tf_merge *em, int64_t upto_ns, int inclusive)
 {
-	while (*ei < t->nevents &&
-	       (t->events[*ei].ev.ts_ns < upto_ns || (inclusive && t->events[*ei].ev.ts_ns == upto_ns))) {
-		const kept *c = &t->events[*ei];
-		while (t->depth && t->stack[t->depth - 1].end_ns <= c->ev.ts_ns)
+	for (const kept *p; (p = tf_merge_peek(em)) &&
+			    (p->ev.ts_ns < upto_ns || (inclusive && p->ev.ts_ns == upto_ns));) {
+		kept c = *p;
+		TF_TRY(tf_merge_pop(em));
+		while (t->depth && t->stack[t->depth - 1].end_ns <= c.ev.ts_ns)
 			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
-		TF_TRY(emit_event(s, t, &c->ev));
-		(*ei)++;
+		TF_TRY(emit_event(s, t, &c.ev));
 	}
 	return 0;
 }
@@ -515,8 +611,9 @@ static void fix_python(tf_stacks *s, tstate *t)
 	tf_hmap_free(&t->pyidx);
 }
 
-/* A sorted track's buffered spans, complete and in start order. */
-static int prepare_sorted(tf_stacks *s, tstate *t)
+/* A sorted track's buffered spans, complete and in start order, with its
+ * runs in the temporary file merged in by sm and em. */
+static int prepare_sorted(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
 {
 	for (uint32_t i = 0; i < t->nspans; i++)
 		if (t->spans[i].end_ns == INT64_MIN) { /* X without dur: until the track's end */
@@ -528,11 +625,22 @@ static int prepare_sorted(tf_stacks *s, tstate *t)
 	TF_TRY(match_marks(s, t));
 	sort_if_needed(t->spans, t->nspans, sizeof(span), span_cmp);
 	sort_if_needed(t->events, t->nevents, sizeof(kept), kept_cmp);
-	return 0;
+	TF_TRY(tf_merge_init(sm, s->spill, &t->span_runs, t->spans, t->nspans, sizeof(span), span_cmp));
+	int r = tf_merge_init(em, s->spill, &t->event_runs, t->events, t->nevents, sizeof(kept), kept_cmp);
+	if (r < 0)
+		tf_merge_free(sm);
+	return r;
 }
 
-static void free_sorted(tstate *t)
+static void free_sorted(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
 {
+	tf_merge_free(sm);
+	tf_merge_free(em);
+	tf_runs_free(&t->span_runs);
+	tf_runs_free(&t->event_runs);
+	t->has_py = false;
+	s->mem_bytes -= t->mem_bytes;
+	t->mem_bytes = 0;
 	free(t->spans);
 	free(t->marks);
 	free(t->events);
@@ -582,30 +690,25 @@ static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp)
 }
 
 /* A sorted GPU stream: every activity on its own, in start order. */
-static int flush_gpu(tf_stacks *s, tstate *t)
+static int flush_gpu(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
 {
-	TF_TRY(prepare_sorted(s, t));
-	uint32_t ei = 0, track = (uint32_t)(t - s->tracks);
-	for (uint32_t i = 0; i < t->nspans; i++) {
-		TF_TRY(drain_events(s, t, &ei, t->spans[i].start_ns, 0));
-		TF_TRY(emit_gpu(s, track, &t->spans[i]));
+	uint32_t track = (uint32_t)(t - s->tracks);
+	for (const span *p; (p = tf_merge_peek(sm));) {
+		span sp = *p;
+		TF_TRY(tf_merge_pop(sm));
+		TF_TRY(drain_events(s, t, em, sp.start_ns, 0));
+		TF_TRY(emit_gpu(s, track, &sp));
 	}
-	TF_TRY(drain_events(s, t, &ei, INT64_MAX, 1));
-	free_sorted(t);
-	return 0;
+	return drain_events(s, t, em, INT64_MAX, 1);
 }
 
-/* Nests a sorted track's buffered spans and hands them to the consumers. */
-static int flush_sorted(tf_stacks *s, tstate *t)
+/* Nests a sorted track's spans (sm) and hands them to the consumers. */
+static int nest_sorted(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
 {
-	const tf_track *tr = tf_ctx_track_get(s->ctx, (uint32_t)(t - s->tracks));
-	if (tr && tr->kind == TF_TRACK_GPU)
-		return flush_gpu(s, t);
-	TF_TRY(prepare_sorted(s, t));
-	uint32_t ei = 0;
-	for (uint32_t i = 0; i < t->nspans; i++) {
-		span sp = t->spans[i];
-		TF_TRY(drain_events(s, t, &ei, sp.start_ns, 0));
+	for (const span *p; (p = tf_merge_peek(sm));) {
+		span sp = *p;
+		TF_TRY(tf_merge_pop(sm));
+		TF_TRY(drain_events(s, t, em, sp.start_ns, 0));
 		while (t->depth && ended_before(&t->stack[t->depth - 1], &sp))
 			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
 		/* overlapping by more than the tolerance (Bazel's merged spans
@@ -627,11 +730,27 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true, .corr = sp.corr };
 		TF_TRY(push_frame(s, t, &f));
 	}
-	TF_TRY(drain_events(s, t, &ei, INT64_MAX, 1));
+	TF_TRY(drain_events(s, t, em, INT64_MAX, 1));
 	while (t->depth)
 		TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
-	free_sorted(t);
 	return 0;
+}
+
+/* A sorted track, at its end: its buffered events (and runs) in order. */
+static int flush_sorted(tf_stacks *s, tstate *t)
+{
+	const tf_track *tr = tf_ctx_track_get(s->ctx, (uint32_t)(t - s->tracks));
+	tf_merge sm = { 0 }, em = { 0 };
+	int r = prepare_sorted(s, t, &sm, &em);
+	if (r < 0) {
+		free_sorted(s, t, &sm, &em);
+		return r;
+	}
+	r = tr && tr->kind == TF_TRACK_GPU ? flush_gpu(s, t, &sm, &em) : nest_sorted(s, t, &sm, &em);
+	if (r == TF_EIO)
+		tf_ctx_note(s->ctx, "cannot read back the temporary file of sorted tracks: %s", strerror(errno));
+	free_sorted(s, t, &sm, &em);
+	return r;
 }
 
 static void note_span(tf_stacks *s, const tstate *t)
@@ -648,7 +767,7 @@ static void note_span(tf_stacks *s, const tstate *t)
 static int finish_track(tf_stacks *s, uint32_t id)
 {
 	tstate *t = &s->tracks[id];
-	if (t->nspans || t->nmarks || t->nevents)
+	if (t->nspans || t->nmarks || t->nevents || t->span_runs.n || t->event_runs.n)
 		TF_TRY(flush_sorted(s, t));
 	while (t->depth) {
 		tf_diag_repair(s->diag, TF_DIAG_begin_unclosed,
@@ -693,6 +812,7 @@ tf_stacks *tf_stacks_new_spans(tf_ctx *ctx, tf_cpath *cp)
 	s->clip_tol_ns = tf_ctx_opts(ctx)->clip_tolerance_ns;
 	s->sink.event = on_event;
 	s->sink.end_input = on_end_input;
+	s->spill_at = tf_ctx_opts(ctx)->sort_mem_bytes;
 	return s;
 }
 
@@ -746,7 +866,10 @@ void tf_stacks_free(tf_stacks *s)
 		free(s->tracks[i].events);
 		free(s->tracks[i].py);
 		tf_hmap_free(&s->tracks[i].pyidx);
+		tf_runs_free(&s->tracks[i].span_runs);
+		tf_runs_free(&s->tracks[i].event_runs);
 	}
+	tf_spill_free(s->spill);
 	free(s->tracks);
 	tf_hmap_free(&s->launches);
 	tf_agg_sink_free(s->own_agg_sink);

@@ -1,0 +1,62 @@
+/* spill.h - sorted runs of fixed-size records in one temporary file, and a
+ * k-way merge that reads them back in order (an external sort).
+ *
+ * The stack builder buffers a Chrome track's events until its input ends
+ * (stack.c); past a memory budget it sorts what it holds and writes it here
+ * as a run, so memory stays bounded whatever the trace length.  The file is
+ * unlinked as soon as it is made: nothing is left behind, whatever happens. */
+#ifndef TF_SPILL_H
+#define TF_SPILL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tf_spill tf_spill;
+typedef int (*tf_cmp_fn)(const void *, const void *);
+
+/* A new temporary file in dir (NULL: /tmp); NULL with errno on failure. */
+tf_spill *tf_spill_new(const char *dir);
+void tf_spill_free(tf_spill *f); /* NULL-safe */
+uint64_t tf_spill_bytes(const tf_spill *f);
+
+typedef struct tf_run {
+	uint64_t off;
+	uint64_t n;     /* records */
+	uint32_t level; /* made by merging TF_SPILL_FANIN runs of level - 1; written: 0 */
+} tf_run;
+
+typedef struct tf_runs {
+	tf_run *r;
+	uint32_t n, cap;
+} tf_runs;
+
+/* Appends n records of sz bytes (already sorted) as a run of rs:
+ * 0, TF_ENOMEM, or TF_EIO (errno set; the file is unchanged for earlier runs). */
+int tf_spill_write(tf_spill *f, tf_runs *rs, const void *base, size_t n, size_t sz, tf_cmp_fn cmp);
+void tf_runs_free(tf_runs *rs);
+
+/* TF_SPILL_FANIN runs of one level are merged into one of the next level
+ * as soon as they exist, so a list of runs of n records holds fewer than
+ * TF_SPILL_FANIN x log_FANIN(n) runs, and their merge as many 8 KiB read
+ * buffers; each record is rewritten log_FANIN(n) times at most. */
+#define TF_SPILL_FANIN 32
+
+/* Merges the runs rs (in f) and n sorted records at mem, by cmp. */
+typedef struct tf_merge {
+	struct tf_mcur *cur;
+	uint32_t *heap;
+	uint32_t ncur, nheap;
+	size_t sz;
+	tf_cmp_fn cmp;
+	int fd;
+} tf_merge;
+
+int tf_merge_init(tf_merge *m, const tf_spill *f, const tf_runs *rs, const void *mem, size_t n, size_t sz,
+		  tf_cmp_fn cmp);
+/* The smallest record left, or NULL when none is left. */
+const void *tf_merge_peek(const tf_merge *m);
+/* Drops it: 0, or TF_EIO when a run cannot be read back. */
+int tf_merge_pop(tf_merge *m);
+void tf_merge_free(tf_merge *m);
+
+#endif
