@@ -6,7 +6,11 @@
  * streams, ac2g flows, [memory] instants, some B/E user annotations and
  * metadata.  Deterministic (fixed seed).
  *
- *   gen-chrome MEGABYTES OUT.json
+ *   gen-chrome MEGABYTES OUT.json [NSTEPS]
+ *
+ * NSTEPS: step numbers wrap after NSTEPS (ProfilerStep#0..NSTEPS-1), so the
+ * number of distinct call paths stops growing with the size (what a memory
+ * bound needs to show); without it every step has a name of its own.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -130,6 +134,7 @@ static double op_tree(FILE *f, int t, int depth, uint32_t code)
 int main(int argc, char **argv)
 {
 	long long mb = argc > 1 ? atoll(argv[1]) : 200;
+	long long nsteps = argc > 3 ? atoll(argv[3]) : 0;
 	long long target = mb * 1000000LL;
 	if (argc < 3) {
 		fprintf(stderr, "usage: gen-chrome MEGABYTES OUT.json\n");
@@ -161,7 +166,7 @@ int main(int argc, char **argv)
 		int t = (int)rnd(NTHREADS);
 		if (step++ % 16 == 0) {
 			fprintf(f, "  {\"ph\": \"B\", \"name\": \"ProfilerStep#%lld\", \"cat\": \"user_annotation\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f},\n",
-				step, pid, tids[t], now_us[t]);
+				nsteps > 0 ? step % nsteps : step, pid, tids[t], now_us[t]);
 			now_us[t] += 0.1;
 			op_tree(f, t, 0, mix(0, rnd(12)));
 			fprintf(f, "  {\"ph\": \"E\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f},\n", pid, tids[t], now_us[t]);

@@ -34,7 +34,7 @@ typedef struct tf_ctx tf_ctx;
 /* Default of tf_read_opts.sort_mem_bytes: what the stack builder keeps of
  * the tracks it must sort (Chrome JSON) before it writes sorted runs to a
  * temporary file (docs/stack-rules.md, "Memory"). */
-#define TF_SORT_MEM_DEFAULT (8u << 20)
+#define TF_SORT_MEM_DEFAULT (4u << 20)
 
 /* Options that readers and the stack builder honour (tf_ctx_new sets the
  * defaults). */

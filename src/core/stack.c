@@ -127,7 +127,13 @@ struct tf_stacks {
 	int64_t clip_tol_ns;
 	tf_str unnamed;        /* "[unnamed]", interned on first use */
 	tf_str unattributed;   /* "[unattributed gpu]", likewise */
-	tf_hmap launches;      /* (input, correlation id) -> call path of the CPU call with it */
+	/* (input, correlation id) -> call path of the CPU call with it: the
+	 * launches of the input being finished, past sort_mem_bytes / 2 in
+	 * sorted runs (join_launches) */
+	struct launch *launch;
+	uint32_t nlaunch, caplaunch, launch_seq;
+	bool launch_dirty;     /* launch[] not sorted yet */
+	tf_runs launch_runs;
 	/* tf_stacks_new: the aggregate consumer it made, and where to put the time span */
 	tf_agg_sink *own_agg_sink;
 	tf_agg *agg;
@@ -164,10 +170,53 @@ static uint64_t launch_key(uint32_t input, uint64_t corr)
 	return tf_mix64(corr * 0x9E3779B97F4A7C15ull ^ input);
 }
 
+/* A launch: by key, the latest (seq) wins when a correlation id repeats. */
+typedef struct launch {
+	uint64_t key;
+	uint32_t node, seq;
+} launch;
+
+static int launch_cmp(const void *x, const void *y)
+{
+	const launch *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int spill_open(tf_stacks *s);
+
 static int note_launch(tf_stacks *s, uint32_t track, uint64_t corr, uint32_t node)
 {
 	const tf_track *tr = tf_ctx_track_get(s->ctx, track);
-	return tf_hmap_set(&s->launches, launch_key(tr ? tr->input : 0, corr), node) < 0 ? TF_ENOMEM : 0;
+	if (tf_grow((void **)&s->launch, &s->caplaunch, s->nlaunch + 1, sizeof(launch)) < 0)
+		return TF_ENOMEM;
+	s->launch[s->nlaunch++] = (launch){ launch_key(tr ? tr->input : 0, corr), node, s->launch_seq++ };
+	s->launch_dirty = true;
+	size_t budget = tf_ctx_opts(s->ctx)->sort_mem_bytes / 2;
+	if (budget && (size_t)s->nlaunch * sizeof(launch) >= budget && spill_open(s) == 1) {
+		qsort(s->launch, s->nlaunch, sizeof(launch), launch_cmp);
+		int r = tf_spill_write(s->spill, &s->launch_runs, s->launch, s->nlaunch, sizeof(launch), launch_cmp);
+		if (r == TF_ENOMEM)
+			return r;
+		if (r == 0)
+			s->nlaunch = 0;
+		else /* keep them here; the runs written so far stay good */
+			tf_ctx_warn(s->ctx, "cannot write the temporary file of sorted tracks (%s): the rest "
+				    "stays in memory", strerror(errno));
+		if (r < 0)
+			s->spill_state = -1;
+	}
+	return 0;
+}
+
+static void forget_launches(tf_stacks *s)
+{
+	free(s->launch);
+	s->launch = NULL;
+	s->nlaunch = s->caplaunch = 0;
+	s->launch_dirty = false;
+	tf_runs_free(&s->launch_runs);
 }
 
 static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_flags)
@@ -483,13 +532,9 @@ static int spill_track(tf_stacks *s, tstate *t)
 	return 0;
 }
 
-/* Past the budget: every sorted track's spans and events go to the file as
- * sorted runs; their buffers are kept for what comes next.  Without a
- * file (none can be made, or the disk is full) everything stays in memory,
- * as with a budget of 0, and a note says so. */
-static int spill_all(tf_stacks *s)
+/* The temporary file, made on first use: 1 open, -1 none can be made. */
+static int spill_open(tf_stacks *s)
 {
-	size_t budget = tf_ctx_opts(s->ctx)->sort_mem_bytes;
 	if (!s->spill_state) {
 		const char *dir = tf_ctx_opts(s->ctx)->tmp_dir;
 		s->spill = tf_spill_new(dir);
@@ -498,6 +543,17 @@ static int spill_all(tf_stacks *s)
 			tf_ctx_warn(s->ctx, "cannot make a temporary file in %s (%s): the events of sorted tracks "
 				    "stay in memory", dir && *dir ? dir : "/tmp", strerror(errno));
 	}
+	return s->spill_state;
+}
+
+/* Past the budget: every sorted track's spans and events go to the file as
+ * sorted runs; their buffers are kept for what comes next.  Without a
+ * file (none can be made, or the disk is full) everything stays in memory,
+ * as with a budget of 0, and a note says so. */
+static int spill_all(tf_stacks *s)
+{
+	size_t budget = tf_ctx_opts(s->ctx)->sort_mem_bytes;
+	spill_open(s);
 	for (uint32_t i = 0; i < s->ntracks && s->spill_state == 1; i++) {
 		tstate *t = &s->tracks[i];
 		size_t before = t->mem_bytes;
@@ -655,7 +711,7 @@ static void free_sorted(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
  * with the same correlation id (its input's CPU tracks were nested first)
  * plus the activity, else "[unattributed gpu]" plus the activity; an
  * annotation is a root frame of its own with no time (self 0). */
-static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp)
+static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp, uint32_t launched)
 {
 	tf_str name = sp->name;
 	if (!name) {
@@ -665,8 +721,7 @@ static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp)
 	int64_t dur = tf_sat_sub(sp->end_ns, sp->start_ns);
 	uint32_t kind = sp->label ? TF_SPAN_KIND_GPU_LABEL : TF_SPAN_KIND_GPU, parent = TF_CPATH_ROOT;
 	if (!sp->label) {
-		const tf_track *tr = tf_ctx_track_get(s->ctx, track);
-		parent = sp->corr ? tf_hmap_get(&s->launches, launch_key(tr ? tr->input : 0, sp->corr)) : UINT32_MAX;
+		parent = launched;
 		if (parent == UINT32_MAX) {
 			TF_TRY(intern_once(s, &s->unattributed, "[unattributed gpu]"));
 			parent = tf_cpath_child(s->cp, TF_CPATH_ROOT, s->unattributed);
@@ -689,17 +744,170 @@ static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp)
 	return 0;
 }
 
+/* What a GPU activity asks of the launch table: its key, its place. */
+typedef struct lreq {
+	uint64_t key;
+	uint32_t idx;
+} lreq;
+
+static int lreq_cmp(const void *x, const void *y)
+{
+	const lreq *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* The call path of the latest launch with key in the sorted launch[]
+ * (nothing spilled), or UINT32_MAX. */
+static uint32_t launch_find(const tf_stacks *s, uint64_t key)
+{
+	uint32_t lo = 0, hi = s->nlaunch;
+	while (lo < hi) { /* the first launch with a larger key */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (s->launch[mid].key <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && s->launch[lo - 1].key == key ? s->launch[lo - 1].node : UINT32_MAX;
+}
+
+typedef struct lres {
+	uint32_t idx, node;
+} lres;
+
+static int lres_cmp(const void *x, const void *y)
+{
+	const lres *a = x, *b = y;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* Sorts n records and writes them as a run of rs. */
+static int put_run(tf_stacks *s, tf_runs *rs, void *base, size_t n, size_t sz, tf_cmp_fn cmp)
+{
+	qsort(base, n, sz, cmp);
+	return tf_spill_write(s->spill, rs, base, n, sz, cmp);
+}
+
+/* With launches in the temporary file, a sort-merge join in bounded memory:
+ * (1) each activity's (key, place) to runs by key; (2) those merged beside
+ * the launch table (by key) give (place, call path), to runs by place; (3)
+ * the caller reads them back by place as it hands the activities on. */
+static int join_launches(tf_stacks *s, tf_merge *sm, uint32_t input, tf_runs *out)
+{
+	size_t cap = tf_ctx_opts(s->ctx)->sort_mem_bytes / 8 / sizeof(lreq);
+	if (cap < 4096)
+		cap = 4096;
+	tf_runs reqs = { 0 };
+	lreq *req = malloc(cap * sizeof(lreq));
+	lres *res = malloc(cap * sizeof(lres));
+	int r = req && res ? 0 : TF_ENOMEM;
+	size_t n = 0;
+	uint32_t idx = 0;
+	for (const span *p; r == 0 && (p = tf_merge_peek(sm)); idx++) {
+		if (!p->label && p->corr) {
+			req[n++] = (lreq){ launch_key(input, p->corr), idx };
+			if (n == cap) {
+				r = put_run(s, &reqs, req, n, sizeof(lreq), lreq_cmp);
+				n = 0;
+			}
+		}
+		if (r == 0)
+			r = tf_merge_pop(sm);
+	}
+	if (r == 0)
+		r = put_run(s, &reqs, req, n, sizeof(lreq), lreq_cmp);
+	if (r == 0 && s->launch_dirty) {
+		qsort(s->launch, s->nlaunch, sizeof(launch), launch_cmp);
+		s->launch_dirty = false;
+	}
+	tf_merge rm = { 0 }, lm = { 0 };
+	if (r == 0)
+		r = tf_merge_init(&rm, s->spill, &reqs, NULL, 0, sizeof(lreq), lreq_cmp);
+	if (r == 0)
+		r = tf_merge_init(&lm, s->spill, &s->launch_runs, s->launch, s->nlaunch, sizeof(launch), launch_cmp);
+	uint64_t key = 0;
+	uint32_t found = UINT32_MAX;
+	bool have = false;
+	n = 0;
+	for (const lreq *q; r == 0 && (q = tf_merge_peek(&rm));) {
+		if (!have || q->key != key) {
+			key = q->key;
+			found = UINT32_MAX;
+			have = true;
+			for (const launch *l; r == 0 && (l = tf_merge_peek(&lm)) && l->key <= key;) {
+				if (l->key == key)
+					found = l->node; /* equal keys come by seq: the last is the latest */
+				r = tf_merge_pop(&lm);
+			}
+		}
+		res[n++] = (lres){ q->idx, found };
+		if (r == 0 && n == cap) {
+			r = put_run(s, out, res, n, sizeof(lres), lres_cmp);
+			n = 0;
+		}
+		if (r == 0)
+			r = tf_merge_pop(&rm);
+	}
+	if (r == 0)
+		r = put_run(s, out, res, n, sizeof(lres), lres_cmp);
+	tf_merge_free(&rm);
+	tf_merge_free(&lm);
+	tf_runs_free(&reqs);
+	free(req);
+	free(res);
+	return r;
+}
+
 /* A sorted GPU stream: every activity on its own, in start order. */
 static int flush_gpu(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
 {
 	uint32_t track = (uint32_t)(t - s->tracks);
-	for (const span *p; (p = tf_merge_peek(sm));) {
-		span sp = *p;
-		TF_TRY(tf_merge_pop(sm));
-		TF_TRY(drain_events(s, t, em, sp.start_ns, 0));
-		TF_TRY(emit_gpu(s, track, &sp));
+	const tf_track *tr = tf_ctx_track_get(s->ctx, track);
+	uint32_t input = tr ? tr->input : 0;
+	if (!s->launch_runs.n) { /* the launch table is in memory */
+		if (s->launch_dirty) {
+			qsort(s->launch, s->nlaunch, sizeof(launch), launch_cmp);
+			s->launch_dirty = false;
+		}
+		for (const span *p; (p = tf_merge_peek(sm));) {
+			span sp = *p;
+			TF_TRY(tf_merge_pop(sm));
+			TF_TRY(drain_events(s, t, em, sp.start_ns, 0));
+			uint32_t node = !sp.label && sp.corr ? launch_find(s, launch_key(input, sp.corr)) : UINT32_MAX;
+			TF_TRY(emit_gpu(s, track, &sp, node));
+		}
+		return drain_events(s, t, em, INT64_MAX, 1);
 	}
-	return drain_events(s, t, em, INT64_MAX, 1);
+	tf_runs resr = { 0 };
+	tf_merge rm = { 0 };
+	int r = join_launches(s, sm, input, &resr);
+	/* the activities again, from the start (the merge only read them) */
+	tf_merge_free(sm);
+	if (r == 0)
+		r = tf_merge_init(sm, s->spill, &t->span_runs, t->spans, t->nspans, sizeof(span), span_cmp);
+	if (r == 0)
+		r = tf_merge_init(&rm, s->spill, &resr, NULL, 0, sizeof(lres), lres_cmp);
+	uint32_t idx = 0;
+	for (const span *p; r == 0 && (p = tf_merge_peek(sm)); idx++) {
+		span sp = *p;
+		uint32_t node = UINT32_MAX;
+		const lres *q = tf_merge_peek(&rm);
+		if (q && q->idx == idx) {
+			node = q->node;
+			r = tf_merge_pop(&rm);
+		}
+		if (r == 0)
+			r = tf_merge_pop(sm);
+		if (r == 0)
+			r = drain_events(s, t, em, sp.start_ns, 0);
+		if (r == 0)
+			r = emit_gpu(s, track, &sp, node);
+	}
+	tf_merge_free(&rm);
+	tf_runs_free(&resr);
+	return r < 0 ? r : drain_events(s, t, em, INT64_MAX, 1);
 }
 
 /* Nests a sorted track's spans (sm) and hands them to the consumers. */
@@ -795,7 +1003,7 @@ static int on_end_input(tf_sink *sink, uint32_t input)
 			if (tr && tr->input == input && (tr->kind == TF_TRACK_GPU) == gpu)
 				TF_TRY(finish_track(s, i));
 		}
-	tf_hmap_free(&s->launches);
+	forget_launches(s);
 	return 0;
 }
 
@@ -871,7 +1079,7 @@ void tf_stacks_free(tf_stacks *s)
 	}
 	tf_spill_free(s->spill);
 	free(s->tracks);
-	tf_hmap_free(&s->launches);
+	forget_launches(s);
 	tf_agg_sink_free(s->own_agg_sink);
 	free(s);
 }

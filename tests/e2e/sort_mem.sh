@@ -3,8 +3,8 @@
 # as sorted runs to a temporary file and merges them back at the track's
 # end.  Every output must be byte-identical to keeping everything in memory
 # (--sort-mem 0): profiles of every Chrome fixture and rule file (X, B/E,
-# Python ids, X without dur, GPU streams, memory events), timelines and
-# Parquet events.  A 1-byte budget spills after every event, so runs merge
+# Python ids, X without dur, GPU streams attributed to their launches,
+# memory events), timelines and Parquet events.  A 1-byte budget spills after every event, so runs merge
 # into higher levels (tf_spill's fan-in) too.  That the file is really used
 # is seen through TMPDIR: an unusable one gives a note, and the same output.
 . tests/lib.sh
@@ -24,8 +24,13 @@ for f in $DATA/chrome/*/*.json $DATA/chrome/*/*.json.gz $DATA/chrome/*/*.pfw.gz 
 	[ -f "$f" ] || continue
 	n=$((n + 1))
 	$TF -q profile --sort-mem 0 "$f" -o "$TMP/a.pb.gz" 2>/dev/null
-	$TF -q profile --sort-mem 1 "$f" -o "$TMP/b.pb.gz" 2>"$TMP/err"
-	same "profile --sort-mem 1 = --sort-mem 0: ${f#$DATA/}" "$TMP/a.pb.gz" "$TMP/b.pb.gz"
+	# 1 byte: spans and events spill at every event (the launch table's
+	# half is 0: never); 64 bytes: the launch table spills too, so GPU
+	# streams are attributed by the sort-merge join
+	for m in 1 64; do
+		$TF -q profile --sort-mem $m "$f" -o "$TMP/b.pb.gz" 2>"$TMP/err"
+		same "profile --sort-mem $m = --sort-mem 0: ${f#$DATA/}" "$TMP/a.pb.gz" "$TMP/b.pb.gz"
+	done
 done
 [ "$n" -ge 12 ] && ok "sort_mem: $n Chrome inputs compared" || fail "sort_mem: only $n Chrome inputs found"
 
