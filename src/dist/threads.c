@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/dist.h"
+#include "tracefold/reader.h"
+#include "procs.h"
 
 #define MAXT 256
 
@@ -137,6 +139,21 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* Is one of the inputs an OTF2 archive? */
+static bool has_otf2(const char *const *inputs, int n, const char *format)
+{
+	for (int i = 0; i < n; i++) {
+		if (strcmp(inputs[i], "-") == 0)
+			continue; /* standard input: not read here (and not shared out) */
+		tf_error e;
+		tf_error_clear(&e);
+		const tf_format *f = tf_format_find(inputs[i], format, &e);
+		if (f && strcmp(f->name, "otf2") == 0)
+			return true;
+	}
+	return false;
+}
+
 int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n,
 		    const tf_pipeline_opts *o, tf_error *err)
 {
@@ -151,6 +168,19 @@ int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *i
 	 * messages */
 	bool can = nthreads > 1 && !(o && o->consumers && o->consumers[0]) && !(o && o->select) &&
 		   !(o && tf_filter_active(o->filter)); /* a filter's "keeps nothing" names what there is */
+	if (can && has_otf2(inputs, n, o ? o->format : NULL)) {
+		/* processes: an archive's locations are read in parallel */
+		tf_error perr;
+		tf_error_clear(&perr);
+		np = tf_pipeline_plan(ctx, inputs, n, o ? o->format : NULL, &plan, &perr);
+		int rc = np >= 2 ? tf_dist_procs(nthreads < np ? nthreads : np, ctx, agg, inputs, n, o, plan, (size_t)np, err)
+				 : 1;
+		free(plan);
+		plan = NULL;
+		if (rc != 1)
+			return rc;
+		return tf_pipeline_run(ctx, agg, inputs, n, o, err);
+	}
 	if (can) {
 		tf_error perr;
 		tf_error_clear(&perr);

@@ -37,6 +37,29 @@ printf '{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "
 expect_exit 3 "-j 3 with a broken file among four: exit 3" "$TF" profile -j 3 $C/pytorch-legacy-small/trace.json "$TMP/broken.json" $T/threads $T/mpi_small -o "$TMP/bad.pb.gz"
 grep -q "broken.json' at byte 81" "$TMP/err" && ok "... naming the file and the byte" || { fail "... naming the file"; sed 's/^/#   /' "$TMP/err"; }
 [ ! -e "$TMP/bad.pb.gz" ] && ok "... and writing nothing" || fail "a profile was written"
+# OTF2 archives are read by processes (docs/distributed.md "Threads"): an
+# archive's locations in parallel.  A location cut short is read as -j 1
+# reads it, every time (two libotf2 readers on two threads once misread it
+# as complete in 3 runs of 30)
+cp -r "$O/scorep-ping-pong-mpi" "$TMP/pp" && chmod -R u+w "$TMP/pp"
+head -c 700 "$O/scorep-ping-pong-mpi/traces/1.evt" > "$TMP/pp/traces/1.evt"
+"$TF" -v profile -j 1 "$TMP/pp" -o "$TMP/cut1.pb.gz" 2> "$TMP/cut1.err"
+good=0
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	"$TF" -v profile -j 2 "$TMP/pp" -o "$TMP/cut2.pb.gz" 2> "$TMP/cut2.err" &&
+		cmp -s "$TMP/cut1.pb.gz" "$TMP/cut2.pb.gz" && sed "s|cut2.pb.gz|cut1.pb.gz|" "$TMP/cut2.err" | cmp -s - "$TMP/cut1.err" &&
+		good=$((good + 1))
+done
+grep -q "truncated_record=1" "$TMP/cut1.err" && [ $good = 12 ] && ok "OTF2 location cut short: -j 2 = -j 1 (profile and report), 12 runs of 12" ||
+	{ fail "OTF2 location cut short: -j 2 = -j 1 in $good runs of 12"; diff "$TMP/cut1.err" "$TMP/cut2.err" | head -5 | sed 's/^/#   /'; }
+# a worker process that dies: an error naming it, nothing written, no process left waiting
+TRACEFOLD_TEST_WORKER_DIES=1 "$TF" profile -j 2 $O/scorep-ping-pong-mpi -o "$TMP/dead.pb.gz" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+[ $rc -ne 0 ] && grep -q "worker process 1 ended without a result (signal 9)" "$TMP/err" && ok "a dead worker process: exit $rc, named" ||
+	{ fail "a dead worker process: exit $rc"; sed 's/^/#   /' "$TMP/err" | head -3; }
+[ ! -e "$TMP/dead.pb.gz" ] && ok "... and nothing written" || fail "a profile was written after a worker died"
+TRACEFOLD_TEST_WORKER_DIES=1 "$TF" -q profile -j 1 $O/scorep-ping-pong-mpi -o "$TMP/one.pb.gz" &&
+	ok "... (-j 1 has no worker processes)" || fail "-j 1 with TRACEFOLD_TEST_WORKER_DIES"
 expect_exit 2 "-j 0 is a usage error" "$TF" profile -j 0 $T/threads -o "$TMP/x.pb.gz"
 expect_exit 2 "-j x is a usage error" "$TF" profile -j x $T/threads -o "$TMP/x.pb.gz"
 check "--jobs=2 and -j2 are taken" "$TF" -q profile --jobs=2 -j2 $T/threads -o "$TMP/x.pb.gz"
