@@ -15,7 +15,14 @@
 
 CC       ?= gcc
 PKGS     := libprotobuf-c zlib otf2 libzstd
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# ISA-L's inflate (Debian libisal-dev) where it is installed, zlib's
+# otherwise; ISAL=0 builds with zlib alone (tracefold --version says which)
+ISAL     ?= $(shell pkg-config --exists libisal 2>/dev/null && echo 1)
+ifeq ($(ISAL),1)
+PKGS     += libisal
+ISAL_DEF := -DTF_HAVE_ISAL -DTF_ISAL_VERSION='"$(shell pkg-config --modversion libisal)"'
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(ISAL_DEF)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CSTD     := -std=gnu11

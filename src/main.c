@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
+#include "tracefold/io.h"
 #include "tracefold/reader.h"
 #include "tracefold/writer.h"
 
@@ -67,6 +68,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
 			const char *mpi = tf_mpi_build();
 			printf("tracefold %s%s%s%s\n", TRACEFOLD_VERSION, mpi ? " (" : "", mpi ? mpi : "", mpi ? ")" : "");
+			printf("gzip input: %s\n", tf_inflater());
 			return fflush(stdout) == 0 ? TF_EXIT_OK : TF_EXIT_INPUT;
 		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
 			tf_verbose++;

@@ -31,6 +31,9 @@ bool tf_in_truncated(const tf_in *in);
 /* Decompressed bytes consumed so far. */
 uint64_t tf_in_offset(const tf_in *in);
 const char *tf_in_path(const tf_in *in);
+/* The gzip inflater of this build, with its version: "ISA-L igzip 2.30.0"
+ * (libisal found at build time) or "zlib 1.2.13". */
+const char *tf_inflater(void);
 /* Compressed (on-disk) size if known, else -1. */
 int64_t tf_in_file_size(const tf_in *in);
 
