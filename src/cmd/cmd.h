@@ -61,6 +61,11 @@ bool tf_parse_duration_ns(const char *s, int64_t *ns_out);
  * ctx notes, first 10) to stderr, unless quiet. */
 void tf_report_diag(tf_ctx *ctx);
 
+/* The progress line on stderr while inputs are read (progress.c): drawn
+ * only when stderr is a terminal and not -q; stop erases it. */
+void tf_progress_start(const char *const *inputs, int n, const char *format);
+void tf_progress_stop(void);
+
 /* Input options every trace-reading command shares (docs/cli.md "Inputs"):
  *   -F, --input-format NAME   read traces as NAME instead of sniffing
  *   -c, --counters LIST       counters that become sample types ("all" = every one)

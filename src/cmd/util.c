@@ -387,7 +387,9 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 		long nc = sysconf(_SC_NPROCESSORS_ONLN);
 		jobs = nc < 1 ? 1 : nc > 256 ? 256 : (int)nc;
 	}
+	tf_progress_start(inputs, n, o ? o->format : NULL);
 	int r = jobs > 1 ? tf_dist_threads(jobs, ctx, agg, inputs, n, o, &err) : tf_pipeline_run(ctx, agg, inputs, n, o, &err);
+	tf_progress_stop();
 	tf_print_warnings(ctx);
 	if (r < 0) {
 		if (!err.code)

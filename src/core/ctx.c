@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tracefold/progress.h"
 #include "tracefold/ctx.h"
 #include "hmap.h"
 
@@ -191,7 +192,8 @@ static const tf_diag_id kind_diag[TF_EV_KIND_COUNT] = {
 
 int tf_emit(tf_ctx *ctx, tf_sink *sink, const tf_event *ev)
 {
-	ctx->diag.n[TF_DIAG_events_read]++;
+	if ((++ctx->diag.n[TF_DIAG_events_read] & (TF_PROGRESS_BATCH - 1)) == 0)
+		tf_progress_add_events(TF_PROGRESS_BATCH);
 	ctx->diag.n[ev->kind < TF_EV_KIND_COUNT ? kind_diag[ev->kind] : TF_DIAG_ev_other]++;
 	return sink && sink->event ? sink->event(sink, ev) : 0;
 }

@@ -27,6 +27,7 @@
 #include <isa-l/igzip_lib.h>
 #endif
 #include "tracefold/io.h"
+#include "tracefold/progress.h"
 
 #define RAW_BYTES (256u * 1024u)
 #define GZ_RING 4
@@ -83,6 +84,7 @@ static ptrdiff_t read_full(int fd, unsigned char *p, size_t n)
 			break;
 		got += (size_t)r;
 	}
+	tf_progress_add_bytes(got);
 	return (ptrdiff_t)got;
 }
 
