@@ -17,7 +17,6 @@
 
 #define TAU_EV_INIT_PARAM 3
 /* A multiple of 24 and 32, so blocks hold whole records of either layout. */
-#define TAU_BLOCK_BYTES (96u * 1024u)
 #define TAU_FLUSH_NAME "[TAU trace flush]"
 #define TAU_MAX_REREADS 16
 /* This many records in a row without a usable definition (an undefined id,
@@ -48,7 +47,7 @@ static inline uint64_t ld64(const unsigned char *p, bool sw)
 	return sw ? __builtin_bswap64(v) : v;
 }
 
-void tf_tau_decode(const unsigned char *p, tf_tau_layout lay, tf_tau_rec *r)
+static inline __attribute__((always_inline)) void decode(const unsigned char *p, tf_tau_layout lay, tf_tau_rec *r)
 {
 	if (lay.recsize == 24) {
 		r->ev = (int32_t)ld32(p, lay.swap);
@@ -63,6 +62,11 @@ void tf_tau_decode(const unsigned char *p, tf_tau_layout lay, tf_tau_rec *r)
 		r->par = (int64_t)ld64(p + 16, lay.swap);
 		r->ti = ld64(p + 24, lay.swap);
 	}
+}
+
+void tf_tau_decode(const unsigned char *p, tf_tau_layout lay, tf_tau_rec *r)
+{
+	decode(p, lay, r);
 }
 
 tf_tau_layout tf_tau_detect_layout(const unsigned char *p, size_t n)
@@ -476,63 +480,108 @@ static __attribute__((noinline)) int other_node(tau_rd *rd, tau_edf *file_edf, c
 }
 
 /* Streams one .trc file through the definitions in edf. */
+/* Records at p[0..n) (whole ones), the first at file offset off. */
+static int read_recs(tau_rd *rd, tau_edf *edf, tf_tau_layout lay, const unsigned char *p, size_t n, uint64_t off,
+		     const char *path)
+{
+	long node = edf->node; /* the node edf describes, -1: every node */
+	bool native24 = lay.recsize == 24 && !lay.swap; /* the usual layout: decoded inline */
+	for (size_t k = 0; k < n; k += lay.recsize) {
+		tf_tau_rec r;
+		if (__builtin_expect(native24, 1))
+			decode(p + k, (tf_tau_layout){ 24, false, false }, &r);
+		else
+			decode(p + k, lay, &r);
+		tau_edf *e = edf;
+		if (__builtin_expect(node >= 0 && r.nid != node, 0)) {
+			TF_TRY(other_node(rd, edf, &r, path, off + k, &e));
+			if (!e)
+				continue;
+		}
+		TF_TRY(on_record(rd, e, &r, path, off + k));
+	}
+	return 0;
+}
+
+/* The file's first bytes (carry[0..*have), up to 32) decide the layout;
+ * their whole records are read, the rest moved to the front of carry. */
+static int first_recs(tau_rd *rd, tau_edf *edf, const char *path, tf_tau_layout *lay, unsigned char *carry,
+		      size_t *have, uint64_t *off)
+{
+	*lay = tf_tau_detect_layout(carry, *have);
+	if (lay->guessed)
+		tf_ctx_note(rd->ctx,
+			    "'%s': the first record is not EV_INIT with parameter 3; "
+			    "assuming 24-byte records in this machine's byte order", path);
+	size_t whole = *have - *have % lay->recsize;
+	TF_TRY(read_recs(rd, edf, *lay, carry, whole, *off, path));
+	*off += whole;
+	*have -= whole;
+	memmove(carry, carry + whole, *have);
+	return 0;
+}
+
+/* Reads the records where tf_in holds them (no copy into a block of our
+ * own); a record cut by the end of a chunk is put together in carry. */
 static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
 {
 	tf_in *in = NULL;
 	TF_TRY(tf_in_open(&in, path, rd->err));
-	unsigned char *buf = malloc(TAU_BLOCK_BYTES);
-	if (!buf) {
-		tf_in_close(in);
-		return tf_error_set(rd->err, TF_ENOMEM, path, -1, -1, "out of memory");
-	}
 	int rc = 0;
-	size_t have = 0;
-	uint64_t off = 0; /* file offset of buf[0] */
-	long node = edf->node; /* the node edf describes, -1: every node */
+	unsigned char carry[32];
+	size_t have = 0;  /* bytes in carry */
+	uint64_t off = 0; /* file offset of the next record */
 	tf_tau_layout lay = { 0 };
 	bool first = true;
 	rd_reset_trks(rd);
 	tf_hmap_free(&rd->node_edf);
 	rd->run = 0;
 	for (;;) {
-		ptrdiff_t n = tf_in_read(in, buf + have, TAU_BLOCK_BYTES - have, rd->err);
+		const unsigned char *p;
+		ptrdiff_t n = tf_in_chunk(in, &p, rd->err);
 		if (n < 0) {
 			rc = (int)n;
 			break;
 		}
-		have += (size_t)n;
-		if (first && have >= 24) { /* the first block decides the layout */
-			lay = tf_tau_detect_layout(buf, have);
-			if (lay.guessed)
-				tf_ctx_note(rd->ctx,
-					    "'%s': the first record is not EV_INIT with parameter 3; "
-					    "assuming 24-byte records in this machine's byte order", path);
-			first = false;
-		}
-		if (!first) {
-			size_t nrec = have / lay.recsize;
-			for (size_t k = 0; k < nrec; k++) {
-				tf_tau_rec r;
-				tf_tau_decode(buf + k * lay.recsize, lay, &r);
-				tau_edf *e = edf;
-				if (__builtin_expect(node >= 0 && r.nid != node, 0)) {
-					rc = other_node(rd, edf, &r, path, off + k * lay.recsize, &e);
-					if (rc < 0)
-						goto done;
-					if (!e)
-						continue;
-				}
-				rc = on_record(rd, e, &r, path, off + k * lay.recsize);
-				if (rc < 0)
-					goto done;
-			}
-			size_t used = nrec * lay.recsize;
-			memmove(buf, buf + used, have - used);
-			have -= used;
-			off += used;
-		}
 		if (n == 0)
 			break;
+		size_t len = (size_t)n;
+		if (first) { /* the first 32 bytes decide the layout */
+			size_t k = len < 32 - have ? len : 32 - have;
+			memcpy(carry + have, p, k);
+			have += k;
+			p += k;
+			len -= k;
+			if (have < 32)
+				continue;
+			if ((rc = first_recs(rd, edf, path, &lay, carry, &have, &off)) < 0)
+				goto done;
+			first = false;
+		}
+		if (have) { /* the record cut at the end of the last chunk */
+			size_t k = lay.recsize - have < len ? lay.recsize - have : len;
+			memcpy(carry + have, p, k);
+			have += k;
+			p += k;
+			len -= k;
+			if (have < lay.recsize)
+				continue;
+			if ((rc = read_recs(rd, edf, lay, carry, have, off, path)) < 0)
+				goto done;
+			off += have;
+			have = 0;
+		}
+		size_t whole = len - len % lay.recsize;
+		if ((rc = read_recs(rd, edf, lay, p, whole, off, path)) < 0)
+			goto done;
+		off += whole;
+		have = len - whole;
+		memcpy(carry, p + whole, have);
+	}
+	if (rc >= 0 && first && have >= 24) { /* a file of less than 32 bytes */
+		if ((rc = first_recs(rd, edf, path, &lay, carry, &have, &off)) < 0)
+			goto done;
+		first = false;
 	}
 	if (have) {
 		tf_count_skip(rd->ctx, TF_DIAG_truncated_record);
@@ -547,7 +596,6 @@ static int read_trc(tau_rd *rd, const char *path, tau_edf *edf)
 done:
 	if (rc >= 0)
 		rc = flush_all_pend(rd);
-	free(buf);
 	tf_in_close(in);
 	return rc;
 }

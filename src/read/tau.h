@@ -90,12 +90,23 @@ typedef struct tau_edf {
 		    * node); -1: every node (tau_merge's tau.edf, other names) */
 	tau_def *defs;
 	uint32_t ndefs, cap;
-	tf_hmap idx; /* id -> index in defs */
+	/* id -> index in defs: ids 0 .. TAU_DENSE_IDS-1 (TAU numbers its
+	 * events from 1 up) in a table, 1 + the index (0: none), grown to the
+	 * largest such id defined; the others in a hash map */
+	uint32_t *dense;
+	uint32_t ndense;
+	tf_hmap idx;
 	int rereads;
 } tau_edf;
 
+#define TAU_DENSE_IDS (1u << 20)
+
 static inline tau_def *tf_tau_edf_find(const tau_edf *e, int64_t id)
 {
+	if ((uint64_t)id < TAU_DENSE_IDS) {
+		uint32_t i = (uint64_t)id < e->ndense ? e->dense[id] : 0;
+		return i ? &e->defs[i - 1] : NULL;
+	}
 	uint32_t i = tf_hmap_get(&e->idx, (uint64_t)id);
 	return i == UINT32_MAX ? NULL : &e->defs[i];
 }

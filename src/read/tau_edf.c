@@ -21,9 +21,25 @@ int tf_tau_edf_put(tau_edf *e, const tau_def *d)
 		*old = *d;
 		return 0;
 	}
-	if (tf_grow((void **)&e->defs, &e->cap, e->ndefs + 1, sizeof(*e->defs)) < 0 ||
-	    tf_hmap_put(&e->idx, (uint64_t)d->id, e->ndefs) < 0)
+	if (tf_grow((void **)&e->defs, &e->cap, e->ndefs + 1, sizeof(*e->defs)) < 0)
 		return TF_ENOMEM;
+	if ((uint64_t)d->id < TAU_DENSE_IDS) {
+		uint32_t id = (uint32_t)d->id;
+		if (id >= e->ndense) {
+			uint32_t n = e->ndense ? e->ndense : 64;
+			while (n <= id)
+				n *= 2;
+			uint32_t *t = realloc(e->dense, (size_t)n * sizeof(*t));
+			if (!t)
+				return TF_ENOMEM;
+			memset(t + e->ndense, 0, (size_t)(n - e->ndense) * sizeof(*t));
+			e->dense = t;
+			e->ndense = n;
+		}
+		e->dense[id] = e->ndefs + 1;
+	} else if (tf_hmap_put(&e->idx, (uint64_t)d->id, e->ndefs) < 0) {
+		return TF_ENOMEM;
+	}
 	e->defs[e->ndefs++] = *d;
 	return 0;
 }
@@ -34,6 +50,7 @@ void tf_tau_edf_free(tau_edf *e)
 		return;
 	free(e->path);
 	free(e->defs);
+	free(e->dense);
 	tf_hmap_free(&e->idx);
 	free(e);
 }
