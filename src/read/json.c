@@ -23,7 +23,118 @@ int tf_json_fail(tf_json_error *e, int code, const u8 *at, const char *what, boo
 
 /* ---- nested values ---- */
 
+#ifdef __SSE2__
+/* Bits of the 64 bytes at p equal to c. */
+static inline uint64_t eq64(const u8 *p, u8 c)
+{
+	const __m128i k = _mm_set1_epi8((char)c);
+	uint64_t m = 0;
+	for (int i = 0; i < 4; i++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, k)) << (16 * i);
+	}
+	return m;
+}
+
+/* Bit i set: an odd number of quotes at or before i (simdjson's prefix xor). */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	return x;
+}
+
+/* tf_json_skip_nested 64 bytes at a time: masks of quotes and brackets;
+ * the bytes inside strings are the prefix xor of the quotes; only the
+ * brackets outside strings are looked at one by one, with the same stack
+ * and errors as the scalar loop.  A block with a backslash (rare in
+ * traces) is walked byte by byte, as the scalar loop walks it.  The last
+ * bytes (under 64) are copied into a block padded with spaces. */
 int tf_json_skip_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
+{
+	u8 stack[TF_JSON_MAX_DEPTH];
+	int d = 0;
+	stack[d++] = *p++;
+	uint64_t in_str = 0;  /* all ones: the block starts inside a string */
+	int esc_next = 0;      /* the block's first byte is escaped (inside a string) */
+	u8 tail[64];
+	while (p < end) {
+		const u8 *b = p;
+		size_t n = (size_t)(end - p);
+		if (n < 64) {
+			memcpy(tail, p, n);
+			memset(tail + n, ' ', 64 - n);
+			b = tail;
+		}
+		size_t lim = n < 64 ? n : 64;
+		if (eq64(b, '\\') || esc_next) {
+			/* a backslash: byte by byte, as the scalar loop (it escapes
+			 * only inside a string) */
+			for (size_t i = 0; i < lim; i++) {
+				u8 c = b[i];
+				if (in_str) {
+					if (esc_next)
+						esc_next = 0;
+					else if (c == '\\')
+						esc_next = 1;
+					else if (c == '"')
+						in_str = 0;
+					continue;
+				}
+				if (c == '"') {
+					in_str = ~0ull;
+					continue;
+				}
+				if (c == '{' || c == '[') {
+					if (d == TF_JSON_MAX_DEPTH)
+						return tf_json_fail(e, TF_JSON_EDEPTH, p + i, "JSON nested too deeply", false);
+					stack[d++] = c;
+				} else if (c == '}' || c == ']') {
+					if (stack[d - 1] != (c == '}' ? '{' : '['))
+						return tf_json_fail(e, TF_JSON_EBRACKET, p + i, "mismatched bracket", true);
+					if (--d == 0) {
+						*out = p + i + 1;
+						return TF_JSON_OK;
+					}
+				}
+			}
+			p += lim;
+			continue;
+		}
+		uint64_t q = eq64(b, '"');
+		uint64_t br = eq64(b, '{') | eq64(b, '}') | eq64(b, '[') | eq64(b, ']');
+		uint64_t s = prefix_xor(q) ^ in_str;
+		in_str = (uint64_t)((int64_t)s >> 63); /* the last byte's state, as all ones or zero */
+		for (uint64_t m = br & ~s; m; m &= m - 1) {
+			int i = __builtin_ctzll(m);
+			u8 c = b[i];
+			if (c == '{' || c == '[') {
+				if (d == TF_JSON_MAX_DEPTH)
+					return tf_json_fail(e, TF_JSON_EDEPTH, p + i, "JSON nested too deeply", false);
+				stack[d++] = c;
+				continue;
+			}
+			if (stack[d - 1] != (c == '}' ? '{' : '['))
+				return tf_json_fail(e, TF_JSON_EBRACKET, p + i, "mismatched bracket", true);
+			if (--d == 0) {
+				*out = p + i + 1;
+				return TF_JSON_OK;
+			}
+		}
+		p += lim;
+	}
+	return TF_JSON_NEED;
+}
+
+/* The scalar loop: what the above must give (tests/unit/test_json.c). */
+int tf_json_skip_nested_slow(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
+#else
+int tf_json_skip_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
+#endif
 {
 	u8 stack[TF_JSON_MAX_DEPTH];
 	int d = 0;
@@ -243,7 +354,47 @@ static const uint64_t pow10_u64[20] = {
 	100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
 };
 
+/* The common case, trace timestamps and durations ("1623142623460016",
+ * "1419247332509.906", "-4.5"): an optional '-', digits, and at most
+ * scale digits after a '.', 19 digits at most: exact with no rounding, in
+ * about a third of the general path's instructions.  Anything else (an
+ * exponent, '+', more decimals than scale, ".5", a missing digit, too
+ * many digits) returns false for the general path. */
+static inline bool decimal_fast(const char *s, size_t n, int scale, int64_t *out)
+{
+	size_t i = 0;
+	bool neg = n && s[0] == '-';
+	i = neg;
+	uint64_t m = 0;
+	size_t d0 = i;
+	for (; i < n && (unsigned)(s[i] - '0') < 10u; i++)
+		m = m * 10 + (uint64_t)(s[i] - '0');
+	size_t nint = i - d0, nfrac = 0;
+	if (!nint)
+		return false;
+	if (i < n && s[i] == '.') {
+		size_t f0 = ++i;
+		for (; i < n && (unsigned)(s[i] - '0') < 10u; i++)
+			m = m * 10 + (uint64_t)(s[i] - '0');
+		nfrac = i - f0;
+		if (!nfrac)
+			return false;
+	}
+	if (i != n || nint + nfrac > 19 || scale < 0 || nfrac > (size_t)scale || scale > 19)
+		return false;
+	uint64_t q;
+	if (__builtin_mul_overflow(m, pow10_u64[(size_t)scale - nfrac], &q) || q > (uint64_t)INT64_MAX)
+		return false;
+	*out = neg ? -(int64_t)q : (int64_t)q;
+	return true;
+}
+
 int tf_json_decimal_scaled(const char *s, size_t n, int scale, int64_t *out)
+{
+	return decimal_fast(s, n, scale, out) ? 0 : tf_json_decimal_scaled_slow(s, n, scale, out);
+}
+
+int tf_json_decimal_scaled_slow(const char *s, size_t n, int scale, int64_t *out)
 {
 	size_t i = 0;
 	bool neg = false, digits = false;

@@ -160,6 +160,11 @@ static inline int tf_json_string(const unsigned char *p, const unsigned char *en
  * (TF_JSON_EBRACKET) and depth (TF_JSON_EDEPTH), and skips strings. */
 int tf_json_skip_nested(const unsigned char *p, const unsigned char *end, const unsigned char **out,
 			tf_json_error *e);
+#ifdef __SSE2__
+/* The scalar loop the 64-byte one replaces, for tests. */
+int tf_json_skip_nested_slow(const unsigned char *p, const unsigned char *end, const unsigned char **out,
+			     tf_json_error *e);
+#endif
 
 /* true, false, null, NaN, Infinity (see the top of this file). */
 static inline bool tf_json_literal_ok(const unsigned char *p, size_t n)
@@ -271,6 +276,8 @@ size_t tf_json_unescape(const unsigned char *s, size_t n, char *out);
  * to even.  Returns 0, or -1 when the text is not such a number or the
  * result does not fit in int64. */
 int tf_json_decimal_scaled(const char *s, size_t n, int scale, int64_t *out);
+/* The same without the fast path for plain decimals (for tests). */
+int tf_json_decimal_scaled_slow(const char *s, size_t n, int scale, int64_t *out);
 
 /* tf_json_decimal_scaled of a number or a string without escapes. */
 static inline bool tf_json_scaled(const tf_json_span *s, int scale, int64_t *out)

@@ -259,7 +259,78 @@ static void test_numbers(void **state)
 			fail_msg("'%s' scale %d: rc %d v %lld, want rc %d v %lld", c[i].s, c[i].scale, rc, (long long)v,
 				 c[i].ok, c[i].v);
 	}
+	/* the fast path for plain decimals gives what the general path gives,
+	 * result and refusal alike, on many generated texts */
+	{
+		static const char alpha[] = "0123456789999.-+e";
+		uint64_t x = 0x9E3779B97F4A7C15ull;
+		char t[32];
+		for (int k = 0; k < 400000; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			size_t len = 1 + x % 24;
+			uint64_t y = x;
+			for (size_t j = 0; j < len; j++) {
+				/* mostly digits, now and then a '.', a sign or an 'e' */
+				unsigned r = (unsigned)(y % 97);
+				y = y / 97 ^ (y << 29);
+				t[j] = r < 80 ? (char)('0' + r % 10) : alpha[r % (sizeof(alpha) - 1)];
+			}
+			int scale = (int)(x >> 40) % 13 - 2;
+			int64_t a = 1, b = 2;
+			int ra = tf_json_decimal_scaled(t, len, scale, &a), rb = tf_json_decimal_scaled_slow(t, len, scale, &b);
+			if (ra != rb || (ra == 0 && a != b))
+				fail_msg("'%.*s' scale %d: fast %d %lld, general %d %lld", (int)len, t, scale, ra, (long long)a,
+					 rb, (long long)b);
+		}
+		const char *edge[] = { "9223372036854775.807", "9223372036854775.808", "-9223372036854775.807",
+				       "1623142623460016", "1419247332509.906", "0.000", "-0", "00012.5",
+				       "99999999999999999999", "1.2345", "12.", ".5" };
+		for (size_t k = 0; k < sizeof(edge) / sizeof(edge[0]); k++) {
+			int64_t a = 1, b = 2;
+			int ra = tf_json_decimal_scaled(edge[k], strlen(edge[k]), 3, &a);
+			int rb = tf_json_decimal_scaled_slow(edge[k], strlen(edge[k]), 3, &b);
+			if (ra != rb || (ra == 0 && a != b))
+				fail_msg("'%s': fast %d %lld, general %d %lld", edge[k], ra, (long long)a, rb, (long long)b);
+		}
+	}
 	assert_true(tf_json_is_decimal((const u8 *)"-1.5e+3", 7));
+#ifdef __SSE2__
+	/* the 64-byte skip of nested values gives what the scalar loop gives:
+	 * the end, NEED, or the same error at the same byte, on generated
+	 * texts of brackets, strings, escapes and padding of every length */
+	{
+		static const char alpha[] = "{}[]\"\\ ab,:1{[\"x\\\"";
+		uint64_t x = 0x2545F4914F6CDD1Dull;
+		u8 t[300];
+		for (int k = 0; k < 200000; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			size_t len = 1 + x % (sizeof(t) - 1);
+			uint64_t y = x * 0x9E3779B97F4A7C15ull;
+			t[0] = (x >> 20) & 1 ? '{' : '[';
+			for (size_t j = 1; j < len; j++) {
+				y ^= y << 13;
+				y ^= y >> 7;
+				y ^= y << 17;
+				t[j] = (u8)alpha[y % (sizeof(alpha) - 1)];
+				if ((x >> 33) & 1 && t[j] == '\\') /* half the texts without backslashes: the mask path */
+					t[j] = 'a';
+			}
+			const u8 *oa = NULL, *ob = NULL;
+			tf_json_error ea, eb;
+			memset(&ea, 0, sizeof(ea));
+			memset(&eb, 0, sizeof(eb));
+			int ra = tf_json_skip_nested(t, t + len, &oa, &ea);
+			int rb = tf_json_skip_nested_slow(t, t + len, &ob, &eb);
+			if (ra != rb || (ra == TF_JSON_OK && oa != ob) || (ra < 0 && ra != TF_JSON_NEED && ea.at != eb.at))
+				fail_msg("skip of '%.*s': fast %d at %td, scalar %d at %td", (int)len, t, ra,
+					 ra == TF_JSON_OK ? oa - t : -1, rb, rb == TF_JSON_OK ? ob - t : -1);
+		}
+	}
+#endif
 	assert_false(tf_json_is_decimal((const u8 *)"1.5 ", 4));
 	assert_false(tf_json_is_decimal((const u8 *)"inf", 3));
 
