@@ -228,6 +228,14 @@ static void test_unescape(void **state)
 	}
 }
 
+/* A xorshift64 step: the generated texts of the comparisons below. */
+static void xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+}
+
 static void test_numbers(void **state)
 {
 	(void)state;
@@ -266,9 +274,7 @@ static void test_numbers(void **state)
 		uint64_t x = 0x9E3779B97F4A7C15ull;
 		char t[32];
 		for (int k = 0; k < 400000; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
+			xorshift(&x);
 			size_t len = 1 + x % 24;
 			uint64_t y = x;
 			for (size_t j = 0; j < len; j++) {
@@ -305,16 +311,12 @@ static void test_numbers(void **state)
 		uint64_t x = 0x2545F4914F6CDD1Dull;
 		u8 t[300];
 		for (int k = 0; k < 200000; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
+			xorshift(&x);
 			size_t len = 1 + x % (sizeof(t) - 1);
 			uint64_t y = x * 0x9E3779B97F4A7C15ull;
 			t[0] = (x >> 20) & 1 ? '{' : '[';
 			for (size_t j = 1; j < len; j++) {
-				y ^= y << 13;
-				y ^= y >> 7;
-				y ^= y << 17;
+				xorshift(&y);
 				t[j] = (u8)alpha[y % (sizeof(alpha) - 1)];
 				if ((x >> 33) & 1 && t[j] == '\\') /* half the texts without backslashes: the mask path */
 					t[j] = 'a';
