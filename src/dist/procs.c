@@ -110,11 +110,12 @@ static uint64_t put(pworld *w, const void *buf, size_t len)
 static int p_bcast(tf_comm *c, void *buf, size_t len, int root)
 {
 	pworld *w = W(c);
-	int rc = 0;
-	if (c->rank == root && (w->bcast_off = put(w, buf, len)) == UINT64_MAX)
-		rc = TF_ENOMEM; /* the others read garbage: this one aborts the run (dist.c) */
+	if (c->rank == root)
+		w->bcast_off = put(w, buf, len);
 	int b = barrier(w);
-	if (b == 0 && c->rank != root && len && w->bcast_off != UINT64_MAX)
+	/* a full arena fails the broadcast for every process alike */
+	int rc = b ? b : w->bcast_off == UINT64_MAX ? TF_ENOMEM : 0;
+	if (rc == 0 && c->rank != root && len)
 		memcpy(buf, w->arena + w->bcast_off, len);
 	if (b == 0)
 		b = barrier(w);
