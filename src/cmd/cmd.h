@@ -126,6 +126,8 @@ bool tf_folded_type_ok(const char *cmd, const char *value);
 	"      --clip-tolerance DUR  a child overhanging its parent by at most DUR (default\n"   \
 	"                       1us) is clipped; a larger overlap ends the parent where the\n"  \
 	"                       child starts (docs/stack-rules.md)\n"                           \
+	"      --sort-mem SIZE  memory for JSON tracks waiting to be sorted before they\n"    \
+	"                       go to a temporary file in $TMPDIR (default 4M; 0: never)\n"   \
 	"      --strict         exit 3 if the input needed any repair or lost any data\n"   \
 	"      --ranks LIST     keep only the tracks of these MPI ranks: 0,2,5-7\n"             \
 	"      --window START:END  keep only what happened in [START, END): times with a\n"   \
@@ -140,7 +142,8 @@ bool tf_folded_type_ok(const char *cmd, const char *value);
 	"      --folded-type TYPE/UNIT  folded stacks: the sample type of their values\n"   \
 	"                       (default samples/count)\n"                                     \
 	"  -j, --jobs N         read the inputs' parts (files, TAU threads, OTF2\n"         \
-	"                       locations) on N threads (default: one per core; 1: one)\n" \
+	"                       locations) on N threads (default: one per core; 1: one;\n" \
+	"                       worker processes when an input is an OTF2 archive)\n"     \
 	"      --mpi            a distributed run: under mpirun or srun, tracefold-mpi's\n"  \
 	"                       processes share the inputs' parts out and add their\n"      \
 	"                       profiles up; the result is a single process's\n"            \
