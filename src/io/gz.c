@@ -7,7 +7,11 @@
  * inflater fills a ring of GZ_RING chunks while the reader parses the one
  * it holds, so a .gz costs about what its plain bytes cost on a second
  * core instead of plain + inflate on one (docs/performance.md).  Errors
- * and the end of the data come through the ring in order.
+ * and the end of the data come through the ring in order.  The inflater
+ * inflates what each read gives (a pipe's bytes as they come), and waits
+ * for input in poll a tenth of a second at a time, so that a reader that
+ * stops early (a parse error) is not held at close by a pipe that never
+ * ends (tests/e2e/inflate.sh).
  *
  * The inflater is ISA-L's igzip where it was found at build time
  * (TF_HAVE_ISAL: the Makefile asks pkg-config for libisal), about 2.5x
@@ -21,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <zlib.h>
 #ifdef TF_HAVE_ISAL
@@ -86,6 +91,30 @@ static ptrdiff_t read_full(int fd, unsigned char *p, size_t n)
 	}
 	tf_progress_add_bytes(got);
 	return (ptrdiff_t)got;
+}
+
+/* Is fd readable (or at its end, or failed: read says which) within a
+ * tenth of a second? */
+static bool readable(int fd)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	int r = poll(&pf, 1, 100);
+	return r != 0 && !(r < 0 && errno == EINTR);
+}
+
+/* What one read gives (compressed bytes: inflate takes any amount, so a
+ * pipe's bytes are inflated as they come instead of once 256 KiB are
+ * there); 0 at the end. */
+static ptrdiff_t read_some(int fd, unsigned char *p, size_t n)
+{
+	for (;;) {
+		ssize_t r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0)
+			tf_progress_add_bytes((uint64_t)r);
+		return r;
+	}
 }
 
 int tf_in_open(tf_in **out, const char *path, tf_error *err)
@@ -220,10 +249,16 @@ static int inflate_into(tf_in *in, unsigned char *out, size_t cap, size_t *len, 
 				in->truncated = !in->z_end;
 				return 0;
 			}
-			ptrdiff_t n = read_full(in->fd, in->raw, RAW_BYTES);
+			/* on the inflater thread a read waits in poll, a tenth of a
+			 * second at a time, so that ring_stop is not held by a pipe
+			 * that never ends (a parse error, ESTOP) */
+			while (in->ring && !readable(in->fd))
+				if (__atomic_load_n(&in->ring->stop, __ATOMIC_ACQUIRE))
+					return 0;
+			ptrdiff_t n = read_some(in->fd, in->raw, RAW_BYTES);
 			if (n < 0)
 				return tf_error_set(err, TF_EIO, in->path, (int64_t)in->produced, -1, "read failed");
-			if ((size_t)n < RAW_BYTES)
+			if (n == 0)
 				in->raw_eof = true;
 			z->next_in = in->raw;
 			AVAIL_IN = (uint32_t)n;
@@ -347,10 +382,10 @@ static void ring_stop(tf_in *in)
 	if (!g)
 		return;
 	pthread_mutex_lock(&g->mu);
-	g->stop = true;
+	__atomic_store_n(&g->stop, true, __ATOMIC_RELEASE); /* read without the lock in inflate_into */
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
-	pthread_join(g->th, NULL);
+	pthread_join(g->th, NULL); /* within a tenth of a second: see inflate_into */
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->cv);
 	for (int i = 0; i < GZ_RING; i++)

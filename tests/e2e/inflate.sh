@@ -35,6 +35,28 @@ expect_exit 3 "a corrupt .gz: input error" $TF profile "$TMP/flip.json.gz" -o "$
 grep -q "cannot read '$TMP/flip.json.gz' at byte [0-9]*: corrupt gzip data (incorrect data check)" "$TMP/err" && ok "... naming the file, the byte and the damage" ||
 	{ fail "... naming the file"; sed 's/^/#   /' "$TMP/err" | head -3; }
 
+# a live pipe that stays open after a parse error: the compressed bytes are
+# inflated as they come (not once 256 KiB are there), and the error ends
+# the run at once, the inflater thread cancelled in its read (it used to
+# wait for the pipe to end)
+cat > "$TMP/live.py" <<'EOF'
+import os, sys, time, zlib
+c = zlib.compressobj(1, zlib.DEFLATED, 31)
+body = b'{"traceEvents": [' + b''.join(b'{"ph":"X","name":"%s","ts":%d,"dur":1,"pid":1,"tid":1},' % (os.urandom(12).hex().encode(), i) for i in range(40000))
+out = sys.stdout.buffer
+out.write(c.compress(body + b' {"ph": oops}') + c.flush(zlib.Z_SYNC_FLUSH))
+out.flush()
+time.sleep(60)
+EOF
+mkfifo "$TMP/live.fifo"
+python3 "$TMP/live.py" > "$TMP/live.fifo" &
+livepid=$!
+timeout 20 $TF profile - -o "$TMP/live.pb.gz" < "$TMP/live.fifo" > /dev/null 2> "$TMP/live.err"
+rc=$?
+kill $livepid 2>/dev/null
+[ $rc = 3 ] && grep -q "invalid JSON literal" "$TMP/live.err" && ok "a parse error on a live gzip pipe ends the run at once (exit 3)" ||
+	{ fail "a parse error on a live gzip pipe: exit $rc (124: it waited for the pipe)"; sed 's/^/#   /' "$TMP/live.err" | head -3; }
+
 case $TF in
 *san*) finish ;;
 esac
