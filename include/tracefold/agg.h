@@ -133,8 +133,17 @@ int tf_agg_sample_order(const tf_agg *a, uint32_t **order_out);
 int tf_agg_permute_types(tf_agg *a, const int *perm);
 
 /* dst += src.  Same string table required.  Sample types are matched by
- * name: a type in src missing from dst is TF_ECLASH unless allow_new_types. */
+ * name (a type of the same name with another unit is TF_ECLASH); a type in
+ * src missing from dst is TF_ECLASH (allow_new_types TF_AGG_TYPES_SAME),
+ * added to dst with 0 in its other samples (TF_AGG_TYPES_ADD: the union of
+ * the types), or left out (TF_AGG_TYPES_DROP). */
+enum { TF_AGG_TYPES_SAME = 0, TF_AGG_TYPES_ADD = 1, TF_AGG_TYPES_DROP = 2 };
 int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types);
+/* A copy of src (over its string table) with only the sample types
+ * types[0..n) (indices of src's), in that order; samples, labels, comments
+ * and metadata as src's (a sample left with only zeros stays, as pprof's
+ * writer drops those).  NULL when out of memory. */
+tf_agg *tf_agg_select_types(const tf_agg *src, const int *types, int n);
 
 /* Profile-level metadata carried with the aggregate (pprof fields). */
 typedef struct tf_agg_meta {

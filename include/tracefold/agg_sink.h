@@ -19,15 +19,21 @@ typedef struct tf_agg_sink tf_agg_sink;
  * selects every counter. */
 tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counters);
 
-/* A training step (Kineto's ProfilerStep#N) of an input: its CPU span. */
+/* A step of an input: Kineto's ProfilerStep#N (n = N; its CPU span; rank
+ * TF_STEP_ANY_RANK: every track of the input), or with --step-region NAME
+ * the n-th instance (from 0) of region NAME on one rank's first track that
+ * has it (rank: that track's rank, -1 none). */
+#define TF_STEP_ANY_RANK INT64_MIN
 typedef struct tf_step {
 	uint32_t input;
+	int64_t rank;
 	int64_t n, start_ns, end_ns;
 } tf_step;
-/* --label-steps: every sample gets a numeric label step = N, the
- * ProfilerStep#N among its call path's frames (a GPU activity: its
- * launch's), else the step of its input whose span holds its start, else
- * none.  steps: sorted by (input, start), borrowed. */
+/* --label-steps (and diff --gate): every sample gets a numeric label step =
+ * n of the step of its input (and rank) whose span holds the time it
+ * happened: a region's start, a GPU activity's launch (its own start when
+ * no launch is known), an event's time; none outside every step.  steps:
+ * sorted by (input, rank, start), borrowed. */
 void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n);
 void tf_agg_sink_free(tf_agg_sink *k); /* NULL-safe */
 tf_span_sink *tf_agg_sink_spans(tf_agg_sink *k);

@@ -56,6 +56,9 @@ typedef struct tf_read_opts {
 	 * with TF_ECANCEL (another process failed).  NULL: never */
 	bool (*cancelled)(void *arg);
 	void *cancel_arg;
+	/* stable names (names.h): the rules applied to the frames of call
+	 * paths (TF_NAMES_*; tf_ctx_new: all of them; --raw-names: none) */
+	unsigned name_rules;
 } tf_read_opts;
 
 tf_ctx *tf_ctx_new(void);
@@ -78,6 +81,11 @@ uint32_t tf_ctx_track_count(const tf_ctx *c);
 
 /* Sets the process name of every track of (input, process_key), present and future. */
 void tf_ctx_set_process_name(tf_ctx *c, uint32_t input, tf_str process_key, tf_str name);
+
+/* The frame a region named raw gets in call paths: raw with the stable-name
+ * rules of the ctx's options applied (names.h), interned; raw itself when
+ * no rule changes it.  Cached per name.  (tf_str)-1 when out of memory. */
+tf_str tf_ctx_frame_name(tf_ctx *c, tf_str raw);
 
 /* Notes: where a diag counter says what was repaired or skipped, a note says
  * where ("truncated last record at byte N of 'F'").  Readers add them, commands

@@ -49,6 +49,9 @@ typedef struct tf_filter_opts {
 	/* --label-steps: no filter, a step label on every sample (agg_sink.h);
 	 * here because every command hands these options to the pipeline */
 	bool label_steps;
+	/* --step-region NAME: the steps are the instances of region NAME (per
+	 * rank), not Kineto's ProfilerStep#N; NULL: those */
+	const char *step_region;
 } tf_filter_opts;
 
 /* "0,2,5-7" -> ranges (*out malloc'd, the caller frees it).  TF_EUSAGE with

@@ -31,6 +31,11 @@ typedef struct tf_flame_opts {
 	const tf_agg *base;     /* diff: BASE over the same string table, or NULL */
 	const char *base_name;  /* what BASE is called in tooltips ("BASE") */
 	bool normalize;         /* diff: BASE scaled to NEW's total first */
+	/* diff: frames colored by a verdict (diff --gate) instead of by the
+	 * change of their self value: a TF_VERDICT_* (gate.h) for the call
+	 * path frames[0..n) (root first), or -1 for none; NULL: by the change */
+	int (*verdict)(void *arg, const tf_str *frames, uint32_t n);
+	void *verdict_arg;
 } tf_flame_opts;
 
 #define TF_FLAME_WIDTH 1200

@@ -56,9 +56,10 @@ typedef struct tf_pipeline_opts {
 
 /* Reads inputs[0..n) into agg (empty, over ctx's string table): traces
  * through their readers and one stack builder, profiles (pprof, folded
- * stacks) added as they are.  An input from which nothing usable was read,
- * a profile with no samples, sample types that differ, and an empty result
- * are errors.
+ * stacks) added as they are, with the union of their sample types (one
+ * an input lacks is 0 there).  An input from which nothing usable was
+ * read, a profile with no samples, a sample type with two units, and an
+ * empty result are errors.
  * With o->filter, the spans pass through a tf_filter on their way to the
  * aggregate and every consumer; a window with a relative bound first reads
  * every input once more (tf_pipeline_first_ts) for the run's first
@@ -125,11 +126,16 @@ int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char 
  * (*rel, *first: read by a first pass), --steps from its steps (then *fo
  * points to a copy in *steps whose window says so).  Standard input cannot
  * be read twice: a usage error.  Returns 0 or a negative TF_E*. */
-/* --label-steps: every ProfilerStep#N of the inputs (a first pass, as
- * above), sorted by (input, start); *out malloc'd (the caller frees it),
- * NULL when none.  Returns 0 or a negative TF_E*. */
-int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_step **out,
-			  size_t *nout, tf_error *err);
+/* --label-steps and diff --gate: the run's steps (agg_sink.h tf_step), a
+ * first pass over the inputs (as above): every ProfilerStep#N (Kineto), or
+ * with region non-NULL the outermost instances of the region of that name
+ * (its frame name or its name as the trace has it), per rank, those of the
+ * rank's first track that has one, numbered from 0.  Input indices count
+ * from first_input (tf_pipeline_opts.first_input).  Sorted by (input, rank,
+ * start); *out malloc'd (the caller frees it), NULL when none.  Returns 0
+ * or a negative TF_E*. */
+int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const char *format, uint32_t first_input,
+			  const char *region, tf_step **out, size_t *nout, tf_error *err);
 
 typedef struct tf_window_opts {
 	tf_filter_opts fo;

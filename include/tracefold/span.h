@@ -49,6 +49,8 @@ typedef struct tf_span {
 	int64_t self_ns;    /* at close: duration minus its direct children's */
 	uint32_t kind;      /* TF_SPAN_KIND_* */
 	uint64_t corr;      /* the correlation id of a GPU launch or activity (tf_event.corr), 0 none */
+	int64_t launch_ns;  /* TF_SPAN_KIND_GPU: when the CPU call that launched it started
+			     * (TF_SPAN_END_UNKNOWN: no launch found); else unused (0) */
 } tf_span;
 
 /* What a span's time is (docs/gpu.md). */

@@ -12,9 +12,10 @@
 
 enum {
 	TF_EXIT_OK = 0,         /* success */
-	TF_EXIT_REGRESSION = 1, /* diff --fail-above found a regression */
+	TF_EXIT_REGRESSION = 1, /* diff --fail-above (or --gate) found a regression */
 	TF_EXIT_USAGE = 2,      /* bad command line */
 	TF_EXIT_INPUT = 3,      /* unreadable or invalid input, or output failure */
+	TF_EXIT_UNRESOLVED = 4, /* diff --gate --fail-unresolved: a material change unresolved */
 	TF_EXIT_WORKER = 100,   /* internal, never an exit status: a process of a distributed
 				 * run other than 0 has handed its share on (tf_mpi_load) */
 };
@@ -39,6 +40,7 @@ int tf_cmd_diff(int argc, char **argv);
 int tf_cmd_merge(int argc, char **argv);
 int tf_cmd_fold(int argc, char **argv);
 int tf_cmd_flame(int argc, char **argv);
+int tf_cmd_history(int argc, char **argv);
 
 /* Shared helpers (src/cmd/util.c). */
 extern int tf_verbose;   /* -v count */
@@ -94,6 +96,8 @@ typedef struct tf_input_opts {
 	tf_filter_opts filter;  /* --ranks, --window: tf_pipeline_opts.filter */
 	tf_rank_range *ranks_buf;
 	const char *folded_type; /* --folded-type TYPE/UNIT: tf_pipeline_opts.folded_type */
+	unsigned names_off;      /* stable-name rules turned off (TF_NAMES_*: --raw-names all,
+				  * --step-frames the ProfilerStep one) */
 } tf_input_opts;
 /* If argv[*i] is one of the input options, consumes it and its value and
  * returns 1; returns 0 if it is not one; prints a usage error for a missing
@@ -137,8 +141,17 @@ bool tf_folded_type_ok(const char *cmd, const char *value);
 	"                       regions are clipped to it (docs/cli.md \"Filters\")\n"      \
 	"      --steps A:B      PyTorch: the window of Kineto's ProfilerStep#A..#B, to the\n"  \
 	"                       end of the last GPU work they launched (docs/gpu.md)\n"       \
-	"      --label-steps    PyTorch: a numeric label step=N on every sample (pprof\n"    \
-	"                       -tagfocus=step=10:20); the inputs are read twice\n"          \
+	"      --label-steps    a numeric label step=N on every sample: PyTorch's\n"        \
+	"                       ProfilerStep#N (pprof -tagfocus=step=10:20), or the\n"     \
+	"                       instances of --step-region; the inputs are read twice\n"   \
+	"      --step-region NAME  steps are the instances of region NAME, per rank (a\n"  \
+	"                       solver iteration), not ProfilerStep#N (--label-steps,\n"   \
+	"                       diff --gate)\n"                                             \
+	"      --raw-names      keep frame names as the trace has them (no stable names:\n"  \
+	"                       ' at 0x...' addresses, NVTX seq/op_id, ProfilerStep#N;\n"   \
+	"                       docs/stack-rules.md \"Stable names\")\n"                     \
+	"      --step-frames    keep one ProfilerStep#N frame per step (the other rules\n"  \
+	"                       stay)\n"                                                     \
 	"      --folded-type TYPE/UNIT  folded stacks: the sample type of their values\n"   \
 	"                       (default samples/count)\n"                                     \
 	"  -j, --jobs N         read the inputs' parts (files, TAU threads, OTF2\n"         \

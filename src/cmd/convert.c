@@ -112,7 +112,10 @@ static void help(int mode)
 		       "('tracefold fold' picks the sample type).\n"
 		       "\n"
 		       "options:\n"
-		       "  -o, --output FILE    where to write the profile ('-' = stdout); required\n");
+		       "  -o, --output FILE    where to write the profile ('-' = stdout); required\n"
+		       "      --sample-types LIST  only these sample types, in this order (e.g.\n"
+		       "                       calls,wall,gpu: profiles that go tool pprof -diff_base\n"
+		       "                       can compare, whatever events each run had)\n");
 	else
 		printf("usage: tracefold convert [options] INPUT... [--to FORMAT] -o OUT [-o OUT ...]\n"
 		       "\n"
@@ -125,7 +128,9 @@ static void help(int mode)
 		       "      --partition rank  parquet: Hive-style rank=N folders\n"
 		       "      --compression C  parquet: none, zstd (default) or gzip; perfetto: none\n"
 		       "                       or compressed packets (default)\n"
-		       "      --phases P       chrome: x (default) or be (B/E pairs)\n");
+		       "      --phases P       chrome: x (default) or be (B/E pairs)\n"
+		       "      --sample-types LIST  profiles (pprof, folded, flame): only these\n"
+		       "                       sample types, in this order\n");
 	printf(TF_INPUT_OPTS_HELP
 	       "  -h, --help           this text\n"
 	       "\n");
@@ -152,6 +157,42 @@ typedef struct output {
 } output;
 
 
+/* --sample-types LIST: *agg with only those types, in that order. */
+static int keep_types(const char *cmd, tf_agg **agg, const char *list)
+{
+	int n = 0, *idx = malloc((strlen(list) / 2 + 2) * sizeof(int));
+	char *copy = strdup(list), *save = NULL;
+	int rc = idx && copy ? TF_EXIT_OK : TF_EXIT_INPUT;
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && rc == TF_EXIT_OK; t = strtok_r(NULL, ",", &save)) {
+		int i = tf_agg_type_pick(*agg, t);
+		if (i < 0) {
+			char have[600];
+			tf_agg_types_text(*agg, have, sizeof(have));
+			tf_msg("--sample-types: no sample type '%s' in the inputs (they have %s)", t, have);
+			rc = TF_EXIT_INPUT;
+		}
+		for (int k = 0; k < n && rc == TF_EXIT_OK; k++)
+			if (idx[k] == i)
+				rc = tf_usage_error(cmd, "--sample-types names '%s' twice", t);
+		if (rc == TF_EXIT_OK)
+			idx[n++] = i;
+	}
+	if (rc == TF_EXIT_OK && !n)
+		rc = tf_usage_error(cmd, "--sample-types needs a comma-separated list of sample types");
+	tf_agg *a = rc == TF_EXIT_OK ? tf_agg_select_types(*agg, idx, n) : NULL;
+	if (rc == TF_EXIT_OK && !a) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+	}
+	if (a) {
+		tf_agg_free(*agg);
+		*agg = a;
+	}
+	free(idx);
+	free(copy);
+	return rc;
+}
+
 static int convert(const char *cmd, int mode, int argc, char **argv)
 {
 	bool profile = mode == MODE_PROFILE;
@@ -175,9 +216,11 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	enum { O_OUTPUT, O_TO, O_PARTITION, O_COMPRESSION, O_PHASES };
+	enum { O_OUTPUT, O_TO, O_PARTITION, O_COMPRESSION, O_PHASES, O_SAMPLE_TYPES };
+	const char *sample_types = NULL;
 	static const tf_opt opts[] = {
 		{ O_OUTPUT, "-o", "--output", true }, { O_TO, NULL, "--to", true },
+		{ O_SAMPLE_TYPES, NULL, "--sample-types", true },
 		{ O_PARTITION, NULL, "--partition", true }, { O_COMPRESSION, NULL, "--compression", true },
 		{ O_PHASES, NULL, "--phases", true },
 		{ 0, NULL, NULL, false },
@@ -236,6 +279,13 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 				partition_rank = !strcmp(v, "rank");
 			else
 				compression = v;
+			break;
+		case O_SAMPLE_TYPES:
+			if (mode != MODE_CONVERT && !profile) {
+				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
+				goto done;
+			}
+			sample_types = v;
 			break;
 		case O_TO:
 			if (mode != MODE_CONVERT) {
@@ -374,6 +424,8 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 		goto done;
 	}
 	if (rc != TF_EXIT_OK)
+		goto done;
+	if (sample_types && (rc = keep_types(cmd, &agg, sample_types)) != TF_EXIT_OK)
 		goto done;
 	const tf_diag *d = tf_ctx_diag(ctx);
 	char diagbuf[2048];

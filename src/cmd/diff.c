@@ -12,6 +12,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "report.h"
+#include "gate_cli.h"
 #include "tracefold/flame.h"
 #include "tracefold/reader.h"
 
@@ -54,11 +55,33 @@ static void help(void)
 	       TF_NAME_WIDTH_HELP
 	       "  -h, --help             this text\n"
 	       "\n"
+	       "the gate (docs/gate.md):\n"
+	       "      --gate             compare runs per step with a verdict per row:\n"
+	       "                         regressed, improved, unchanged, unresolved (too\n"
+	       "                         noisy to decide) or immaterial; each input joined\n"
+	       "                         with ',' is a run of its own; steps are Kineto's\n"
+	       "                         ProfilerStep#N or --step-region NAME; values are\n"
+	       "                         per-step means with a simultaneous interval\n"
+	       "      --sample-type LIST types judged (default: wall and gpu, those the runs\n"
+	       "                         have; 'all': every one)\n"
+	       "      --min-effect PCT   a change matters from PCT of the row's own value\n"
+	       "                         (default 3) and --min-share PCT of the step total\n"
+	       "                         (default 0.5 under --gate)\n"
+	       "      --alpha A          false alarms allowed over all rows at once (0.05)\n"
+	       "      --history DIR      earlier runs of the baseline ('tracefold history\n"
+	       "                         add'): their spread is run-to-run noise\n"
+	       "      --history-max N    the newest N of them (default 30)\n"
+	       "      --save-history DIR add NEW's runs to DIR after comparing\n"
+	       "      --steady-noise PCT run-to-run noise assumed for gpu, calls and\n"
+	       "                         allocations, decided from the steps (default 0.5)\n"
+	       "      --fail-unresolved  exit 4 when a material change is unresolved\n"
+	       "\n"
 	       "trace inputs:\n"
 	       TF_INPUT_OPTS_HELP
 	       "\n"
-	       "exit status: 0 ok (no regression), 1 regression above --fail-above,\n"
-	       "             2 usage error, 3 unreadable or invalid input\n");
+	       "exit status: 0 ok (no regression), 1 regression (above --fail-above, or a\n"
+	       "             regressed row or total of --gate), 2 usage error, 3 unreadable\n"
+	       "             or invalid input, 4 --fail-unresolved and an unresolved change\n");
 }
 
 typedef struct row {
@@ -144,14 +167,21 @@ int tf_cmd_diff(int argc, char **argv)
 	row *rows = NULL;
 	memset(fs, 0, sizeof(fs));
 	enum { O_COUNT, O_BY, O_FORMAT, O_FAIL_ABOVE, O_MIN_SHARE, O_NORMALIZE, O_PATHS, O_SAMPLE_INDEX,
-	       O_NAME_WIDTH, O_FLAME, O_FLAME_URL };
+	       O_NAME_WIDTH, O_FLAME, O_FLAME_URL, O_GATE, O_HISTORY, O_HISTORY_MAX, O_SAVE_HISTORY, O_MIN_EFFECT,
+	       O_ALPHA, O_FAIL_UNRESOLVED, O_STEADY };
+	bool gate = false, has_min_share = false;
+	tf_gate_cli gc = { .gopts = TF_GATE_OPTS_DEFAULT, .history_max = 30 };
 	static const tf_opt opts[] = {
 		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
 		{ O_FORMAT, NULL, "--format", true }, { O_FAIL_ABOVE, NULL, "--fail-above", true },
 		{ O_MIN_SHARE, NULL, "--min-share", true }, { O_NORMALIZE, NULL, "--normalize", false },
 		{ O_PATHS, NULL, "--paths", false }, { O_SAMPLE_INDEX, NULL, "--sample-index", true }, { O_SAMPLE_INDEX, NULL, "--sample-type", true },
 		{ O_NAME_WIDTH, NULL, "--name-width", true }, { O_FLAME, NULL, "--flame", true },
-		{ O_FLAME_URL, NULL, "--flame-url", true }, { 0, NULL, NULL, false },
+		{ O_FLAME_URL, NULL, "--flame-url", true }, { O_GATE, NULL, "--gate", false },
+		{ O_HISTORY, NULL, "--history", true }, { O_HISTORY_MAX, NULL, "--history-max", true },
+		{ O_SAVE_HISTORY, NULL, "--save-history", true }, { O_MIN_EFFECT, NULL, "--min-effect", true },
+		{ O_ALPHA, NULL, "--alpha", true }, { O_FAIL_UNRESOLVED, NULL, "--fail-unresolved", false },
+		{ O_STEADY, NULL, "--steady-noise", true }, { 0, NULL, NULL, false },
 	};
 	tf_optstate os = { 0 };
 	const char *v;
@@ -195,14 +225,47 @@ int tf_cmd_diff(int argc, char **argv)
 			break;
 		case O_FAIL_ABOVE:
 		case O_MIN_SHARE:
+		case O_MIN_EFFECT:
+		case O_STEADY:
 			if (!tf_parse_double(v, &pct) || pct < 0 || !isfinite(pct)) {
 				rc = tf_usage_error("diff", "'%s' needs a non-negative percentage, not '%s'", os.opt, v);
 				goto done;
 			}
 			if (id == O_FAIL_ABOVE)
 				fail_above = pct;
+			else if (id == O_MIN_SHARE)
+				min_share = pct, has_min_share = true;
+			else if (id == O_MIN_EFFECT)
+				gc.gopts.min_effect = pct / 100;
 			else
-				min_share = pct;
+				gc.gopts.steady_cv = pct / 100;
+			break;
+		case O_ALPHA:
+			if (!tf_parse_double(v, &pct) || !(pct > 0 && pct < 1)) {
+				rc = tf_usage_error("diff", "--alpha needs a false-alarm rate between 0 and 1, not '%s'", v);
+				goto done;
+			}
+			gc.gopts.alpha = pct;
+			break;
+		case O_GATE:
+			gate = true;
+			break;
+		case O_HISTORY:
+			gc.history = v;
+			break;
+		case O_SAVE_HISTORY:
+			gc.save_history = v;
+			break;
+		case O_HISTORY_MAX:
+			if (!tf_parse_i64(v, &count) || count < 1 || count > 100000) {
+				rc = tf_usage_error("diff", "--history-max needs a number of runs, not '%s'", v);
+				goto done;
+			}
+			gc.history_max = (int)count;
+			count = 20;
+			break;
+		case O_FAIL_UNRESOLVED:
+			gc.fail_unresolved = true;
 			break;
 		case O_NORMALIZE:
 			normalize = 1;
@@ -237,6 +300,30 @@ int tf_cmd_diff(int argc, char **argv)
 	}
 	if (flame_url && !flame) {
 		rc = tf_usage_error("diff", "--flame-url says where the picture of --flame FILE is: give --flame too");
+		goto done;
+	}
+	if (!gate && (gc.history || gc.save_history || gc.fail_unresolved)) {
+		rc = tf_usage_error("diff", "--history, --save-history and --fail-unresolved are options of --gate");
+		goto done;
+	}
+	if (gate) {
+		if (fail_above >= 0 || normalize) {
+			rc = tf_usage_error("diff", "--gate decides by its verdicts: not with %s",
+					    fail_above >= 0 ? "--fail-above" : "--normalize");
+			goto done;
+		}
+		gc.pos[0] = pos[0];
+		gc.pos[1] = pos[1];
+		gc.types = type_name;
+		gc.gopts.paths = paths;
+		gc.gopts.by_total = by == BY_TOTAL;
+		gc.gopts.min_share = has_min_share ? min_share / 100 : gc.gopts.min_share;
+		gc.fmt = fmt;
+		gc.count = count;
+		gc.name_width = name_width;
+		gc.flame = flame;
+		gc.flame_url = flame_url;
+		rc = tf_diff_gate(&gc, &iopts);
 		goto done;
 	}
 	ctx = tf_ctx_new();
@@ -278,23 +365,39 @@ int tf_cmd_diff(int argc, char **argv)
 	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
 		goto done;
 	tf_strtab *st = tf_ctx_strtab(ctx);
-	int tb = tf_agg_type_pick(agg[0], type_name);
+	/* the type: BASE's (by name, or its default), else NEW's; a side that
+	 * lacks it has it as 0 everywhere (it is added there) */
+	int tb = tf_agg_type_pick(agg[0], type_name), tn;
+	const tf_agg *from = agg[0];
+	if (tb < 0 && type_name && (tb = tf_agg_type_pick(agg[1], type_name)) >= 0)
+		from = agg[1];
 	if (tb < 0) {
 		if (type_name)
-			tf_msg("no sample type '%s' in '%s'", type_name, pos[0]);
+			tf_msg("no sample type '%s' in '%s' nor in '%s'", type_name, pos[0], pos[1]);
 		else
 			tf_msg("'%s' has no sample types", pos[0]);
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	tf_sample_type ty = tf_agg_type_get(agg[0], tb);
+	tf_sample_type ty = tf_agg_type_get(from, tb);
 	const char *tname = tf_strtab_get(st, ty.type), *unit = tf_strtab_get(st, ty.unit);
-	int tn = tf_agg_type_find(agg[1], tname);
-	if (tn < 0 || tf_agg_type_get(agg[1], tn).unit != ty.unit) {
-		tf_msg("cannot compare: '%s' has sample type %s/%s, '%s' has %s", pos[0], tname, unit, pos[1],
-		       tn < 0 ? "no such type" : tf_strtab_get(st, tf_agg_type_get(agg[1], tn).unit));
-		rc = TF_EXIT_INPUT;
-		goto done;
+	for (int k = 0; k < 2; k++) {
+		int t = tf_agg_type_find(agg[k], tname);
+		if (t >= 0 && tf_agg_type_get(agg[k], t).unit != ty.unit) {
+			tf_msg("cannot compare: sample type %s is in %s in '%s' and in %s in '%s'", tname, unit,
+			       pos[from == agg[0] ? 0 : 1], tf_strtab_get(st, tf_agg_type_get(agg[k], t).unit), pos[k]);
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		if (t < 0 && (t = tf_agg_type(agg[k], tname, unit)) < 0) {
+			tf_msg("out of memory");
+			rc = TF_EXIT_INPUT;
+			goto done;
+		}
+		if (k == 0)
+			tb = t;
+		else
+			tn = t;
 	}
 	if (flame) {
 		/* the picture first: a report that links to it is printed only when it exists */
@@ -483,6 +586,14 @@ int tf_cmd_diff(int argc, char **argv)
 	tf_table tbl;
 	tf_table_init(&tbl, 9, "rrrrrrrrl", 8);
 	int trc = tf_table_add(&tbl, hdr);
+	const char **full = malloc((nshow + 1) * sizeof(char *));
+	char **shown = malloc((nshow + 1) * sizeof(char *));
+	if (!full || !shown)
+		trc = TF_ENOMEM;
+	for (size_t i = 0; i < nshow && trc == 0; i++)
+		full[i] = tf_strtab_get(st, rows[i].name);
+	if (trc == 0)
+		trc = tf_names_short(full, nshow, name_width, shown);
 	for (size_t i = 0; i < nshow && trc == 0; i++) {
 		const row *r = &rows[i];
 		char c[8][64];
@@ -494,11 +605,13 @@ int tf_cmd_diff(int argc, char **argv)
 		tf_fmt_value(c[5], 64, r->nt, unit);
 		tf_fmt_delta(c[6], 64, r->nt - r->bt, unit);
 		fmt_rel(c[7], 64, r->bt, r->nt);
-		char *name = tf_name_short(tf_strtab_get(st, r->name), name_width);
-		const char *cell[9] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], name };
-		trc = name ? tf_table_add(&tbl, cell) : TF_ENOMEM;
-		free(name);
+		const char *cell[9] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], shown[i] };
+		trc = tf_table_add(&tbl, cell);
 	}
+	for (size_t i = 0; shown && full && i < nshow; i++)
+		free(shown[i]);
+	free(shown);
+	free(full);
 	if (trc < 0) {
 		tf_table_free(&tbl);
 		tf_msg("out of memory");

@@ -1,5 +1,6 @@
 /* report.c - per-function statistics and formatting shared by top and diff. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
@@ -439,6 +440,183 @@ out:
 	free(sc.at);
 	free(sc.stack);
 	return cur;
+}
+
+/* --- names of one table, shortened and still told apart -----------------
+ *
+ * Names that tf_name_short makes equal ("kernel<...>(...)" for two kernels
+ * that differ in a template argument) are shortened again around what
+ * tells them apart: the start of the name, "...", the text from a little
+ * before the first code point where they differ ("char*, 3>, Trivial..."),
+ * "...", the end; a name still equal to another (or too short a width to
+ * show the difference) gets " #2", " #3", ... in place of its last code
+ * points. */
+
+/* Bytes of the prefix all of g's names share, backed off to a code point. */
+static size_t common_prefix(const char *const *names, const size_t *g, size_t ng)
+{
+	size_t p = strlen(names[g[0]]);
+	for (size_t k = 1; k < ng; k++) {
+		size_t i = 0;
+		const char *a = names[g[0]], *b = names[g[k]];
+		while (i < p && a[i] && a[i] == b[i])
+			i++;
+		p = i;
+	}
+	while (p > 0 && ((unsigned char)names[g[0]][p] & 0xc0) == 0x80)
+		p--;
+	return p;
+}
+
+/* Likewise the common suffix, not reaching into the first p bytes. */
+static size_t common_suffix(const char *const *names, const size_t *g, size_t ng, size_t p)
+{
+	size_t s = SIZE_MAX;
+	for (size_t k = 0; k < ng; k++) {
+		size_t l = strlen(names[g[k]]) - p;
+		if (l < s)
+			s = l;
+	}
+	for (size_t k = 1; k < ng; k++) {
+		const char *a = names[g[0]] + strlen(names[g[0]]), *b = names[g[k]] + strlen(names[g[k]]);
+		size_t i = 0;
+		while (i < s && a[-1 - (ptrdiff_t)i] == b[-1 - (ptrdiff_t)i])
+			i++;
+		s = i;
+	}
+	const char *a = names[g[0]] + strlen(names[g[0]]);
+	while (s > 0 && ((unsigned char)a[-(ptrdiff_t)s] & 0xc0) == 0x80)
+		s--;
+	return s;
+}
+
+/* "start...DIFF...end" of `name` in at most `width` code points, where the
+ * names of its group differ from byte p to strlen - sfx. */
+static char *around_diff(const char *name, size_t p, size_t sfx, size_t width)
+{
+	size_t n = strlen(name), end = n - sfx;
+	/* context: 12 code points before the difference, from a word's start */
+	size_t ctx = cp_count(name, p) > 12 ? cp_offset(name, p, cp_count(name, p) - 12) : 0;
+	for (int k = 0; k < 16 && ctx > 0 && ident_char(name[ctx - 1]) && ident_char(name[ctx]); k++)
+		ctx--;
+	size_t head_w = width / 4, tail_w = width / 6;
+	size_t before_w = cp_count(name, ctx), after_w = cp_count(name + end, n - end);
+	if (head_w > before_w)
+		head_w = before_w;
+	if (tail_w > after_w)
+		tail_w = after_w;
+	bool dots1 = head_w < before_w, dots2 = tail_w < after_w;
+	long room = (long)width - (long)head_w - (long)tail_w - (dots1 ? 3 : 0) - (dots2 ? 3 : 0);
+	if (room < 4)
+		return NULL;
+	size_t mid_w = cp_count(name + ctx, end - ctx);
+	bool cut = mid_w > (size_t)room;
+	if (cut) /* the middle cut short, "..." after it (the tail's dots serve) */
+		mid_w = (size_t)room - (dots2 ? 0 : 3);
+	size_t cap = n + 16;
+	char *o = malloc(cap);
+	if (!o)
+		return NULL;
+	size_t hb = cp_offset(name, n, head_w), mb = cp_offset(name + ctx, end - ctx, mid_w);
+	size_t tb = cp_offset(name + end, n - end, cp_count(name + end, n - end) - tail_w);
+	size_t k = 0;
+	memcpy(o + k, name, hb), k += hb;
+	if (dots1)
+		memcpy(o + k, "...", 3), k += 3;
+	memcpy(o + k, name + ctx, mb), k += mb;
+	if (dots2 || cut)
+		memcpy(o + k, "...", 3), k += 3;
+	memcpy(o + k, name + end + tb, n - end - tb), k += n - end - tb;
+	o[k] = 0;
+	return o;
+}
+
+static const char *const *g_sort_names;
+static int cmp_by_name(const void *x, const void *y)
+{
+	return strcmp(g_sort_names[*(const size_t *)x], g_sort_names[*(const size_t *)y]);
+}
+
+/* Sorts idx[0..n) by names[idx]; true when two neighbours are equal. */
+static bool sort_dups(char *const *names, size_t *idx, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	g_sort_names = (const char *const *)names;
+	qsort(idx, n, sizeof(size_t), cmp_by_name);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(names[idx[i]], names[idx[i - 1]]))
+			return true;
+	return false;
+}
+
+/* Names still equal get " #2", " #3" ... (the first of each stays). */
+static int mark_dups(char **out, size_t *idx, size_t n, size_t width)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && !strcmp(out[idx[j]], out[idx[i]]))
+			j++;
+		for (size_t k = i + 1; k < j; k++) {
+			char tag[24];
+			int tl = snprintf(tag, sizeof(tag), " #%zu", k - i + 1);
+			char *o = out[idx[k]];
+			size_t w = cp_count(o, strlen(o)), keep = width && w + (size_t)tl > width ? width - (size_t)tl : w;
+			char *x = malloc(strlen(o) + (size_t)tl + 1);
+			if (!x)
+				return TF_ENOMEM;
+			size_t b = cp_offset(o, strlen(o), keep);
+			memcpy(x, o, b);
+			memcpy(x + b, tag, (size_t)tl + 1);
+			free(o);
+			out[idx[k]] = x;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+int tf_names_short(const char *const *names, size_t n, size_t width, char **out)
+{
+	size_t *idx = malloc((n + 1) * sizeof(size_t)), *g = malloc((n + 1) * sizeof(size_t));
+	int rc = idx && g ? 0 : TF_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		out[i] = NULL;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (!(out[i] = tf_name_short(names[i], width)))
+			rc = TF_ENOMEM;
+	/* each round tells apart the names of each group still equal: a
+	 * group that shares more than its first difference is split again */
+	for (int round = 0; rc == 0 && width && round < 4 && sort_dups(out, idx, n); round++) {
+		for (size_t i = 0; i < n && rc == 0;) {
+			size_t j = i + 1, ng = 0;
+			while (j < n && !strcmp(out[idx[j]], out[idx[i]]))
+				j++;
+			for (size_t k = i; k < j; k++)
+				g[ng++] = idx[k];
+			if (ng > 1) {
+				size_t p = common_prefix(names, g, ng), sfx = common_suffix(names, g, ng, p);
+				for (size_t k = 0; k < ng && rc == 0; k++) {
+					char *x = around_diff(names[g[k]], p, sfx, width);
+					if (x) {
+						free(out[g[k]]);
+						out[g[k]] = x;
+					}
+				}
+			}
+			i = j;
+		}
+	}
+	if (rc == 0 && width && sort_dups(out, idx, n))
+		rc = mark_dups(out, idx, n, width);
+	free(idx);
+	free(g);
+	if (rc < 0)
+		for (size_t i = 0; i < n; i++) {
+			free(out[i]);
+			out[i] = NULL;
+		}
+	return rc;
 }
 
 void tf_table_print(const tf_table *t, FILE *f, int markdown)

@@ -68,6 +68,14 @@ void tf_md_code(FILE *f, const char *s);
  * ASCII "..." is inserted.  Returns a malloc'd string, NULL if out of memory. */
 char *tf_name_short(const char *name, size_t max_width);
 
+/* The names of one table's rows (n, all different), shortened as
+ * tf_name_short does, then told apart where that made two the same: those
+ * are shortened around the text where they differ ("start...Array<char*,
+ * 3>, Triv...end"), and names still equal get " #2", " #3", ... in place
+ * of their last code points.  out[i] malloc'd (the caller frees each).
+ * 0 or TF_ENOMEM (out all NULL then). */
+int tf_names_short(const char *const *names, size_t n, size_t width, char **out);
+
 /* A table printed as aligned text or as a GitHub Markdown table.  Row 0 is
  * the header.  align: one char per column, 'r' or 'l'; the column code_col
  * (or -1) is written as a Markdown code span. */

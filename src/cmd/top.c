@@ -432,6 +432,14 @@ int tf_cmd_top(int argc, char **argv)
 	tf_table tb;
 	tf_table_init(&tb, nc, align, nc - 1);
 	int trc = tf_table_add(&tb, hdr);
+	const char **full = malloc((nsel + 1) * sizeof(char *));
+	char **shown = malloc((nsel + 1) * sizeof(char *));
+	if (!full || !shown)
+		trc = TF_ENOMEM;
+	for (size_t i = 0; i < nsel && trc == 0; i++)
+		full[i] = tf_strtab_get(st, s.fn[order[i]].name);
+	if (trc == 0)
+		trc = tf_names_short(full, nsel, name_width, shown);
 	for (size_t i = 0; i < nsel && trc == 0; i++) {
 		const tf_fnstat *f = &s.fn[order[i]];
 		char b[10][64];
@@ -449,11 +457,13 @@ int tf_cmd_top(int argc, char **argv)
 			tf_fmt_value(b[c], 64, (double)rs[i].max, unit), cell[c] = b[c], c++;
 			snprintf(b[c], 64, "%.2f", rs[i].imbalance), cell[c] = b[c], c++;
 		}
-		char *name = tf_name_short(tf_strtab_get(st, f->name), name_width);
-		cell[c++] = name;
-		trc = name ? tf_table_add(&tb, cell) : TF_ENOMEM;
-		free(name);
+		cell[c++] = shown[i];
+		trc = tf_table_add(&tb, cell);
 	}
+	for (size_t i = 0; shown && full && i < nsel; i++)
+		free(shown[i]);
+	free(shown);
+	free(full);
 	if (trc < 0) {
 		tf_table_free(&tb);
 		tf_msg("out of memory");

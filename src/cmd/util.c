@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cmd.h"
+#include "tracefold/names.h"
 #include "tracefold/pipeline.h"
 #include "tracefold/reader.h"
 #include "tracefold/dist.h"
@@ -237,18 +238,28 @@ int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opt
 		o->filter.label_steps = true;
 		return 1;
 	}
+	if (!strcmp(a, "--raw-names") || !strcmp(a, "--step-frames")) { /* stable names: names.h */
+		o->names_off |= a[2] == 'r' ? TF_NAMES_ALL : TF_NAMES_STEP;
+		return 1;
+	}
 	bool fmt = !strcmp(a, "-F") || !strcmp(a, "--input-format");
 	bool ctr = !strcmp(a, "-c") || !strcmp(a, "--counters");
 	bool edf = !strcmp(a, "--edf");
 	bool tol = !strcmp(a, "--clip-tolerance"), smem = !strcmp(a, "--sort-mem");
 	bool ranks = !strcmp(a, "--ranks"), window = !strcmp(a, "--window"), steps = !strcmp(a, "--steps");
-	bool ftype = !strcmp(a, "--folded-type");
-	if (!fmt && !ctr && !edf && !tol && !smem && !ranks && !window && !steps && !ftype)
+	bool ftype = !strcmp(a, "--folded-type"), sregion = !strcmp(a, "--step-region");
+	if (!fmt && !ctr && !edf && !tol && !smem && !ranks && !window && !steps && !ftype && !sregion)
 		return 0;
 	if (tf_missing_value(cmd, argc, argv, *i))
 		return -1;
 	const char *v = argv[++*i];
-	if (ftype) {
+	if (sregion) {
+		if (!*v) {
+			tf_usage_error(cmd, "--step-region needs the name of a region");
+			return -1;
+		}
+		o->filter.step_region = v;
+	} else if (ftype) {
 		if (!tf_folded_type_ok(cmd, v))
 			return -1;
 		o->folded_type = v;
@@ -348,6 +359,7 @@ void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx)
 	if (o->has_sort_mem)
 		r->sort_mem_bytes = o->sort_mem_bytes;
 	r->tmp_dir = getenv("TMPDIR");
+	r->name_rules = TF_NAMES_ALL & ~o->names_off;
 }
 
 void tf_input_opts_free(tf_input_opts *o)

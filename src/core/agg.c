@@ -458,6 +458,10 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 		const char *name = tf_strtab_get(src->st, src->types[t].type);
 		const char *unit = tf_strtab_get(src->st, src->types[t].unit);
 		int i = tf_agg_type_find(dst, name);
+		if (i < 0 && allow_new_types == TF_AGG_TYPES_DROP) {
+			map[t] = -1; /* left out */
+			continue;
+		}
 		if (i < 0 && !allow_new_types)
 			rc = TF_ECLASH;
 		else if (i >= 0 && strcmp(tf_strtab_get(dst->st, dst->types[i].unit), unit) != 0)
@@ -468,7 +472,7 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 			goto out;
 		map[t] = i;
 	}
-	if (dst->default_type < 0 && src->default_type >= 0)
+	if (dst->default_type < 0 && src->default_type >= 0 && map[src->default_type] >= 0)
 		dst->default_type = map[src->default_type];
 	/* nodes: parents always precede children, so one pass maps them */
 	uint32_t snodes = tf_cpath_count(src->cp);
@@ -502,10 +506,12 @@ int tf_agg_merge(tf_agg *dst, const tf_agg *src, int allow_new_types)
 			goto out;
 		}
 		for (uint32_t t = 0, nd = ndense(src); t < nd && rc == 0; t++)
-			rc = add_at(dst, d, (uint32_t)map[t], v[t]);
+			if (map[t] >= 0)
+				rc = add_at(dst, d, (uint32_t)map[t], v[t]);
 		for (uint32_t j = s < src->nsphead ? src->sp_head[s] : UINT32_MAX; j != UINT32_MAX && rc == 0;
 		     j = src->sp[j].next)
-			rc = add_at(dst, d, (uint32_t)map[src->sp[j].type], src->sp[j].v);
+			if (map[src->sp[j].type] >= 0)
+				rc = add_at(dst, d, (uint32_t)map[src->sp[j].type], src->sp[j].v);
 		if (rc < 0)
 			goto out;
 	}
@@ -736,4 +742,27 @@ void tf_agg_comments_truncate(tf_agg *a, size_t n)
 {
 	while (a->ncomments > n)
 		free(a->comments[--a->ncomments]);
+}
+
+tf_agg *tf_agg_select_types(const tf_agg *src, const int *types, int n)
+{
+	tf_agg *a = tf_agg_new(src->st);
+	int rc = a ? 0 : TF_ENOMEM;
+	for (int k = 0; k < n && rc == 0; k++) {
+		tf_sample_type ty = tf_agg_type_get(src, types[k]);
+		int i = tf_agg_type(a, tf_strtab_get(src->st, ty.type), tf_strtab_get(src->st, ty.unit));
+		rc = i < 0 ? i : 0;
+		if (rc == 0 && types[k] == src->default_type)
+			a->default_type = i;
+	}
+	if (rc == 0)
+		rc = tf_agg_merge(a, src, TF_AGG_TYPES_DROP);
+	for (size_t k = 0; rc == 0 && k < src->ncomments; k++)
+		rc = tf_agg_comment(a, tf_agg_comment_get(src, k));
+	if (rc < 0) {
+		tf_agg_free(a);
+		return NULL;
+	}
+	a->meta = src->meta;
+	return a;
 }

@@ -37,7 +37,6 @@ struct tf_agg_sink {
 	/* --label-steps */
 	const tf_step *steps;
 	size_t nsteps;
-	tf_hmap node_step;      /* call path -> its step + 2 (1: none among its frames) */
 	tf_hmap step_lset;      /* (track, step) -> label set */
 };
 
@@ -47,62 +46,56 @@ void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n)
 	k->nsteps = n;
 }
 
-/* N of a frame "ProfilerStep#N", else -1. */
-static int64_t step_number(const char *s)
+/* Is step s before the key (input, rank, ts) in the list's order? */
+static bool step_before(const tf_step *s, uint32_t in, int64_t rank, int64_t ts)
 {
-	if (strncmp(s, "ProfilerStep#", 13) != 0)
-		return -1;
-	char *end;
-	long long n = strtoll(s + 13, &end, 10);
-	return end == s + 13 || *end || n < 0 ? -1 : n;
+	if (s->input != in)
+		return s->input < in;
+	if (s->rank != rank)
+		return s->rank < rank;
+	return s->start_ns <= ts;
 }
 
-/* The step of a sample: among its call path's frames, else by time. */
-static int64_t step_of(tf_agg_sink *k, uint32_t track, uint32_t node, int64_t ts)
+/* The step of (input, rank) whose span holds ts, -1 when none does.  The
+ * steps of one (input, rank) do not overlap: they are one track's. */
+static int64_t step_find(const tf_agg_sink *k, uint32_t in, int64_t rank, int64_t ts)
 {
-	const tf_cpath *cp = tf_agg_cpath(k->agg);
-	uint32_t v = tf_hmap_get(&k->node_step, node);
-	if (v == UINT32_MAX) {
-		int64_t n = -1;
-		for (uint32_t id = node; id != TF_CPATH_ROOT && n < 0;) {
-			const tf_cpath_node *c = tf_cpath_get(cp, id);
-			if (!c)
-				break;
-			n = step_number(tf_strtab_get(tf_ctx_strtab(k->ctx), c->frame));
-			id = c->parent;
-		}
-		v = n >= 0 && n < UINT32_MAX - 3 ? (uint32_t)n + 2 : 1;
-		if (tf_hmap_put(&k->node_step, node, v) < 0)
-			return -1;
-	}
-	if (v >= 2)
-		return v - 2;
-	/* by time: the step of the same input whose span holds ts */
-	const tf_track *t = tf_ctx_track_get(k->ctx, track);
-	uint32_t in = t ? t->input : 0;
 	size_t lo = 0, hi = k->nsteps;
-	while (lo < hi) { /* the first step of (input, start) > (in, ts) */
+	while (lo < hi) { /* the first step after (in, rank, ts) */
 		size_t mid = lo + (hi - lo) / 2;
-		const tf_step *s = &k->steps[mid];
-		if (s->input < in || (s->input == in && s->start_ns <= ts))
+		if (step_before(&k->steps[mid], in, rank, ts))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i-- > 0 && k->steps[i].input == in;)
-		if (k->steps[i].end_ns > ts)
-			return k->steps[i].n;
-	return -1;
+	if (lo == 0)
+		return -1;
+	const tf_step *s = &k->steps[lo - 1];
+	return s->input == in && s->rank == rank && s->start_ns <= ts && ts < s->end_ns ? s->n : -1;
+}
+
+/* The step of a sample that happened at ts on track (a GPU activity: when
+ * it was launched): the step of its input and rank whose span holds ts;
+ * steps that name no rank (TF_STEP_ANY_RANK: Kineto's, one process per
+ * input) hold every rank of their input. */
+static int64_t step_of(tf_agg_sink *k, uint32_t track, int64_t ts)
+{
+	const tf_track *t = tf_ctx_track_get(k->ctx, track);
+	uint32_t in = t ? t->input : 0;
+	int64_t n = step_find(k, in, TF_STEP_ANY_RANK, ts);
+	if (n < 0 && t && t->rank != TF_STEP_ANY_RANK)
+		n = step_find(k, in, t->rank, ts);
+	return n;
 }
 
 static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out);
 
 /* The label set of a sample: its track's, plus step with --label-steps. */
-static int sample_labels(tf_agg_sink *k, uint32_t track, uint32_t node, int64_t ts, uint32_t *out)
+static int sample_labels(tf_agg_sink *k, uint32_t track, int64_t ts, uint32_t *out)
 {
 	if (!k->steps)
 		return labelset(k, track, out);
-	int64_t step = step_of(k, track, node, ts);
+	int64_t step = step_of(k, track, ts);
 	uint64_t key = tf_mix64((uint64_t)track << 32 ^ (uint64_t)(step + 1));
 	uint32_t v = tf_hmap_get(&k->step_lset, key);
 	if (v != UINT32_MAX) {
@@ -161,7 +154,8 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
 	uint32_t ls;
-	TF_TRY(sample_labels(k, s->track, s->node, s->start_ns, &ls));
+	int64_t at = s->kind == TF_SPAN_KIND_GPU && s->launch_ns != TF_SPAN_END_UNKNOWN ? s->launch_ns : s->start_ns;
+	TF_TRY(sample_labels(k, s->track, at, &ls));
 	if (s->kind == TF_SPAN_KIND_GPU_LABEL) /* a call, no time of its own */
 		return tf_agg_add(k->agg, s->node, ls, k->t_calls, 1);
 	if (s->kind == TF_SPAN_KIND_GPU)
@@ -244,7 +238,7 @@ static int add_alloc(tf_agg_sink *k, const tf_event *ev, uint32_t node)
 		return TF_ENOMEM;
 	uint32_t ls;
 	TF_TRY(sample_node(k, &node));
-	TF_TRY(sample_labels(k, ev->track, node, ev->ts_ns, &ls));
+	TF_TRY(sample_labels(k, ev->track, ev->ts_ns, &ls));
 	TF_TRY(tf_agg_add(k->agg, node, ls, k->t_alloc_space, tf_sat_from_double(ev->value)));
 	return tf_agg_add(k->agg, node, ls, k->t_alloc_objects, 1);
 }
@@ -261,7 +255,7 @@ static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 		return 0;
 	uint32_t ls;
 	TF_TRY(sample_node(k, &node));
-	TF_TRY(sample_labels(k, ev->track, node, ev->ts_ns, &ls));
+	TF_TRY(sample_labels(k, ev->track, ev->ts_ns, &ls));
 	return tf_agg_add(k->agg, node, ls, type, tf_sat_from_double(ev->value));
 }
 
@@ -304,7 +298,6 @@ void tf_agg_sink_free(tf_agg_sink *k)
 		return;
 	free(k->lset);
 	tf_hmap_free(&k->counter_type);
-	tf_hmap_free(&k->node_step);
 	tf_hmap_free(&k->step_lset);
 	free(k);
 }

@@ -7,6 +7,7 @@
 #include "tracefold/progress.h"
 #include "tracefold/ctx.h"
 #include "hmap.h"
+#include "tracefold/names.h"
 
 struct tf_ctx {
 	tf_strtab *st;
@@ -26,6 +27,9 @@ struct tf_ctx {
 	size_t nnotes;
 	char *warnings[TF_CTX_MAX_NOTES];
 	size_t nwarnings;
+	tf_hmap frames;   /* raw name -> its frame (tf_ctx_frame_name) */
+	char *fbuf;       /* scratch for a normalized name */
+	size_t capfbuf;
 };
 
 tf_ctx *tf_ctx_new(void)
@@ -42,6 +46,7 @@ tf_ctx *tf_ctx_new(void)
 	}
 	c->opts.clip_tolerance_ns = TF_CLIP_TOLERANCE_NS_DEFAULT;
 	c->opts.sort_mem_bytes = TF_SORT_MEM_DEFAULT;
+	c->opts.name_rules = TF_NAMES_ALL;
 	return c;
 }
 
@@ -55,6 +60,8 @@ void tf_ctx_free(tf_ctx *c)
 	free(c->pnames);
 	free(c->tnext);
 	tf_hmap_free(&c->pidx);
+	tf_hmap_free(&c->frames);
+	free(c->fbuf);
 	for (size_t i = 0; i < c->nnotes && i < TF_CTX_MAX_NOTES; i++)
 		free(c->notes[i]);
 	for (size_t i = 0; i < c->nwarnings && i < TF_CTX_MAX_NOTES; i++)
@@ -66,6 +73,24 @@ tf_strtab *tf_ctx_strtab(tf_ctx *c) { return c->st; }
 tf_diag *tf_ctx_diag(tf_ctx *c) { return &c->diag; }
 tf_read_opts *tf_ctx_opts(tf_ctx *c) { return &c->opts; }
 uint32_t tf_ctx_track_count(const tf_ctx *c) { return c->ntracks; }
+
+tf_str tf_ctx_frame_name(tf_ctx *c, tf_str raw)
+{
+	if (!c->opts.name_rules || !raw)
+		return raw;
+	uint32_t v = tf_hmap_get(&c->frames, raw);
+	if (v != UINT32_MAX)
+		return v;
+	size_t n = tf_strtab_len(c->st, raw);
+	if (tf_grow_n((void **)&c->fbuf, &c->capfbuf, n + 1, 1, false) < 0)
+		return (tf_str)-1;
+	/* the text may move when the table grows: normalize before interning */
+	size_t m = tf_name_normalize(tf_strtab_get(c->st, raw), n, c->opts.name_rules, c->fbuf);
+	tf_str f = m == n ? raw : tf_strtab_intern(c->st, c->fbuf, m);
+	if (f == (tf_str)-1 || tf_hmap_put(&c->frames, raw, f) < 0)
+		return (tf_str)-1;
+	return f;
+}
 
 static uint32_t track_hash(uint32_t input, tf_str p, tf_str t)
 {

@@ -149,7 +149,8 @@ struct tf_stacks {
 static int emit_open(tf_stacks *s, uint32_t track, const frame *f, uint32_t depth)
 {
 	tf_span sp = { track, f->node, depth, f->flags, f->name, f->cat, f->start_ns,
-		       f->end_known ? f->end_ns : TF_SPAN_END_UNKNOWN, 0, f->kind, f->corr };
+		       f->end_known ? f->end_ns : TF_SPAN_END_UNKNOWN, 0, f->kind, f->corr,
+		       f->kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0 };
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->open)
 			TF_TRY(s->consumer[i]->open(s->consumer[i], &sp));
@@ -174,6 +175,7 @@ static uint64_t launch_key(uint32_t input, uint64_t corr)
 typedef struct launch {
 	uint64_t key;
 	uint32_t node, seq;
+	int64_t ts;               /* the launch's start */
 } launch;
 
 static int launch_cmp(const void *x, const void *y)
@@ -186,12 +188,12 @@ static int launch_cmp(const void *x, const void *y)
 
 static int spill_open(tf_stacks *s);
 
-static int note_launch(tf_stacks *s, uint32_t track, uint64_t corr, uint32_t node)
+static int note_launch(tf_stacks *s, uint32_t track, uint64_t corr, uint32_t node, int64_t ts)
 {
 	const tf_track *tr = tf_ctx_track_get(s->ctx, track);
 	if (tf_grow((void **)&s->launch, &s->caplaunch, s->nlaunch + 1, sizeof(launch)) < 0)
 		return TF_ENOMEM;
-	s->launch[s->nlaunch++] = (launch){ launch_key(tr ? tr->input : 0, corr), node, s->launch_seq++ };
+	s->launch[s->nlaunch++] = (launch){ launch_key(tr ? tr->input : 0, corr), node, s->launch_seq++, ts };
 	s->launch_dirty = true;
 	size_t budget = tf_ctx_opts(s->ctx)->sort_mem_bytes / 2;
 	if (budget && (size_t)s->nlaunch * sizeof(launch) >= budget && spill_open(s) == 1) {
@@ -236,9 +238,10 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_fla
 		s->diag->ns[TF_DIAG_depth_limited] += (uint64_t)self;
 	uint32_t track = (uint32_t)(t - s->tracks);
 	tf_span sp = { track, f->node, t->depth + 1, f->flags, f->name, f->cat,
-		       f->start_ns, tf_sat_add(f->start_ns, dur), self, f->kind, f->corr };
+		       f->start_ns, tf_sat_add(f->start_ns, dur), self, f->kind, f->corr,
+		       f->kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0 };
 	if (f->corr && f->kind == TF_SPAN_KIND_CPU) /* a launch: its GPU work goes under this path */
-		TF_TRY(note_launch(s, track, f->corr, f->node));
+		TF_TRY(note_launch(s, track, f->corr, f->node, f->start_ns));
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->close)
 			TF_TRY(s->consumer[i]->close(s->consumer[i], &sp));
@@ -272,7 +275,8 @@ static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
 	f.node = parent;
 	f.child_ns = 0;
 	if (t->depth < TF_STACK_MAX_DEPTH) {
-		f.node = tf_cpath_child(s->cp, parent, f.name);
+		tf_str fname = tf_ctx_frame_name(s->ctx, f.name); /* stable names: names.h */
+		f.node = fname == (tf_str)-1 ? (uint32_t)-1 : tf_cpath_child(s->cp, parent, fname);
 		if (f.node == (uint32_t)-1)
 			return TF_ENOMEM;
 	} else {
@@ -711,7 +715,7 @@ static void free_sorted(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
  * with the same correlation id (its input's CPU tracks were nested first)
  * plus the activity, else "[unattributed gpu]" plus the activity; an
  * annotation is a root frame of its own with no time (self 0). */
-static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp, uint32_t launched)
+static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp, uint32_t launched, int64_t launch_ns)
 {
 	tf_str name = sp->name;
 	if (!name) {
@@ -730,11 +734,14 @@ static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp, uint32_t launc
 			tf_diag_repair(s->diag, TF_DIAG_gpu_attributed, dur);
 		}
 	}
-	uint32_t node = parent == (uint32_t)-1 ? parent : tf_cpath_child(s->cp, parent, name);
+	tf_str fname = tf_ctx_frame_name(s->ctx, name);
+	uint32_t node = parent == (uint32_t)-1 || fname == (tf_str)-1 ? (uint32_t)-1
+									: tf_cpath_child(s->cp, parent, fname);
 	if (node == (uint32_t)-1)
 		return TF_ENOMEM;
 	tf_span o = { track, node, 1, sp->flags, name, sp->cat, sp->start_ns, sp->end_ns,
-		      kind == TF_SPAN_KIND_GPU_LABEL ? 0 : dur, kind, sp->corr };
+		      kind == TF_SPAN_KIND_GPU_LABEL ? 0 : dur, kind, sp->corr,
+		      kind == TF_SPAN_KIND_GPU && launched != UINT32_MAX ? launch_ns : TF_SPAN_END_UNKNOWN };
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->open)
 			TF_TRY(s->consumer[i]->open(s->consumer[i], &o));
@@ -758,9 +765,9 @@ static int lreq_cmp(const void *x, const void *y)
 	return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
-/* The call path of the latest launch with key in the sorted launch[]
- * (nothing spilled), or UINT32_MAX. */
-static uint32_t launch_find(const tf_stacks *s, uint64_t key)
+/* The latest launch with key in the sorted launch[] (nothing spilled), or
+ * NULL. */
+static const launch *launch_find(const tf_stacks *s, uint64_t key)
 {
 	uint32_t lo = 0, hi = s->nlaunch;
 	while (lo < hi) { /* the first launch with a larger key */
@@ -770,11 +777,12 @@ static uint32_t launch_find(const tf_stacks *s, uint64_t key)
 		else
 			hi = mid;
 	}
-	return lo && s->launch[lo - 1].key == key ? s->launch[lo - 1].node : UINT32_MAX;
+	return lo && s->launch[lo - 1].key == key ? &s->launch[lo - 1] : NULL;
 }
 
 typedef struct lres {
 	uint32_t idx, node;
+	int64_t ts;
 } lres;
 
 static int lres_cmp(const void *x, const void *y)
@@ -829,6 +837,7 @@ static int join_launches(tf_stacks *s, tf_merge *sm, uint32_t input, tf_runs *ou
 		r = tf_merge_init(&lm, s->spill, &s->launch_runs, s->launch, s->nlaunch, sizeof(launch), launch_cmp);
 	uint64_t key = 0;
 	uint32_t found = UINT32_MAX;
+	int64_t found_ts = 0;
 	bool have = false;
 	n = 0;
 	for (const lreq *q; r == 0 && (q = tf_merge_peek(&rm));) {
@@ -837,12 +846,14 @@ static int join_launches(tf_stacks *s, tf_merge *sm, uint32_t input, tf_runs *ou
 			found = UINT32_MAX;
 			have = true;
 			for (const launch *l; r == 0 && (l = tf_merge_peek(&lm)) && l->key <= key;) {
-				if (l->key == key)
-					found = l->node; /* equal keys come by seq: the last is the latest */
+				if (l->key == key) { /* equal keys come by seq: the last is the latest */
+					found = l->node;
+					found_ts = l->ts;
+				}
 				r = tf_merge_pop(&lm);
 			}
 		}
-		res[n++] = (lres){ q->idx, found };
+		res[n++] = (lres){ q->idx, found, found_ts };
 		if (r == 0 && n == cap) {
 			r = put_run(s, out, res, n, sizeof(lres), lres_cmp);
 			n = 0;
@@ -875,8 +886,8 @@ static int flush_gpu(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
 			span sp = *p;
 			TF_TRY(tf_merge_pop(sm));
 			TF_TRY(drain_events(s, t, em, sp.start_ns, 0));
-			uint32_t node = !sp.label && sp.corr ? launch_find(s, launch_key(input, sp.corr)) : UINT32_MAX;
-			TF_TRY(emit_gpu(s, track, &sp, node));
+			const launch *l = !sp.label && sp.corr ? launch_find(s, launch_key(input, sp.corr)) : NULL;
+			TF_TRY(emit_gpu(s, track, &sp, l ? l->node : UINT32_MAX, l ? l->ts : 0));
 		}
 		return drain_events(s, t, em, INT64_MAX, 1);
 	}
@@ -893,9 +904,11 @@ static int flush_gpu(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
 	for (const span *p; r == 0 && (p = tf_merge_peek(sm)); idx++) {
 		span sp = *p;
 		uint32_t node = UINT32_MAX;
+		int64_t lts = 0;
 		const lres *q = tf_merge_peek(&rm);
 		if (q && q->idx == idx) {
 			node = q->node;
+			lts = q->ts;
 			r = tf_merge_pop(&rm);
 		}
 		if (r == 0)
@@ -903,7 +916,7 @@ static int flush_gpu(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
 		if (r == 0)
 			r = drain_events(s, t, em, sp.start_ns, 0);
 		if (r == 0)
-			r = emit_gpu(s, track, &sp, node);
+			r = emit_gpu(s, track, &sp, node, lts);
 	}
 	tf_merge_free(&rm);
 	tf_runs_free(&resr);

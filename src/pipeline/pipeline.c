@@ -10,8 +10,9 @@
  * it with tf_folded_sniff, read with tf_folded_read as the one sample type
  * of --folded-type).  Traces are read first, in the given order, through
  * one stack builder; then each profile is read into a scratch aggregate and
- * added, after checking that its sample types are the same set (name and
- * unit) as what is already loaded.  Standard input ("-") is always read as
+ * added: the result has the union of the sample types (a type one input
+ * lacks is 0 in its samples; one name with two units is an error).
+ * Standard input ("-") is always read as
  * a trace (sniffing would consume it).  Like the whole library it never
  * prints: errors come back in tf_error, warnings as ctx warnings
  * (tf_ctx_warn), and the command prints them.
@@ -39,20 +40,19 @@
 #include "tracefold/folded.h"
 #include "hmap.h"
 #include "sat.h"
+#include "pipeline_int.h"
 
-/* Same set of (type, unit) names? */
-static bool same_types(const tf_agg *a, const tf_agg *b)
+/* The name of a sample type of b that a has with another unit, else NULL. */
+static const char *unit_clash(const tf_agg *a, const tf_agg *b)
 {
-	if (tf_agg_ntypes(a) != tf_agg_ntypes(b))
-		return false;
 	tf_strtab *st = tf_agg_strtab(a);
 	for (int t = 0; t < tf_agg_ntypes(b); t++) {
 		tf_sample_type ty = tf_agg_type_get(b, t);
 		int i = tf_agg_type_find(a, tf_strtab_get(st, ty.type));
-		if (i < 0 || tf_agg_type_get(a, i).unit != ty.unit)
-			return false;
+		if (i >= 0 && tf_agg_type_get(a, i).unit != ty.unit)
+			return tf_strtab_get(st, ty.type);
 	}
-	return true;
+	return NULL;
 }
 
 /* -c NAME that selects nothing is said, not silently ignored. */
@@ -135,12 +135,9 @@ static int first_event(tf_sink *k, const tf_event *ev)
 	return 0;
 }
 
-/* A first pass for the filters: every input read into sink through a
- * scratch ctx of its own (ctx's tracks and diagnostics stay untouched; its
- * reader options are used).  *cur and *cur_input (when not NULL) are the
- * input being read, for a sink that looks at its tracks. */
-static int first_pass(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_sink *sink,
-		      tf_ctx **cur, uint32_t *cur_input, tf_error *err)
+/* A first pass for the filters (pipeline_int.h). */
+int tf_pipeline_first_pass(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_sink *sink,
+			   tf_ctx **cur, uint32_t *cur_input, tf_error *err)
 {
 	for (int i = 0; i < n; i++) {
 		const tf_format *f = tf_format_find(inputs[i], format, err);
@@ -169,159 +166,13 @@ int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const ch
 			 tf_error *err)
 {
 	first_sink fs = { .sink = { .event = first_event } };
-	TF_TRY(first_pass(ctx, inputs, n, format, &fs.sink, NULL, NULL, err));
+	TF_TRY(tf_pipeline_first_pass(ctx, inputs, n, format, &fs.sink, NULL, NULL, err));
 	if (!fs.any)
 		return 0;
 	*first_ns = fs.min_ns;
 	return 1;
 }
 
-/* --steps: the first pass that finds Kineto's ProfilerStep#N regions in
- * [lo, hi], and the launches and GPU activities (by correlation id, per
- * input) to extend the window to the end of the GPU work the steps
- * launched.  Memory: 16 bytes per launch and per GPU activity. */
-typedef struct steps_sink {
-	tf_sink sink;
-	tf_ctx *ctx;                     /* the input's (scratch) ctx */
-	uint32_t input;
-	int64_t lo, hi;                  /* the step numbers wanted */
-	bool any, any_step;
-	int64_t start, end;              /* of the steps wanted */
-	int64_t seen_lo, seen_hi;        /* the step numbers present */
-	tf_hmap launch, gpu;             /* (input, corr) -> index in ts/gend */
-	int64_t *ts, *gend;
-	uint32_t nts, capts, ngend, capgend;
-	tf_step *list;                   /* --label-steps: every step, when collecting */
-	uint32_t nlist, caplist;
-	bool collect;
-} steps_sink;
-
-static int put_max(tf_hmap *m, int64_t **v, uint32_t *n, uint32_t *cap, uint64_t key, int64_t x, bool keep_max)
-{
-	uint32_t i = tf_hmap_get(m, key);
-	if (i == UINT32_MAX) {
-		if (tf_grow((void **)v, cap, *n + 1, sizeof(int64_t)) < 0 || tf_hmap_put(m, key, *n) < 0)
-			return TF_ENOMEM;
-		(*v)[(*n)++] = x;
-	} else if (!keep_max || x > (*v)[i]) {
-		(*v)[i] = x;
-	}
-	return 0;
-}
-
-static int steps_event(tf_sink *k, const tf_event *ev)
-{
-	steps_sink *s = tf_container_of(k, steps_sink, sink);
-	if (ev->kind != TF_EV_COMPLETE && ev->kind != TF_EV_BEGIN)
-		return 0;
-	int64_t end = ev->kind == TF_EV_COMPLETE && ev->dur_ns > 0 ? tf_sat_add(ev->ts_ns, ev->dur_ns) : ev->ts_ns;
-	if (ev->corr && !s->collect) { /* --steps: launches and GPU work, to extend the window */
-		const tf_track *t = tf_ctx_track_get(s->ctx, ev->track);
-		uint64_t key = tf_mix64(ev->corr * 0x9E3779B97F4A7C15ull ^ s->input);
-		if (t && t->kind == TF_TRACK_GPU)
-			return put_max(&s->gpu, &s->gend, &s->ngend, &s->capgend, key, end, true);
-		TF_TRY(put_max(&s->launch, &s->ts, &s->nts, &s->capts, key, ev->ts_ns, false));
-	}
-	const char *name = ev->name ? tf_strtab_get(tf_ctx_strtab(s->ctx), ev->name) : "";
-	if (ev->kind != TF_EV_COMPLETE || strncmp(name, "ProfilerStep#", 13) != 0)
-		return 0;
-	char *stop;
-	long long n = strtoll(name + 13, &stop, 10);
-	if (stop == name + 13 || *stop || n < 0)
-		return 0;
-	if (!s->any_step || n < s->seen_lo)
-		s->seen_lo = n;
-	if (!s->any_step || n > s->seen_hi)
-		s->seen_hi = n;
-	s->any_step = true;
-	if (s->collect) {
-		if (tf_grow((void **)&s->list, &s->caplist, s->nlist + 1, sizeof(tf_step)) < 0)
-			return TF_ENOMEM;
-		s->list[s->nlist++] = (tf_step){ s->input, n, ev->ts_ns, end };
-		return 0;
-	}
-	if (n < s->lo || n > s->hi)
-		return 0;
-	if (!s->any || ev->ts_ns < s->start)
-		s->start = ev->ts_ns;
-	if (!s->any || end > s->end)
-		s->end = end;
-	s->any = true;
-	return 0;
-}
-
-static void steps_free(steps_sink *s)
-{
-	tf_hmap_free(&s->launch);
-	tf_hmap_free(&s->gpu);
-	free(s->ts);
-	free(s->gend);
-}
-
-int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts *fo,
-		      int64_t *start, int64_t *end, tf_error *err)
-{
-	steps_sink ss = { .sink = { .event = steps_event }, .lo = fo->step_lo, .hi = fo->step_hi };
-	int rc = first_pass(ctx, inputs, n, format, &ss.sink, &ss.ctx, &ss.input, err);
-	if (rc == 0 && !ss.any) {
-		if (ss.any_step)
-			rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
-					  "--steps %s: no ProfilerStep#N with N in it (the inputs have steps %lld to %lld)",
-					  fo->steps_text, (long long)ss.seen_lo, (long long)ss.seen_hi);
-		else
-			rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
-					  "--steps %s: the inputs have no ProfilerStep#N regions (PyTorch profiler "
-					  "traces recorded with a schedule have them)", fo->steps_text);
-	}
-	if (rc == 0) {
-		/* to the end of the GPU work launched inside the steps */
-		*start = ss.start;
-		*end = ss.end;
-		for (uint32_t k = 0; k < ss.launch.cap; k++) {
-			if (!ss.launch.vals[k])
-				continue;
-			int64_t ts = ss.ts[ss.launch.vals[k] - 1];
-			uint32_t g = tf_hmap_get(&ss.gpu, ss.launch.keys[k]);
-			if (ts >= ss.start && ts <= ss.end && g != UINT32_MAX && ss.gend[g] > *end)
-				*end = ss.gend[g];
-		}
-		if (*end <= *start)
-			*end = *start + 1; /* a window of at least 1 ns */
-	}
-	steps_free(&ss);
-	return rc;
-}
-
-static int step_cmp(const void *x, const void *y)
-{
-	const tf_step *a = x, *b = y;
-	if (a->input != b->input)
-		return a->input < b->input ? -1 : 1;
-	return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
-}
-
-int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_step **out,
-			  size_t *nout, tf_error *err)
-{
-	steps_sink ss = { .sink = { .event = steps_event }, .collect = true };
-	*out = NULL;
-	*nout = 0;
-	for (int i = 0; i < n; i++)
-		if (!strcmp(inputs[i], "-"))
-			return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
-					    "--label-steps needs the inputs read twice, which standard input cannot be");
-	int rc = first_pass(ctx, inputs, n, format, &ss.sink, &ss.ctx, &ss.input, err);
-	steps_free(&ss);
-	if (rc < 0) {
-		free(ss.list);
-		return rc;
-	}
-	if (ss.nlist)
-		qsort(ss.list, ss.nlist, sizeof(tf_step), step_cmp);
-	*out = ss.list;
-	*nout = ss.nlist;
-	return 0;
-}
 
 int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts **fo,
 		       tf_window_opts *steps, int64_t *lo, int64_t *hi, bool *rel, int64_t *first, tf_error *err)
@@ -589,7 +440,8 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	}
 	if (ntraces) {
 		if (o && o->filter && o->filter->label_steps &&
-		    (rc = tf_pipeline_step_list(ctx, inputs, n, format, &steps, &nsteps, err)) < 0)
+		    (rc = tf_pipeline_step_list(ctx, inputs, n, format, first, o->filter->step_region, &steps, &nsteps,
+						err)) < 0)
 			goto done;
 		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL, .filter = filter, .steps = steps,
 					 .nsteps = nsteps };
@@ -704,17 +556,19 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 			goto done;
 		}
-		if (types_from && !same_types(agg, tmp)) {
+		const char *clash = unit_clash(agg, tmp);
+		if (types_from && clash) {
 			char a[800], b[800];
 			tf_agg_types_text(agg, a, sizeof(a));
 			tf_agg_types_text(tmp, b, sizeof(b));
 			rc = tf_error_set(err, TF_ECLASH, NULL, -1, -1,
-					  "cannot combine '%s' with '%s': sample types differ: '%s' has [%s], '%s' has [%s]",
-					  inputs[i], types_from, inputs[i], b, types_from, a);
+					  "cannot combine '%s' with '%s': sample type '%s' has another unit: '%s' has [%s], "
+					  "'%s' has [%s]", inputs[i], types_from, clash, inputs[i], b, types_from, a);
 			goto done;
 		}
 		bool was_empty = !types_from;
-		int r = tf_agg_merge(agg, tmp, 1);
+		/* the union of the sample types: one an input lacks is 0 there */
+		int r = tf_agg_merge(agg, tmp, TF_AGG_TYPES_ADD);
 		if (r < 0) {
 			rc = tf_error_set(err, r, NULL, -1, -1, "cannot combine '%s': %s", inputs[i], tf_strerror(r));
 			goto done;

@@ -18,6 +18,7 @@
 #include "fmt.h"
 #include "grow.h"
 #include "hmap.h"
+#include "tracefold/gate.h"
 #include "sat.h"
 
 #define NONE UINT32_MAX
@@ -393,6 +394,43 @@ static const char *const cat_names[NCAT] = {
 	"tracefold frame ([...], groups)",
 };
 
+/* Where the function name of a Python frame "path/file.py(12): fn" starts
+ * (the ": " after "(digits)"), else NULL. */
+static const char *py_function(const char *s)
+{
+	for (const char *p = strchr(s, '('); p; p = strchr(p + 1, '(')) {
+		const char *q = p + 1;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (q > p + 1 && q[0] == ')' && q[1] == ':' && q[2] == ' ')
+			return q + 3;
+	}
+	return NULL;
+}
+
+/* A frame's label in at most max code points: cut at its end ("start.."),
+ * but a Python frame keeps its end, the function ("..e.py(12): fn"), since
+ * its path is what tells least. */
+static void label_text(out *w, const char *s, size_t max)
+{
+	size_t n = strlen(s), total = 0;
+	for (size_t i = 0; i < n; total++) {
+		size_t k = utf8_len((const unsigned char *)s + i, n - i);
+		i += k ? k : 1;
+	}
+	if (total <= max || !py_function(s)) {
+		xml_text(w, s, max);
+		return;
+	}
+	size_t skip = total - (max - 2), i = 0;
+	for (size_t c = 0; c < skip && i < n; c++) {
+		size_t k = utf8_len((const unsigned char *)s + i, n - i);
+		i += k ? k : 1;
+	}
+	puts_(w, "..");
+	xml_text(w, s + i, 0);
+}
+
 static bool prefix(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
 static int category(const fnode *n, const char *name)
@@ -582,7 +620,8 @@ static const char html_script[] =
 	" m=g.classList.contains('r'),n=g.querySelector('title').textContent.split('\\n')[0];\n"
 	" return {g:g,r:r,t:t,m:m,n:m?'[...]':n,c:Array.from(m?'[...]':n),p:+g.getAttribute('data-p'),\n"
 	"  x:+r.getAttribute('x'),w:+r.getAttribute('width')};});\n"
-	"function lab(f,w){var k=Math.floor((w-6)/7.2);if(k<3)return '';return f.c.length<=k?f.n:f.c.slice(0,k-2).join('')+'..';}\n"
+	"function lab(f,w){var k=Math.floor((w-6)/7.2);if(k<3)return '';if(f.c.length<=k)return f.n;\n"
+	" return /\\(\\d+\\): /.test(f.n)?'..'+f.c.slice(f.c.length-k+2).join(''):f.c.slice(0,k-2).join('')+'..';}\n"
 	"function place(f,x,w){f.r.setAttribute('x',x.toFixed(2));f.r.setAttribute('width',w.toFixed(2));\n"
 	" if(f.t){f.t.setAttribute('x',(x+3).toFixed(2));f.t.textContent=lab(f,w);}}\n"
 	"function zoom(z){var zi=z?F.indexOf(z):0,x0=F[zi].x,s=(W-2*P)/F[zi].w,ins=[],anc=[];\n"
@@ -681,6 +720,33 @@ static void vanished(out *w, const pic *p, uint32_t n)
 		printf_(w, "\n  and %u more", count - ntop);
 }
 
+/* diff --gate: the verdict of node's call path (-1: none). */
+static int frame_verdict(const pic *p, uint32_t node)
+{
+	if (!p->o->verdict)
+		return -1;
+	tf_str path[256];
+	uint32_t n = 0;
+	for (uint32_t v = node; v != 0 && n < 256; v = p->t->n[v].parent)
+		path[n++] = p->t->n[v].name;
+	for (uint32_t i = 0; i < n / 2; i++) { /* root first */
+		tf_str x = path[i];
+		path[i] = path[n - 1 - i];
+		path[n - 1 - i] = x;
+	}
+	return p->o->verdict(p->o->verdict_arg, path, n);
+}
+
+/* Red regressed, blue improved, amber unresolved, grey the rest. */
+static void verdict_color(int v, int rgb[3])
+{
+	static const int c[TF_VERDICT_COUNT][3] = {
+		{ 226, 226, 226 }, { 226, 226, 226 }, { 245, 196, 80 }, { 80, 140, 235 }, { 235, 70, 60 },
+	};
+	for (int i = 0; i < 3; i++)
+		rgb[i] = v >= 0 && v < TF_VERDICT_COUNT ? c[v][i] : 236;
+}
+
 static void frame(out *w, const pic *p, const box *b, double y)
 {
 	const tree *t = p->t;
@@ -689,10 +755,14 @@ static void frame(out *w, const pic *p, const box *b, double y)
 	int rgb[3];
 	bool isnew = false;
 	double d = 0;
+	int verdict = p->diff && !b->more && b->node != 0 ? frame_verdict(p, b->node) : -1;
 	if (p->diff && !b->more) {
 		d = (double)n->self - (double)n->bself * p->bscale;
 		isnew = n->btotal <= 0 && b->node != 0;
-		diff_color(d, p->maxd, rgb);
+		if (p->o->verdict)
+			verdict_color(verdict, rgb);
+		else
+			diff_color(d, p->maxd, rgb);
 	} else if (b->more || b->node == 0) {
 		rgb[0] = rgb[1] = rgb[2] = b->more ? 200 : 225;
 	} else if (p->o->colors == TF_FLAME_COLOR_CATEGORY) {
@@ -719,6 +789,8 @@ static void frame(out *w, const pic *p, const box *b, double y)
 		share(w, p, (double)n->self);
 		if (n->calls > 0)
 			printf_(w, "\ncalls: %lld", (long long)n->calls);
+		if (verdict >= 0 && verdict < TF_VERDICT_COUNT)
+			printf_(w, "\nverdict: %s", tf_verdict_names[verdict]);
 		if (p->diff) {
 			const char *bn = p->o->base_name ? p->o->base_name : "BASE";
 			if (isnew) {
@@ -738,7 +810,7 @@ static void frame(out *w, const pic *p, const box *b, double y)
 	if (chars >= 3 || p->o->html) { /* the page labels frames it zooms into */
 		printf_(w, "<text x=\"%.2f\" y=\"%.1f\">", b->x + 3, y + FH - 4.5);
 		if (chars >= 3)
-			xml_text(w, name, chars);
+			label_text(w, name, chars);
 		puts_(w, "</text>");
 	}
 	puts_(w, "</g>\n");

@@ -39,7 +39,7 @@ static const char *const table_name[NTABLES] = {
 };
 
 /* column tables: name, type, nullable, dict, delta */
-enum { S_ID, S_TRACK, S_RANK, S_THREAD, S_START, S_END, S_DUR, S_SELF, S_DEPTH, S_NAME, S_CAT, S_PATH, S_PARENT,
+enum { S_ID, S_TRACK, S_RANK, S_THREAD, S_START, S_END, S_DUR, S_SELF, S_DEPTH, S_NAME, S_RAW, S_CAT, S_PATH, S_PARENT,
        S_CLIPPED, S_CUT, S_UNCLOSED, S_EARLY, S_NEG, S_LIMITED, S_N };
 static const pq_col slices_cols[S_N] = {
 	{ "slice_id", PQ_INT64, false, false, true, false },
@@ -52,6 +52,7 @@ static const pq_col slices_cols[S_N] = {
 	{ "self_ns", PQ_INT64, false, false, false, false },
 	{ "depth", PQ_INT32, false, false, false, false },
 	{ "name", PQ_STRING, false, true, false, false },
+	{ "raw_name", PQ_STRING, false, true, false, false },
 	{ "category", PQ_STRING, true, true, false, false },
 	{ "call_path_id", PQ_INT64, false, false, false, false },
 	{ "parent_slice_id", PQ_INT64, true, false, false, false },
@@ -302,7 +303,12 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	pq_i64(f, S_DUR, s->end_ns - s->start_ns);
 	pq_i64(f, S_SELF, s->self_ns);
 	pq_i32(f, S_DEPTH, (int32_t)s->depth);
-	put_str(f, S_NAME, s->name, w->st, false);
+	/* the frame of its call path (stable names), and the text it had */
+	tf_str frame = tf_ctx_frame_name(w->ctx, s->name);
+	if (frame == (tf_str)-1)
+		return TF_ENOMEM;
+	put_str(f, S_NAME, frame, w->st, false);
+	put_str(f, S_RAW, s->name, w->st, false);
 	put_str(f, S_CAT, s->cat, w->st, true);
 	pq_i64(f, S_PATH, cid(w, s->node));
 	put_opt(f, S_PARENT, t->depth ? t->open[t->depth - 1] : 0, t->depth > 0);

@@ -216,15 +216,19 @@ static int64_t location_for(enc *e, tf_str frame)
 	size_t len = tf_strtab_len(e->st, frame);
 	size_t file_len = 0, fn_off = 0;
 	long line = 0;
-	tf_str name = frame, file = 0;
+	tf_str file = 0;
 	if (split_frame(text, len, &file_len, &line, &fn_off) && fn_off < len) {
-		name = tf_strtab_intern(e->st, text + fn_off, len - fn_off);
 		file = tf_strtab_intern(e->st, text, file_len);
-		if (name == (tf_str)-1 || file == (tf_str)-1)
+		if (file == (tf_str)-1)
 			return -1;
 	}
-	/* one function per distinct frame text: file.py(10): f and file.py(20): f
-	 * are different Python functions; pprof still groups -top by name */
+	/* one function per distinct frame text, named by the whole text as
+	 * `tracefold top` prints it (a Python frame "file.py(10): f" keeps its
+	 * file and line in filename and start_line too); system_name "":
+	 * pprof "demangles" a function whose system_name is its name and
+	 * looks like C++ (<...>, ::, [...]), cutting every <...> and (...) out
+	 * of it ("<built-in method ...>" became ""), and leaves one whose name
+	 * differs from its system_name as it is */
 	uint64_t fkey = frame;
 	uint32_t fi = tf_hmap_get(&e->fn_idx, fkey);
 	if (fi == UINT32_MAX) {
@@ -233,8 +237,8 @@ static int64_t location_for(enc *e, tf_str frame)
 		fi = e->nfns;
 		if (tf_hmap_put(&e->fn_idx, fkey, fi) < 0)
 			return -1;
-		fn_rec f = { str_index(e, name), str_index(e, frame), str_index(e, file), line };
-		if (f.name < 0 || f.system_name < 0 || f.filename < 0)
+		fn_rec f = { str_index(e, frame), 0, str_index(e, file), line };
+		if (f.name < 0 || f.filename < 0)
 			return -1;
 		e->fns[e->nfns++] = f;
 	}

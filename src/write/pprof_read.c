@@ -217,13 +217,12 @@ static int map_types(tf_agg *agg, const PB_Profile *p, int *map, const char *pat
 {
 	int empty = tf_agg_ntypes(agg) == 0;
 	int clash = 0;
-	if (!empty && (size_t)tf_agg_ntypes(agg) != p->n_sample_type)
-		clash = 1;
 	for (size_t t = 0; t < p->n_sample_type && !clash; t++) {
 		const char *type = p->string_table[p->sample_type[t]->type];
 		const char *unit = p->string_table[p->sample_type[t]->unit];
-		int i = empty ? tf_agg_type(agg, type, unit) : tf_agg_type_find(agg, type);
-		if (empty && i == TF_ENOMEM)
+		/* a type the agg lacks is added (0 in its samples so far): the union */
+		int i = empty || tf_agg_type_find(agg, type) < 0 ? tf_agg_type(agg, type, unit) : tf_agg_type_find(agg, type);
+		if (i == TF_ENOMEM)
 			return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 		if (i < 0 || strcmp(tf_strtab_get(tf_agg_strtab(agg), tf_agg_type_get(agg, i).unit), unit) != 0) {
 			if (empty)
@@ -239,7 +238,7 @@ static int map_types(tf_agg *agg, const PB_Profile *p, int *map, const char *pat
 		tf_agg_types_text(agg, have, sizeof(have));
 		pb_types_text(p, got, sizeof(got));
 		return tf_error_set(err, TF_ECLASH, path, -1, -1,
-				    "sample types differ: this profile has [%s], the profile it is added to has [%s]",
+				    "a sample type has another unit: this profile has [%s], the profile it is added to has [%s]",
 				    got, have);
 	}
 	if (empty) {

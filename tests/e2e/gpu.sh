@@ -153,7 +153,8 @@ for e in ev:
 print(json.dumps(out))
 PY
 for k in 5 6 9; do
-	$TF -q profile --steps $k "$t" -o "$TMP/s.pb.gz" || { fail "--steps $k"; continue; }
+	# --step-frames: one ProfilerStep#N frame per step, so the step's own time can be read
+	$TF -q profile --steps $k --step-frames "$t" -o "$TMP/s.pb.gz" || { fail "--steps $k"; continue; }
 	check "--steps $k: the window is ProfilerStep#$k to the end of its GPU work, its inclusive time its duration" python3 -c '
 import json, re, subprocess, sys
 sys.path.insert(0, "tests/tools"); import pprof_raw
@@ -164,9 +165,25 @@ c = subprocess.run(["go", "tool", "pprof", "-comments", sys.argv[2]], capture_ou
 m = re.search(r"= \[(\d+), (\d+)\) ns", c)
 assert m and (int(m.group(1)), int(m.group(2))) == (w["start"], w["end"]), (c, w)' "$TMP/steps.json" "$TMP/s.pb.gz" $k
 done
-# --label-steps: a step label on every sample of a step (pprof -tagfocus=step=N)
-$TF -q profile --label-steps "$t" -o "$TMP/ls.pb.gz" && $TF -q profile "$t" -o "$TMP/nols.pb.gz"
-check "--label-steps: samples under ProfilerStep#N carry step=N, N's wall is its duration; totals unchanged" python3 -c '
+# --label-steps: a step label on every sample of a step (pprof -tagfocus=step=N);
+# with --step-frames the frames say which step, by default (stable names) one
+# frame ProfilerStep holds every step and the label alone says which
+$TF -q profile --label-steps "$t" -o "$TMP/lsn.pb.gz"
+$TF -q profile --label-steps --step-frames "$t" -o "$TMP/ls.pb.gz" && $TF -q profile "$t" -o "$TMP/nols.pb.gz"
+check "--label-steps: under the one frame ProfilerStep, the wall of the samples labelled step=N is N's duration" python3 -c '
+import json, sys
+sys.path.insert(0, "tests/tools"); import pprof_raw
+steps = json.load(open(sys.argv[1]))
+text, _ = pprof_raw.raw(sys.argv[2]); types, samples, locs = pprof_raw.parse(text)
+wi = types.index("wall/nanoseconds")
+under = {}
+for s in samples:
+    names = [locs[l][0] for l in s["locs"]]
+    assert not any(n.startswith("ProfilerStep#") for n in names), names
+    if "ProfilerStep" in names:
+        under[s["labels"]["step"]] = under.get(s["labels"]["step"], 0) + s["values"][wi]
+assert under == {k: v["dur"] for k, v in steps.items()}, (under, steps)' "$TMP/steps.json" "$TMP/lsn.pb.gz"
+check "--label-steps --step-frames: samples under ProfilerStep#N carry step=N, N's wall is its duration; totals unchanged" python3 -c '
 import json, sys
 sys.path.insert(0, "tests/tools"); import pprof_raw
 steps = json.load(open(sys.argv[1]))
@@ -213,7 +230,9 @@ $TF -q profile "$t" -o "$TMP/tl.pb.gz" && python3 tests/tools/pprof_raw.py "$TMP
 $TF -q info --format json "$t" > "$TMP/tl.info"
 check "TraceLens: every Python frame sits under its parent by id (the nearest Python frame above it), nothing clipped" python3 -c '
 import gzip,json,sys
+sys.path.insert(0, "tests/tools"); from stable_names import normalize
 ev=[e for e in json.load(gzip.open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "python_function"]
+for e in ev: e["name"] = normalize(e["name"])
 name={e["args"]["Python id"]: e["name"] for e in ev}
 py=set(name.values())
 r=json.load(open(sys.argv[2]))

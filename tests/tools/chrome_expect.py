@@ -42,6 +42,7 @@ Prints JSON:
 
 Names: a missing, null or empty name is "[unnamed]"; \\u0000 becomes U+FFFD."""
 import gzip, json, re, sys
+from stable_names import normalize
 from collections import Counter
 from decimal import Decimal, Context, ROUND_HALF_EVEN, InvalidOperation
 
@@ -110,7 +111,7 @@ def frame_name(e):
         return UNNAMED
     if not isinstance(n, str):
         n = json.dumps(n, default=str)
-    return n.replace("\x00", "\ufffd")
+    return normalize(n.replace("\x00", "\ufffd"))
 
 
 def tolerance_ns(text):

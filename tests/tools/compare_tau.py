@@ -88,7 +88,7 @@ def parse_raw(text):
     while i < len(lines) and lines[i].strip() != "Mappings":
         m = pprof_raw.LOC.match(lines[i])
         if m:
-            locs[int(m.group(1))] = m.group(6) if m.group(6) else m.group(2)
+            locs[int(m.group(1))] = pprof_raw.loc_name(m.group(2), m.group(4))
         i += 1
     return types, [(v, [locs[l] for l in ls], lab) for v, ls, lab in samples]
 

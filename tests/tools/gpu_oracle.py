@@ -23,8 +23,9 @@ tracefold's code): prints JSON with
   kernels       up to 6 GPU activities with their expected call path: the
                 X events of the launch's thread that enclose the launch
                 (outermost first; ties: longer first), the launch, the
-                activity"""
+                activity, each named by its stable name (stable_names.py)"""
 import gzip, json, sys
+from stable_names import normalize
 from decimal import Decimal
 
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset", "cuda_sync"}
@@ -98,7 +99,7 @@ for name, lst in sorted(names.items()):
     enclosing = [e for e in cpu if key(e) == key(launch) and e is not launch
                  and ns(e["ts"]) <= ls and ns(e["ts"]) + ns(e["dur"]) >= le]
     enclosing.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
-    path = [e["name"] for e in enclosing] + [launch["name"], k["name"]]
+    path = [normalize(e["name"]) for e in enclosing] + [normalize(launch["name"]), normalize(k["name"])]
     kernels.append({"name": name, "path": path, "gpu_ns": sum(ns(e["dur"]) for e in lst)})
     if len(kernels) == 6:
         break

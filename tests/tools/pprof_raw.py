@@ -9,7 +9,25 @@ Prints JSON: {"types": [...], "total": {type: sum}, "funcs": {name: {"self": {..
 distinct function on its stack (once per sample, like pprof's cum)."""
 import json, os, re, subprocess, sys
 
-LOC = re.compile(r'^\s*(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) (\S*):(\d+) s=(\d+)(?:\((.*)\))?\s*$')
+# "ID: 0xADDR M=MAP NAME FILE:LINE s=START" and "(SYSTEM_NAME)" when that
+# differs from NAME (pprof's Location.string); NAME and FILE may both hold
+# spaces ("<frozen os>(808): getenv" in file "<frozen os>")
+LOC = re.compile(r'^\s*(\d+): 0x[0-9a-f]+(?: M=\d+)? (.*) s=(\d+)(?:\((.*)\))?\s*$')
+PYFRAME = re.compile(r'^(.*?)\((\d+)\): ')
+
+
+def loc_name(rest, sysname):
+    """The frame of a location line: its system name when it has one (older
+    tracefold profiles: the whole frame text there, the short name in NAME),
+    else NAME out of "NAME FILE:LINE"."""
+    if sysname:
+        return sysname
+    m = PYFRAME.match(rest)
+    if m:  # a Python frame "FILE(LINE): fn" has file FILE
+        tail = " %s:%s" % (m.group(1), m.group(2))
+        if rest.endswith(tail):
+            return rest[:-len(tail)]
+    return rest[:rest.rindex(" ")] if " " in rest else rest
 
 def raw(path):
     env = dict(os.environ)
@@ -52,7 +70,7 @@ def parse(text):
         m = LOC.match(ln)
         if m:
             cur = int(m.group(1))
-            name = m.group(6) if m.group(6) else m.group(2)   # system name = full frame text
+            name = loc_name(m.group(2), m.group(4))
             locs[cur] = [name]
         i += 1
     return types, samples, locs

@@ -476,8 +476,12 @@ static void test_pprof_encode(void **state)
 	int found = 0;
 	for (size_t i = 0; i < p->n_function; i++) {
 		assert_int_equal(p->function[i]->id, i + 1);
-		if (!strcmp(p->string_table[p->function[i]->name], "_call_impl")) {
+		/* named by the whole frame, as top prints it; file and line beside;
+		 * no system name (pprof would "demangle" one equal to the name) */
+		assert_string_equal(p->string_table[p->function[i]->system_name], "");
+		if (!strcmp(p->string_table[p->function[i]->name], "torch/nn/module.py(1501): _call_impl")) {
 			assert_string_equal(p->string_table[p->function[i]->filename], "torch/nn/module.py");
+			assert_int_equal(p->function[i]->start_line, 1501);
 			found = 1;
 		}
 	}

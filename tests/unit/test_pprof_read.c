@@ -392,14 +392,24 @@ static void test_foreign(void **state)
 	assert_int_equal(tf_pprof_read(a, tmp("foreign2.pb"), &err), 0);
 	assert_int_equal(tf_agg_meta_get(a)->time_nanos, 100);
 	assert_int_equal(tf_agg_meta_get(a)->duration_nanos, 120);
-	/* types clash with a tracefold profile */
+	/* other types than a tracefold profile's: the union, 0 where a profile lacks one */
 	tf_agg *ours = sample_agg(st);
 	assert_int_equal(tf_pprof_write(ours, tmp("ours.pb.gz"), &err), 0);
 	tf_error_clear(&err);
-	assert_int_equal(tf_pprof_read(a, tmp("ours.pb.gz"), &err), TF_ECLASH);
-	assert_non_null(strstr(err.msg, "calls/count wall/nanoseconds"));
-	assert_non_null(strstr(err.msg, "samples/count cpu/nanoseconds"));
-	assert_non_null(strstr(err.path, "ours.pb.gz"));
+	assert_int_equal(tf_pprof_read(a, tmp("ours.pb.gz"), &err), 0);
+	assert_int_equal(tf_agg_ntypes(a), 4);
+	assert_true(tf_agg_type_find(a, "calls") >= 0 && tf_agg_type_find(a, "wall") >= 0);
+	assert_true(tf_agg_type_find(a, "samples") >= 0 && tf_agg_type_find(a, "cpu") >= 0);
+	/* a type of the same name in another unit is a clash, naming both */
+	tf_agg *other = tf_agg_new(st);
+	assert_int_equal(tf_agg_type(other, "wall", "microseconds"), 0);
+	tf_agg_add(other, tf_agg_child(other, TF_AGG_ROOT, tf_strtab_intern_cstr(st, "f")), tf_agg_labelset(other, NULL, 0), 0, 1);
+	assert_int_equal(tf_pprof_write(other, tmp("other.pb.gz"), &err), 0);
+	assert_int_equal(tf_pprof_read(a, tmp("other.pb.gz"), &err), TF_ECLASH);
+	assert_non_null(strstr(err.msg, "wall/microseconds"));
+	assert_non_null(strstr(err.msg, "wall/nanoseconds"));
+	assert_non_null(strstr(err.path, "other.pb.gz"));
+	tf_agg_free(other);
 	tf_agg_free(ours);
 	tf_agg_free(a);
 	tf_strtab_free(st);
