@@ -16,6 +16,10 @@ POOL), printed as the Markdown tables of docs/gate.md.
     the median change the runs showed and the median minimum detectable
     effect (80% power) the gate reported for that row.
 
+--interleaved: every comparison's runs come from a window of consecutive
+rounds (as a CI job records BASE and NEW interleaved, docs/gate.md), not
+from the whole pool (runs up to the pool's length apart).
+
 Draws are seeded (random.Random(1)), so the tables are reproducible from the
 same pool.  Comparisons of one configuration reuse runs (the pool is finite),
 so they are not independent; the rate is still the share of comparisons a
@@ -28,6 +32,9 @@ if "--tf" in args:
     i = args.index("--tf")
     tf = args[i + 1]
     del args[i:i + 2]
+INTERLEAVED = "--interleaved" in args
+if INTERLEAVED:
+    args.remove("--interleaved")
 pool = args[0]
 N = int(args[1]) if len(args) > 1 else 100
 files = sorted(f for f in os.listdir(pool) if f.endswith(".pb.gz"))
@@ -57,11 +64,25 @@ def fail_above(base, new):
     return subprocess.run(cmd, capture_output=True, text=True).returncode == 1
 
 
+def round_of(f):
+    """The round of pool.sh that recorded f: 3 a-runs a round, 1 of the others."""
+    kind, n = os.path.basename(f).split(".")[0].split("-")
+    return int(n) // 3 if kind == "a" else int(n)
+
+
 def draw(pools_counts):
-    """Disjoint draws: [(pool, k), ...] -> lists."""
+    """Disjoint draws: [(pool, k), ...] -> lists.  INTERLEAVED: all from a
+    window of consecutive rounds, as one CI job records its runs."""
     used, out = set(), []
+    window = None
+    if INTERLEAVED:
+        need = max(k for _, k in pools_counts)
+        nrounds = max(round_of(f) for f in kinds["a"]) + 1
+        w = max(need, -(-sum(k for p, k in pools_counts if p == "a") // 3))
+        start = rng.randrange(0, nrounds - w + 1)
+        window = range(start, start + w)
     for p, k in pools_counts:
-        cand = [f for f in kinds[p] if f not in used]
+        cand = [f for f in kinds[p] if f not in used and (window is None or round_of(f) in window)]
         pick = rng.sample(cand, k)
         used |= set(pick)
         out.append(pick)
@@ -71,7 +92,7 @@ def draw(pools_counts):
 def false_alarms():
     print("| runs per side (BASE v NEW) | comparisons | with a regressed row | false-alarm rate | `--fail-above 5` |")
     print("|---|---:|---:|---:|---:|")
-    for nb, nn, nh in ((1, 1, 0), (3, 1, 0), (3, 3, 0), (5, 5, 0), (1, 1, 3)):
+    for nb, nn, nh in ((1, 1, 0), (3, 1, 0), (3, 3, 0), (5, 5, 0), (1, 1, 3), (1, 1, 10), (3, 1, 10)):
         alarms = fa = 0
         for _ in range(N):
             b, n, h = draw([("a", nb), ("a", nn), ("a", nh)])

@@ -83,7 +83,7 @@ typedef struct tf_gate_result {
 	int runs[3], steps[3];     /* BASE, NEW, history: runs and steps */
 	bool whole_runs;           /* a run had no steps: it is one step */
 	double df;                 /* degrees of freedom of the intervals (INFINITY: normal) */
-	double d0, s0sq;           /* the prior (d0 0: none) */
+	double d0, s0sq;           /* the prior: degrees of freedom (0: none) and scale */
 	size_t family;             /* rows tested, the total included */
 	double crit;               /* the critical t of the family */
 	int verdict;               /* regressed if the total or a row is, else improved if

@@ -164,3 +164,4 @@ void tf_fit_fdist(const double *s2, const double *d, size_t n, double *s0sq, dou
 		*s0sq = exp(mean);
 	}
 }
+

@@ -25,5 +25,4 @@ double tf_t_quantile(double q, double df);
  * no more than their own degrees of freedom explain (every variance is
  * then s0^2); *d0 = 0 and *s0sq = 0 with fewer than 3 of them. */
 void tf_fit_fdist(const double *s2, const double *d, size_t n, double *s0sq, double *d0);
-
 #endif

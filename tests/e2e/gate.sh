@@ -92,7 +92,11 @@ expect_exit 1 "--history: 1 run against 1, bmm 25% slower: regressed" $TF -q dif
 cp "$TMP/out" "$TMP/hist.json"
 hist=$(ls "$TMP"/hist/*.pb.gz | tr '\n' , | sed 's/,$//')
 check "... aten::bmm regressed; as the model says with the history's runs" sh -c "test \"\$($PY -c 'import json,sys; print([r[\"verdict\"] for r in json.load(open(sys.argv[1]))[\"rows\"] if r[\"name\"] == \"aten::bmm\"][0])' $TMP/hist.json)\" = regressed && $CHECK $TMP/hist.json wall $(P a3) $(P bmm25) $hist"
-expect_exit 0 "--history: 1 run against 1 of identical code: no regression" $TF -q diff --gate --history "$TMP/hist" "$(P a3)" "$(P a4)"
+# identical code, one run each against a history of 3: as the model says
+# (its verdicts are not asserted: with 3 history runs such comparisons
+# cry wolf in 14% of the measured cases, docs/gate.md; 10 runs are needed)
+$TF -q diff --gate --format json -n 0 --history "$TMP/hist" "$(P a3)" "$(P a4)" > "$TMP/hist-aa.json"
+check "--history: 1 run against 1 of identical code: as the model says with the history's runs" $CHECK "$TMP/hist-aa.json" wall "$(P a3)" "$(P a4)" "$hist"
 expect_exit 1 "--history-max 2 takes the two newest" $TF -q diff --gate --format json --history "$TMP/hist" --history-max 2 "$(P a3)" "$(P bmm25)"
 cp "$TMP/out" "$TMP/hmax.json"
 check "... two history runs" $PY -c 'import json,sys; assert json.load(open(sys.argv[1]))["runs"]["history"] == 2' "$TMP/hmax.json"

@@ -78,6 +78,8 @@ def trigamma_inv(y):
 
 
 def fit_prior(v, d):
+    """Smyth's prior (limma's fitFDist): (s0^2, d0) from the log variances,
+    d0 at most the rows' pooled degrees of freedom."""
     v, d = np.array(v, float), np.array(d, float)
     keep = (v > 0) & (d > 0)
     v, d = v[keep], d[keep]
@@ -85,10 +87,9 @@ def fit_prior(v, d):
         return 0.0, 0.0
     e = np.log(v) - special.digamma(d / 2) + np.log(d / 2)
     var = np.var(e, ddof=1) - np.mean(special.polygamma(1, d / 2))
-    if var > 0:
-        d0 = 2 * trigamma_inv(var)
-        return float(np.exp(np.mean(e) + special.digamma(d0 / 2) - np.log(d0 / 2))), d0
-    return float(np.exp(np.mean(e))), math.inf
+    d0 = 2 * trigamma_inv(var) if var > 0 else math.inf
+    d0 = min(d0, float(np.sum(d)))
+    return float(np.exp(np.mean(e) + special.digamma(d0 / 2) - np.log(d0 / 2))), d0
 
 
 def moderate(s2, d, s0, d0):
@@ -147,12 +148,13 @@ def main(argv):
     steady = typ in STEADY
     basis = ("steps" if ts["df_step"] >= 1 else "none") if steady else ("runs" if ts["df_run"] >= 1 else "none")
     tested = {n for n, s in st.items() if max(abs(s["mean"][0]), abs(s["mean"][1])) >= share * abs(T)}
+    order = sorted(tested)
     if basis == "runs":
-        v = [st[n]["rss"] / st[n]["df_run"] for n in tested]
-        d = [st[n]["df_run"] for n in tested]
+        v = [st[n]["rss"] / st[n]["df_run"] for n in order]
+        d = [st[n]["df_run"] for n in order]
     else:
-        v = [st[n]["s2"] for n in tested]
-        d = [st[n]["df_step"] for n in tested]
+        v = [st[n]["s2"] for n in order]
+        d = [st[n]["df_step"] for n in order]
     s0, d0 = fit_prior(v, d) if basis != "none" else (0.0, 0.0)
     dfb = ts["df_run"] if basis == "runs" else ts["df_step"]
     df = math.inf if math.isinf(d0) else dfb + d0
