@@ -27,13 +27,25 @@ for variant in rel san; do
 	done
 done
 
+# The end-to-end scripts, each against both builds, TEST_JOBS at a time
+# (default: one per core); each writes build/NAME.VARIANT.out and .rc, which
+# are added up below in a fixed order.
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+for variant in rel san; do
+	for s in tests/e2e/*.sh; do [ -f "$s" ] && echo "$variant $s"; done
+done | xargs -P "$jobs" -L 1 sh -c '
+	variant=$1 s=$2
+	if [ "$variant" = rel ]; then TF=./tracefold; else TF=build/san/tracefold; fi
+	out=build/$(basename "$s" .sh).$variant.out
+	if [ -x "$TF" ]; then TF=$TF sh "$s" > "$out" 2>&1; echo $? > "$out.rc"; else echo 127 > "$out.rc"; : > "$out"; fi
+' sh
 for variant in rel san; do
 	if [ $variant = rel ]; then TF=./tracefold; else TF=build/san/tracefold; fi
 	[ -x "$TF" ] || { echo "FAIL: $TF not built"; fail=$((fail + 1)); continue; }
 	for s in tests/e2e/*.sh; do
 		[ -f "$s" ] || continue
 		out=build/$(basename "$s" .sh).$variant.out
-		TF=$TF sh "$s" > "$out" 2>&1; rc=$?
+		rc=$(cat "$out.rc" 2>/dev/null || echo 1)
 		cat "$out" >> "$log"
 		p=$(grep -c '^ok ' "$out"); f=$(grep -c '^not ok ' "$out")
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "FAIL: $s ($variant) exited $rc"; tail -5 "$out"; fi
