@@ -17,6 +17,9 @@
 #include "tracefold/reader.h"
 
 enum { BY_SELF, BY_TOTAL };
+enum { O_COUNT, O_BY, O_FORMAT, O_FAIL_ABOVE, O_MIN_SHARE, O_NORMALIZE, O_PATHS, O_SAMPLE_INDEX, O_NAME_WIDTH,
+       O_FLAME, O_FLAME_URL, O_GATE, O_HISTORY, O_HISTORY_MAX, O_SAVE_HISTORY, O_MIN_EFFECT, O_ALPHA,
+       O_FAIL_UNRESOLVED, O_STEADY };
 enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON };
 
 static void help(void)
@@ -148,453 +151,408 @@ static void json_rel(double b, double n)
 		printf("%.4f", r);
 }
 
-int tf_cmd_diff(int argc, char **argv)
+
+typedef struct dopt {
+	int by, fmt, paths, normalize;
+	double fail_above, min_share;
+	bool has_min_share, gate;
+	long long count;
+	size_t name_width;
+	const char *type_name, *pos[2], *flame, *flame_url;
+	tf_gate_cli gc;
+} dopt;
+
+/* What one comparison found. */
+typedef struct drun {
+	const dopt *o;
+	const tf_strtab *st;
+	const char *tname, *unit;
+	row *rows;
+	size_t nrows, nshow;
+	double btot, ntot, scale;
+	int nregress, total_regress, nnew, ngone;
+	bool has_calls;
+} drun;
+
+enum { DIFF_GO = -1 }; /* parse_opts: no exit yet, go on */
+
+static int parse_value(int id, const char *v, const tf_optstate *os, dopt *o);
+
+/* The options; DIFF_GO, or an exit status (help printed: TF_EXIT_OK). */
+static int parse_opts(int argc, char **argv, dopt *o, tf_input_opts *iopts)
 {
-	int rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT, paths = 0, normalize = 0;
-	bool worker = false; /* --mpi: a process other than 0 */
-	double fail_above = -1, min_share = 1;
-	long long count = 20;
-	size_t name_width = TF_NAME_WIDTH_DEFAULT;
-	tf_input_opts iopts = { 0 };
-	const char *type_name = NULL, *pos[2] = { NULL, NULL }, *flame = NULL, *flame_url = NULL;
-	char *argcopy[2] = { NULL, NULL };
-	const char **inputs[2] = { NULL, NULL };
-	int ninputs[2] = { 0, 0 };
-	int npos = 0;
-	tf_ctx *ctx = NULL;
-	tf_agg *agg[2] = { NULL, NULL };
-	tf_fnstats fs[2];
-	row *rows = NULL;
-	memset(fs, 0, sizeof(fs));
-	enum { O_COUNT, O_BY, O_FORMAT, O_FAIL_ABOVE, O_MIN_SHARE, O_NORMALIZE, O_PATHS, O_SAMPLE_INDEX,
-	       O_NAME_WIDTH, O_FLAME, O_FLAME_URL, O_GATE, O_HISTORY, O_HISTORY_MAX, O_SAVE_HISTORY, O_MIN_EFFECT,
-	       O_ALPHA, O_FAIL_UNRESOLVED, O_STEADY };
-	bool gate = false, has_min_share = false;
-	tf_gate_cli gc = { .gopts = TF_GATE_OPTS_DEFAULT, .history_max = 30 };
 	static const tf_opt opts[] = {
 		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
 		{ O_FORMAT, NULL, "--format", true }, { O_FAIL_ABOVE, NULL, "--fail-above", true },
 		{ O_MIN_SHARE, NULL, "--min-share", true }, { O_NORMALIZE, NULL, "--normalize", false },
-		{ O_PATHS, NULL, "--paths", false }, { O_SAMPLE_INDEX, NULL, "--sample-index", true }, { O_SAMPLE_INDEX, NULL, "--sample-type", true },
-		{ O_NAME_WIDTH, NULL, "--name-width", true }, { O_FLAME, NULL, "--flame", true },
-		{ O_FLAME_URL, NULL, "--flame-url", true }, { O_GATE, NULL, "--gate", false },
-		{ O_HISTORY, NULL, "--history", true }, { O_HISTORY_MAX, NULL, "--history-max", true },
-		{ O_SAVE_HISTORY, NULL, "--save-history", true }, { O_MIN_EFFECT, NULL, "--min-effect", true },
-		{ O_ALPHA, NULL, "--alpha", true }, { O_FAIL_UNRESOLVED, NULL, "--fail-unresolved", false },
-		{ O_STEADY, NULL, "--steady-noise", true }, { 0, NULL, NULL, false },
+		{ O_PATHS, NULL, "--paths", false }, { O_SAMPLE_INDEX, NULL, "--sample-index", true },
+		{ O_SAMPLE_INDEX, NULL, "--sample-type", true }, { O_NAME_WIDTH, NULL, "--name-width", true },
+		{ O_FLAME, NULL, "--flame", true }, { O_FLAME_URL, NULL, "--flame-url", true },
+		{ O_GATE, NULL, "--gate", false }, { O_HISTORY, NULL, "--history", true },
+		{ O_HISTORY_MAX, NULL, "--history-max", true }, { O_SAVE_HISTORY, NULL, "--save-history", true },
+		{ O_MIN_EFFECT, NULL, "--min-effect", true }, { O_ALPHA, NULL, "--alpha", true },
+		{ O_FAIL_UNRESOLVED, NULL, "--fail-unresolved", false }, { O_STEADY, NULL, "--steady-noise", true },
+		{ 0, NULL, NULL, false },
 	};
 	tf_optstate os = { 0 };
 	const char *v;
-	for (int id; (id = tf_opt_next("diff", argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
-		double pct;
-		switch (id) {
-		case TF_OPT_USAGE:
-			rc = TF_EXIT_USAGE;
-			goto done;
-		case TF_OPT_HELP:
+	int npos = 0;
+	for (int id; (id = tf_opt_next("diff", argc, argv, opts, iopts, &os, &v)) != TF_OPT_DONE;) {
+		if (id == TF_OPT_USAGE)
+			return TF_EXIT_USAGE;
+		if (id == TF_OPT_HELP) {
 			help();
-			goto done;
-		case TF_OPT_ARG:
-			if (npos == 2) {
-				rc = tf_usage_error("diff", "too many inputs: give BASE and NEW (join several with ',')");
-				goto done;
-			}
-			pos[npos++] = v;
-			break;
-		case O_COUNT:
-			if (!tf_parse_i64(v, &count)) {
-				rc = tf_usage_error("diff", "'%s' needs a non-negative integer, not '%s'", os.opt, v);
-				goto done;
-			}
-			break;
-		case O_BY:
-			if (!strcmp(v, "self"))
-				by = BY_SELF;
-			else if (!strcmp(v, "total"))
-				by = BY_TOTAL;
-			else {
-				rc = tf_usage_error("diff", "--by takes self or total, not '%s'", v);
-				goto done;
-			}
-			break;
-		case O_FORMAT:
-			if (tf_out_format("diff", v, TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &fmt) < 0) {
-				rc = TF_EXIT_USAGE;
-				goto done;
-			}
-			break;
-		case O_FAIL_ABOVE:
-		case O_MIN_SHARE:
-		case O_MIN_EFFECT:
-		case O_STEADY:
-			if (!tf_parse_double(v, &pct) || pct < 0 || !isfinite(pct)) {
-				rc = tf_usage_error("diff", "'%s' needs a non-negative percentage, not '%s'", os.opt, v);
-				goto done;
-			}
-			if (id == O_FAIL_ABOVE)
-				fail_above = pct;
-			else if (id == O_MIN_SHARE)
-				min_share = pct, has_min_share = true;
-			else if (id == O_MIN_EFFECT)
-				gc.gopts.min_effect = pct / 100;
-			else
-				gc.gopts.steady_cv = pct / 100;
-			break;
-		case O_ALPHA:
-			if (!tf_parse_double(v, &pct) || !(pct > 0 && pct < 1)) {
-				rc = tf_usage_error("diff", "--alpha needs a false-alarm rate between 0 and 1, not '%s'", v);
-				goto done;
-			}
-			gc.gopts.alpha = pct;
-			break;
-		case O_GATE:
-			gate = true;
-			break;
-		case O_HISTORY:
-			gc.history = v;
-			break;
-		case O_SAVE_HISTORY:
-			gc.save_history = v;
-			break;
-		case O_HISTORY_MAX:
-			if (!tf_parse_i64(v, &count) || count < 1 || count > 100000) {
-				rc = tf_usage_error("diff", "--history-max needs a number of runs, not '%s'", v);
-				goto done;
-			}
-			gc.history_max = (int)count;
-			count = 20;
-			break;
-		case O_FAIL_UNRESOLVED:
-			gc.fail_unresolved = true;
-			break;
-		case O_NORMALIZE:
-			normalize = 1;
-			break;
-		case O_PATHS:
-			paths = 1;
-			break;
-		case O_SAMPLE_INDEX:
-			type_name = v;
-			break;
-		case O_FLAME:
-			flame = v;
-			break;
-		case O_FLAME_URL:
-			flame_url = v;
-			break;
-		case O_NAME_WIDTH:
-			if (tf_name_width("diff", v, &name_width) < 0) {
-				rc = TF_EXIT_USAGE;
-				goto done;
-			}
-			break;
+			return TF_EXIT_OK;
 		}
-	}
-	if (npos != 2) {
-		rc = tf_usage_error("diff", "need two inputs, BASE and NEW");
-		goto done;
-	}
-	if (flame && !strcmp(flame, "-")) {
-		rc = tf_usage_error("diff", "--flame needs a file: the report goes to standard output");
-		goto done;
-	}
-	if (flame_url && !flame) {
-		rc = tf_usage_error("diff", "--flame-url says where the picture of --flame FILE is: give --flame too");
-		goto done;
-	}
-	if (!gate && (gc.history || gc.save_history || gc.fail_unresolved)) {
-		rc = tf_usage_error("diff", "--history, --save-history and --fail-unresolved are options of --gate");
-		goto done;
-	}
-	if (gate) {
-		if (fail_above >= 0 || normalize) {
-			rc = tf_usage_error("diff", "--gate decides by its verdicts: not with %s",
-					    fail_above >= 0 ? "--fail-above" : "--normalize");
-			goto done;
+		if (id == TF_OPT_ARG) {
+			if (npos == 2)
+				return tf_usage_error("diff", "too many inputs: give BASE and NEW (join several with ',')");
+			o->pos[npos++] = v;
+			continue;
 		}
-		gc.pos[0] = pos[0];
-		gc.pos[1] = pos[1];
-		gc.types = type_name;
-		gc.gopts.paths = paths;
-		gc.gopts.by_total = by == BY_TOTAL;
-		gc.gopts.min_share = has_min_share ? min_share / 100 : gc.gopts.min_share;
-		gc.fmt = fmt;
-		gc.count = count;
-		gc.name_width = name_width;
-		gc.flame = flame;
-		gc.flame_url = flame_url;
-		rc = tf_diff_gate(&gc, &iopts);
-		goto done;
+		int rc = parse_value(id, v, &os, o);
+		if (rc != DIFF_GO)
+			return rc;
 	}
-	ctx = tf_ctx_new();
-	if (!ctx) {
-		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
+	if (npos != 2)
+		return tf_usage_error("diff", "need two inputs, BASE and NEW");
+	if (o->flame && !strcmp(o->flame, "-"))
+		return tf_usage_error("diff", "--flame needs a file: the report goes to standard output");
+	if (o->flame_url && !o->flame)
+		return tf_usage_error("diff", "--flame-url says where the picture of --flame FILE is: give --flame too");
+	if (!o->gate && (o->gc.history || o->gc.save_history || o->gc.fail_unresolved))
+		return tf_usage_error("diff", "--history, --save-history and --fail-unresolved are options of --gate");
+	if (o->gate && (o->fail_above >= 0 || o->normalize))
+		return tf_usage_error("diff", "--gate decides by its verdicts: not with %s",
+				      o->fail_above >= 0 ? "--fail-above" : "--normalize");
+	return DIFF_GO;
+}
+
+/* One option's value into o; DIFF_GO or TF_EXIT_USAGE (said). */
+static int parse_value(int id, const char *v, const tf_optstate *os, dopt *o)
+{
+	double pct;
+	long long n;
+	switch (id) {
+	case O_COUNT:
+		if (!tf_parse_i64(v, &o->count))
+			return tf_usage_error("diff", "'%s' needs a non-negative integer, not '%s'", os->opt, v);
+		break;
+	case O_BY:
+		if (strcmp(v, "self") && strcmp(v, "total"))
+			return tf_usage_error("diff", "--by takes self or total, not '%s'", v);
+		o->by = !strcmp(v, "total") ? BY_TOTAL : BY_SELF;
+		break;
+	case O_FORMAT:
+		if (tf_out_format("diff", v, TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &o->fmt) < 0)
+			return TF_EXIT_USAGE;
+		break;
+	case O_FAIL_ABOVE:
+	case O_MIN_SHARE:
+	case O_MIN_EFFECT:
+	case O_STEADY:
+		if (!tf_parse_double(v, &pct) || pct < 0 || !isfinite(pct))
+			return tf_usage_error("diff", "'%s' needs a non-negative percentage, not '%s'", os->opt, v);
+		if (id == O_FAIL_ABOVE)
+			o->fail_above = pct;
+		else if (id == O_MIN_SHARE)
+			o->min_share = pct, o->has_min_share = true;
+		else if (id == O_MIN_EFFECT)
+			o->gc.gopts.min_effect = pct / 100;
+		else
+			o->gc.gopts.steady_cv = pct / 100;
+		break;
+	case O_ALPHA:
+		if (!tf_parse_double(v, &pct) || !(pct > 0 && pct < 1))
+			return tf_usage_error("diff", "--alpha needs a false-alarm rate between 0 and 1, not '%s'", v);
+		o->gc.gopts.alpha = pct;
+		break;
+	case O_HISTORY_MAX:
+		if (!tf_parse_i64(v, &n) || n < 1 || n > 100000)
+			return tf_usage_error("diff", "--history-max needs a number of runs, not '%s'", v);
+		o->gc.history_max = (int)n;
+		break;
+	case O_NAME_WIDTH:
+		if (tf_name_width("diff", v, &o->name_width) < 0)
+			return TF_EXIT_USAGE;
+		break;
+	case O_GATE: o->gate = true; break;
+	case O_HISTORY: o->gc.history = v; break;
+	case O_SAVE_HISTORY: o->gc.save_history = v; break;
+	case O_FAIL_UNRESOLVED: o->gc.fail_unresolved = true; break;
+	case O_NORMALIZE: o->normalize = 1; break;
+	case O_PATHS: o->paths = 1; break;
+	case O_SAMPLE_INDEX: o->type_name = v; break;
+	case O_FLAME: o->flame = v; break;
+	case O_FLAME_URL: o->flame_url = v; break;
 	}
+	return DIFF_GO;
+}
+
+/* diff --gate gets the options it shares with diff. */
+static int run_gate(dopt *o, tf_input_opts *iopts)
+{
+	tf_gate_cli *gc = &o->gc;
+	gc->pos[0] = o->pos[0];
+	gc->pos[1] = o->pos[1];
+	gc->types = o->type_name;
+	gc->gopts.paths = o->paths;
+	gc->gopts.by_total = o->by == BY_TOTAL;
+	if (o->has_min_share)
+		gc->gopts.min_share = o->min_share / 100;
+	gc->fmt = o->fmt;
+	gc->count = o->count;
+	gc->name_width = o->name_width;
+	gc->flame = o->flame;
+	gc->flame_url = o->flame_url;
+	return tf_diff_gate(gc, iopts);
+}
+
+/* BASE and NEW, each into its aggregate (inputs joined with ',' summed). */
+static int load_sides(tf_ctx *ctx, tf_input_opts *iopts, const dopt *o, tf_agg *agg[2], char *argcopy[2],
+		      const char **inputs[2], int ninputs[2], bool *worker)
+{
 	uint32_t first = 0;
 	for (int k = 0; k < 2; k++) {
 		agg[k] = tf_agg_new(tf_ctx_strtab(ctx));
-		ninputs[k] = tf_split_inputs(pos[k], &argcopy[k], &inputs[k]);
+		ninputs[k] = tf_split_inputs(o->pos[k], &argcopy[k], &inputs[k]);
 		if (ninputs[k] < 0 || !agg[k]) {
 			tf_msg("out of memory");
-			rc = TF_EXIT_INPUT;
-			goto done;
+			return TF_EXIT_INPUT;
 		}
-		if (!ninputs[k]) {
-			rc = tf_usage_error("diff", "empty input '%s'", pos[k]);
-			goto done;
-		}
-		tf_input_opts_apply(&iopts, ctx);
-		tf_load_opts lo = tf_input_load_opts(&iopts);
+		if (!ninputs[k])
+			return tf_usage_error("diff", "empty input '%s'", o->pos[k]);
+		tf_input_opts_apply(iopts, ctx);
+		tf_load_opts lo = tf_input_load_opts(iopts);
 		lo.first_input = first;
-		rc = tf_load_inputs(ctx, agg[k], inputs[k], ninputs[k], &lo);
+		int rc = tf_load_inputs(ctx, agg[k], inputs[k], ninputs[k], &lo);
 		if (rc == TF_EXIT_WORKER) { /* --mpi: process 0 reports; BASE and NEW are two runs */
-			worker = true;
+			*worker = true;
 			rc = TF_EXIT_OK;
 		}
 		if (rc != TF_EXIT_OK)
-			goto done;
+			return rc;
 		first += (uint32_t)ninputs[k];
 	}
-	if (worker) {
-		rc = TF_EXIT_WORKER;
-		goto done;
-	}
-	tf_report_diag(ctx);
-	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
-		goto done;
-	tf_strtab *st = tf_ctx_strtab(ctx);
-	/* the type: BASE's (by name, or its default), else NEW's; a side that
-	 * lacks it has it as 0 everywhere (it is added there) */
-	int tb = tf_agg_type_pick(agg[0], type_name), tn;
+	return TF_EXIT_OK;
+}
+
+/* The type compared: BASE's (by name, or its default), else NEW's; a side
+ * that lacks it has it as 0 everywhere (it is added there).  Its index in
+ * each side into t[2]. */
+static int pick_type(const dopt *o, tf_strtab *st, tf_agg *agg[2], int t[2], const char **tname, const char **unit)
+{
+	int tb = tf_agg_type_pick(agg[0], o->type_name);
 	const tf_agg *from = agg[0];
-	if (tb < 0 && type_name && (tb = tf_agg_type_pick(agg[1], type_name)) >= 0)
+	if (tb < 0 && o->type_name && (tb = tf_agg_type_pick(agg[1], o->type_name)) >= 0)
 		from = agg[1];
 	if (tb < 0) {
-		if (type_name)
-			tf_msg("no sample type '%s' in '%s' nor in '%s'", type_name, pos[0], pos[1]);
+		if (o->type_name)
+			tf_msg("no sample type '%s' in '%s' nor in '%s'", o->type_name, o->pos[0], o->pos[1]);
 		else
-			tf_msg("'%s' has no sample types", pos[0]);
-		rc = TF_EXIT_INPUT;
-		goto done;
+			tf_msg("'%s' has no sample types", o->pos[0]);
+		return TF_EXIT_INPUT;
 	}
 	tf_sample_type ty = tf_agg_type_get(from, tb);
-	const char *tname = tf_strtab_get(st, ty.type), *unit = tf_strtab_get(st, ty.unit);
+	*tname = tf_strtab_get(st, ty.type);
+	*unit = tf_strtab_get(st, ty.unit);
 	for (int k = 0; k < 2; k++) {
-		int t = tf_agg_type_find(agg[k], tname);
-		if (t >= 0 && tf_agg_type_get(agg[k], t).unit != ty.unit) {
-			tf_msg("cannot compare: sample type %s is in %s in '%s' and in %s in '%s'", tname, unit,
-			       pos[from == agg[0] ? 0 : 1], tf_strtab_get(st, tf_agg_type_get(agg[k], t).unit), pos[k]);
-			rc = TF_EXIT_INPUT;
-			goto done;
+		t[k] = tf_agg_type_find(agg[k], *tname);
+		if (t[k] >= 0 && tf_agg_type_get(agg[k], t[k]).unit != ty.unit) {
+			tf_msg("cannot compare: sample type %s is in %s in '%s' and in %s in '%s'", *tname, *unit,
+			       o->pos[from == agg[0] ? 0 : 1], tf_strtab_get(st, tf_agg_type_get(agg[k], t[k]).unit),
+			       o->pos[k]);
+			return TF_EXIT_INPUT;
 		}
-		if (t < 0 && (t = tf_agg_type(agg[k], tname, unit)) < 0) {
+		if (t[k] < 0 && (t[k] = tf_agg_type(agg[k], *tname, *unit)) < 0) {
 			tf_msg("out of memory");
-			rc = TF_EXIT_INPUT;
-			goto done;
-		}
-		if (k == 0)
-			tb = t;
-		else
-			tn = t;
-	}
-	if (flame) {
-		/* the picture first: a report that links to it is printed only when it exists */
-		for (int k = 0; k < 2; k++)
-			if ((rc = tf_output_is_input("diff", flame, inputs[k], ninputs[k])) != TF_EXIT_OK)
-				goto done;
-		tf_flame_opts fo = { .type = tn, .base = agg[0], .base_name = pos[0], .normalize = normalize };
-		fo.html = tf_flame_is_html(flame);
-		tf_error ferr;
-		tf_error_clear(&ferr);
-		if (tf_flame_write(agg[1], &fo, flame, NULL, &ferr) < 0) {
-			rc = tf_report(&ferr);
-			goto done;
+			return TF_EXIT_INPUT;
 		}
 	}
-	if (tf_fnstats_build(&fs[0], agg[0], tb, paths) < 0 || tf_fnstats_build(&fs[1], agg[1], tn, paths) < 0 ||
-	    tf_fnstats_warn_saturated(&fs[0]) || tf_fnstats_warn_saturated(&fs[1])) {
-		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
-	}
-	double scale = 1;
-	if (normalize && fs[1].total != 0)
-		scale = (double)fs[0].total / (double)fs[1].total;
-	double btot = (double)fs[0].total, ntot = (double)fs[1].total * scale;
-	size_t nrows = 0;
-	rows = calloc((size_t)fs[0].n + fs[1].n + 1, sizeof(row));
-	if (!rows) {
-		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
-	}
+	return TF_EXIT_OK;
+}
+
+/* The rows: the functions tf_fnstats counts on either side (as top counts
+ * them), sorted; status by values: a function present with 0 on one side
+ * is new / gone too.  0 or TF_ENOMEM. */
+static int build_rows(drun *d, const tf_fnstats fs[2])
+{
+	const dopt *o = d->o;
+	d->scale = o->normalize && fs[1].total != 0 ? (double)fs[0].total / (double)fs[1].total : 1;
+	d->btot = (double)fs[0].total;
+	d->ntot = (double)fs[1].total * d->scale;
+	d->rows = calloc((size_t)fs[0].n + fs[1].n + 1, sizeof(row));
+	if (!d->rows)
+		return TF_ENOMEM;
 	for (uint32_t i = 0; i < fs[0].n; i++) {
 		const tf_fnstat *b = &fs[0].fn[i];
 		int64_t j = tf_fnstats_find(&fs[1], b->name);
 		row r = { b->name, (double)b->self, 0, (double)b->total, 0, b->calls, 0, 2, 0 };
 		if (j >= 0) {
 			const tf_fnstat *n = &fs[1].fn[j];
-			r.ns = (double)n->self * scale;
-			r.nt = (double)n->total * scale;
+			r.ns = (double)n->self * d->scale;
+			r.nt = (double)n->total * d->scale;
 			r.ncalls = n->calls;
 			r.status = 0;
 		}
-		rows[nrows++] = r;
+		d->rows[d->nrows++] = r;
 	}
 	for (uint32_t j = 0; j < fs[1].n; j++) {
 		const tf_fnstat *n = &fs[1].fn[j];
-		if (tf_fnstats_find(&fs[0], n->name) >= 0)
-			continue;
-		rows[nrows++] = (row){ n->name, 0, (double)n->self * scale, 0, (double)n->total * scale, 0, n->calls, 1, 0 };
+		if (tf_fnstats_find(&fs[0], n->name) < 0)
+			d->rows[d->nrows++] = (row){ n->name, 0, (double)n->self * d->scale, 0, (double)n->total * d->scale,
+						     0, n->calls, 1, 0 };
 	}
-	/* rows: the functions tf_fnstats counts on either side (as top counts
-	 * them); status by values: a function present with 0 on one side is new
-	 * / gone too */
-	for (size_t i = 0; i < nrows; i++) {
-		row *r = &rows[i];
+	for (size_t i = 0; i < d->nrows; i++) {
+		row *r = &d->rows[i];
 		if (r->bt == 0 && r->nt != 0)
 			r->status = 1;
 		else if (r->nt == 0 && r->bt != 0)
 			r->status = 2;
+		d->nnew += r->status == 1;
+		d->ngone += r->status == 2;
 	}
-	g_by = by;
-	g_st = tf_ctx_strtab(ctx);
-	qsort(rows, nrows, sizeof(row), cmp_row);
-	/* regression check over all rows */
-	int nregress = 0, total_regress = 0;
-	if (fail_above >= 0) {
-		double tr = rel(btot, ntot);
-		total_regress = tr > fail_above;
-		for (size_t i = 0; i < nrows; i++) {
-			row *r = &rows[i];
-			double b = by == BY_TOTAL ? r->bt : r->bs, n = by == BY_TOTAL ? r->nt : r->ns;
-			double share = fmax(btot ? 100.0 * b / btot : 0, ntot ? 100.0 * n / ntot : 0);
-			if (share >= min_share && n > b && rel(b, n) > fail_above) {
-				r->regress = 1;
-				nregress++;
-			}
-		}
+	g_by = o->by;
+	g_st = d->st;
+	qsort(d->rows, d->nrows, sizeof(row), cmp_row);
+	d->nshow = o->count == 0 || (unsigned long long)o->count > d->nrows ? d->nrows : (size_t)o->count;
+	d->has_calls = fs[0].calls_type >= 0 && fs[1].calls_type >= 0;
+	return 0;
+}
+
+/* --fail-above over every row; the reasons on stderr.  TF_EXIT_REGRESSION
+ * or TF_EXIT_OK. */
+static int check_regressions(drun *d)
+{
+	const dopt *o = d->o;
+	if (o->fail_above < 0)
+		return TF_EXIT_OK;
+	const char *what = o->by == BY_TOTAL ? "inclusive" : "self", *item = o->paths ? "call path" : "function";
+	d->total_regress = rel(d->btot, d->ntot) > o->fail_above;
+	char x[64], y[64];
+	if (d->total_regress) {
+		tf_fmt_value(x, sizeof(x), d->btot, d->unit);
+		tf_fmt_value(y, sizeof(y), d->ntot, d->unit);
+		tf_msg("regression: the total %s grew by %.1f%% (%s -> %s), more than %g%%", d->tname,
+		       rel(d->btot, d->ntot), x, y, o->fail_above);
 	}
-	const char *what = by == BY_TOTAL ? "inclusive" : "self";
-	const char *item = paths ? "call path" : "function";
-	/* the reasons, on stderr */
-	if (fail_above >= 0) {
-		char x[64], y[64];
-		if (total_regress) {
-			tf_fmt_value(x, sizeof(x), btot, unit);
-			tf_fmt_value(y, sizeof(y), ntot, unit);
-			tf_msg("regression: the total %s grew by %.1f%% (%s -> %s), more than %g%%", tname,
-			       rel(btot, ntot), x, y, fail_above);
-		}
-		for (size_t i = 0; i < nrows; i++) {
-			const row *r = &rows[i];
-			if (!r->regress)
-				continue;
-			double b = by == BY_TOTAL ? r->bt : r->bs, n = by == BY_TOTAL ? r->nt : r->ns;
-			tf_fmt_value(x, sizeof(x), b, unit);
-			tf_fmt_value(y, sizeof(y), n, unit);
-			if (b == 0)
-				tf_msg("regression: new %s '%s' has %s %s time %s (%.1f%% of the total), more than --min-share %g%%",
-				       item, tf_strtab_get(st, r->name), what, tname, y, ntot ? 100 * n / ntot : 0, min_share);
-			else
-				tf_msg("regression: %s '%s' %s %s time grew by %.1f%% (%s -> %s), more than %g%%", item,
-				       tf_strtab_get(st, r->name), what, tname, rel(b, n), x, y, fail_above);
-		}
-	}
-	if (fail_above >= 0 && (nregress || total_regress))
-		rc = TF_EXIT_REGRESSION;
-	size_t nshow = count == 0 || (unsigned long long)count > nrows ? nrows : (size_t)count;
-	int nnew = 0, ngone = 0;
-	for (size_t i = 0; i < nrows; i++) {
-		nnew += rows[i].status == 1;
-		ngone += rows[i].status == 2;
-	}
-	if (fmt == FMT_JSON) {
-		bool has_calls = fs[0].calls_type >= 0 && fs[1].calls_type >= 0;
-		printf("{\n  \"schema\": \"tracefold-diff/1\",\n  \"base\": ");
-		tf_json_str(stdout, pos[0]);
-		printf(",\n  \"new\": ");
-		tf_json_str(stdout, pos[1]);
-		printf(",\n  \"sample_type\": ");
-		tf_json_str(stdout, tname);
-		printf(",\n  \"unit\": ");
-		tf_json_str(stdout, unit);
-		printf(",\n  \"value_unit\": ");
-		tf_json_str(stdout, tf_unit_ns(unit) ? "nanoseconds" : unit);
-		printf(",\n  \"by\": \"%s\",\n  \"paths\": %s,\n  \"normalized\": %s,\n  \"scale\": %.6f,\n",
-		       by == BY_TOTAL ? "total" : "self", paths ? "true" : "false", normalize ? "true" : "false", scale);
-		printf("  \"total\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ", jv(btot, unit),
-		       jv(ntot, unit), jv(ntot - btot, unit));
-		json_rel(btot, ntot);
-		printf("},\n  \"flame\": ");
-		if (flame)
-			tf_json_str(stdout, flame_url ? flame_url : flame);
+	for (size_t i = 0; i < d->nrows; i++) {
+		row *r = &d->rows[i];
+		double b = o->by == BY_TOTAL ? r->bt : r->bs, n = o->by == BY_TOTAL ? r->nt : r->ns;
+		double share = fmax(d->btot ? 100.0 * b / d->btot : 0, d->ntot ? 100.0 * n / d->ntot : 0);
+		if (!(share >= o->min_share && n > b && rel(b, n) > o->fail_above))
+			continue;
+		r->regress = 1;
+		d->nregress++;
+		tf_fmt_value(x, sizeof(x), b, d->unit);
+		tf_fmt_value(y, sizeof(y), n, d->unit);
+		if (b == 0)
+			tf_msg("regression: new %s '%s' has %s %s time %s (%.1f%% of the total), more than --min-share %g%%",
+			       item, tf_strtab_get(d->st, r->name), what, d->tname, y, d->ntot ? 100 * n / d->ntot : 0,
+			       o->min_share);
 		else
-			printf("null");
-		printf(",\n  \"rows_count\": %zu,\n  \"new_count\": %d,\n  \"gone_count\": %d,\n", nrows, nnew, ngone);
-		if (fail_above >= 0)
-			printf("  \"fail_above_pct\": %g,\n  \"min_share_pct\": %g,\n  \"regression\": %s,\n"
-			       "  \"total_regressed\": %s,\n",
-			       fail_above, min_share, rc == TF_EXIT_REGRESSION ? "true" : "false",
-			       total_regress ? "true" : "false");
-		else
-			printf("  \"fail_above_pct\": null,\n  \"min_share_pct\": %g,\n  \"regression\": false,\n"
-			       "  \"total_regressed\": false,\n", min_share);
-		printf("  \"rows\": [");
-		size_t shown = 0;
-		for (size_t i = 0; i < nrows; i++) {
-			const row *r = &rows[i];
-			if (i >= nshow && !r->regress)
-				continue; /* regressions are always listed */
-			printf("%s\n    {\"name\": ", shown++ ? "," : "");
-			tf_json_str(stdout, tf_strtab_get(st, r->name));
-			printf(", \"status\": \"%s\", ", r->status == 1 ? "new" : r->status == 2 ? "gone" : "both");
-			printf("\"self\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ", jv(r->bs, unit),
-			       jv(r->ns, unit), jv(r->ns - r->bs, unit));
-			json_rel(r->bs, r->ns);
-			printf("}, \"total\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ",
-			       jv(r->bt, unit), jv(r->nt, unit), jv(r->nt - r->bt, unit));
-			json_rel(r->bt, r->nt);
-			if (has_calls)
-				printf("}, \"calls\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld}",
-				       (long long)r->bcalls, (long long)r->ncalls, (long long)(r->ncalls - r->bcalls));
-			else
-				printf("}, \"calls\": null");
-			printf(", \"regressed\": %s}", r->regress ? "true" : "false");
-		}
-		printf("%s]\n}\n", shown ? "\n  " : "");
-		goto done;
+			tf_msg("regression: %s '%s' %s %s time grew by %.1f%% (%s -> %s), more than %g%%", item,
+			       tf_strtab_get(d->st, r->name), what, d->tname, rel(b, n), x, y, o->fail_above);
 	}
-	char b1[64], b2[64], b3[64];
-	tf_fmt_value(b1, sizeof(b1), btot, unit);
-	tf_fmt_value(b2, sizeof(b2), ntot, unit);
-	tf_fmt_delta(b3, sizeof(b3), ntot - btot, unit);
-	char trel_txt[32];
-	fmt_rel(trel_txt, sizeof(trel_txt), btot, ntot);
-	if (fmt == FMT_MD)
-		printf("**%s** (%s)%s: total %s → %s (%s, %s); %zu %ss, %d new, %d gone; sorted by %s change\n\n", tname,
-		       unit, normalize ? ", NEW normalized to BASE's total" : "", b1, b2, b3, trel_txt, nrows, item,
-		       nnew, ngone, what);
+	return d->nregress || d->total_regress ? TF_EXIT_REGRESSION : TF_EXIT_OK;
+}
+
+/* JSON, schema tracefold-diff/1. */
+static void print_json(const drun *d, int rc)
+{
+	const dopt *o = d->o;
+	const char *unit = d->unit;
+	const row *rows = d->rows;
+	printf("{\n  \"schema\": \"tracefold-diff/1\",\n  \"base\": ");
+	tf_json_str(stdout, o->pos[0]);
+	printf(",\n  \"new\": ");
+	tf_json_str(stdout, o->pos[1]);
+	printf(",\n  \"sample_type\": ");
+	tf_json_str(stdout, d->tname);
+	printf(",\n  \"unit\": ");
+	tf_json_str(stdout, unit);
+	printf(",\n  \"value_unit\": ");
+	tf_json_str(stdout, tf_unit_ns(unit) ? "nanoseconds" : unit);
+	printf(",\n  \"by\": \"%s\",\n  \"paths\": %s,\n  \"normalized\": %s,\n  \"scale\": %.6f,\n",
+	       o->by == BY_TOTAL ? "total" : "self", o->paths ? "true" : "false", o->normalize ? "true" : "false", d->scale);
+	printf("  \"total\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ", jv(d->btot, unit),
+	       jv(d->ntot, unit), jv(d->ntot - d->btot, unit));
+	json_rel(d->btot, d->ntot);
+	printf("},\n  \"flame\": ");
+	if (o->flame)
+		tf_json_str(stdout, o->flame_url ? o->flame_url : o->flame);
 	else
-		printf("%s (%s)%s: total %s -> %s (%s, %s); %zu %ss, %d new, %d gone; sorted by %s change\n", tname,
-		       unit, normalize ? ", NEW normalized to BASE's total" : "", b1, b2, b3, trel_txt, nrows, item,
-		       nnew, ngone, what);
+		printf("null");
+	printf(",\n  \"rows_count\": %zu,\n  \"new_count\": %d,\n  \"gone_count\": %d,\n", d->nrows, d->nnew, d->ngone);
+	if (o->fail_above >= 0)
+		printf("  \"fail_above_pct\": %g,\n  \"min_share_pct\": %g,\n  \"regression\": %s,\n"
+		       "  \"total_regressed\": %s,\n",
+		       o->fail_above, o->min_share, rc == TF_EXIT_REGRESSION ? "true" : "false",
+		       d->total_regress ? "true" : "false");
+	else
+		printf("  \"fail_above_pct\": null,\n  \"min_share_pct\": %g,\n  \"regression\": false,\n"
+		       "  \"total_regressed\": false,\n", o->min_share);
+	printf("  \"rows\": [");
+	size_t shown = 0;
+	for (size_t i = 0; i < d->nrows; i++) {
+		const row *r = &rows[i];
+		if (i >= d->nshow && !r->regress)
+			continue; /* regressions are always listed */
+		printf("%s\n    {\"name\": ", shown++ ? "," : "");
+		tf_json_str(stdout, tf_strtab_get(d->st, r->name));
+		printf(", \"status\": \"%s\", ", r->status == 1 ? "new" : r->status == 2 ? "gone" : "both");
+		printf("\"self\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ", jv(r->bs, unit),
+		       jv(r->ns, unit), jv(r->ns - r->bs, unit));
+		json_rel(r->bs, r->ns);
+		printf("}, \"total\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld, \"delta_pct\": ",
+		       jv(r->bt, unit), jv(r->nt, unit), jv(r->nt - r->bt, unit));
+		json_rel(r->bt, r->nt);
+		if (d->has_calls)
+			printf("}, \"calls\": {\"base\": %lld, \"new\": %lld, \"delta\": %lld}",
+			       (long long)r->bcalls, (long long)r->ncalls, (long long)(r->ncalls - r->bcalls));
+		else
+			printf("}, \"calls\": null");
+		printf(", \"regressed\": %s}", r->regress ? "true" : "false");
+	}
+	printf("%s]\n}\n", shown ? "\n  " : "");
+}
+
+/* Text or Markdown. */
+static int print_text(const drun *d, int rc)
+{
+	const dopt *o = d->o;
+	const char *unit = d->unit, *item = o->paths ? "call path" : "function";
+	const char *what = o->by == BY_TOTAL ? "inclusive" : "self";
+	const row *rows = d->rows;
+	int fmt = o->fmt;
+	char b1[64], b2[64], b3[64];
+	tf_fmt_value(b1, sizeof(b1), d->btot, unit);
+	tf_fmt_value(b2, sizeof(b2), d->ntot, unit);
+	tf_fmt_delta(b3, sizeof(b3), d->ntot - d->btot, unit);
+	char trel_txt[32];
+	fmt_rel(trel_txt, sizeof(trel_txt), d->btot, d->ntot);
+	if (fmt == FMT_MD)
+		printf("**%s** (%s)%s: total %s → %s (%s, %s); %zu %ss, %d new, %d gone; sorted by %s change\n\n", d->tname,
+		       unit, o->normalize ? ", NEW normalized to BASE's total" : "", b1, b2, b3, trel_txt, d->nrows, item,
+		       d->nnew, d->ngone, what);
+	else
+		printf("%s (%s)%s: total %s -> %s (%s, %s); %zu %ss, %d new, %d gone; sorted by %s change\n", d->tname,
+		       unit, o->normalize ? ", NEW normalized to BASE's total" : "", b1, b2, b3, trel_txt, d->nrows, item,
+		       d->nnew, d->ngone, what);
 	const char *hdr[] = { "self base", "self new", "self Δ", "self Δ%", "total base", "total new", "total Δ",
-			      "total Δ%", paths ? "call path" : "function" };
+			      "total Δ%", o->paths ? "call path" : "function" };
 	tf_table tbl;
 	tf_table_init(&tbl, 9, "rrrrrrrrl", 8);
 	int trc = tf_table_add(&tbl, hdr);
-	const char **full = malloc((nshow + 1) * sizeof(char *));
-	char **shown = malloc((nshow + 1) * sizeof(char *));
+	const char **full = malloc((d->nshow + 1) * sizeof(char *));
+	char **shown = malloc((d->nshow + 1) * sizeof(char *));
 	if (!full || !shown)
 		trc = TF_ENOMEM;
-	for (size_t i = 0; i < nshow && trc == 0; i++)
-		full[i] = tf_strtab_get(st, rows[i].name);
+	for (size_t i = 0; i < d->nshow && trc == 0; i++)
+		full[i] = tf_strtab_get(d->st, rows[i].name);
 	if (trc == 0)
-		trc = tf_names_short(full, nshow, name_width, shown);
-	for (size_t i = 0; i < nshow && trc == 0; i++) {
+		trc = tf_names_short(full, d->nshow, o->name_width, shown);
+	for (size_t i = 0; i < d->nshow && trc == 0; i++) {
 		const row *r = &rows[i];
 		char c[8][64];
 		tf_fmt_value(c[0], 64, r->bs, unit);
@@ -608,45 +566,103 @@ int tf_cmd_diff(int argc, char **argv)
 		const char *cell[9] = { c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], shown[i] };
 		trc = tf_table_add(&tbl, cell);
 	}
-	for (size_t i = 0; shown && full && i < nshow; i++)
+	for (size_t i = 0; shown && full && i < d->nshow; i++)
 		free(shown[i]);
 	free(shown);
 	free(full);
 	if (trc < 0) {
 		tf_table_free(&tbl);
 		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
+		return TF_EXIT_INPUT;
 	}
 	tf_table_print(&tbl, stdout, fmt == FMT_MD);
 	tf_table_free(&tbl);
-	if (nshow < nrows)
-		printf("%s(%zu more %ss not shown; -n 0 shows all)\n", fmt == FMT_MD ? "\n" : "", nrows - nshow, item);
-	if (fail_above >= 0) {
+	if (d->nshow < d->nrows)
+		printf("%s(%zu more %ss not shown; -n 0 shows all)\n", fmt == FMT_MD ? "\n" : "", d->nrows - d->nshow, item);
+	if (o->fail_above >= 0) {
 		if (rc == TF_EXIT_REGRESSION)
 			printf("%sREGRESSION: %d %s%s above %g%%%s (min share %g%%)%s\n", fmt == FMT_MD ? "\n**" : "",
-			       nregress, item, nregress == 1 ? "" : "s", fail_above,
-			       total_regress ? ", and the total" : "", min_share, fmt == FMT_MD ? "**" : "");
+			       d->nregress, item, d->nregress == 1 ? "" : "s", o->fail_above,
+			       d->total_regress ? ", and the total" : "", o->min_share, fmt == FMT_MD ? "**" : "");
 		else
-			printf("%sno regression above %g%% (min share %g%%)\n", fmt == FMT_MD ? "\n" : "", fail_above,
-			       min_share);
+			printf("%sno regression above %g%% (min share %g%%)\n", fmt == FMT_MD ? "\n" : "", o->fail_above,
+			       o->min_share);
 	}
-	if (flame && fmt == FMT_MD) {
-		printf("\nDifferential flame graph (widths: NEW; red grew, blue shrank since BASE): [");
-		tf_md_code(stdout, flame);
-		printf("](");
-		/* the link target percent-encoded where Markdown would end it */
-		for (const unsigned char *u = (const unsigned char *)(flame_url ? flame_url : flame); *u; u++)
-			if (*u <= ' ' || *u == '<' || *u == '>' || *u == '(' || *u == ')' || *u == 0x7F)
-				printf("%%%02X", *u);
-			else
-				putchar(*u);
-		printf(")\n");
-	} else if (flame) {
-		printf("differential flame graph: %s\n", flame_url ? flame_url : flame);
+	if (o->flame && fmt == FMT_MD) {
+		printf("\nDifferential flame graph (widths: NEW; red grew, blue shrank since BASE): ");
+		tf_md_link(stdout, o->flame, o->flame_url ? o->flame_url : o->flame);
+		printf("\n");
+	} else if (o->flame) {
+		printf("differential flame graph: %s\n", o->flame_url ? o->flame_url : o->flame);
 	}
+	return TF_EXIT_OK;
+}
+
+int tf_cmd_diff(int argc, char **argv)
+{
+	dopt o = { .by = BY_SELF, .fmt = FMT_TEXT, .fail_above = -1, .min_share = 1, .count = 20,
+		   .name_width = TF_NAME_WIDTH_DEFAULT, .gc = { .gopts = TF_GATE_OPTS_DEFAULT, .history_max = 30 } };
+	tf_input_opts iopts = { 0 };
+	char *argcopy[2] = { NULL, NULL };
+	const char **inputs[2] = { NULL, NULL };
+	int ninputs[2] = { 0, 0 }, t[2];
+	bool worker = false; /* --mpi: a process other than 0 */
+	tf_ctx *ctx = NULL;
+	tf_agg *agg[2] = { NULL, NULL };
+	tf_fnstats fs[2];
+	drun d = { .o = &o };
+	memset(fs, 0, sizeof(fs));
+	int rc = parse_opts(argc, argv, &o, &iopts);
+	if (rc != DIFF_GO)
+		goto done;
+	if (o.gate) {
+		rc = run_gate(&o, &iopts);
+		goto done;
+	}
+	if (!(ctx = tf_ctx_new())) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	if ((rc = load_sides(ctx, &iopts, &o, agg, argcopy, inputs, ninputs, &worker)) != TF_EXIT_OK)
+		goto done;
+	if (worker) {
+		rc = TF_EXIT_WORKER;
+		goto done;
+	}
+	tf_report_diag(ctx);
+	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
+		goto done;
+	d.st = tf_ctx_strtab(ctx);
+	if ((rc = pick_type(&o, tf_ctx_strtab(ctx), agg, t, &d.tname, &d.unit)) != TF_EXIT_OK)
+		goto done;
+	if (o.flame) {
+		/* the picture first: a report that links to it is printed only when it exists */
+		for (int k = 0; k < 2; k++)
+			if ((rc = tf_output_is_input("diff", o.flame, inputs[k], ninputs[k])) != TF_EXIT_OK)
+				goto done;
+		tf_flame_opts fo = { .type = t[1], .base = agg[0], .base_name = o.pos[0], .normalize = o.normalize };
+		fo.html = tf_flame_is_html(o.flame);
+		tf_error ferr;
+		tf_error_clear(&ferr);
+		if (tf_flame_write(agg[1], &fo, o.flame, NULL, &ferr) < 0) {
+			rc = tf_report(&ferr);
+			goto done;
+		}
+	}
+	if (tf_fnstats_build(&fs[0], agg[0], t[0], o.paths) < 0 || tf_fnstats_build(&fs[1], agg[1], t[1], o.paths) < 0 ||
+	    tf_fnstats_warn_saturated(&fs[0]) || tf_fnstats_warn_saturated(&fs[1]) || build_rows(&d, fs) < 0) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto done;
+	}
+	rc = check_regressions(&d);
+	if (o.fmt == FMT_JSON)
+		print_json(&d, rc);
+	else if (print_text(&d, rc) != TF_EXIT_OK)
+		rc = TF_EXIT_INPUT;
 done:
-	free(rows);
+	free(d.rows);
 	tf_fnstats_free(&fs[0]);
 	tf_fnstats_free(&fs[1]);
 	for (int k = 0; k < 2; k++) {

@@ -422,15 +422,9 @@ void tf_gate_print(const tf_gate_report *r)
 	for (int t = 0; t < r->ntypes; t++)
 		print_type(r, t);
 	if (c->flame && md) {
-		printf("Differential flame graph (widths: NEW; red regressed, blue improved, amber unresolved): [");
-		tf_md_code(stdout, c->flame);
-		printf("](");
-		for (const unsigned char *u = (const unsigned char *)(c->flame_url ? c->flame_url : c->flame); *u; u++)
-			if (*u <= ' ' || *u == '<' || *u == '>' || *u == '(' || *u == ')' || *u == 0x7F)
-				printf("%%%02X", *u);
-			else
-				putchar(*u);
-		printf(")\n");
+		printf("Differential flame graph (widths: NEW; red regressed, blue improved, amber unresolved): ");
+		tf_md_link(stdout, c->flame, c->flame_url ? c->flame_url : c->flame);
+		printf("\n");
 	} else if (c->flame) {
 		printf("differential flame graph: %s\n", c->flame_url ? c->flame_url : c->flame);
 	}

@@ -177,6 +177,20 @@ void tf_md_code(FILE *f, const char *s)
 	fputs(ticks ? " ``" : "`", f);
 }
 
+void tf_md_link(FILE *f, const char *text, const char *url)
+{
+	fputc('[', f);
+	tf_md_code(f, text);
+	fputs("](", f);
+	/* the target percent-encoded where Markdown would end it */
+	for (const unsigned char *u = (const unsigned char *)url; *u; u++)
+		if (*u <= ' ' || *u == '<' || *u == '>' || *u == '(' || *u == ')' || *u == 0x7F)
+			fprintf(f, "%%%02X", *u);
+		else
+			fputc(*u, f);
+	fputc(')', f);
+}
+
 void tf_table_init(tf_table *t, int ncols, const char *align, int code_col)
 {
 	memset(t, 0, sizeof(*t));

@@ -58,6 +58,9 @@ char *tf_text_safe(const char *s);
 void tf_text_str(FILE *f, const char *s);
 /* Markdown table cell holding s as a code span (pipes escaped). */
 void tf_md_code(FILE *f, const char *s);
+/* A Markdown link [`text`](url), the url percent-encoded where Markdown
+ * would end it (spaces, <, >, parentheses, controls). */
+void tf_md_link(FILE *f, const char *text, const char *url);
 
 /* A name shortened for a text or Markdown table to at most max_width code
  * points (0 = never shorten); a name that fits is returned unchanged.
