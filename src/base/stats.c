@@ -8,7 +8,7 @@
 double tf_digamma(double x)
 {
 	double r = 0;
-	while (x < 6) { /* psi(x) = psi(x + 1) - 1/x */
+	while (x < 10) { /* psi(x) = psi(x + 1) - 1/x */
 		r -= 1 / x;
 		x += 1;
 	}
@@ -21,7 +21,7 @@ double tf_digamma(double x)
 double tf_trigamma(double x)
 {
 	double r = 0;
-	while (x < 6) { /* psi'(x) = psi'(x + 1) + 1/x^2 */
+	while (x < 10) { /* psi'(x) = psi'(x + 1) + 1/x^2 */
 		r += 1 / (x * x);
 		x += 1;
 	}
