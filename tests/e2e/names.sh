@@ -136,6 +136,21 @@ names = {json.loads(m) for m in re.findall(r"\"Name\":(\"(?:[^\"\\]|\\.)*\")", p
 miss = [n for n in open(sys.argv[2]).read().splitlines() if n not in names]
 assert names and not miss, (miss, sorted(names))' "$TMP/http.html" "$TMP/want.txt"
 
+# flame graph labels: a Python frame cut to its box keeps its function
+cat > "$TMP/py.json" <<'EOF'
+[{"ph":"X","name":"main","pid":1,"tid":1,"ts":0,"dur":1000},
+ {"ph":"X","name":"/opt/conda/envs/training/lib/python3.10/site-packages/torch/nn/modules/module.py(1501): _call_impl","pid":1,"tid":1,"ts":0,"dur":200},
+ {"ph":"X","name":"void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda>(int)","pid":1,"tid":1,"ts":200,"dur":200}]
+EOF
+$TF -q flame "$TMP/py.json" -o "$TMP/py.svg"
+check "flame: a cut Python frame label keeps its function (..._call_impl), another keeps its start" python3 -c '
+import re, sys
+t = re.findall(r"<text [^>]*>([^<]*)</text>", open(sys.argv[1]).read())
+py = [x for x in t if "_call_impl" in x or x.startswith("/opt")]
+cxx = [x for x in t if x.startswith("void at::native")]
+assert py and py[0].startswith("..") and py[0].endswith("): _call_impl") and len(py[0]) < 100, t
+assert cxx and cxx[0].endswith(".."), t' "$TMP/py.svg"
+
 # --sample-types, and profiles with and without Kineto [memory] events
 T=$DATA/chrome/pytorch-legacy-small/trace.json
 $TF -q profile "$H" -o "$TMP/mem.pb.gz"
