@@ -10,8 +10,9 @@
  * of its runs' values less BASE's; its noise comes from the spread of the
  * runs' values around their side's mean (both sides pooled, plus a history
  * of earlier runs), moderated across the rows (an empirical Bayes prior,
- * Smyth 2004), and for the sample types that do not vary from run to run
- * (gpu, calls, allocations) from the steps when no side has two runs.  The
+ * Smyth 2004), and for the sample types that barely vary from run to run
+ * (gpu, calls, allocations) from the steps plus a floor (from the runs when
+ * they have no steps).  The
  * false-alarm rate is controlled over the whole family of rows at once
  * (Bonferroni).  The library never prints: the command reports. */
 #ifndef TRACEFOLD_GATE_H
@@ -37,10 +38,10 @@ extern const char *const tf_verdict_names[TF_VERDICT_COUNT]; /* "unchanged", ...
 
 /* Where a row's noise comes from. */
 enum {
-	TF_GATE_BASIS_NONE = 0,    /* nowhere: one run per side, no history, a type
-				    * that varies between runs (wall) */
-	TF_GATE_BASIS_STEPS,       /* the steps of one run per side, plus the floor
-				    * of run-to-run noise (steady types) */
+	TF_GATE_BASIS_NONE = 0,    /* nowhere: one run per side, no history, and a type
+				    * that varies between runs (wall) or runs without steps */
+	TF_GATE_BASIS_STEPS,       /* the steps, plus the floor of run-to-run noise
+				    * (steady types) */
 	TF_GATE_BASIS_RUNS,        /* the runs (and the history) */
 };
 
@@ -82,8 +83,9 @@ typedef struct tf_gate_result {
 	bool steady;               /* the type is decided from steps when it must */
 	int runs[3], steps[3];     /* BASE, NEW, history: runs and steps */
 	bool whole_runs;           /* a run had no steps: it is one step */
-	double df;                 /* degrees of freedom of the intervals (INFINITY: normal) */
-	double d0, s0sq;           /* the prior: degrees of freedom (0: none) and scale */
+	double df;                 /* degrees of freedom of the intervals (NAN: basis none) */
+	double d0, s0sq;           /* the prior: degrees of freedom (0: none; at most the
+				    * tested rows' pooled degrees of freedom) and scale */
 	size_t family;             /* rows tested, the total included */
 	double crit;               /* the critical t of the family */
 	int verdict;               /* regressed if the total or a row is, else improved if

@@ -12,13 +12,13 @@
  *    followed by the end or a character that is no letter, digit or '_') is removed
  *    ("<built-in method item of Tensor object at 0x7f..>" ->
  *    "<built-in method item of Tensor object>");
- *  - TF_NAMES_STEP: a whole name "ProfilerStep#<digits>" becomes
- *    "ProfilerStep" (the step number is kept as a `step` label by
- *    --label-steps and diff --gate);
  *  - TF_NAMES_NVTX: PyTorch's NVTX range suffixes that number each call,
  *    ", seq = <digits>", ", op_id = <digits>" and ", input_op_ids = ..."
  *    (always the last), are removed; ", sizes = [...]" (the same in every
- *    run) stays. */
+ *    run) stays;
+ *  - TF_NAMES_STEP: a whole name "ProfilerStep#<digits>" becomes
+ *    "ProfilerStep" (the step number is kept as a `step` label by
+ *    --label-steps and diff --gate). */
 #ifndef TRACEFOLD_NAMES_H
 #define TRACEFOLD_NAMES_H
 

@@ -141,8 +141,8 @@ void tf_fit_fdist(const double *s2, const double *d, size_t n, double *s0sq, dou
 	*d0 = 0;
 	if (n < 3)
 		return;
-	/* e_i = log s2_i - digamma(d_i/2) + log(d_i/2): mean log(s0^2) +
-	 * digamma(d0/2) - log(d0/2), variance trigamma(d0/2) + mean trigamma(d_i/2) */
+	/* e_i = log s2_i - digamma(d_i/2) + log(d_i/2): mean log(s0^2) -
+	 * digamma(d0/2) + log(d0/2), variance trigamma(d0/2) + mean trigamma(d_i/2) */
 	double mean = 0, tri = 0;
 	for (size_t i = 0; i < n; i++) {
 		mean += log(s2[i]) - tf_digamma(d[i] / 2) + log(d[i] / 2);

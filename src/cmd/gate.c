@@ -247,6 +247,7 @@ int tf_diff_gate(const tf_gate_cli *c, tf_input_opts *iopts)
 	for (int t = 0; t < ntypes; t++) {
 		tf_gate_opts o = c->gopts;
 		o.type = types[t];
+		o.alpha /= ntypes; /* the false alarms of the whole comparison: Bonferroni over the types too */
 		tf_error err;
 		tf_error_clear(&err);
 		if (tf_gate_compare(side[0].agg, side[0].n, side[1].agg, side[1].n, side[2].agg, side[2].n, &o, &res[t],
@@ -259,6 +260,10 @@ int tf_diff_gate(const tf_gate_cli *c, tf_input_opts *iopts)
 			goto done;
 		}
 	}
+	for (int k = 0; c->flame && k < 2 && rc == TF_EXIT_OK; k++)
+		rc = tf_output_is_input("diff", c->flame, (const char *const *)side[k].names, side[k].n);
+	if (rc != TF_EXIT_OK)
+		goto done;
 	if (c->flame && (rc = tf_gate_flame(c, side[0].agg, side[0].n, side[1].agg, side[1].n, &res[0], types[0],
 					    units[0])) != TF_EXIT_OK)
 		goto done;

@@ -70,10 +70,14 @@ static void print_noise(const tf_gate_report *r, const tf_gate_result *res, bool
 {
 	const char *pre = md ? "" : "  ";
 	if (res->basis == TF_GATE_BASIS_NONE) {
-		printf("%snoise: unknown: one run per side%s; %s varies more between runs than between the steps of "
-		       "one, so no change is called a regression (at most unresolved): give BASE 3 or more runs, or "
-		       "--history DIR\n",
-		       pre, r->nruns[2] ? "" : " and no history", res->steady ? "it" : "this type");
+		if (res->steady)
+			printf("%snoise: unknown: one run per side and no steps to tell its noise: no change is called a "
+			       "regression (at most unresolved)\n", pre);
+		else
+			printf("%snoise: unknown: one run per side%s; this type varies more between runs than between "
+			       "the steps of one, so no change is called a regression (at most unresolved): give BASE 3 or "
+			       "more runs, or --history DIR (10 runs or more)\n",
+			       pre, r->nruns[2] ? "" : " and no history");
 		return;
 	}
 	if (res->basis == TF_GATE_BASIS_STEPS)
@@ -82,12 +86,10 @@ static void print_noise(const tf_gate_report *r, const tf_gate_result *res, bool
 	else
 		printf("%snoise: the spread of the runs (%d BASE, %d NEW%s%.0d%s)", pre, res->runs[0], res->runs[1],
 		       res->runs[2] ? ", " : "", res->runs[2], res->runs[2] ? " history" : "");
-	if (isinf(res->d0))
-		printf(", one variance shared by all rows (they vary no more than chance)");
-	else if (res->d0 > 0)
+	if (res->d0 > 0)
 		printf(", moderated across rows (prior: %.1f degrees of freedom)", res->d0);
-	printf("; %zu rows tested, %.3g false alarms over all of them: critical t %.2f\n", res->family,
-	       r->c->gopts.alpha, res->crit);
+	printf("; %zu rows tested, %.3g false alarms over all of them%s: critical t %.2f\n", res->family,
+	       r->c->gopts.alpha / r->ntypes, r->ntypes > 1 ? " (alpha shared by the types)" : "", res->crit);
 }
 
 /* The rows that add most to a regressed (or improved) total. */
@@ -130,28 +132,29 @@ static void print_contributors(const tf_gate_report *r, const tf_gate_result *re
 	printf("\n");
 }
 
-/* The rows shown of one type: regressions always, then the first -n. */
-static bool shown(const tf_gate_cli *c, const tf_gate_row *row, size_t i, bool md)
+/* The rows shown of one type: regressions always, then the first -n of the
+ * rows that could matter (tested; *ntested counts those met so far). */
+static bool shown(const tf_gate_cli *c, const tf_gate_row *row, size_t *ntested, bool md)
 {
+	bool first = row->tested && (*ntested)++ < (size_t)c->count;
 	if (row->verdict == TF_VERDICT_REGRESSED)
 		return true;
 	if (md) /* a pull request comment: what changed */
 		return row->verdict == TF_VERDICT_IMPROVED;
-	/* the rows that could matter, unless -n 0 asks for all */
-	return c->count == 0 || (row->tested && i < (size_t)c->count);
+	return c->count == 0 || first;
 }
 
 static int print_rows(const tf_gate_report *r, const tf_gate_result *res, const char *unit, bool md)
 {
 	const tf_gate_cli *c = r->c;
 	const tf_strtab *st = tf_ctx_strtab(r->ctx);
-	size_t n = 0;
+	size_t n = 0, nt = 0;
 	const char **full = malloc((res->nrows + 1) * sizeof(char *));
 	char **names = malloc((res->nrows + 1) * sizeof(char *));
 	size_t *idx = malloc((res->nrows + 1) * sizeof(size_t));
 	int rc = full && names && idx ? 0 : TF_ENOMEM;
 	for (size_t k = 0; rc == 0 && k < res->nrows; k++)
-		if (shown(c, &res->rows[k], k, md)) {
+		if (shown(c, &res->rows[k], &nt, md)) {
 			idx[n] = k;
 			full[n++] = tf_strtab_get(st, res->rows[k].name);
 		}
@@ -261,10 +264,11 @@ static void jnum(double v)
 
 static void jpct(double delta, double base)
 {
-	if (base == 0)
+	double p = base == 0 ? NAN : 100 * delta / fabs(base);
+	if (isnan(p) || isinf(p))
 		printf("null");
 	else
-		printf("%.4f", 100 * delta / fabs(base));
+		printf("%.4f", p);
 }
 
 static void json_pair(const char *key, double b, double n, bool last)
@@ -316,7 +320,9 @@ static void json_type(const tf_gate_report *r, int t, bool top)
 	const char *ind = top ? "  " : "      ";
 	printf("%s\"sample_type\": ", ind);
 	tf_json_str(stdout, r->types[t]);
-	printf(",\n%s\"unit\": \"%s\",\n", ind, unit);
+	printf(",\n%s\"unit\": ", ind);
+	tf_json_str(stdout, unit);
+	printf(",\n");
 	if (!top) /* at the top, "verdict" is the whole comparison's */
 		printf("%s\"verdict\": \"%s\",\n", ind, tf_verdict_names[res->verdict]);
 	printf("%s\"noise\": {\"basis\": \"%s\", \"df\": ", ind, basis_name[res->basis]);
@@ -347,10 +353,10 @@ static void json_type(const tf_gate_report *r, int t, bool top)
 		ng += res->rows[k].status == 2;
 	}
 	printf("%s\"new_count\": %zu,\n%s\"gone_count\": %zu,\n%s\"rows\": [", ind, nn, ind, ng, ind);
-	size_t shownr = 0;
+	size_t shownr = 0, nt = 0;
 	for (size_t k = 0; k < res->nrows; k++) {
 		const tf_gate_row *row = &res->rows[k];
-		if (!shown(r->c, row, k, false))
+		if (!shown(r->c, row, &nt, false))
 			continue;
 		printf("%s\n%s  {\"name\": ", shownr++ ? "," : "", ind);
 		tf_json_str(stdout, tf_strtab_get(st, row->name));

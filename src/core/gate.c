@@ -4,8 +4,8 @@
  * Per run: the rows' values per step (a matrix rows x steps), reduced to
  * each row's mean per step and its variance over the steps.  Per row: the
  * change of the mean between the sides, the noise of that change from the
- * runs (pooled over the sides, moderated across rows) or, for steady types
- * with one run per side, from the steps plus a floor, and a verdict from a
+ * runs (pooled over the sides, moderated across rows) or, for steady types,
+ * from the steps plus a floor, and a verdict from a
  * simultaneous interval over the family of rows that could matter. */
 #include <math.h>
 #include <stdlib.h>
@@ -116,6 +116,10 @@ static int node_rows(gate *g, const tf_agg *a, uint32_t *row)
 		if (path) {
 			path[n] = path_name(g, nd->parent == TF_AGG_ROOT ? 0 : path[nd->parent], nd->frame);
 			name = path[n];
+			if (name == (tf_str)-1) {
+				rc = TF_ENOMEM;
+				break;
+			}
 		}
 		int side = nd->parent != TF_AGG_ROOT ? one_sided(g, nd->frame) : 0;
 		if (side) {
@@ -412,7 +416,7 @@ static void judge(const tf_gate_opts *o, const tf_gate_result *res, const rowsta
 	row->lo = row->delta - crit * se;
 	row->hi = row->delta + crit * se;
 	row->mde = (crit + t80) * se;
-	double tail = se > 0 ? 1 - tf_t_cdf(fabs(row->delta) / se, res->df) : row->delta != 0 ? 0 : 0.5;
+	double tail = se > 0 ? tf_t_cdf(-fabs(row->delta) / se, res->df) : row->delta != 0 ? 0 : 0.5;
 	row->p = fmin(1, 2 * tail * (double)m);
 	row->verdict = verdict(row->delta, se, crit, row->threshold);
 }
@@ -435,11 +439,13 @@ static int fill_rows(gate *g, const tf_gate_opts *o, tf_gate_result *res)
 	rowstat ts;
 	row_stat(g, 0, true, &ts);
 	double T = ts.mean[0] != 0 ? ts.mean[0] : ts.mean[1];
-	/* steady types: from the steps (their run-to-run noise is the floor);
-	 * the others from the runs, or not at all */
+	/* steady types: from the steps (their run-to-run noise is the floor),
+	 * or from the runs when the runs have no steps to tell; the others
+	 * from the runs, or not at all */
 	res->steady = steady_type(o->type);
-	res->basis = res->steady ? ts.df_step >= 1 ? TF_GATE_BASIS_STEPS : TF_GATE_BASIS_NONE
-		     : ts.df_run >= 1 ? TF_GATE_BASIS_RUNS : TF_GATE_BASIS_NONE;
+	res->basis = res->steady && ts.df_step >= 1 ? TF_GATE_BASIS_STEPS
+		     : ts.df_run >= 1			 ? TF_GATE_BASIS_RUNS
+							 : TF_GATE_BASIS_NONE;
 	rowstat *st = malloc(((size_t)g->nrows + 1) * sizeof(rowstat));
 	double *v = malloc(((size_t)g->nrows + 1) * sizeof(double)), *d = malloc(((size_t)g->nrows + 1) * sizeof(double));
 	res->rows = calloc((size_t)g->nrows + 1, sizeof(tf_gate_row));
@@ -477,7 +483,7 @@ static int fill_rows(gate *g, const tf_gate_opts *o, tf_gate_result *res)
 	res->nrows = n;
 	int rc = res->basis != TF_GATE_BASIS_NONE ? fit_prior(v, d, ntested, &res->s0sq, &res->d0) : 0;
 	double df = res->basis == TF_GATE_BASIS_RUNS ? ts.df_run : ts.df_step;
-	res->df = isinf(res->d0) ? INFINITY : df + res->d0;
+	res->df = res->basis == TF_GATE_BASIS_NONE ? NAN : isinf(res->d0) ? INFINITY : df + res->d0;
 	res->family = ntested + 1;
 	double q = 1 - o->alpha / (2.0 * (double)res->family), floor2 = res->steady ? o->steady_cv * o->steady_cv : 0;
 	res->crit = res->basis != TF_GATE_BASIS_NONE ? tf_t_quantile(q, res->df) : NAN;
@@ -488,6 +494,7 @@ static int fill_rows(gate *g, const tf_gate_opts *o, tf_gate_result *res)
 		judge(o, res, &st[k], T, change_var(res, &st[k], res->s0sq, res->d0, floor2), res->crit, t80,
 		      res->family, &res->rows[k]);
 	res->total.tested = true;
+	res->total.lo = res->total.hi = res->total.mde = res->total.p = NAN;
 	if (rc == 0 && ts.scale > 0)
 		judge(o, res, &ts, T, change_var(res, &ts, res->s0sq, res->d0, floor2), res->crit, t80, res->family,
 		      &res->total);

@@ -65,15 +65,6 @@ static size_t pass(const char *s, size_t n, int nvtx, char *out)
 
 size_t tf_name_normalize(const char *s, size_t n, unsigned rules, char *out)
 {
-	if ((rules & TF_NAMES_STEP) && n > 13 && memcmp(s, "ProfilerStep#", 13) == 0) {
-		size_t j = 13;
-		while (j < n && is_digit(s[j]))
-			j++;
-		if (j == n) {
-			memcpy(out, s, 12);
-			return 12;
-		}
-	}
 	/* in this order, each on the result of the one before */
 	size_t m = n;
 	if (rules & TF_NAMES_ADDR)
@@ -82,5 +73,12 @@ size_t tf_name_normalize(const char *s, size_t n, unsigned rules, char *out)
 		memmove(out, s, n);
 	if (rules & TF_NAMES_NVTX)
 		m = pass(out, m, 1, out); /* in place: out never runs ahead of the input */
+	if ((rules & TF_NAMES_STEP) && m > 13 && memcmp(out, "ProfilerStep#", 13) == 0) {
+		size_t j = 13;
+		while (j < m && is_digit(out[j]))
+			j++;
+		if (j == m) /* "ProfilerStep#5", also from an NVTX range "ProfilerStep#5, op_id = 12" */
+			m = 12;
+	}
 	return m;
 }

@@ -727,8 +727,11 @@ static int frame_verdict(const pic *p, uint32_t node)
 		return -1;
 	tf_str path[256];
 	uint32_t n = 0;
-	for (uint32_t v = node; v != 0 && n < 256; v = p->t->n[v].parent)
+	for (uint32_t v = node; v != 0; v = p->t->n[v].parent) {
+		if (n == 256)
+			return -1; /* deeper than any row: no verdict */
 		path[n++] = p->t->n[v].name;
+	}
 	for (uint32_t i = 0; i < n / 2; i++) { /* root first */
 		tf_str x = path[i];
 		path[i] = path[n - 1 - i];

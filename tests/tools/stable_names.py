@@ -4,13 +4,13 @@ tracefold's C code), for the oracles that predict profiles:
 
   - " at 0x<hex>" (a Python object address, ending at a non-identifier
     character or the end) is removed;
-  - a whole name "ProfilerStep#<digits>" becomes "ProfilerStep";
   - PyTorch NVTX suffixes ", seq = <digits>" and ", op_id = <digits>" (each
     followed by "," or the end) are removed, and ", input_op_ids = " with
-    everything after it.
+    everything after it;
+  - a whole name "ProfilerStep#<digits>" becomes "ProfilerStep".
 
 The rules apply in this order, each to the result of the one before:
-step, addresses, NVTX suffixes.  normalize(name, rules) applies the rules named in `rules` (a set of
+addresses, NVTX suffixes, step.  normalize(name, rules) applies the rules named in `rules` (a set of
 "addr", "step", "nvtx"; default all)."""
 import re
 
@@ -22,10 +22,10 @@ _INPUT_IDS = re.compile(r", input_op_ids = .*\Z", re.S)
 
 
 def normalize(name, rules=ALL):
-    if "step" in rules and _STEP.fullmatch(name):
-        return "ProfilerStep"
     if "addr" in rules:
         name = _ADDR.sub("", name)
     if "nvtx" in rules:
         name = _INPUT_IDS.sub("", _NVTX.sub("", name))
+    if "step" in rules and _STEP.fullmatch(name):
+        return "ProfilerStep"
     return name

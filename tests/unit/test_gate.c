@@ -83,6 +83,7 @@ static void test_names(void **state)
 		{ "f, seq = ", "f, seq = ", TF_NAMES_ALL },
 		{ "a, seq = 1 at 0x10", "a", TF_NAMES_ALL }, /* addresses first, then NVTX */
 		{ "aten::view, seq = 1", "aten::view, seq = 1", 0 },
+		{ "ProfilerStep#5, op_id = 12", "ProfilerStep", TF_NAMES_ALL },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char out[256];
