@@ -52,8 +52,9 @@ static void usage(FILE *f)
 		"out among the processes of an MPI job: tracefold-mpi, built with 'make MPI=1',\n"
 		"under mpirun or srun (docs/distributed.md).\n"
 		"\n"
-		"exit status: 0 success, 1 regression found (diff --fail-above),\n"
-		"             2 usage error, 3 unreadable or invalid input / output failure\n"
+		"exit status: 0 success, 1 regression found (diff --fail-above, diff --gate),\n"
+		"             2 usage error, 3 unreadable or invalid input / output failure,\n"
+		"             4 diff --gate --fail-unresolved: a change the runs cannot resolve\n"
 		"\n"
 		"'tracefold COMMAND --help' describes a command; docs/cli.md has everything.\n");
 }
