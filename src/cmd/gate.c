@@ -176,6 +176,18 @@ static int pick_types(const char *list, const runs *side, int nsides, const char
 	return 0;
 }
 
+/* The unit of sample type `type`: the first run's that has it ("count" if none). */
+static const char *type_unit(const runs side[3], const char *type)
+{
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < side[k].n; i++) {
+			int t = tf_agg_type_find(side[k].agg[i], type);
+			if (t >= 0)
+				return tf_strtab_get(tf_agg_strtab(side[k].agg[i]), tf_agg_type_get(side[k].agg[i], t).unit);
+		}
+	return "count";
+}
+
 /* Is something material unresolved in res (--fail-unresolved)? */
 static bool material_unresolved(const tf_gate_result *res)
 {
@@ -235,15 +247,8 @@ int tf_diff_gate(const tf_gate_cli *c, tf_input_opts *iopts)
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	for (int t = 0; t < ntypes; t++) { /* each type's unit: the first run that has it */
-		units[t] = "count";
-		for (int k = 0, found = 0; k < 3 && !found; k++)
-			for (int i = 0; i < side[k].n && !found; i++) {
-				int ti = tf_agg_type_find(side[k].agg[i], types[t]);
-				if (ti >= 0 && (found = 1))
-					units[t] = tf_strtab_get(tf_ctx_strtab(ctx), tf_agg_type_get(side[k].agg[i], ti).unit);
-			}
-	}
+	for (int t = 0; t < ntypes; t++)
+		units[t] = type_unit(side, types[t]);
 	for (int t = 0; t < ntypes; t++) {
 		tf_gate_opts o = c->gopts;
 		o.type = types[t];

@@ -100,8 +100,6 @@ static void print_contributors(const tf_gate_report *r, const tf_gate_result *re
 	double sign = res->total.delta > 0 ? 1 : -1;
 	const tf_strtab *st = tf_ctx_strtab(r->ctx);
 	printf("%smost of the change: ", md ? "" : "  ");
-	int shown = 0;
-	bool used[5] = { 0 };
 	size_t pick[5];
 	for (int s = 0; s < 5; s++) { /* the five largest self changes of the total's sign */
 		double best = 0;
@@ -110,7 +108,7 @@ static void print_contributors(const tf_gate_report *r, const tf_gate_result *re
 			double d = sign * (res->rows[k].new_self - res->rows[k].base_self);
 			bool taken = false;
 			for (int j = 0; j < s; j++)
-				taken |= used[j] && pick[j] == k;
+				taken |= pick[j] == k;
 			if (!taken && d > best) {
 				best = d;
 				bi = k;
@@ -118,11 +116,10 @@ static void print_contributors(const tf_gate_report *r, const tf_gate_result *re
 		}
 		if (bi == SIZE_MAX)
 			break;
-		used[s] = true;
 		pick[s] = bi;
 		char v[64];
 		fmt_val(v, sizeof(v), res->rows[bi].new_self - res->rows[bi].base_self, unit, true);
-		printf("%s", shown++ ? ", " : "");
+		printf("%s", s ? ", " : "");
 		if (md)
 			tf_md_code(stdout, tf_strtab_get(st, res->rows[bi].name));
 		else
