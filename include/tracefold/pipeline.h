@@ -15,6 +15,7 @@
 #include "span.h"
 #include "filter.h"
 #include "agg_sink.h"
+#include "reader.h"
 
 /* Distributed runs (docs/distributed.md): each process reads a share of
  * the inputs' parts (tf_format.parts) into its own aggregate, the partial
@@ -35,7 +36,9 @@ typedef struct tf_pipeline_partial {
 } tf_pipeline_partial;
 
 typedef struct tf_pipeline_opts {
-	const char *format;             /* force this trace reader (no profile sniffing), or NULL */
+	const char *format;             /* force this format (a row of tf_formats), or NULL to sniff */
+	const tf_format *const *formats; /* each input's format, resolved once by the caller
+					 * (tf_inputs_resolve), or NULL: resolved here (format) */
 	const char *const *counters;    /* tf_stacks_opts.counters */
 	uint32_t first_input;           /* input index of inputs[0] (distinct per run in one ctx) */
 	bool comments;                  /* record inputs and event counts as profile comments */
@@ -93,8 +96,8 @@ typedef struct tf_plan_part {
 /* Lists the parts of every input (a trace; profiles and standard input
  * are usage errors: they cannot be shared out) into *out (malloc'd, the
  * caller frees it).  Returns the number of parts or a negative TF_E*. */
-int tf_pipeline_plan(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_plan_part **out,
-		     tf_error *err);
+int tf_pipeline_plan(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+		     tf_plan_part **out, tf_error *err);
 /* Shares the parts out among nproc processes, balanced by bytes (the
  * largest first, each to the process with the fewest bytes so far, the
  * lower number on a tie): the same answer on every process. */
@@ -110,16 +113,16 @@ int tf_pipeline_plan_select(const tf_plan_part *parts, size_t n, int ninputs, ui
  * read through each input's reader into a scratch context (so ctx's tracks
  * and diagnostics are untouched; its reader options are used).  Returns 1
  * and sets *first_ns, 0 if no event has a timestamp, or a negative TF_E*. */
-int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const char *format, int64_t *first_ns,
-			 tf_error *err);
+int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+			 int64_t *first_ns, tf_error *err);
 
 /* --steps (fo->steps_text): reads the inputs once (scratch contexts, as
  * above) for the window [*start, *end) of Kineto's ProfilerStep#N regions
  * with fo->step_lo <= N <= fo->step_hi, extended to the end of the last GPU
  * activity launched inside them (docs/gpu.md).  TF_EUSAGE when no such
  * step exists (saying which steps do). */
-int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts *fo,
-		      int64_t *start, int64_t *end, tf_error *err);
+int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+		      const tf_filter_opts *fo, int64_t *start, int64_t *end, tf_error *err);
 
 /* The absolute window [*lo, *hi) of the filter options *fo (INT64_MIN,
  * INT64_MAX: none): relative --window bounds from the run's first timestamp
@@ -134,14 +137,16 @@ int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char 
  * from first_input (tf_pipeline_opts.first_input).  Sorted by (input, rank,
  * start); *out malloc'd (the caller frees it), NULL when none.  Returns 0
  * or a negative TF_E*. */
-int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const char *format, uint32_t first_input,
+int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+			  uint32_t first_input,
 			  const char *region, tf_step **out, size_t *nout, tf_error *err);
 
 typedef struct tf_window_opts {
 	tf_filter_opts fo;
 	char text[320];
 } tf_window_opts;
-int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts **fo,
+int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+		       const tf_filter_opts **fo,
 		       tf_window_opts *steps, int64_t *lo, int64_t *hi, bool *rel, int64_t *first, tf_error *err);
 
 /* After reading one trace input (before = the ctx's counters before it):

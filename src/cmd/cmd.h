@@ -65,7 +65,7 @@ void tf_report_diag(tf_ctx *ctx);
 
 /* The progress line on stderr while inputs are read (progress.c): drawn
  * only when stderr is a terminal and not -q; stop erases it. */
-void tf_progress_start(const char *const *inputs, int n, const char *format);
+void tf_progress_start(const char *const *inputs, int n, const tf_format *const *fmts);
 void tf_progress_stop(void);
 
 /* Input options every trace-reading command shares (docs/cli.md "Inputs"):

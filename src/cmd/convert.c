@@ -9,8 +9,6 @@
 #include "cmd.h"
 #include "tracefold/reader.h"
 #include "tracefold/writer.h"
-#include "tracefold/pprof.h"
-#include "tracefold/folded.h"
 
 static void list_writers(void)
 {
@@ -200,6 +198,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	bool partition_rank = false, phases_be = false;
 	tf_span_sink **consumers = calloc((size_t)argc + 1, sizeof(tf_span_sink *));
 	const char **input_formats = NULL;
+	const tf_format **in_formats = NULL; /* each input's */
 	int nconsumers = 0;
 	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
 	output *outs = calloc((size_t)argc, sizeof(output));
@@ -347,25 +346,25 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	char note[64];
 	snprintf(note, sizeof(note), "tracefold %s", TRACEFOLD_VERSION);
 	tf_agg_comment(agg, note);
-	/* span writers consume the spans as the inputs are read */
+	/* each input's format, resolved once for the writers and the pipeline */
 	const char **fmts = calloc((size_t)ninputs + 1, sizeof(char *));
-	if (!fmts) {
+	in_formats = calloc((size_t)ninputs + 1, sizeof(*in_formats));
+	if (!fmts || !in_formats) {
+		free(fmts);
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	for (int i = 0; i < ninputs; i++) { /* what the pipeline will read each input as */
-		tf_error ferr;
-		const tf_format *fm = NULL;
-		if (strcmp(inputs[i], "-") && !iopts.format && tf_pprof_sniff(inputs[i]))
-			fmts[i] = "pprof";
-		else if (strcmp(inputs[i], "-") && !iopts.format && tf_folded_sniff(inputs[i]))
-			fmts[i] = "folded";
-		else if ((fm = iopts.format ? tf_format_by_name(iopts.format) : strcmp(inputs[i], "-") ?
-					      tf_format_find(inputs[i], NULL, &ferr) : tf_format_by_name("chrome")))
-			fmts[i] = fm->name;
-	}
 	input_formats = fmts;
+	tf_error ferr;
+	tf_error_clear(&ferr);
+	if (tf_inputs_resolve(inputs, ninputs, iopts.format, in_formats, &ferr) < 0) {
+		rc = tf_report(&ferr);
+		goto done;
+	}
+	for (int i = 0; i < ninputs; i++)
+		fmts[i] = in_formats[i]->name;
+	/* span writers consume the spans as the inputs are read */
 	tf_writer_args wa = { ctx, tf_agg_cpath(agg), inputs, fmts, ninputs, compression, partition_rank, phases_be, 0, 0 };
 	if (tf_mpi) {
 		/* a distributed run: every process writes its part of the event
@@ -401,6 +400,7 @@ static int convert(const char *cmd, int mode, int argc, char **argv)
 	tf_load_opts lopts = tf_input_load_opts(&iopts);
 	lopts.comments = true;
 	lopts.consumers = consumers;
+	lopts.formats = in_formats;
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
 	bool worker = rc == TF_EXIT_WORKER, loaded = rc == TF_EXIT_OK || worker;
 	if (rc == TF_EXIT_OK)
@@ -462,6 +462,7 @@ done:
 	free(outs);
 	free(consumers);
 	free(input_formats);
+	free(in_formats);
 	tf_input_opts_free(&iopts);
 	return rc;
 }

@@ -14,8 +14,6 @@
 #include "report.h"
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
-#include "tracefold/pprof.h"
-#include "tracefold/folded.h"
 #include "hmap.h"
 #include "sat.h"
 
@@ -661,6 +659,7 @@ int tf_cmd_info(int argc, char **argv)
 	}
 	tf_ctx *ctx = tf_ctx_new();
 	info_input *in = calloc((size_t)npaths, sizeof(*in));
+	const tf_format **fmts = calloc((size_t)npaths + 1, sizeof(*fmts));
 	info_sink s = { .sink = { .event = info_event }, .spans = { .close = info_close }, .gpu = { .close = info_gpu },
 			.ctx = ctx };
 	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
@@ -671,21 +670,23 @@ int tf_cmd_info(int argc, char **argv)
 	tf_tee_init(&tee);
 	tf_tee_add(&tee, &s.sink);
 	int rc = TF_EXIT_OK;
-	if (!ctx || !in || !agg) {
+	if (!ctx || !in || !agg || !fmts) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto out;
 	}
 	tf_input_opts_apply(&iopts, ctx);
+	/* each input's format, resolved once */
+	tf_error ferr;
+	tf_error_clear(&ferr);
+	if (tf_inputs_resolve((const char *const *)paths, npaths, iopts.format, fmts, &ferr) < 0) {
+		rc = tf_report(&ferr);
+		goto out;
+	}
 	for (int i = 0; i < npaths; i++)
-		if (!iopts.format && strcmp(paths[i], "-") && tf_pprof_sniff(paths[i])) {
-			tf_msg("'%s' is a pprof profile, not a trace: use 'tracefold top', 'diff' or 'merge' "
-			       "(or go tool pprof)", paths[i]);
-			rc = TF_EXIT_INPUT;
-			goto out;
-		} else if (!iopts.format && strcmp(paths[i], "-") && tf_folded_sniff(paths[i])) {
-			tf_msg("'%s' is a profile (folded stacks), not a trace: use 'tracefold top', 'diff', "
-			       "'merge' or 'fold'", paths[i]);
+		if (fmts[i]->kind != TF_INPUT_EVENTS) {
+			tf_msg("'%s' is a %s, not a trace: use 'tracefold top', 'diff', 'merge' or 'fold'", paths[i],
+			       fmts[i]->noun);
 			rc = TF_EXIT_INPUT;
 			goto out;
 		}
@@ -696,7 +697,7 @@ int tf_cmd_info(int argc, char **argv)
 		tf_error_clear(&err);
 		bool rel = false;
 		int64_t first = 0;
-		if (tf_pipeline_window(ctx, (const char *const *)paths, npaths, iopts.format, &fo, &steps_w, &s.win_lo,
+		if (tf_pipeline_window(ctx, (const char *const *)paths, npaths, fmts, &fo, &steps_w, &s.win_lo,
 				       &s.win_hi, &rel, &first, &err) < 0) {
 			rc = tf_report(&err);
 			goto out;
@@ -719,11 +720,7 @@ int tf_cmd_info(int argc, char **argv)
 		tf_error err;
 		tf_error_clear(&err);
 		in[i].path = paths[i];
-		const tf_format *f = tf_format_find(paths[i], iopts.format, &err);
-		if (!f) {
-			rc = tf_report(&err);
-			goto out;
-		}
+		const tf_format *f = fmts[i];
 		in[i].format = f->name;
 		tf_diag dbefore = *tf_ctx_diag(ctx);
 		uint64_t before = dbefore.n[TF_DIAG_events_read];
@@ -769,6 +766,7 @@ out:
 	tf_agg_free(agg);
 	info_free(&s);
 	free(in);
+	free(fmts);
 	free(paths);
 	tf_input_opts_free(&iopts);
 	tf_ctx_free(ctx);

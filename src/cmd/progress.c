@@ -127,7 +127,7 @@ static void *drawer(void *arg)
 	return NULL;
 }
 
-void tf_progress_start(const char *const *inputs, int n, const char *format)
+void tf_progress_start(const char *const *inputs, int n, const tf_format *const *fmts)
 {
 	const char *dbg = getenv("TRACEFOLD_PROGRESS_DELAY_MS"); /* a testing aid */
 	const char *term = getenv("TERM");
@@ -135,9 +135,7 @@ void tf_progress_start(const char *const *inputs, int n, const char *format)
 		return;
 	P.total = 0;
 	for (int i = 0; i < n; i++) {
-		tf_error e;
-		tf_error_clear(&e);
-		const tf_format *f = strcmp(inputs[i], "-") ? tf_format_find(inputs[i], format, &e) : NULL;
+		const tf_format *f = strcmp(inputs[i], "-") ? fmts[i] : NULL;
 		if (!f || !strcmp(f->name, "otf2")) { /* bytes not counted: events only */
 			P.total = 0;
 			break;

@@ -399,9 +399,26 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 		long nc = sysconf(_SC_NPROCESSORS_ONLN);
 		jobs = nc < 1 ? 1 : nc > 256 ? 256 : (int)nc;
 	}
-	tf_progress_start(inputs, n, o ? o->format : NULL);
-	int r = jobs > 1 ? tf_dist_threads(jobs, ctx, agg, inputs, n, o, &err) : tf_pipeline_run(ctx, agg, inputs, n, o, &err);
-	tf_progress_stop();
+	/* each input's format, resolved once for the progress line, the plan
+	 * and the pipeline (unless the command did) */
+	tf_load_opts with = o ? *o : (tf_load_opts){ 0 };
+	const tf_format **own = NULL;
+	int r = 0;
+	if (!with.formats) {
+		if (!(own = calloc((size_t)n + 1, sizeof(*own)))) {
+			tf_msg("out of memory");
+			return TF_EXIT_INPUT;
+		}
+		r = tf_inputs_resolve(inputs, n, with.format, own, &err);
+		with.formats = own;
+	}
+	if (r == 0) {
+		tf_progress_start(inputs, n, with.formats);
+		r = jobs > 1 ? tf_dist_threads(jobs, ctx, agg, inputs, n, &with, &err)
+			     : tf_pipeline_run(ctx, agg, inputs, n, &with, &err);
+		tf_progress_stop();
+	}
+	free(own);
 	tf_print_warnings(ctx);
 	if (r < 0) {
 		if (!err.code)

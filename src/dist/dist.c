@@ -202,7 +202,7 @@ static bool cancelled(void *arg)
 /* The plan on process 0, broadcast: every process gets the parts with
  * their owners, or the plan's error (process 0 returns it; the others
  * TF_ECANCEL). */
-static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n, const char *format,
+static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
 		      tf_plan_part **parts_out, size_t *nparts, tf_error *err)
 {
 	tf_plan_part *parts = NULL;
@@ -215,7 +215,7 @@ static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n,
 		if (head == 0)
 			head = (int64_t)c->nplan;
 	} else if (c->rank == 0) {
-		int np = tf_pipeline_plan(ctx, inputs, n, format, &parts, err);
+		int np = tf_pipeline_plan(ctx, inputs, n, fmts, &parts, err);
 		head = np;
 		if (np > 0)
 			tf_pipeline_plan_assign(parts, (size_t)np, (uint32_t)c->size);
@@ -271,7 +271,7 @@ int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs,
 	since from = { *tf_ctx_diag(ctx), tf_ctx_nnotes(ctx), tf_ctx_nwarnings(ctx) };
 	if (!sel || !pt.input_diags)
 		c->abort(c); /* it would miss the collective calls */
-	if ((rc = share_plan(c, ctx, inputs, n, po.format, &parts, &nparts, err)) < 0)
+	if ((rc = share_plan(c, ctx, inputs, n, po.formats, &parts, &nparts, err)) < 0)
 		goto done;
 	/* the share of this process, read as a single process would */
 	rc = tf_pipeline_partial_ok(po.filter, err);

@@ -140,39 +140,28 @@ static void *work(void *arg)
 }
 
 /* Is one of the inputs an OTF2 archive? */
-static bool has_otf2(const char *const *inputs, int n, const char *format)
+static bool has_otf2(const char *const *inputs, int n, const tf_format *const *fmts)
 {
-	for (int i = 0; i < n; i++) {
-		if (strcmp(inputs[i], "-") == 0)
-			continue; /* standard input: not read here (and not shared out) */
-		tf_error e;
-		tf_error_clear(&e);
-		const tf_format *f = tf_format_find(inputs[i], format, &e);
-		if (f && strcmp(f->name, "otf2") == 0)
+	for (int i = 0; i < n; i++)
+		if (strcmp(inputs[i], "-") != 0 && strcmp(fmts[i]->name, "otf2") == 0)
 			return true;
-	}
 	return false;
 }
 
-int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n,
-		    const tf_pipeline_opts *o, tf_error *err)
+static int threads_run(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n,
+		       const tf_pipeline_opts *o, tf_error *err)
 {
-	tf_error scratch;
-	if (!err) {
-		tf_error_clear(&scratch);
-		err = &scratch;
-	}
 	tf_plan_part *plan = NULL;
 	int np = -1;
 	/* what a distributed run cannot take goes the single way, with its own
 	 * messages */
 	bool can = nthreads > 1 && !(o && o->consumers && o->consumers[0]) && !(o && o->select) &&
 		   !(o && tf_filter_active(o->filter)); /* a filter's "keeps nothing" names what there is */
-	if (can && has_otf2(inputs, n, o ? o->format : NULL)) {
+	if (can && has_otf2(inputs, n, o->formats)) {
 		/* processes: an archive's locations are read in parallel */
 		tf_error perr;
 		tf_error_clear(&perr);
-		np = tf_pipeline_plan(ctx, inputs, n, o ? o->format : NULL, &plan, &perr);
+		np = tf_pipeline_plan(ctx, inputs, n, o->formats, &plan, &perr);
 		int rc = np >= 2 ? tf_dist_procs(nthreads < np ? nthreads : np, ctx, agg, inputs, n, o, plan, (size_t)np, err)
 				 : 1;
 		free(plan);
@@ -185,7 +174,7 @@ int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *i
 		tf_error perr;
 		tf_error_clear(&perr);
 		tf_ctx_opts(ctx)->parts_for_threads = true;
-		np = tf_pipeline_plan(ctx, inputs, n, o ? o->format : NULL, &plan, &perr);
+		np = tf_pipeline_plan(ctx, inputs, n, o->formats, &plan, &perr);
 		tf_ctx_opts(ctx)->parts_for_threads = false;
 	}
 	if (np < 2) {
@@ -266,5 +255,28 @@ out:
 	free(w.maxv);
 	free(w.box);
 	free(plan);
+	return rc;
+}
+
+int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n,
+		    const tf_pipeline_opts *o, tf_error *err)
+{
+	tf_error scratch;
+	if (!err) {
+		tf_error_clear(&scratch);
+		err = &scratch;
+	}
+	if (o && o->formats)
+		return threads_run(nthreads, ctx, agg, inputs, n, o, err);
+	/* each input resolved once, for the plan and every thread */
+	tf_pipeline_opts with = o ? *o : (tf_pipeline_opts){ 0 };
+	const tf_format **fmts = calloc((size_t)n + 1, sizeof(*fmts));
+	if (!fmts)
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	int rc = tf_inputs_resolve(inputs, n, with.format, fmts, err);
+	with.formats = fmts;
+	if (rc == 0)
+		rc = threads_run(nthreads, ctx, agg, inputs, n, &with, err);
+	free(fmts);
 	return rc;
 }

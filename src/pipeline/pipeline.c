@@ -1,14 +1,14 @@
 /* pipeline.c - the library's one pipeline stage that wires the others:
  *
  *   inputs -> readers (tf_formats) -> events -> stack builder -> aggregate
- *          -> profiles (tf_pprof_read, tf_folded_read) added as they are
+ *          -> profiles (tf_format.read_profile) added as they are
  *
- * shared by every command (profile, convert, top, diff, merge, fold).  Every
- * input is a trace (any reader; the stack builder turns it into calls/count
- * and wall/nanoseconds samples) or a profile: a pprof profile (sniffed with
- * tf_pprof_sniff, read with tf_pprof_read) or folded stacks (sniffed after
- * it with tf_folded_sniff, read with tf_folded_read as the one sample type
- * of --folded-type).  Traces are read first, in the given order, through
+ * shared by every command (profile, convert, top, diff, merge, fold).  Each
+ * input's format is resolved once (tf_inputs_resolve; the caller's answer in
+ * tf_pipeline_opts.formats, else here) and is of one kind (reader.h): a
+ * trace (TF_INPUT_EVENTS; the stack builder turns it into calls/count and
+ * wall/nanoseconds samples) or a profile (TF_INPUT_PROFILE: pprof, folded
+ * stacks as the one sample type of --folded-type).  Traces are read first, in the given order, through
  * one stack builder; then each profile is read into a scratch aggregate and
  * added: the result has the union of the sample types (a type one input
  * lacks is 0 in its samples; one name with two units is an error).
@@ -36,8 +36,6 @@
 #include "tracefold/pipeline.h"
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
-#include "tracefold/pprof.h"
-#include "tracefold/folded.h"
 #include "hmap.h"
 #include "sat.h"
 #include "pipeline_int.h"
@@ -136,13 +134,13 @@ static int first_event(tf_sink *k, const tf_event *ev)
 }
 
 /* A first pass for the filters (pipeline_int.h). */
-int tf_pipeline_first_pass(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_sink *sink,
-			   tf_ctx **cur, uint32_t *cur_input, tf_error *err)
+int tf_pipeline_first_pass(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+			   tf_sink *sink, tf_ctx **cur, uint32_t *cur_input, tf_error *err)
 {
 	for (int i = 0; i < n; i++) {
-		const tf_format *f = tf_format_find(inputs[i], format, err);
-		if (!f)
-			return err && err->code ? err->code : TF_EUNKNOWN;
+		const tf_format *f = fmts[i];
+		if (!f->read)
+			continue; /* a profile: no events */
 		tf_ctx *scratch = tf_ctx_new();
 		if (!scratch)
 			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
@@ -162,11 +160,11 @@ int tf_pipeline_first_pass(tf_ctx *ctx, const char *const *inputs, int n, const 
 	return 0;
 }
 
-int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const char *format, int64_t *first_ns,
-			 tf_error *err)
+int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+			 int64_t *first_ns, tf_error *err)
 {
 	first_sink fs = { .sink = { .event = first_event } };
-	TF_TRY(tf_pipeline_first_pass(ctx, inputs, n, format, &fs.sink, NULL, NULL, err));
+	TF_TRY(tf_pipeline_first_pass(ctx, inputs, n, fmts, &fs.sink, NULL, NULL, err));
 	if (!fs.any)
 		return 0;
 	*first_ns = fs.min_ns;
@@ -174,7 +172,8 @@ int tf_pipeline_first_ts(tf_ctx *ctx, const char *const *inputs, int n, const ch
 }
 
 
-int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts **fo,
+int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+		       const tf_filter_opts **fo,
 		       tf_window_opts *steps, int64_t *lo, int64_t *hi, bool *rel, int64_t *first, tf_error *err)
 {
 	const tf_filter_opts *o = *fo;
@@ -191,11 +190,11 @@ int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const char
 						    o->steps_text ? o->steps_text : o->window_text,
 						    o->steps_text ? "" : ": give absolute bounds (@START:@END)");
 	if (*rel)
-		TF_TRY(tf_pipeline_first_ts(ctx, inputs, n, format, first, err));
+		TF_TRY(tf_pipeline_first_ts(ctx, inputs, n, fmts, first, err));
 	if (o->window_text)
 		TF_TRY(tf_window_resolve(&o->window, *first, lo, hi, err));
 	if (o->steps_text) {
-		TF_TRY(tf_pipeline_steps(ctx, inputs, n, format, o, lo, hi, err));
+		TF_TRY(tf_pipeline_steps(ctx, inputs, n, fmts, o, lo, hi, err));
 		/* from here on, a window like any other */
 		steps->fo = *o;
 		steps->fo.window = (tf_window){ true, true, true, true, *lo, *hi };
@@ -205,14 +204,6 @@ int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const char
 		*fo = &steps->fo;
 	}
 	return 0;
-}
-
-/* What an input is read as. */
-enum { IN_TRACE, IN_PPROF, IN_FOLDED };
-
-static const char *kind_name(int kind)
-{
-	return kind == IN_PPROF ? "pprof profile" : "profile (folded stacks)";
 }
 
 /* "TYPE/UNIT" of --folded-type split at its last '/' into *type and *unit
@@ -341,14 +332,15 @@ static int empty_error(tf_ctx *ctx, const char *const *inputs, int n, const tf_f
 			    nctr && !counters ? " (it has counters: select them with -c)" : "");
 }
 
-/* The bytewise least base name of the traces among inputs (kind NULL:
+/* The bytewise least base name of the traces among inputs (fmts NULL:
  * all are) into *out (0 when none). */
-static int least_name(tf_ctx *ctx, const char *const *inputs, int n, const int *kind, tf_str *out, tf_error *err)
+static int least_name(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts, tf_str *out,
+		      tf_error *err)
 {
 	tf_strtab *st = tf_ctx_strtab(ctx);
 	*out = 0;
 	for (int i = 0; i < n; i++) {
-		if (kind && kind[i] != IN_TRACE)
+		if (fmts && fmts[i]->kind != TF_INPUT_EVENTS)
 			continue;
 		tf_str name = base_name(st, inputs[i]);
 		if (name == (tf_str)-1)
@@ -359,276 +351,304 @@ static int least_name(tf_ctx *ctx, const char *const *inputs, int n, const int *
 	return 0;
 }
 
+/* One tf_pipeline_run: what its stages share. */
+typedef struct run {
+	tf_ctx *ctx;
+	tf_agg *agg;
+	const char *const *inputs;
+	int n;
+	const tf_pipeline_opts *o;
+	const tf_format *const *fmts;   /* each input's, resolved once */
+	tf_pipeline_partial *partial;   /* a partial run, or NULL */
+	const tf_input_sel *sel;
+	bool comments;
+	const tf_filter_opts *fo;       /* the active filter's options, or NULL */
+	tf_filter *filter;
+	int64_t win_lo, win_hi;         /* the window, absolute */
+	tf_window_opts steps_w;         /* --steps: fo with its window */
+	tf_stacks *stacks;
+	const char *types_from;         /* the first input whose sample types agg took */
+	tf_error *err;
+} run;
+
+/* Checks what the inputs' kinds allow, sets the profile's file name, and
+ * makes the filter (reading the inputs first where its window needs it). */
+static int run_prepare(run *r, int ntraces)
+{
+	tf_error *err = r->err;
+	if (r->partial && ntraces < r->n)
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "a partial run reads traces only");
+	if (r->partial)
+		TF_TRY(tf_pipeline_partial_ok(r->o->filter, err));
+	tf_agg_meta *meta = tf_agg_meta_get(r->agg);
+	/* the bytewise least base name of the traces (profiles' names come with
+	 * tf_agg_merge, which keeps the least too): the same in any input order */
+	tf_str main_name = 0;
+	if (!meta->main_file)
+		TF_TRY(least_name(r->ctx, r->inputs, r->n, r->fmts, &main_name, err));
+	if (main_name)
+		meta->main_file = main_name;
+	if (!ntraces && r->o && r->o->consumers && r->o->consumers[0])
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "'%s' is a %s: event tables and timelines need traces",
+				    r->inputs[0], r->fmts[0]->noun);
+	if (!r->fo)
+		return 0;
+	for (int i = 0; i < r->n; i++)
+		if (r->fmts[i]->kind != TF_INPUT_EVENTS)
+			return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "'%s' is a %s: --ranks and --window need traces",
+					    r->inputs[i], r->fmts[i]->noun);
+	bool rel = false;
+	int64_t first_ts = 0;
+	TF_TRY(tf_pipeline_window(r->ctx, r->inputs, r->n, r->fmts, &r->fo, &r->steps_w, &r->win_lo, &r->win_hi, &rel,
+				  &first_ts, err));
+	if (!(r->filter = tf_filter_new(r->ctx, r->fo, r->win_lo, r->win_hi, rel, first_ts)))
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	return 0;
+}
+
+/* The stack builder every trace goes through, with the consumers. */
+static int run_stacks(run *r, tf_step **steps, size_t *nsteps)
+{
+	const tf_pipeline_opts *o = r->o;
+	uint32_t first = o ? o->first_input : 0;
+	if (o && o->filter && o->filter->label_steps)
+		TF_TRY(tf_pipeline_step_list(r->ctx, r->inputs, r->n, r->fmts, first, o->filter->step_region, steps,
+					     nsteps, r->err));
+	tf_stacks_opts sopts = { .counters = o ? o->counters : NULL, .filter = r->filter, .steps = *steps,
+				 .nsteps = *nsteps };
+	if (!(r->stacks = tf_stacks_new(r->ctx, r->agg, &sopts)))
+		return tf_error_set(r->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	for (int k = 0; o && o->consumers && o->consumers[k]; k++)
+		if (tf_stacks_add_consumer(r->stacks, o->consumers[k]) < 0)
+			return tf_error_set(r->err, TF_EUSAGE, NULL, -1, -1, "too many span consumers");
+	return 0;
+}
+
+/* Reads trace input i through the stack builder. */
+static int run_trace(run *r, int i)
+{
+	tf_error *err = r->err;
+	const char *path = r->inputs[i];
+	const tf_read_opts *cro = tf_ctx_opts(r->ctx);
+	if (cro->cancelled && cro->cancelled(cro->cancel_arg))
+		return tf_error_set(err, TF_ECANCEL, path, -1, -1, "%s", tf_strerror(TF_ECANCEL));
+	if (!r->types_from)
+		r->types_from = path;
+	uint32_t idx = (r->o ? r->o->first_input : 0) + (uint32_t)i;
+	tf_diag before = *tf_ctx_diag(r->ctx);
+	tf_read_opts *ro = tf_ctx_opts(r->ctx);
+	if (r->sel && r->sel[i].mode == TF_SEL_PARTS) {
+		ro->part_mask = r->sel[i].mask;
+		ro->npart_mask = r->sel[i].nmask;
+	}
+	tf_sink *sink = tf_stacks_sink(r->stacks);
+	int rc = r->fmts[i]->read(path, idx, r->ctx, sink, err);
+	ro->part_mask = NULL;
+	ro->npart_mask = 0;
+	if (rc >= 0 || rc == TF_ESTOP)
+		rc = sink->end_input(sink, idx);
+	if (rc < 0 && rc != TF_ESTOP) {
+		if (err && !err->code)
+			tf_error_set(err, rc, path, -1, -1, "%s", tf_strerror(rc));
+		return rc;
+	}
+	if (r->partial) { /* checked once the parts are added up */
+		tf_diag d = *tf_ctx_diag(r->ctx);
+		for (int k = 0; k < TF_DIAG_COUNT; k++) {
+			d.n[k] -= before.n[k];
+			d.ns[k] -= before.ns[k];
+		}
+		r->partial->input_diags[i] = d;
+		return 0;
+	}
+	TF_TRY(tf_input_check(r->ctx, path, &before, err));
+	if (r->comments)
+		input_comment(r->agg, path, r->fmts[i]->name);
+	return 0;
+}
+
+/* Once every trace was read: the stack builder's end, the sample types in
+ * order, the filter's checks and the comments. */
+static int run_traces_end(run *r)
+{
+	tf_error *err = r->err;
+	const char *const *counters = r->o ? r->o->counters : NULL;
+	int rc = tf_stacks_finish(r->stacks);
+	if (rc < 0)
+		return tf_error_set(err, rc, NULL, -1, -1, "cannot build stacks: %s", tf_strerror(rc));
+	if (r->partial) {
+		r->partial->any_time = tf_stacks_time_span(r->stacks, &r->partial->min_ns, &r->partial->max_ns);
+		return 0; /* the rest needs the whole run: tf_pipeline_conclude */
+	}
+	/* the trace's sample types in their canonical order, whatever order
+	 * they were met in (profiles added below keep theirs) */
+	if ((rc = tf_agg_sink_order_types(r->agg, counters)) < 0)
+		return tf_error_set(err, rc, NULL, -1, -1, "cannot order sample types: %s", tf_strerror(rc));
+	if (r->filter) {
+		TF_TRY(tf_filter_check(r->filter, err));
+		int64_t a, b;
+		/* the profile's time span: the window's part of the run */
+		if (r->fo->window_text && tf_stacks_time_span(r->stacks, &a, &b))
+			span_meta(r->agg, true, a, b, true, r->win_lo, r->win_hi);
+		if (r->comments)
+			filter_comments(r->agg, r->fo, r->win_lo, r->win_hi);
+	}
+	warn_unmatched_counters(r->ctx, r->agg, counters);
+	if (r->comments)
+		events_comment(r->ctx, r->agg);
+	return 0;
+}
+
+/* The comments of profile input i (read into tmp) added to agg's, each
+ * once (seen: the strings in agg; *nseen: seen holds agg's comments). */
+static int profile_comments(run *r, int i, const tf_agg *tmp, tf_hmap *seen, int *nseen)
+{
+	char note[2100];
+	int cr = 0;
+	/* de-duplicated through the string table: linear in comments */
+	for (size_t k = 0; k < tf_agg_ncomments(r->agg) && !*nseen; k++)
+		cr |= add_comment(r->ctx, r->agg, seen, tf_agg_comment_get(r->agg, k), false);
+	*nseen = 1;
+	for (size_t k = 0; k < tf_agg_ncomments(tmp); k++)
+		cr |= add_comment(r->ctx, r->agg, seen, tf_agg_comment_get(tmp, k), true);
+	snprintf(note, sizeof(note), "input: %s (%s)", r->inputs[i], r->fmts[i]->name);
+	cr |= add_comment(r->ctx, r->agg, seen, note, true);
+	return cr < 0 ? tf_error_set(r->err, TF_ENOMEM, NULL, -1, -1, "out of memory") : 0;
+}
+
+/* Reads profile input i into tmp (empty) and adds it into agg. */
+static int run_profile(run *r, int i, tf_agg *tmp, const tf_profile_opts *po, tf_hmap *seen, int *nseen)
+{
+	tf_error *err = r->err;
+	const char *path = r->inputs[i];
+	TF_TRY(r->fmts[i]->read_profile(tmp, path, po, err));
+	if (!tf_agg_nsamples(tmp))
+		return tf_error_set(err, TF_EFORMAT, NULL, -1, -1, "cannot use '%s': the profile has no samples", path);
+	tf_agg_meta *tm = tf_agg_meta_get(tmp);
+	if (!tm->main_file && (tm->main_file = base_name(tf_ctx_strtab(r->ctx), path)) == (tf_str)-1)
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	const char *clash = unit_clash(r->agg, tmp);
+	if (r->types_from && clash) {
+		char a[800], b[800];
+		tf_agg_types_text(r->agg, a, sizeof(a));
+		tf_agg_types_text(tmp, b, sizeof(b));
+		return tf_error_set(err, TF_ECLASH, NULL, -1, -1,
+				    "cannot combine '%s' with '%s': sample type '%s' has another unit: '%s' has [%s], "
+				    "'%s' has [%s]", path, r->types_from, clash, path, b, r->types_from, a);
+	}
+	bool was_empty = !r->types_from;
+	/* the union of the sample types: one an input lacks is 0 there */
+	int rc = tf_agg_merge(r->agg, tmp, TF_AGG_TYPES_ADD);
+	if (rc < 0)
+		return tf_error_set(err, rc, NULL, -1, -1, "cannot combine '%s': %s", path, tf_strerror(rc));
+	if (was_empty) {
+		tf_agg_meta_get(r->agg)->period = tf_agg_meta_get(tmp)->period;
+		r->types_from = path;
+	}
+	return r->comments ? profile_comments(r, i, tmp, seen, nseen) : 0;
+}
+
+/* Every profile input, each read into a scratch aggregate and added. */
+static int run_profiles(run *r)
+{
+	char *ftype = NULL; /* --folded-type, split */
+	const char *funit = NULL;
+	tf_hmap seen = { 0 }; /* comment strings already in agg */
+	int nseen = 0, rc = folded_type_split(r->o ? r->o->folded_type : NULL, &ftype, &funit, r->err);
+	tf_profile_opts po = { ftype, funit };
+	for (int i = 0; rc == 0 && i < r->n; i++) {
+		if (r->fmts[i]->kind != TF_INPUT_PROFILE)
+			continue;
+		tf_agg *tmp = tf_agg_new(tf_ctx_strtab(r->ctx));
+		rc = tmp ? run_profile(r, i, tmp, &po, &seen, &nseen)
+			 : tf_error_set(r->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		tf_agg_free(tmp);
+	}
+	tf_hmap_free(&seen);
+	free(ftype);
+	return rc;
+}
+
 int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
 		    tf_error *err)
 {
-	const char *format = o ? o->format : NULL;
-	uint32_t first = o ? o->first_input : 0;
-	tf_pipeline_partial *partial = o && o->select ? o->partial : NULL;
-	const tf_input_sel *sel = partial ? o->select : NULL;
-	bool comments = o && o->comments && !partial;
-	int rc = 0;
-	char note[2100];
 	tf_error scratch;
 	if (!err) {
 		tf_error_clear(&scratch);
 		err = &scratch;
 	}
-	int *kind = calloc((size_t)n + 1, sizeof(int));
-	tf_stacks *stacks = NULL;
-	tf_filter *filter = NULL;
-	const tf_filter_opts *fo = o && tf_filter_active(o->filter) ? o->filter : NULL;
-	int64_t win_lo = INT64_MIN, win_hi = INT64_MAX; /* the window, absolute */
-	tf_window_opts steps_w;                          /* --steps: fo with its window */
-	tf_step *steps = NULL;                           /* --label-steps: the run's steps */
+	tf_pipeline_partial *partial = o && o->select ? o->partial : NULL;
+	run r = { .ctx = ctx, .agg = agg, .inputs = inputs, .n = n, .o = o, .partial = partial,
+		  .sel = partial ? o->select : NULL, .comments = o && o->comments && !partial,
+		  .fo = o && tf_filter_active(o->filter) ? o->filter : NULL, .win_lo = INT64_MIN,
+		  .win_hi = INT64_MAX, .err = err };
+	const tf_format **own = NULL; /* the formats, when the caller did not resolve them */
+	tf_step *steps = NULL;        /* --label-steps: the run's steps */
 	size_t nsteps = 0;
-	tf_agg *tmp = NULL;
-	const char *types_from = NULL;
-	tf_hmap seen = { 0 }; /* comment strings already in agg */
-	int nseen = 0;        /* seen holds agg's comments */
-	char *ftype = NULL;   /* --folded-type, split */
-	const char *funit = NULL;
-	tf_str main_name = 0; /* the traces' least base name */
-	if (!kind)
-		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-	if ((rc = folded_type_split(o ? o->folded_type : NULL, &ftype, &funit, err)) < 0)
-		goto done;
-	int ntraces = 0;
-	for (int i = 0; i < n; i++) {
-		/* stdin cannot be sniffed without consuming it: always a trace */
-		bool sniff = !format && strcmp(inputs[i], "-") != 0;
-		kind[i] = !sniff ? IN_TRACE
-			  : tf_pprof_sniff(inputs[i]) ? IN_PPROF
-			  : tf_folded_sniff(inputs[i]) ? IN_FOLDED : IN_TRACE;
-		ntraces += kind[i] == IN_TRACE;
+	int rc = 0, ntraces = 0;
+	if (o && o->formats) {
+		r.fmts = o->formats;
+	} else {
+		if (!(own = calloc((size_t)n + 1, sizeof(*own))))
+			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		r.fmts = own;
+		rc = tf_inputs_resolve(inputs, n, o ? o->format : NULL, own, err);
 	}
-	if (partial && ntraces < n) {
-		rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "a partial run reads traces only");
-		goto done;
-	}
-	if (partial && (rc = tf_pipeline_partial_ok(o->filter, err)) < 0)
-		goto done;
-	tf_agg_meta *meta = tf_agg_meta_get(agg);
-	/* the bytewise least base name of the traces (profiles' names come with
-	 * tf_agg_merge, which keeps the least too): the same in any input order */
-	if (!meta->main_file && (rc = least_name(ctx, inputs, n, kind, &main_name, err)) < 0)
-		goto done;
-	if (main_name)
-		meta->main_file = main_name;
-	if (!ntraces && o && o->consumers && o->consumers[0]) {
-		rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
-				  "'%s' is a %s: event tables and timelines need traces", inputs[0], kind_name(kind[0]));
-		goto done;
-	}
-	if (fo) {
-		for (int i = 0; i < n; i++)
-			if (kind[i] != IN_TRACE) {
-				rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
-						  "'%s' is a %s: --ranks and --window need traces", inputs[i],
-						  kind_name(kind[i]));
-				goto done;
-			}
-		bool rel = false;
-		int64_t first_ts = 0;
-		if ((rc = tf_pipeline_window(ctx, inputs, n, format, &fo, &steps_w, &win_lo, &win_hi, &rel, &first_ts,
-					     err)) < 0)
-			goto done;
-		if (!(filter = tf_filter_new(ctx, fo, win_lo, win_hi, rel, first_ts))) {
-			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-			goto done;
-		}
-	}
-	if (ntraces) {
-		if (o && o->filter && o->filter->label_steps &&
-		    (rc = tf_pipeline_step_list(ctx, inputs, n, format, first, o->filter->step_region, &steps, &nsteps,
-						err)) < 0)
-			goto done;
-		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL, .filter = filter, .steps = steps,
-					 .nsteps = nsteps };
-		stacks = tf_stacks_new(ctx, agg, &sopts);
-		for (int k = 0; stacks && o && o->consumers && o->consumers[k]; k++)
-			if (tf_stacks_add_consumer(stacks, o->consumers[k]) < 0) {
-				rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "too many span consumers");
-				goto done;
-			}
-		if (!stacks) {
-			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-			goto done;
-		}
-	}
-	for (int i = 0; i < n; i++) {
-		if (kind[i] != IN_TRACE || (sel && sel[i].mode == TF_SEL_NONE))
-			continue;
-		const tf_read_opts *cro = tf_ctx_opts(ctx);
-		if (cro->cancelled && cro->cancelled(cro->cancel_arg)) {
-			rc = tf_error_set(err, TF_ECANCEL, inputs[i], -1, -1, "%s", tf_strerror(TF_ECANCEL));
-			goto done;
-		}
-		const tf_format *f = tf_format_find(inputs[i], format, err);
-		if (!f) {
-			rc = err && err->code ? err->code : TF_EUNKNOWN;
-			goto done;
-		}
-		if (!types_from)
-			types_from = inputs[i];
-		uint32_t idx = first + (uint32_t)i;
-		tf_diag before = *tf_ctx_diag(ctx);
-		tf_read_opts *ro = tf_ctx_opts(ctx);
-		if (sel && sel[i].mode == TF_SEL_PARTS) {
-			ro->part_mask = sel[i].mask;
-			ro->npart_mask = sel[i].nmask;
-		}
-		int r = f->read(inputs[i], idx, ctx, tf_stacks_sink(stacks), err);
-		ro->part_mask = NULL;
-		ro->npart_mask = 0;
-		if (r >= 0 || r == TF_ESTOP)
-			r = tf_stacks_sink(stacks)->end_input(tf_stacks_sink(stacks), idx);
-		if (r < 0 && r != TF_ESTOP) {
-			if (err && !err->code)
-				tf_error_set(err, r, inputs[i], -1, -1, "%s", tf_strerror(r));
-			rc = r;
-			goto done;
-		}
-		if (partial) { /* checked once the parts are added up */
-			tf_diag d = *tf_ctx_diag(ctx);
-			for (int k = 0; k < TF_DIAG_COUNT; k++) {
-				d.n[k] -= before.n[k];
-				d.ns[k] -= before.ns[k];
-			}
-			partial->input_diags[i] = d;
-			continue;
-		}
-		rc = tf_input_check(ctx, inputs[i], &before, err);
-		if (rc < 0)
-			goto done;
-		if (comments)
-			input_comment(agg, inputs[i], f->name);
-	}
-	if (stacks) {
-		int r = tf_stacks_finish(stacks);
-		if (r < 0) {
-			rc = tf_error_set(err, r, NULL, -1, -1, "cannot build stacks: %s", tf_strerror(r));
-			goto done;
-		}
-		if (partial) {
-			partial->any_time = tf_stacks_time_span(stacks, &partial->min_ns, &partial->max_ns);
-			goto done; /* the rest needs the whole run: tf_pipeline_conclude */
-		}
-		/* the trace's sample types in their canonical order, whatever order
-		 * they were met in (profiles added below keep theirs) */
-		if ((r = tf_agg_sink_order_types(agg, o ? o->counters : NULL)) < 0) {
-			rc = tf_error_set(err, r, NULL, -1, -1, "cannot order sample types: %s", tf_strerror(r));
-			goto done;
-		}
-		if (filter) {
-			if ((rc = tf_filter_check(filter, err)) < 0)
-				goto done;
-			int64_t a, b;
-			/* the profile's time span: the window's part of the run */
-			if (fo->window_text && tf_stacks_time_span(stacks, &a, &b))
-				span_meta(agg, true, a, b, true, win_lo, win_hi);
-			if (comments)
-				filter_comments(agg, fo, win_lo, win_hi);
-		}
-		warn_unmatched_counters(ctx, agg, o ? o->counters : NULL);
-		if (comments)
-			events_comment(ctx, agg);
-	}
-	for (int i = 0; i < n; i++) {
-		if (kind[i] == IN_TRACE)
-			continue;
-		tmp = tf_agg_new(tf_ctx_strtab(ctx));
-		if (!tmp) {
-			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-			goto done;
-		}
-		rc = kind[i] == IN_PPROF ? tf_pprof_read(tmp, inputs[i], err)
-					 : tf_folded_read(tmp, inputs[i], ftype, funit, err);
-		if (rc < 0)
-			goto done;
-		if (!tf_agg_nsamples(tmp)) {
-			rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1, "cannot use '%s': the profile has no samples",
-					  inputs[i]);
-			goto done;
-		}
-		tf_agg_meta *tm = tf_agg_meta_get(tmp);
-		if (!tm->main_file && (tm->main_file = base_name(tf_ctx_strtab(ctx), inputs[i])) == (tf_str)-1) {
-			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-			goto done;
-		}
-		const char *clash = unit_clash(agg, tmp);
-		if (types_from && clash) {
-			char a[800], b[800];
-			tf_agg_types_text(agg, a, sizeof(a));
-			tf_agg_types_text(tmp, b, sizeof(b));
-			rc = tf_error_set(err, TF_ECLASH, NULL, -1, -1,
-					  "cannot combine '%s' with '%s': sample type '%s' has another unit: '%s' has [%s], "
-					  "'%s' has [%s]", inputs[i], types_from, clash, inputs[i], b, types_from, a);
-			goto done;
-		}
-		bool was_empty = !types_from;
-		/* the union of the sample types: one an input lacks is 0 there */
-		int r = tf_agg_merge(agg, tmp, TF_AGG_TYPES_ADD);
-		if (r < 0) {
-			rc = tf_error_set(err, r, NULL, -1, -1, "cannot combine '%s': %s", inputs[i], tf_strerror(r));
-			goto done;
-		}
-		if (was_empty) {
-			tf_agg_meta_get(agg)->period = tf_agg_meta_get(tmp)->period;
-			types_from = inputs[i];
-		}
-		if (comments) {
-			/* de-duplicated through the string table: linear in comments */
-			int cr = 0;
-			for (size_t k = 0; k < tf_agg_ncomments(agg) && !nseen; k++)
-				cr |= add_comment(ctx, agg, &seen, tf_agg_comment_get(agg, k), false);
-			nseen = 1;
-			for (size_t k = 0; k < tf_agg_ncomments(tmp); k++)
-				cr |= add_comment(ctx, agg, &seen, tf_agg_comment_get(tmp, k), true);
-			snprintf(note, sizeof(note), "input: %s (%s)", inputs[i], kind[i] == IN_PPROF ? "pprof" : "folded");
-			cr |= add_comment(ctx, agg, &seen, note, true);
-			if (cr < 0) {
-				rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-				goto done;
-			}
-		}
-		tf_agg_free(tmp);
-		tmp = NULL;
-	}
-	if (rc == 0 && !tf_agg_nsamples(agg))
-		rc = empty_error(ctx, inputs, n, fo, o && o->counters, err);
-done:
-	tf_hmap_free(&seen);
-	tf_agg_free(tmp);
-	tf_stacks_free(stacks);
-	tf_filter_free(filter);
+	for (int i = 0; rc == 0 && i < n; i++)
+		ntraces += r.fmts[i]->kind == TF_INPUT_EVENTS;
+	if (rc == 0)
+		rc = run_prepare(&r, ntraces);
+	if (rc == 0 && ntraces)
+		rc = run_stacks(&r, &steps, &nsteps);
+	for (int i = 0; rc == 0 && i < n; i++)
+		if (r.fmts[i]->kind == TF_INPUT_EVENTS && !(r.sel && r.sel[i].mode == TF_SEL_NONE))
+			rc = run_trace(&r, i);
+	if (rc == 0 && r.stacks)
+		rc = run_traces_end(&r);
+	if (rc == 0 && !partial)
+		rc = run_profiles(&r);
+	if (rc == 0 && !partial && !tf_agg_nsamples(agg))
+		rc = empty_error(ctx, inputs, n, r.fo, o && o->counters, err);
+	tf_stacks_free(r.stacks);
+	tf_filter_free(r.filter);
 	free(steps);
-	free(kind);
-	free(ftype);
+	free(own);
 	return rc;
 }
 
 int tf_pipeline_conclude(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
 			 const tf_pipeline_partial *total, tf_error *err)
 {
-	const char *format = o ? o->format : NULL;
 	const tf_filter_opts *fo = o && tf_filter_active(o->filter) ? o->filter : NULL;
 	tf_agg_meta *meta = tf_agg_meta_get(agg);
 	TF_TRY(least_name(ctx, inputs, n, NULL, &meta->main_file, err));
-	for (int i = 0; i < n; i++) {
-		const tf_format *f = tf_format_find(inputs[i], format, err);
-		if (!f)
-			return err && err->code ? err->code : TF_EUNKNOWN;
-		TF_TRY(input_check_delta(ctx, inputs[i], total->input_diags[i], err));
-		if (o && o->comments)
-			input_comment(agg, inputs[i], f->name);
+	const tf_format **own = NULL;
+	const tf_format *const *fmts = o ? o->formats : NULL;
+	if (!fmts) {
+		if (!(own = calloc((size_t)n + 1, sizeof(*own))))
+			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		int rc = tf_inputs_resolve(inputs, n, o ? o->format : NULL, own, err);
+		if (rc < 0) {
+			free(own);
+			return rc;
+		}
+		fmts = own;
 	}
+	int rc = 0;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		rc = input_check_delta(ctx, inputs[i], total->input_diags[i], err);
+		if (rc == 0 && o && o->comments)
+			input_comment(agg, inputs[i], fmts[i]->name);
+	}
+	free(own);
+	TF_TRY(rc);
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
 	if (fo) { /* absolute bounds only (a partial run refuses the others): no reading */
 		tf_window_opts steps_w;
 		bool rel = false;
 		int64_t first_ts = 0;
-		TF_TRY(tf_pipeline_window(ctx, inputs, n, format, &fo, &steps_w, &lo, &hi, &rel, &first_ts, err));
+		/* absolute bounds need no formats: nothing is read */
+		TF_TRY(tf_pipeline_window(ctx, inputs, n, NULL, &fo, &steps_w, &lo, &hi, &rel, &first_ts, err));
 	}
 	span_meta(agg, total->any_time, total->min_ns, total->max_ns, fo && fo->window_text, lo, hi);
 	if (fo && o->comments)

@@ -9,7 +9,7 @@
  * untouched; its reader options are used).  *cur and *cur_input (when not
  * NULL) are the input being read (its index among inputs), for a sink that
  * looks at its tracks. */
-int tf_pipeline_first_pass(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_sink *sink,
+int tf_pipeline_first_pass(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts, tf_sink *sink,
 			   tf_ctx **cur, uint32_t *cur_input, tf_error *err);
 
 #endif

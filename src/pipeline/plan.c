@@ -12,12 +12,10 @@
 #include <sys/stat.h>
 #include "tracefold/pipeline.h"
 #include "tracefold/reader.h"
-#include "tracefold/pprof.h"
-#include "tracefold/folded.h"
 #include "grow.h"
 
-int tf_pipeline_plan(tf_ctx *ctx, const char *const *inputs, int n, const char *format, tf_plan_part **out,
-		     tf_error *err)
+int tf_pipeline_plan(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+		     tf_plan_part **out, tf_error *err)
 {
 	tf_plan_part *v = NULL;
 	uint32_t nv = 0, cap = 0;
@@ -29,15 +27,15 @@ int tf_pipeline_plan(tf_ctx *ctx, const char *const *inputs, int n, const char *
 					  "standard input cannot be shared out among processes: name the files");
 			break;
 		}
-		if (!format && (tf_pprof_sniff(inputs[i]) || tf_folded_sniff(inputs[i]))) {
+		const tf_format *f = fmts ? fmts[i] : tf_format_find(inputs[i], NULL, err);
+		if (!f) {
+			rc = err && err->code ? err->code : TF_EUNKNOWN;
+			break;
+		}
+		if (f->kind != TF_INPUT_EVENTS) {
 			rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
 					  "'%s' is a profile: a distributed run reads traces (add profiles with "
 					  "'tracefold merge')", inputs[i]);
-			break;
-		}
-		const tf_format *f = tf_format_find(inputs[i], format, err);
-		if (!f) {
-			rc = err && err->code ? err->code : TF_EUNKNOWN;
 			break;
 		}
 		tf_part *parts = NULL;

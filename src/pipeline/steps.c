@@ -96,11 +96,11 @@ static void steps_free(steps_sink *s)
 	free(s->gend);
 }
 
-int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const char *format, const tf_filter_opts *fo,
-		      int64_t *start, int64_t *end, tf_error *err)
+int tf_pipeline_steps(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+		      const tf_filter_opts *fo, int64_t *start, int64_t *end, tf_error *err)
 {
 	steps_sink ss = { .sink = { .event = steps_event }, .lo = fo->step_lo, .hi = fo->step_hi };
-	int rc = tf_pipeline_first_pass(ctx, inputs, n, format, &ss.sink, &ss.ctx, &ss.input, err);
+	int rc = tf_pipeline_first_pass(ctx, inputs, n, fmts, &ss.sink, &ss.ctx, &ss.input, err);
 	if (rc == 0 && !ss.any) {
 		if (ss.any_step)
 			rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
@@ -248,12 +248,9 @@ static int region_steps(region_sink *r, uint32_t input, tf_step **list, uint32_t
 }
 
 /* Reads input i through a stack builder in a scratch ctx, into r. */
-static int region_read(tf_ctx *ctx, const char *path, const char *format, uint32_t i, region_sink *r,
+static int region_read(tf_ctx *ctx, const char *path, const tf_format *f, uint32_t i, region_sink *r,
 		       tf_error *err)
 {
-	const tf_format *f = tf_format_find(path, format, err);
-	if (!f)
-		return err && err->code ? err->code : TF_EUNKNOWN;
 	tf_ctx *scratch = tf_ctx_new();
 	tf_cpath *cp = tf_cpath_new();
 	tf_stacks *st = scratch && cp ? tf_stacks_new_spans(scratch, cp) : NULL;
@@ -279,7 +276,8 @@ static int region_read(tf_ctx *ctx, const char *path, const char *format, uint32
 	return rc;
 }
 
-int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const char *format, uint32_t first_input,
+int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+			  uint32_t first_input,
 			  const char *region, tf_step **out, size_t *nout, tf_error *err)
 {
 	*out = NULL;
@@ -294,14 +292,16 @@ int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const c
 	uint32_t nlist = 0, caplist = 0;
 	if (!region) {
 		steps_sink ss = { .sink = { .event = steps_event }, .collect = true, .first = first_input };
-		rc = tf_pipeline_first_pass(ctx, inputs, n, format, &ss.sink, &ss.ctx, &ss.input, err);
+		rc = tf_pipeline_first_pass(ctx, inputs, n, fmts, &ss.sink, &ss.ctx, &ss.input, err);
 		steps_free(&ss);
 		list = ss.list;
 		nlist = ss.nlist;
 	} else {
 		for (int i = 0; i < n && rc == 0; i++) {
+			if (!fmts[i]->read) /* a profile: no regions */
+				continue;
 			region_sink r = { .spans = { .open = region_open, .close = region_close }, .name = region };
-			rc = region_read(ctx, inputs[i], format, first_input + (uint32_t)i, &r, err);
+			rc = region_read(ctx, inputs[i], fmts[i], first_input + (uint32_t)i, &r, err);
 			if (rc == 0)
 				rc = region_steps(&r, first_input + (uint32_t)i, &list, &nlist, &caplist);
 			if (rc == TF_ENOMEM && err && !err->code)

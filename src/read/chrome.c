@@ -808,7 +808,7 @@ int tf_chrome_sniff(const unsigned char *h, size_t n)
 	return TF_SNIFF_MAYBE;
 }
 
-static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n)
+static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n, bool whole)
 {
 	if (is_dir)
 		return TF_SNIFF_NO;
@@ -853,7 +853,8 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 }
 
 const tf_format tf_format_chrome = {
-	"chrome", "Chrome trace-event JSON (Chrome, Perfetto, PyTorch/Kineto, rocprofiler, TAU json)",
-	sniff, read_input,
-	NULL, /* one part */
+	.name = "chrome",
+	.description = "Chrome trace-event JSON (Chrome, Perfetto, PyTorch/Kineto, rocprofiler, TAU json)",
+	.sniff = sniff,
+	.read = read_input, /* one part */
 };

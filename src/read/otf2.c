@@ -154,7 +154,7 @@ static int find_anchor(const char *dir, char *out, size_t len, int *depth_out)
 	return n;
 }
 
-static int sniff(const char *path, int dir, const unsigned char *head, size_t n)
+static int sniff(const char *path, int dir, const unsigned char *head, size_t n, bool whole)
 {
 	if (dir) {
 		char a[PATH_MAX];
@@ -383,9 +383,9 @@ static int parts(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err)
 }
 
 const tf_format tf_format_otf2 = {
-	"otf2",
-	"OTF2 archive (Score-P, TAU): an anchor file (*.otf2) or a directory holding one",
-	sniff,
-	read_input,
-	parts,
+	.name = "otf2",
+	.description = "OTF2 archive (Score-P, TAU): an anchor file (*.otf2) or a directory holding one",
+	.sniff = sniff,
+	.read = read_input,
+	.parts = parts,
 };

@@ -824,7 +824,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 
 /* A Trace starts with packet 1 (0x0a, a length), and the packet's first
  * bytes are well-formed fields, not text.  The name says yes on its own. */
-static int sniff(const char *path, int is_dir, const unsigned char *h, size_t n)
+static int sniff(const char *path, int is_dir, const unsigned char *h, size_t n, bool whole)
 {
 	if (is_dir)
 		return TF_SNIFF_NO;
@@ -889,7 +889,8 @@ static int sniff(const char *path, int is_dir, const unsigned char *h, size_t n)
 }
 
 const tf_format tf_format_perfetto = {
-	"perfetto", "Perfetto protobuf traces with track events (.pftrace; tracefold's, Perfetto SDK's)",
-	sniff, read_input,
-	NULL, /* one part */
+	.name = "perfetto",
+	.description = "Perfetto protobuf traces with track events (.pftrace; tracefold's, Perfetto SDK's)",
+	.sniff = sniff,
+	.read = read_input, /* one part */
 };

@@ -1,8 +1,11 @@
-/* registry.c - the input formats: one row per format.  A new format is a new
- * file in src/read/ plus one line here. */
+/* registry.c - the input formats, of every kind: one row per format.  A new
+ * format is a new file in src/read/ plus one line here.  Profiles come
+ * first: a pprof or folded-stacks file is said to be one before a trace
+ * reader's "maybe" (a JSON-looking text) could take it. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include "tracefold/reader.h"
 #include "tracefold/io.h"
@@ -11,8 +14,12 @@ extern const tf_format tf_format_chrome;
 extern const tf_format tf_format_tau;
 extern const tf_format tf_format_otf2;
 extern const tf_format tf_format_perfetto;
+extern const tf_format tf_format_pprof;
+extern const tf_format tf_format_folded;
 
 const tf_format *const tf_formats[] = {
+	&tf_format_pprof,
+	&tf_format_folded,
 	&tf_format_otf2,
 	&tf_format_tau,
 	&tf_format_chrome,
@@ -28,15 +35,14 @@ const tf_format *tf_format_by_name(const char *name)
 	return NULL;
 }
 
-#define SNIFF_BYTES 128
 /* How far leading whitespace is skipped to find what a text file holds. */
 #define SNIFF_WS_BYTES (1u << 20)
 
-static int sniff_all(const char *path, int is_dir, const unsigned char *head, size_t n,
+static int sniff_all(const char *path, int is_dir, const unsigned char *head, size_t n, bool whole,
 		     const tf_format **maybe)
 {
 	for (int i = 0; tf_formats[i]; i++) {
-		int s = tf_formats[i]->sniff(path, is_dir, head, n);
+		int s = tf_formats[i]->sniff(path, is_dir, head, n, whole);
 		if (s == TF_SNIFF_YES)
 			return i;
 		if (s == TF_SNIFF_MAYBE && !*maybe)
@@ -66,8 +72,8 @@ static const tf_format *sniff_after_ws(const char *path, const tf_format **maybe
 		off++;
 	int k = -1;
 	if (n > 0 && off < (size_t)n) {
-		size_t len = (size_t)n - off < SNIFF_BYTES ? (size_t)n - off : SNIFF_BYTES;
-		k = sniff_all(path, 0, big + off, len, maybe);
+		size_t len = (size_t)n - off < TF_SNIFF_HEAD ? (size_t)n - off : TF_SNIFF_HEAD;
+		k = sniff_all(path, 0, big + off, len, len < TF_SNIFF_HEAD, maybe);
 	}
 	free(big);
 	return k >= 0 ? tf_formats[k] : NULL;
@@ -82,6 +88,51 @@ static bool is_utf16(const unsigned char *h, size_t n)
 			  (h[0] == 0 && h[2] == 0 && (h[1] == '[' || h[1] == '{')));
 }
 
+void tf_formats_list(int kind, char *buf, size_t len)
+{
+	int n = 0, k = 0;
+	for (int i = 0; tf_formats[i]; i++)
+		n += kind < 0 || tf_formats[i]->kind == kind;
+	size_t at = 0;
+	buf[0] = '\0';
+	for (int i = 0; tf_formats[i] && at < len; i++) {
+		if (kind >= 0 && tf_formats[i]->kind != kind)
+			continue;
+		k++;
+		int w = snprintf(buf + at, len - at, "%s%s", k == 1 ? "" : k == n ? " or " : ", ", tf_formats[i]->name);
+		at += w > 0 ? (size_t)w : 0;
+	}
+}
+
+/* The first TF_SNIFF_HEAD bytes of path (decompressed) into head; *whole:
+ * they are all of it.  Returns their number or a negative TF_E*. */
+static ptrdiff_t read_head(const char *path, unsigned char *head, bool *whole, tf_error *err)
+{
+	tf_in *in;
+	int rc = tf_in_open(&in, path, err);
+	if (rc < 0)
+		return rc;
+	tf_error local;
+	tf_error_clear(&local);
+	ptrdiff_t n = tf_in_read(in, head, TF_SNIFF_HEAD, &local);
+	*whole = n >= 0 && n < TF_SNIFF_HEAD && !tf_in_truncated(in);
+	tf_in_close(in);
+	if (n < 0 && err)
+		*err = local;
+	return n;
+}
+
+static const tf_format *unknown(const char *path, tf_error *err)
+{
+	char tr[256], pr[256];
+	tf_formats_list(TF_INPUT_EVENTS, tr, sizeof(tr));
+	tf_formats_list(TF_INPUT_PROFILE, pr, sizeof(pr));
+	tf_error_set(err, TF_EUNKNOWN, path, -1, -1,
+		     "not a trace or profile tracefold can read (traces: %s; profiles: %s; "
+		     "'tracefold --help' describes each)", tr, pr);
+	return NULL;
+}
+
 const tf_format *tf_format_find(const char *path, const char *force, tf_error *err)
 {
 	if (force) {
@@ -90,24 +141,21 @@ const tf_format *tf_format_find(const char *path, const char *force, tf_error *e
 			tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "unknown format '%s'", force);
 		return f;
 	}
+	if (!strcmp(path, "-"))
+		return &tf_format_chrome; /* stdin: JSON is the only streamable format */
 	struct stat sb;
-	int is_dir = 0;
-	if (strcmp(path, "-") != 0) {
-		if (stat(path, &sb) != 0) {
-			tf_error_set(err, TF_EIO, path, -1, -1, "cannot open");
-			return NULL;
-		}
-		is_dir = S_ISDIR(sb.st_mode);
+	if (stat(path, &sb) != 0) {
+		tf_error_set(err, TF_EIO, path, -1, -1, "cannot open");
+		return NULL;
 	}
-	unsigned char head[SNIFF_BYTES];
+	int is_dir = S_ISDIR(sb.st_mode);
+	unsigned char head[TF_SNIFF_HEAD];
 	ptrdiff_t n = 0;
-	if (!is_dir && strcmp(path, "-") != 0) {
-		n = tf_file_head(path, head, sizeof(head), err);
-		if (n < 0)
-			return NULL;
-	}
+	bool whole = false;
+	if (!is_dir && (n = read_head(path, head, &whole, err)) < 0)
+		return NULL;
 	const tf_format *maybe = NULL;
-	int k = sniff_all(path, is_dir, head, (size_t)n, &maybe);
+	int k = sniff_all(path, is_dir, head, (size_t)n, whole, &maybe);
 	if (k >= 0)
 		return tf_formats[k];
 	if (!is_dir && is_utf16(head, (size_t)n)) {
@@ -116,19 +164,20 @@ const tf_format *tf_format_find(const char *path, const char *force, tf_error *e
 			     "iconv -f UTF-16 -t UTF-8 IN > OUT)");
 		return NULL;
 	}
-	if (!maybe && strcmp(path, "-") == 0)
-		maybe = &tf_format_chrome; /* stdin: JSON is the only streamable format */
-	if (!maybe && !is_dir && n == SNIFF_BYTES && all_ws(head, (size_t)n)) {
+	if (!maybe && !is_dir && n == TF_SNIFF_HEAD && all_ws(head, (size_t)n)) {
 		const tf_format *f = sniff_after_ws(path, &maybe, err);
 		if (f)
 			return f;
 	}
-	if (!maybe)
-		tf_error_set(err, TF_EUNKNOWN, path, -1, -1,
-			     "not a trace tracefold can read (expected Chrome/PyTorch JSON, a TAU .trc "
-			     "file or trace directory, an OTF2 anchor file or directory, or a Perfetto "
-			     "protobuf trace)");
-	return maybe;
+	return maybe ? maybe : unknown(path, err);
+}
+
+int tf_inputs_resolve(const char *const *paths, int n, const char *force, const tf_format **out, tf_error *err)
+{
+	for (int i = 0; i < n; i++)
+		if (!(out[i] = tf_format_find(paths[i], force, err)))
+			return err && err->code ? err->code : TF_EUNKNOWN;
+	return 0;
 }
 
 int tf_read_input(const char *path, const char *force, uint32_t input, tf_ctx *ctx,
@@ -137,6 +186,8 @@ int tf_read_input(const char *path, const char *force, uint32_t input, tf_ctx *c
 	const tf_format *f = tf_format_find(path, force, err);
 	if (!f)
 		return err && err->code ? err->code : TF_EUNKNOWN;
+	if (!f->read)
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "'%s' is a %s, not a trace", path, f->noun);
 	int rc = f->read(path, input, ctx, sink, err);
 	if (rc < 0 && rc != TF_ESTOP)
 		return rc;

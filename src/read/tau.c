@@ -733,7 +733,7 @@ static bool head_is_tau(const unsigned char *head, size_t n)
 	return !l.guessed;
 }
 
-static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n)
+static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n, bool whole)
 {
 	if (is_dir) {
 		DIR *d = opendir(path);
@@ -758,9 +758,9 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 }
 
 const tf_format tf_format_tau = {
-	"tau",
-	"TAU traces: a directory of tautrace.N.C.T.trc + events.N.edf, a merged tau.trc, or one .trc",
-	sniff,
-	read_input,
-	parts,
+	.name = "tau",
+	.description = "TAU traces: a directory of tautrace.N.C.T.trc + events.N.edf, a merged tau.trc, or one .trc",
+	.sniff = sniff,
+	.read = read_input,
+	.parts = parts,
 };

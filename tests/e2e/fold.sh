@@ -1,5 +1,5 @@
 # tracefold fold: folded stacks out (src/write/folded.c) and in
-# (src/write/folded_read.c; docs/folded.md).  The oracle for every value is
+# (src/read/folded.c; docs/folded.md).  The oracle for every value is
 # pprof's own decoding (go tool pprof -raw, through tests/tools/pprof_raw.py)
 # of the profile tracefold writes of the same input, speedscope's table of
 # the folded file, and, for folded input, PyTorch's own export_stacks file

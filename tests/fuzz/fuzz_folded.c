@@ -1,5 +1,5 @@
 /* fuzz_folded.c - folded stacks: the reader and sniffer
- * (src/write/folded_read.c) and the writer (src/write/folded.c).
+ * (src/read/folded.c) and the writer (src/write/folded.c).
  *
  * Input: one mode byte, then the file's bytes.  Mode bit 0 set: the bytes
  * are gzipped before they are written (so the line parser sees the fuzzed

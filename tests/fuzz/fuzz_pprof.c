@@ -1,4 +1,4 @@
-/* fuzz_pprof.c - the pprof profile reader (src/write/pprof_read.c).
+/* fuzz_pprof.c - the pprof profile reader (src/read/pprof.c).
  *
  * Input: one mode byte, then the profile bytes.  Mode bit 0 set: the bytes
  * are gzipped before they are written (so the protobuf decoder and the

@@ -770,7 +770,7 @@ static void test_sniff(void **state)
 			fail_msg("sniff '%s' != %d", c[i].h, c[i].want);
 	const tf_format *f = tf_format_by_name("chrome");
 	assert_non_null(f);
-	assert_int_equal(f->sniff("x", 1, NULL, 0), TF_SNIFF_NO);
+	assert_int_equal(f->sniff("x", 1, NULL, 0, true), TF_SNIFF_NO);
 }
 
 /* ---- through a file (tf_in, gzip) ---- */

@@ -1,4 +1,4 @@
-/* test_folded.c - folded stacks (src/write/folded.c, folded_read.c): the
+/* test_folded.c - folded stacks (src/write/folded.c, src/read/folded.c): the
  * writer's self values over label sets, bytewise order, name rewriting and
  * merged lines, its errors (no file); the reader's lines across input
  * chunks, line numbers and byte offsets, types; the sniffer's rules. */

@@ -974,10 +974,10 @@ static void test_sniff(void **state)
 	tf_error err;
 	ptrdiff_t n = tf_file_head(w.anchor, head, sizeof(head), &err);
 	assert_true(n >= 6);
-	assert_int_equal(f->sniff(w.anchor, 0, head, (size_t)n), TF_SNIFF_YES);
-	assert_int_equal(f->sniff("x.otf2", 0, (const unsigned char *)"garbage", 7), TF_SNIFF_MAYBE);
-	assert_int_equal(f->sniff("x.json", 0, (const unsigned char *)"[{\"ph\":", 7), TF_SNIFF_NO);
-	assert_int_equal(f->sniff(w.dir, 1, NULL, 0), TF_SNIFF_YES);
+	assert_int_equal(f->sniff(w.anchor, 0, head, (size_t)n, false), TF_SNIFF_YES);
+	assert_int_equal(f->sniff("x.otf2", 0, (const unsigned char *)"garbage", 7, false), TF_SNIFF_MAYBE);
+	assert_int_equal(f->sniff("x.json", 0, (const unsigned char *)"[{\"ph\":", 7, false), TF_SNIFF_NO);
+	assert_int_equal(f->sniff(w.dir, 1, NULL, 0, false), TF_SNIFF_YES);
 	/* one level up: found, but only MAYBE (a TAU folder may hold a converted copy) */
 	char parent[300];
 	snprintf(parent, sizeof(parent), "%s/exp", w.dir);
@@ -985,7 +985,7 @@ static void test_sniff(void **state)
 	snprintf(cmd, sizeof(cmd), "mkdir '%s' && mv '%s/traces' '%s/traces.otf2' '%s/traces.def' '%s/'",
 		 parent, w.dir, w.dir, w.dir, parent);
 	assert_int_equal(system(cmd), 0);
-	assert_int_equal(f->sniff(w.dir, 1, NULL, 0), TF_SNIFF_MAYBE);
+	assert_int_equal(f->sniff(w.dir, 1, NULL, 0, false), TF_SNIFF_MAYBE);
 	tf_error_clear(&err);
 	assert_ptr_equal(tf_format_find(w.dir, NULL, &err), f);
 	run *x = read_archive(w.dir, 0);

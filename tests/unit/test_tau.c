@@ -936,13 +936,13 @@ static void test_sniff(void **state)
 	unsigned char head[24] = { 0 };
 	tf_tau_rec r = R(60000, 3, 5);
 	enc(head, &r, 24, host_big());
-	assert_int_equal(tf_format_tau.sniff("x.trc", 0, head, 24), TF_SNIFF_YES);
-	assert_int_equal(tf_format_tau.sniff("x.bin", 0, head, 24), TF_SNIFF_MAYBE);
-	assert_int_equal(tf_format_tau.sniff("x.json", 0, (const unsigned char *)"{\"traceEvents\": [ ]}   ", 24),
+	assert_int_equal(tf_format_tau.sniff("x.trc", 0, head, 24, false), TF_SNIFF_YES);
+	assert_int_equal(tf_format_tau.sniff("x.bin", 0, head, 24, false), TF_SNIFF_MAYBE);
+	assert_int_equal(tf_format_tau.sniff("x.json", 0, (const unsigned char *)"{\"traceEvents\": [ ]}   ", 24, false),
 			 TF_SNIFF_NO);
-	assert_int_equal(tf_format_tau.sniff("tests/data/tau/tiny", 1, NULL, 0), TF_SNIFF_YES);
-	assert_int_equal(tf_format_tau.sniff("tests/data/tau/threads/merged", 1, NULL, 0), TF_SNIFF_YES);
-	assert_int_equal(tf_format_tau.sniff("tests/unit", 1, NULL, 0), TF_SNIFF_NO);
+	assert_int_equal(tf_format_tau.sniff("tests/data/tau/tiny", 1, NULL, 0, false), TF_SNIFF_YES);
+	assert_int_equal(tf_format_tau.sniff("tests/data/tau/threads/merged", 1, NULL, 0, false), TF_SNIFF_YES);
+	assert_int_equal(tf_format_tau.sniff("tests/unit", 1, NULL, 0, false), TF_SNIFF_NO);
 }
 
 int main(void)

@@ -1,4 +1,4 @@
-/* folded_read.c - reads folded stacks (docs/folded.md) into a tf_agg, and
+/* folded.c (src/read) - reads folded stacks (docs/folded.md) into a tf_agg, and
  * tells them from the other inputs (tf_folded_sniff).
  *
  *   root;frame;leaf VALUE\n
@@ -25,10 +25,10 @@
 #include <string.h>
 #include "tracefold/folded.h"
 #include "tracefold/io.h"
+#include "tracefold/reader.h"
 #include "grow.h"
 
 #define LINE_MAX_BYTES ((size_t)64 << 20)
-#define SNIFF_HEAD 4096
 
 typedef struct frd {
 	tf_agg *agg;
@@ -236,16 +236,13 @@ static bool json_start(const char *s, size_t n)
 	return strchr(" \t{[\"]-0123456789", s[i]) != NULL;
 }
 
-bool tf_folded_sniff(const char *path)
+/* The sniff of folded stacks: head, n bytes of it (decompressed), whole
+ * if they are the whole file. */
+static bool sniff_head(const char *head, size_t n, bool whole)
 {
-	char head[SNIFF_HEAD];
-	tf_error err;
-	tf_error_clear(&err);
-	ptrdiff_t got = tf_file_head(path, head, sizeof(head), &err);
-	if (got <= 0 || memchr(head, '\0', (size_t)got))
+	if (!n || memchr(head, '\0', n))
 		return false;
-	size_t n = (size_t)got, p = 0;
-	bool whole = n < sizeof(head); /* the head is the whole file */
+	size_t p = 0;
 	unsigned lines = 0, good = 0;  /* whole non-empty lines, and those that fit */
 	while (p < n) {
 		const char *nl = memchr(head + p, '\n', n - p);
@@ -268,3 +265,33 @@ bool tf_folded_sniff(const char *path)
 	}
 	return lines > 0 && 2 * good >= lines;
 }
+
+bool tf_folded_sniff(const char *path)
+{
+	char head[TF_SNIFF_HEAD];
+	tf_error err;
+	tf_error_clear(&err);
+	ptrdiff_t got = tf_file_head(path, head, sizeof(head), &err);
+	return got > 0 && sniff_head(head, (size_t)got, (size_t)got < sizeof(head));
+}
+
+/* Whole means not cut by the head's size here (a cut gzip stream too: its
+ * last line is judged like any other). */
+static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n, bool whole)
+{
+	return !is_dir && sniff_head((const char *)head, n, n < TF_SNIFF_HEAD) ? TF_SNIFF_YES : TF_SNIFF_NO;
+}
+
+static int read_profile(tf_agg *agg, const char *path, const tf_profile_opts *po, tf_error *err)
+{
+	return tf_folded_read(agg, path, po ? po->type : NULL, po ? po->unit : NULL, err);
+}
+
+const tf_format tf_format_folded = {
+	.name = "folded",
+	.description = "folded stacks (flamegraph.pl, inferno, speedscope, PyTorch export_stacks; .gz too)",
+	.sniff = sniff,
+	.kind = TF_INPUT_PROFILE,
+	.noun = "profile (folded stacks)",
+	.read_profile = read_profile,
+};

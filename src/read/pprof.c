@@ -1,4 +1,4 @@
-/* pprof_read.c - reads a profile.proto (gzipped or not) into a tf_agg.
+/* pprof.c (src/read) - reads a profile.proto (gzipped or not) into a tf_agg.
  *
  * Whole-message exception: a protobuf message can only be unpacked from one
  * contiguous buffer, so this reader (alone in tracefold) holds its whole
@@ -34,6 +34,7 @@
 #include <string.h>
 #include "tracefold/pprof.h"
 #include "tracefold/io.h"
+#include "tracefold/reader.h"
 #include "profile.pb-c.h"
 #include "hmap.h"
 #include "sat.h"
@@ -520,9 +521,22 @@ static int walk_fields(const unsigned char *b, size_t n, size_t *at, size_t *fie
 	return 0;
 }
 
+/* The sniff of a profile.proto: head, n bytes of it (decompressed), whole
+ * if they are the whole file. */
+static bool sniff_head(const unsigned char *head, size_t n, bool whole)
+{
+	if (!n)
+		return false;
+	size_t at, fields;
+	int w = walk_fields(head, n, &at, &fields);
+	if (w == 1) /* the last field runs past the head: a longer file, or a cut profile */
+		return whole ? fields >= 2 : fields > 0 || at > 0;
+	return w == 0 && fields > 0;
+}
+
 bool tf_pprof_sniff(const char *path)
 {
-	unsigned char head[4096];
+	unsigned char head[TF_SNIFF_HEAD];
 	tf_error err;
 	tf_error_clear(&err);
 	tf_in *in;
@@ -530,13 +544,26 @@ bool tf_pprof_sniff(const char *path)
 		return false;
 	ptrdiff_t n = tf_in_read(in, head, sizeof(head), &err);
 	/* the head is the whole file, unless a cut gzip file ended it */
-	int whole = n >= 0 && (size_t)n < sizeof(head) && !tf_in_truncated(in);
+	bool whole = n >= 0 && (size_t)n < sizeof(head) && !tf_in_truncated(in);
 	tf_in_close(in);
-	if (n <= 0)
-		return false;
-	size_t at, fields;
-	int w = walk_fields(head, (size_t)n, &at, &fields);
-	if (w == 1) /* the last field runs past the head: a longer file, or a cut profile */
-		return whole ? fields >= 2 : fields > 0 || at > 0;
-	return w == 0 && fields > 0;
+	return n > 0 && sniff_head(head, (size_t)n, whole);
 }
+
+static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n, bool whole)
+{
+	return !is_dir && sniff_head(head, n, whole) ? TF_SNIFF_YES : TF_SNIFF_NO;
+}
+
+static int read_profile(tf_agg *agg, const char *path, const tf_profile_opts *po, tf_error *err)
+{
+	return tf_pprof_read(agg, path, err);
+}
+
+const tf_format tf_format_pprof = {
+	.name = "pprof",
+	.description = "pprof profiles (profile.proto, gzipped or not): tracefold's, Go's, any tool's",
+	.sniff = sniff,
+	.kind = TF_INPUT_PROFILE,
+	.noun = "pprof profile",
+	.read_profile = read_profile,
+};
