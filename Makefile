@@ -171,8 +171,9 @@ bench: deps tracefold tracefold-mpi
 	sh tests/deps.sh bench
 	sh bench/run.sh
 
-# Rewrites tests/golden/outputs.sha256 from ./tracefold: only for an
-# intended change of the outputs (tests/e2e/golden.sh checks them).
+# Rewrites tests/golden/expected/ (one text file a case of
+# tests/golden/cases.txt) from ./tracefold: only for an intended change of
+# the outputs (tests/e2e/golden.sh checks them; git diff shows the change).
 golden-update: tracefold
 	sh tests/golden/run.sh --update
 
