@@ -1,5 +1,8 @@
 /* main.c - tracefold's entry point: global flags and the command table.
- * Each command lives in src/cmd/<name>.c and is one row here. */
+ * Each command lives in src/cmd/<name>.c and is one row here; an output
+ * format's own command (tracefold chrome, events, ...) is a field of its
+ * writer's row (tf_writers[], writer.h) and takes the place of the row
+ * WRITERS here. */
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
@@ -10,10 +13,7 @@
 static const tf_cmd commands[] = {
 	{ "profile", tf_cmd_profile, "aggregate traces into a gzipped pprof profile" },
 	{ "convert", tf_cmd_convert, "one read of the traces, several outputs (formats below)" },
-	{ "events",  tf_cmd_events,  "every event as Parquet tables for SQL (DuckDB); docs/schema.md" },
-	{ "chrome",  tf_cmd_chrome,  "a timeline as Chrome trace JSON for Perfetto UI; docs/chrome-out.md" },
-	{ "perfetto", tf_cmd_perfetto, "a timeline as a Perfetto protobuf trace; docs/perfetto.md" },
-	{ "otf2",    tf_cmd_otf2,    "an OTF2 archive for Vampir and Scalasca; docs/otf2-out.md" },
+	{ NULL,      NULL,           NULL }, /* WRITERS: the writers' commands */
 	{ "info",    tf_cmd_info,    "describe traces: ranks, threads, span, event counts, repairs" },
 	{ "top",     tf_cmd_top,     "hotspot table of traces or profiles (text, markdown, json)" },
 	{ "diff",    tf_cmd_diff,    "compare two runs; can fail a CI job on a regression" },
@@ -30,16 +30,26 @@ static void usage(FILE *f)
 		"usage: tracefold [-v|-q] COMMAND [ARGS...]\n"
 		"       tracefold --version | --help\n"
 		"\n"
-		"Turns performance traces (TAU .trc/.edf, Chrome/PyTorch trace JSON, OTF2)\n"
-		"into profiles: call stacks rebuilt per thread, self and inclusive time.\n"
+		"Turns performance traces into profiles: call stacks rebuilt per thread,\n"
+		"self and inclusive time, GPU work under the call that launched it.\n"
 		"\n"
 		"commands:\n");
-	for (size_t i = 0; i < NCMDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\ninput formats:\n");
+	for (size_t i = 0; i < NCMDS; i++) {
+		if (commands[i].name) {
+			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+			continue;
+		}
+		for (int k = 0; tf_writers[k]; k++)
+			if (tf_writers[k]->command)
+				fprintf(f, "  %-8s %s\n", tf_writers[k]->command, tf_writers[k]->summary);
+	}
+	fprintf(f, "\ninput formats (traces, then profiles, added as they are):\n");
 	for (int i = 0; tf_formats[i]; i++)
-		fprintf(f, "  %-8s %s\n", tf_formats[i]->name, tf_formats[i]->description);
-	fprintf(f, "  (and profiles, added as they are: pprof, and folded stacks of one sample type)\n");
+		if (tf_formats[i]->kind == TF_INPUT_EVENTS)
+			fprintf(f, "  %-8s %s\n", tf_formats[i]->name, tf_formats[i]->description);
+	for (int i = 0; tf_formats[i]; i++)
+		if (tf_formats[i]->kind != TF_INPUT_EVENTS)
+			fprintf(f, "  %-8s %s\n", tf_formats[i]->name, tf_formats[i]->description);
 	fprintf(f, "\noutput formats:\n");
 	for (int i = 0; tf_writers[i]; i++)
 		fprintf(f, "  %-8s %s\n", tf_writers[i]->name, tf_writers[i]->description);
@@ -85,9 +95,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return TF_EXIT_USAGE;
 	}
+	const tf_writer *w = tf_writer_by_command(argv[i]);
 	for (size_t k = 0; k < NCMDS; k++) {
-		if (strcmp(argv[i], commands[k].name) == 0) {
-			int rc = commands[k].fn(argc - i, argv + i);
+		if (w || (commands[k].name && strcmp(argv[i], commands[k].name) == 0)) {
+			int rc = w ? tf_cmd_write(w, argc - i, argv + i) : commands[k].fn(argc - i, argv + i);
 			rc = tf_mpi_end(rc); /* --mpi: one status for every process */
 			/* a full disk or closed pipe on stdout is an error, said once:
 			 * not again when the command already failed writing to it */

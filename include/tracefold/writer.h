@@ -17,6 +17,25 @@
 /* What a writer consumes. */
 enum { TF_WRITER_AGG = 1, TF_WRITER_SPANS = 2 };
 
+/* What a writer can do (tf_writer.flags). */
+enum {
+	TF_WRITER_DIR = 1,       /* writes a folder (-o DIR), not a file */
+	TF_WRITER_STDOUT = 2,    /* can write to standard output (-o -) */
+	TF_WRITER_MPI_PARTS = 4, /* under --mpi, each process writes its own part */
+};
+
+/* An option of a writer, taken by its command and by convert: --NAME VALUE.
+ * Its value is checked and stored by set into the writer's own options
+ * (tf_writer.conf_size bytes, zeroed for the defaults), which the writer
+ * gets back as tf_writer_args.conf. */
+typedef struct tf_writer_opt {
+	const char *name;        /* "--compression" */
+	const char *value;       /* what it takes, for --help ("C") */
+	const char *help;        /* for --help: lines of at most 56 columns, '\n' between */
+	/* TF_EUSAGE with a message naming the option when value is not one */
+	int (*set)(void *conf, const char *value, tf_error *err);
+} tf_writer_opt;
+
 /* What a span writer is told when it opens (all borrowed for its life). */
 typedef struct tf_writer_args {
 	tf_ctx *ctx;
@@ -24,9 +43,7 @@ typedef struct tf_writer_args {
 	const char *const *inputs;    /* the run's inputs, for metadata */
 	const char *const *input_formats; /* the reader of each ("pprof", "folded" for a profile) */
 	int ninputs;
-	const char *compression;      /* "zstd" (NULL), "gzip" or "none", where it applies */
-	bool partition_rank;          /* Hive-style rank=N folders, where it applies */
-	bool phases_be;               /* chrome: regions as B/E pairs instead of X */
+	const void *conf;             /* the writer's options (tf_writer_opt), or NULL: defaults */
 	int part, nparts;             /* a distributed run (docs/distributed.md): this process
 				       * writes part `part` of nparts (parquet: part-N.parquet
 				       * files, ids unique across parts); 0, 0 otherwise */
@@ -47,12 +64,26 @@ typedef struct tf_writer {
 			 tf_error *err);
 	int (*span_finish)(void *state, tf_error *err);
 	void (*span_abort)(void *state);
+	unsigned flags;                 /* TF_WRITER_DIR, _STDOUT, _MPI_PARTS */
+	const tf_writer_opt *opts;      /* its options, ended by a row with name NULL; or NULL */
+	size_t conf_size;               /* the size of the options they fill in */
+	/* Optional: a command of its own ("tracefold chrome IN... -o OUT"),
+	 * the short form of "convert --to NAME": its line in tracefold --help,
+	 * what its usage line says after the inputs, and its --help text. */
+	const char *command;
+	const char *summary;
+	const char *usage;              /* "-o OUT.json[.gz]" */
+	const char *help;
 } tf_writer;
 
 /* The table, NULL-terminated. */
 extern const tf_writer *const tf_writers[];
 
 const tf_writer *tf_writer_by_name(const char *name);
+/* The writer whose command is name, or NULL. */
+const tf_writer *tf_writer_by_command(const char *name);
+/* Its option called name ("--phases"), or NULL. */
+const tf_writer_opt *tf_writer_opt_find(const tf_writer *w, const char *name);
 /* The writer whose suffix ends path, or NULL. */
 const tf_writer *tf_writer_for_path(const char *path);
 

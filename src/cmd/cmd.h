@@ -30,10 +30,10 @@ typedef struct tf_cmd {
 
 int tf_cmd_profile(int argc, char **argv);
 int tf_cmd_convert(int argc, char **argv);
-int tf_cmd_events(int argc, char **argv);
-int tf_cmd_chrome(int argc, char **argv);
-int tf_cmd_perfetto(int argc, char **argv);
-int tf_cmd_otf2(int argc, char **argv);
+/* A writer's own command (tf_writer.command: events, chrome, perfetto,
+ * otf2, ...): convert with that one output. */
+struct tf_writer;
+int tf_cmd_write(const struct tf_writer *w, int argc, char **argv);
 int tf_cmd_info(int argc, char **argv);
 int tf_cmd_top(int argc, char **argv);
 int tf_cmd_diff(int argc, char **argv);
@@ -52,6 +52,9 @@ void tf_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int tf_report(const tf_error *err);
 /* Prints "tracefold CMD: <msg>\nTry 'tracefold CMD --help'." and returns TF_EXIT_USAGE. */
 int tf_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One option's lines in a --help: "  -o, --output FILE    help", the help
+ * from column 23, its further lines ('\n' between) indented as far. */
+void tf_help_opt(const char *short_name, const char *long_name, const char *value, const char *help);
 /* True if arg is -h or --help. */
 bool tf_is_help(const char *arg);
 /* Parses a non-negative integer / a double option value; false if malformed. */
@@ -235,6 +238,13 @@ const char *tf_mpi_build(void);
 /* The pipeline (include/tracefold/pipeline.h) run for a command: prints its
  * warnings and, on failure, its error; returns an exit status. */
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o);
+/* What every command that reads one aggregate and shows it does: the
+ * input options applied to ctx, the inputs loaded (tf_load_inputs), the
+ * repairs reported, --strict applied and, with type_out, the sample type
+ * picked (type_name, or the default; said when there is none).  Returns
+ * an exit status (TF_EXIT_WORKER: an --mpi process other than 0). */
+int tf_load_report(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_input_opts *io,
+		   const char *type_name, int *type_out);
 /* Prints the ctx's warnings not printed yet (unless quiet). */
 void tf_print_warnings(tf_ctx *ctx);
 

@@ -13,122 +13,100 @@
 static void list_writers(void)
 {
 	for (int i = 0; tf_writers[i]; i++) {
-		printf("  %-8s %s (", tf_writers[i]->name, tf_writers[i]->description);
-		for (const char *const *s = tf_writers[i]->suffixes; *s; s++)
-			printf("%s%s", s == tf_writers[i]->suffixes ? "" : " ", *s);
+		const tf_writer *w = tf_writers[i];
+		printf("  %-8s %s (", w->name, w->description);
+		if (!w->suffixes[0]) /* a folder: no name says it */
+			printf("--to %s", w->name);
+		for (const char *const *x = w->suffixes; *x; x++)
+			printf("%s%s", x == w->suffixes ? "" : " ", *x);
 		printf(")\n");
 	}
 }
 
-enum { MODE_PROFILE, MODE_CONVERT, MODE_EVENTS, MODE_CHROME, MODE_PERFETTO, MODE_OTF2 };
+/* profile, convert, or a writer's own command (tf_writer.command). */
+enum { MODE_PROFILE, MODE_CONVERT, MODE_WRITER };
 
-static void help(int mode)
+/* The options of every writer convert can write, each name once (--compression
+ * is parquet's and perfetto's), or of the one writer w. */
+static int writer_opt_names(const tf_writer *w, const char **names, int max)
 {
-	bool profile = mode == MODE_PROFILE;
-	if (mode == MODE_CHROME)
-		printf("usage: tracefold chrome [options] INPUT... -o OUT.json[.gz]\n"
-		       "\n"
-		       "Writes the INPUTs (the inputs of 'tracefold profile') as one timeline in\n"
-		       "Chrome trace-event JSON, in one streaming pass: every matched region as an\n"
-		       "X event (after the stack rules and repairs; args: self time, call path,\n"
-		       "repairs), counters as C, instants as i, process names (rank N) and\n"
-		       "thread names as M events, MPI messages and flows as arrows.  Gzipped when\n"
-		       "OUT ends in .gz.  Open it in Perfetto UI (ui.perfetto.dev, Open trace\n"
-		       "file) or chrome://tracing (Load).  Epoch-sized times are shifted to stay\n"
-		       "exact in a viewer; otherData.time_shift_ns says by how much\n"
-		       "(docs/chrome-out.md).\n"
-		       "\n"
-		       "options:\n"
-		       "  -o, --output FILE    the trace to write; required\n"
-		       "      --phases P       x (default): a region as one X event; be: a B event at\n"
-		       "                       its start and an E at its end, written as they come\n");
-	else if (mode == MODE_PERFETTO)
-		printf("usage: tracefold perfetto [options] INPUT... -o OUT.pftrace[.gz]\n"
-		       "\n"
-		       "Writes the INPUTs (the inputs of 'tracefold profile') as one timeline in\n"
-		       "Perfetto's protobuf trace format, in one streaming pass: a track per\n"
-		       "process (rank N), thread and GPU stream, every matched region as a slice\n"
-		       "(after the stack rules and repairs; repaired ones carry a 'repaired'\n"
-		       "annotation), instants, counters as counter tracks, MPI messages and\n"
-		       "flows as flow arrows; names interned, times delta-coded.  Several times\n"
-		       "smaller than the same trace as Chrome JSON.  Gzipped when OUT ends in\n"
-		       ".gz.  Open it in Perfetto UI (ui.perfetto.dev, Open trace file) or\n"
-		       "trace processor; 'tracefold profile' reads it back (docs/perfetto.md).\n"
-		       "\n"
-		       "options:\n"
-		       "  -o, --output FILE    the trace to write; required\n"
-		       "      --compression C  deflate (default; none for .gz names): packets in\n"
-		       "                       zlib-compressed chunks (compressed_packets), as\n"
-		       "                       Perfetto's own service writes them; none: plain\n"
-		       "                       packets (for protoc --decode)\n");
-	else if (mode == MODE_OTF2)
-		printf("usage: tracefold otf2 [options] INPUT... -o DIR\n"
-		       "\n"
-		       "Writes the INPUTs (the inputs of 'tracefold profile') as one OTF2 archive\n"
-		       "(DIR/traces.otf2, as Score-P writes it) through libotf2, in one streaming\n"
-		       "pass, for Vampir, Scalasca, Cube and the OTF2 tools: a location group per\n"
-		       "process (rank N) and per GPU device, a location per thread and GPU stream,\n"
-		       "Enter/Leave per region in the nesting the stack builder rebuilt (equal\n"
-		       "timestamps never cross), counters as metrics, MPI messages as\n"
-		       "MpiSend/MpiRecv on MPI_COMM_WORLD; 1 ns clock ticks, the inputs' own\n"
-		       "times; repairs as the attribute tracefold::repaired.  An archive already\n"
-		       "at DIR is replaced; a folder holding anything else (a Score-P experiment\n"
-		       "folder) is refused and kept (docs/otf2-out.md).\n"
-		       "\n"
-		       "options:\n"
-		       "  -o, --output DIR     the archive's folder; required\n");
-	else if (mode == MODE_EVENTS)
-		printf("usage: tracefold events [options] INPUT... -o DIR\n"
-		       "\n"
-		       "Writes every event of the INPUTs (the inputs of 'tracefold profile') into\n"
-		       "one normalized schema of Parquet tables, in one streaming pass:\n"
-		       "DIR/<table>/part-0.parquet for slices (one row per region instance, after\n"
-		       "the stack rules and repairs), counters, instants, messages (each send\n"
-		       "paired with its receive), flows, tracks and call_paths (docs/schema.md).\n"
-		       "Query them with DuckDB: SELECT name, sum(self_ns) FROM\n"
-		       "read_parquet('DIR/slices/**/*.parquet') GROUP BY name.\n"
-		       "\n"
-		       "options:\n"
-		       "  -o, --output DIR     the folder of the tables; required\n"
-		       "      --partition rank  Hive-style DIR/<table>/rank=N/part-0.parquet (none: one file)\n"
-		       "      --compression C  none, zstd (default) or gzip\n");
-	else if (profile)
+	int n = 0;
+	for (int i = 0; tf_writers[i]; i++) {
+		if (w && tf_writers[i] != w)
+			continue;
+		for (const tf_writer_opt *o = tf_writers[i]->opts; o && o->name; o++) {
+			int k = 0;
+			while (k < n && strcmp(names[k], o->name))
+				k++;
+			if (k == n && n < max)
+				names[n++] = o->name;
+		}
+	}
+	return n;
+}
+
+/* The --help lines of the writers' options: each writer's own text, said
+ * once per writer that has it ("parquet: ..."). */
+static void help_writer_opts(const tf_writer *only)
+{
+	const char *names[32];
+	int n = writer_opt_names(only, names, 32);
+	for (int k = 0; k < n; k++)
+		for (int i = 0; tf_writers[i]; i++) {
+			const tf_writer_opt *o = tf_writer_opt_find(tf_writers[i], names[k]);
+			if (!o || (only && tf_writers[i] != only))
+				continue;
+			char h[1024];
+			snprintf(h, sizeof(h), "%s%s%s", only ? "" : tf_writers[i]->name, only ? "" : ": ", o->help);
+			tf_help_opt(NULL, o->name, o->value, h);
+		}
+}
+
+static void help(int mode, const tf_writer *w)
+{
+	if (mode == MODE_WRITER) {
+		printf("usage: tracefold %s [options] INPUT... %s\n\n%s\noptions:\n", w->command, w->usage, w->help);
+		tf_help_opt("-o", "--output", w->flags & TF_WRITER_DIR ? "DIR" : "FILE",
+			    w->flags & TF_WRITER_DIR ? "the folder to write; required" : "the file to write; required");
+		help_writer_opts(w);
+	} else if (mode == MODE_PROFILE) {
+		char traces[256], profiles[256];
+		tf_formats_list(TF_INPUT_EVENTS, traces, sizeof(traces));
+		tf_formats_list(TF_INPUT_PROFILE, profiles, sizeof(profiles));
 		printf("usage: tracefold profile [options] INPUT... -o OUT.pb.gz\n"
 		       "\n"
-		       "Reads every INPUT (Chrome/PyTorch trace JSON, optionally gzipped, or JSON\n"
-		       "lines; a TAU trace directory, .trc file or merged tau.trc; an OTF2 anchor\n"
-		       "or its directory; a Perfetto protobuf trace), rebuilds each thread's call\n"
-		       "stack and writes one gzipped pprof profile of all of them.  Sample types:\n"
+		       "Reads every INPUT (a trace: %s, gzipped or not;\n"
+		       "'tracefold --help' describes each), rebuilds each thread's call stack\n"
+		       "and writes one gzipped pprof profile of all of them.  Sample types:\n"
 		       "calls/count and wall/nanoseconds (default); wall is each call path's SELF\n"
 		       "time of CPU threads, so pprof's flat = self time and cum = inclusive\n"
 		       "time; with GPU streams (PyTorch/Kineto) also gpu/nanoseconds, GPU time\n"
 		       "under the CPU call that launched it (docs/gpu.md).  Labels: rank (or\n"
-		       "pid when no rank is known) and thread.  An INPUT may also be a profile,\n"
-		       "pprof (ours or another tool's) or folded stacks: it is added as it is.\n"
+		       "pid when no rank is known) and thread.  An INPUT may also be a profile\n"
+		       "(%s): it is added as it is.\n"
 		       "The short form of 'tracefold convert' for one pprof output; an OUT that\n"
 		       "ends in .folded or .folded.gz gets folded stacks of the wall time instead\n"
 		       "('tracefold fold' picks the sample type).\n"
 		       "\n"
-		       "options:\n"
-		       "  -o, --output FILE    where to write the profile ('-' = stdout); required\n"
-		       "      --sample-types LIST  only these sample types, in this order (e.g.\n"
-		       "                       calls,wall,gpu: profiles that go tool pprof -diff_base\n"
-		       "                       can compare, whatever events each run had)\n");
-	else
+		       "options:\n", traces, profiles);
+		tf_help_opt("-o", "--output", "FILE", "where to write the profile ('-' = stdout); required");
+		tf_help_opt(NULL, "--sample-types", "LIST", "only these sample types, in this order (e.g.\n"
+			    "calls,wall,gpu: profiles that go tool pprof -diff_base\n"
+			    "can compare, whatever events each run had)");
+	} else {
 		printf("usage: tracefold convert [options] INPUT... [--to FORMAT] -o OUT [-o OUT ...]\n"
 		       "\n"
 		       "Reads every INPUT once (the inputs of 'tracefold profile') and writes each\n"
 		       "OUT from that one read, in the format its name says, or --to FORMAT.\n"
 		       "\n"
-		       "options:\n"
-		       "  -o, --output FILE    an output ('-' = stdout); at least one, as many as you like\n"
-		       "      --to FORMAT      the format of the -o options that follow it\n"
-		       "      --partition rank  parquet: Hive-style rank=N folders\n"
-		       "      --compression C  parquet: none, zstd (default) or gzip; perfetto: none\n"
-		       "                       or compressed packets (default)\n"
-		       "      --phases P       chrome: x (default) or be (B/E pairs)\n"
-		       "      --sample-types LIST  profiles (pprof, folded, flame): only these\n"
-		       "                       sample types, in this order\n");
+		       "options:\n");
+		tf_help_opt("-o", "--output", "OUT", "an output ('-' = stdout, for the formats that can);\n"
+			    "at least one, as many as you like");
+		tf_help_opt(NULL, "--to", "FORMAT", "the format of the -o options that follow it");
+		tf_help_opt(NULL, "--sample-types", "LIST", "profiles (pprof, folded, flame): only these\n"
+			    "sample types, in this order");
+		help_writer_opts(NULL);
+	}
 	printf(TF_INPUT_OPTS_HELP
 	       "  -h, --help           this text\n"
 	       "\n");
@@ -191,285 +169,327 @@ static int keep_types(const char *cmd, tf_agg **agg, const char *list)
 	return rc;
 }
 
-static int convert(const char *cmd, int mode, int argc, char **argv)
+
+#define MAX_WOPTS 32
+
+/* One run of profile, convert or a writer's command. */
+typedef struct conv {
+	const char *cmd;
+	int mode;                     /* MODE_* */
+	const tf_writer *only;        /* MODE_WRITER: its writer */
+	const char **inputs;
+	int ninputs;
+	output *outs;
+	int nouts;
+	const char *sample_types;     /* --sample-types */
+	const char *wopt[MAX_WOPTS];  /* the writers' option names taken (writer_opt_names) */
+	const char *wval[MAX_WOPTS];  /* and the value each was given, or NULL */
+	int nwopt;
+	void *conf[64];               /* the options of each writer (by index in tf_writers), or NULL */
+	tf_input_opts iopts;
+} conv;
+
+enum { O_OUTPUT, O_TO, O_SAMPLE_TYPES, O_WRITER };
+
+/* The command line into c; TF_EXIT_OK, or the exit status of help or a
+ * usage error (printed). */
+static int parse(conv *c, int argc, char **argv, bool *helped)
 {
-	bool profile = mode == MODE_PROFILE;
-	const char *compression = NULL;
-	bool partition_rank = false, phases_be = false;
-	tf_span_sink **consumers = calloc((size_t)argc + 1, sizeof(tf_span_sink *));
-	const char **input_formats = NULL;
-	const tf_format **in_formats = NULL; /* each input's */
-	int nconsumers = 0;
-	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
-	output *outs = calloc((size_t)argc, sizeof(output));
-	int ninputs = 0, nouts = 0, rc = TF_EXIT_OK;
-	const tf_writer *to = mode == MODE_EVENTS ? tf_writer_by_name("parquet")
-			      : mode == MODE_CHROME ? tf_writer_by_name("chrome")
-			      : mode == MODE_PERFETTO ? tf_writer_by_name("perfetto")
-			      : mode == MODE_OTF2 ? tf_writer_by_name("otf2") : NULL;
-	tf_ctx *ctx = NULL;
-	tf_agg *agg = NULL;
-	tf_input_opts iopts = { 0 };
-	if (!inputs || !outs || !consumers || !(ctx = tf_ctx_new())) {
-		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
-	}
-	enum { O_OUTPUT, O_TO, O_PARTITION, O_COMPRESSION, O_PHASES, O_SAMPLE_TYPES };
-	const char *sample_types = NULL;
-	static const tf_opt opts[] = {
-		{ O_OUTPUT, "-o", "--output", true }, { O_TO, NULL, "--to", true },
-		{ O_SAMPLE_TYPES, NULL, "--sample-types", true },
-		{ O_PARTITION, NULL, "--partition", true }, { O_COMPRESSION, NULL, "--compression", true },
-		{ O_PHASES, NULL, "--phases", true },
-		{ 0, NULL, NULL, false },
+	tf_opt opts[4 + MAX_WOPTS] = {
+		{ O_OUTPUT, "-o", "--output", true },
 	};
+	int n = 1;
+	if (c->mode == MODE_CONVERT)
+		opts[n++] = (tf_opt){ O_TO, NULL, "--to", true };
+	if (c->mode != MODE_WRITER)
+		opts[n++] = (tf_opt){ O_SAMPLE_TYPES, NULL, "--sample-types", true };
+	if (c->mode != MODE_PROFILE)
+		c->nwopt = writer_opt_names(c->only, c->wopt, MAX_WOPTS);
+	for (int k = 0; k < c->nwopt; k++)
+		opts[n++] = (tf_opt){ O_WRITER + k, NULL, c->wopt[k], true };
+	opts[n] = (tf_opt){ 0, NULL, NULL, false };
+	const tf_writer *to = c->only;
 	tf_optstate os = { 0 };
 	const char *v;
-	for (int id; (id = tf_opt_next(cmd, argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
-		switch (id) {
-		case TF_OPT_USAGE:
-			rc = TF_EXIT_USAGE;
-			goto done;
-		case TF_OPT_HELP:
-			help(mode);
-			goto done;
-		case TF_OPT_ARG:
-			inputs[ninputs++] = v;
-			break;
-		case O_OUTPUT:
-			if (mode != MODE_CONVERT && nouts) {
-				rc = tf_usage_error(cmd, "one output only (tracefold convert writes several)");
-				goto done;
-			}
-			outs[nouts++] = (output){ v, to, NULL, NULL };
-			break;
-		case O_PHASES:
-			if (mode != MODE_CHROME && mode != MODE_CONVERT) {
-				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
-				goto done;
-			}
-			if (strcmp(v, "x") && strcmp(v, "be")) {
-				rc = tf_usage_error(cmd, "--phases takes x or be, not '%s'", v);
-				goto done;
-			}
-			phases_be = !strcmp(v, "be");
-			break;
-		case O_PARTITION:
-		case O_COMPRESSION:
-			if (profile || mode == MODE_CHROME || mode == MODE_OTF2 || (mode == MODE_PERFETTO && id == O_PARTITION)) {
-				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
-				goto done;
-			}
-			if (id == O_PARTITION && strcmp(v, "rank") && strcmp(v, "none")) {
-				rc = tf_usage_error(cmd, "--partition takes rank or none, not '%s'", v);
-				goto done;
-			}
-			if (id == O_COMPRESSION && mode == MODE_PERFETTO && strcmp(v, "none") && strcmp(v, "deflate")) {
-				rc = tf_usage_error(cmd, "--compression takes none or deflate, not '%s'", v);
-				goto done;
-			}
-			if (id == O_COMPRESSION && mode != MODE_PERFETTO && strcmp(v, "none") && strcmp(v, "zstd") &&
-			    strcmp(v, "gzip")) {
-				rc = tf_usage_error(cmd, "--compression takes none, zstd or gzip, not '%s'", v);
-				goto done;
-			}
-			if (id == O_PARTITION)
-				partition_rank = !strcmp(v, "rank");
-			else
-				compression = v;
-			break;
-		case O_SAMPLE_TYPES:
-			if (mode != MODE_CONVERT && !profile) {
-				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
-				goto done;
-			}
-			sample_types = v;
-			break;
-		case O_TO:
-			if (mode != MODE_CONVERT) {
-				rc = tf_usage_error(cmd, "unknown option '%s'", os.opt);
-				goto done;
-			}
-			to = tf_writer_by_name(v);
-			if (!to) {
-				rc = tf_usage_error(cmd, "unknown output format '%s' ('tracefold convert --help' lists them)", v);
-				goto done;
-			}
-			break;
+	for (int id; (id = tf_opt_next(c->cmd, argc, argv, opts, &c->iopts, &os, &v)) != TF_OPT_DONE;) {
+		if (id == TF_OPT_USAGE)
+			return TF_EXIT_USAGE;
+		if (id == TF_OPT_HELP) {
+			help(c->mode, c->only);
+			*helped = true;
+			return TF_EXIT_OK;
+		}
+		if (id == TF_OPT_ARG) {
+			c->inputs[c->ninputs++] = v;
+		} else if (id == O_OUTPUT) {
+			if (c->mode != MODE_CONVERT && c->nouts)
+				return tf_usage_error(c->cmd, "one output only (tracefold convert writes several)");
+			c->outs[c->nouts++] = (output){ v, to, NULL, NULL };
+		} else if (id == O_TO) {
+			if (!(to = tf_writer_by_name(v)))
+				return tf_usage_error(c->cmd, "unknown output format '%s' ('tracefold convert --help' "
+						      "lists them)", v);
+		} else if (id == O_SAMPLE_TYPES) {
+			c->sample_types = v;
+		} else {
+			c->wval[id - O_WRITER] = v;
 		}
 	}
-	if (!ninputs) {
-		rc = tf_usage_error(cmd, "no input given");
-		goto done;
-	}
-	if (!nouts) {
-		rc = tf_usage_error(cmd, profile ? "no output given (use -o OUT.pb.gz, or -o - for stdout)"
-						 : "no output given (use -o OUT, once per output)");
-		goto done;
-	}
-	for (int k = 0; k < nouts; k++) {
-		output *o = &outs[k];
-		if (profile) { /* pprof, unless the name asks for another aggregate writer */
-			o->w = strcmp(o->path, "-") ? tf_writer_for_path(o->path) : NULL;
+	if (!c->ninputs)
+		return tf_usage_error(c->cmd, "no input given");
+	if (!c->nouts)
+		return tf_usage_error(c->cmd, c->mode == MODE_PROFILE ? "no output given (use -o OUT.pb.gz, or -o - for "
+									"stdout)"
+								      : "no output given (use -o OUT, once per output)");
+	return TF_EXIT_OK;
+}
+
+/* The writer of each output, and what it may be given. */
+static int pick_writers(conv *c)
+{
+	for (int k = 0; k < c->nouts; k++) {
+		output *o = &c->outs[k];
+		bool out_std = !strcmp(o->path, "-");
+		if (c->mode == MODE_PROFILE) { /* pprof, unless the name asks for another aggregate writer */
+			o->w = out_std ? NULL : tf_writer_for_path(o->path);
 			if (!o->w || o->w->consumes != TF_WRITER_AGG)
 				o->w = tf_writer_by_name("pprof");
 		}
 		if (!o->w)
-			o->w = strcmp(o->path, "-") ? tf_writer_for_path(o->path) : tf_writer_by_name("pprof");
-		if (!o->w) {
-			rc = tf_usage_error(cmd, "cannot tell the format of '%s' from its name: use --to FORMAT "
-					    "before -o ('tracefold convert --help' lists the formats)", o->path);
-			goto done;
-		}
-		if (o->w->consumes == TF_WRITER_SPANS && !strcmp(o->path, "-")) {
-			rc = tf_usage_error(cmd, "%s cannot write to standard output: give -o %s", o->w->name,
-					    strcmp(o->w->name, "parquet") ? "FILE" : "DIR");
-			goto done;
-		}
+			o->w = !out_std ? tf_writer_for_path(o->path) : tf_writer_by_name("pprof");
+		if (!o->w)
+			return tf_usage_error(c->cmd, "cannot tell the format of '%s' from its name: use --to FORMAT "
+					      "before -o ('tracefold convert --help' lists the formats)", o->path);
+		if (out_std && !(o->w->flags & TF_WRITER_STDOUT))
+			return tf_usage_error(c->cmd, "%s cannot write to standard output: give -o %s", o->w->name,
+					      o->w->flags & TF_WRITER_DIR ? "DIR" : "FILE");
 		for (int j = 0; j < k; j++)
-			if (!strcmp(outs[j].path, o->path)) {
-				rc = tf_usage_error(cmd, "the output '%s' is given twice", o->path);
-				goto done;
-			}
-		rc = tf_output_is_input(cmd, o->path, inputs, ninputs);
+			if (!strcmp(c->outs[j].path, o->path))
+				return tf_usage_error(c->cmd, "the output '%s' is given twice", o->path);
+		int rc = tf_output_is_input(c->cmd, o->path, c->inputs, c->ninputs);
 		if (rc != TF_EXIT_OK)
-			goto done;
+			return rc;
 	}
-	tf_input_opts_apply(&iopts, ctx);
-	agg = tf_agg_new(tf_ctx_strtab(ctx));
-	if (!agg) {
-		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
+	return TF_EXIT_OK;
+}
+
+static int writer_index(const tf_writer *w)
+{
+	int i = 0;
+	while (tf_writers[i] && tf_writers[i] != w)
+		i++;
+	return i;
+}
+
+/* The writers' options given, checked and stored by each writer of an
+ * output that takes them (c->conf); one that no output takes is an error. */
+static int set_writer_opts(conv *c)
+{
+	for (int k = 0; k < c->nouts; k++) {
+		int i = writer_index(c->outs[k].w);
+		if (i >= 64)
+			return tf_usage_error(c->cmd, "too many output formats");
+		if (!c->conf[i] && c->outs[k].w->conf_size && !(c->conf[i] = calloc(1, c->outs[k].w->conf_size))) {
+			tf_msg("out of memory");
+			return TF_EXIT_INPUT;
+		}
 	}
-	char note[64];
-	snprintf(note, sizeof(note), "tracefold %s", TRACEFOLD_VERSION);
-	tf_agg_comment(agg, note);
-	/* each input's format, resolved once for the writers and the pipeline */
-	const char **fmts = calloc((size_t)ninputs + 1, sizeof(char *));
-	in_formats = calloc((size_t)ninputs + 1, sizeof(*in_formats));
-	if (!fmts || !in_formats) {
-		free(fmts);
-		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
+	for (int k = 0; k < c->nwopt; k++) {
+		if (!c->wval[k])
+			continue;
+		bool used = false;
+		char takers[256] = "";
+		for (int i = 0; tf_writers[i] && i < 64; i++) {
+			const tf_writer_opt *o = tf_writer_opt_find(tf_writers[i], c->wopt[k]);
+			if (!o)
+				continue;
+			size_t at = strlen(takers);
+			snprintf(takers + at, sizeof(takers) - at, "%s%s", at ? " or " : "", tf_writers[i]->name);
+			if (!c->conf[i])
+				continue;
+			tf_error err;
+			tf_error_clear(&err);
+			if (o->set(c->conf[i], c->wval[k], &err) < 0)
+				return tf_usage_error(c->cmd, "%s", err.msg);
+			used = true;
+		}
+		if (!used)
+			return tf_usage_error(c->cmd, "%s is an option of %s output, and no output here is one",
+					      c->wopt[k], takers);
 	}
-	input_formats = fmts;
-	tf_error ferr;
-	tf_error_clear(&ferr);
-	if (tf_inputs_resolve(inputs, ninputs, iopts.format, in_formats, &ferr) < 0) {
-		rc = tf_report(&ferr);
-		goto done;
-	}
-	for (int i = 0; i < ninputs; i++)
-		fmts[i] = in_formats[i]->name;
-	/* span writers consume the spans as the inputs are read */
-	tf_writer_args wa = { ctx, tf_agg_cpath(agg), inputs, fmts, ninputs, compression, partition_rank, phases_be, 0, 0 };
-	if (tf_mpi) {
-		/* a distributed run: every process writes its part of the event
-		 * tables; aggregate outputs come from process 0; a timeline or
-		 * an archive is one file in time order, which parts cannot make */
-		for (int k = 0; k < nouts; k++)
-			if (outs[k].w->consumes == TF_WRITER_SPANS && strcmp(outs[k].w->name, "parquet")) {
-				rc = tf_usage_error(cmd, "--mpi: %s output is not supported in a distributed run (it is "
-						    "one file in time order); write it without --mpi, or write Parquet "
-						    "event tables (docs/distributed.md)", outs[k].w->name);
-				goto done;
-			}
-		if ((rc = tf_mpi_start(&wa.part, &wa.nparts)) != TF_EXIT_OK)
-			goto done;
-	}
-	for (int k = 0; k < nouts; k++) {
-		if (outs[k].w->consumes != TF_WRITER_SPANS)
+	return TF_EXIT_OK;
+}
+
+/* --mpi: every process writes its part of the outputs that have parts;
+ * aggregate outputs come from process 0; a timeline or an archive is one
+ * file in time order, which parts cannot make. */
+static int mpi_outputs(conv *c, tf_writer_args *wa)
+{
+	for (int k = 0; k < c->nouts; k++)
+		if (c->outs[k].w->consumes == TF_WRITER_SPANS && !(c->outs[k].w->flags & TF_WRITER_MPI_PARTS))
+			return tf_usage_error(c->cmd, "--mpi: %s output is not supported in a distributed run (it is "
+					      "one file in time order); write it without --mpi, or write Parquet "
+					      "event tables (docs/distributed.md)", c->outs[k].w->name);
+	return tf_mpi_start(&wa->part, &wa->nparts);
+}
+
+/* Opens the span writers before the inputs are read: they take the spans
+ * as they come (consumers, NULL-terminated). */
+static int open_span_writers(conv *c, tf_writer_args *wa, tf_span_sink **consumers)
+{
+	int n = 0, rc = TF_EXIT_OK;
+	for (int k = 0; k < c->nouts && rc == TF_EXIT_OK; k++) {
+		output *o = &c->outs[k];
+		if (o->w->consumes != TF_WRITER_SPANS)
 			continue;
 		tf_error err;
 		tf_error_clear(&err);
-		if (outs[k].w->span_open(&wa, outs[k].path, &outs[k].sink, &outs[k].state, &err) < 0) {
+		wa->conf = c->conf[writer_index(o->w)];
+		if (o->w->span_open(wa, o->path, &o->sink, &o->state, &err) < 0)
 			rc = tf_report(&err);
-			break;
-		}
-		consumers[nconsumers++] = outs[k].sink;
+		else
+			consumers[n++] = o->sink;
 	}
+	wa->conf = NULL;
+	return rc;
+}
+
+/* Every output from the one read. */
+static int write_outputs(conv *c, tf_ctx *ctx, const tf_agg *agg)
+{
+	for (int k = 0; k < c->nouts; k++) {
+		output *o = &c->outs[k];
+		tf_error err;
+		tf_error_clear(&err);
+		int r;
+		if (o->w->consumes == TF_WRITER_SPANS) {
+			r = o->w->span_finish(o->state, &err);
+			o->state = NULL;
+			tf_print_warnings(ctx); /* what the writer said on finishing */
+		} else {
+			r = o->w->write_agg(agg, o->path, &err);
+		}
+		if (r < 0)
+			return tf_report(&err);
+	}
+	return TF_EXIT_OK;
+}
+
+/* --mpi, on a process other than 0: its parts of the outputs. */
+static int finish_parts(conv *c)
+{
+	int rc = TF_EXIT_WORKER;
+	for (int k = 0; k < c->nouts && rc == TF_EXIT_WORKER; k++) {
+		if (c->outs[k].w->consumes != TF_WRITER_SPANS)
+			continue;
+		tf_error err;
+		tf_error_clear(&err);
+		int r = c->outs[k].w->span_finish(c->outs[k].state, &err);
+		c->outs[k].state = NULL;
+		if (r < 0)
+			rc = tf_report(&err);
+	}
+	return rc;
+}
+
+/* Each input's format, resolved once for the writers (their metadata) and
+ * the pipeline. */
+static int resolve_inputs(conv *c, const tf_format **fmts, const char **names)
+{
+	tf_error err;
+	tf_error_clear(&err);
+	if (tf_inputs_resolve(c->inputs, c->ninputs, c->iopts.format, fmts, &err) < 0)
+		return tf_report(&err);
+	for (int i = 0; i < c->ninputs; i++)
+		names[i] = fmts[i]->name;
+	return TF_EXIT_OK;
+}
+
+/* Reads the inputs once, through the span writers, into agg. */
+static int run(conv *c, tf_ctx *ctx, tf_agg *agg, tf_span_sink **consumers, const tf_format **fmts,
+	       const char **names)
+{
+	int rc = resolve_inputs(c, fmts, names);
+	tf_writer_args wa = { ctx, tf_agg_cpath(agg), c->inputs, names, c->ninputs, NULL, 0, 0 };
+	if (rc == TF_EXIT_OK && tf_mpi)
+		rc = mpi_outputs(c, &wa);
+	if (rc == TF_EXIT_OK)
+		rc = open_span_writers(c, &wa, consumers);
 	/* --mpi: an output one process cannot open stops them all (each would
 	 * otherwise wait for the others in a different call) */
 	if (tf_mpi && (rc = tf_mpi_agree(rc)) != TF_EXIT_OK)
-		goto done;
+		return rc;
 	if (rc != TF_EXIT_OK)
-		goto done;
-	tf_load_opts lopts = tf_input_load_opts(&iopts);
+		return rc;
+	tf_load_opts lopts = tf_input_load_opts(&c->iopts);
 	lopts.comments = true;
 	lopts.consumers = consumers;
-	lopts.formats = in_formats;
-	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lopts);
+	lopts.formats = fmts;
+	rc = tf_load_inputs(ctx, agg, c->inputs, c->ninputs, &lopts);
 	bool worker = rc == TF_EXIT_WORKER, loaded = rc == TF_EXIT_OK || worker;
 	if (rc == TF_EXIT_OK)
-		rc = tf_check_strict(&iopts, ctx);
+		rc = tf_check_strict(&c->iopts, ctx);
 	/* --mpi: the run read well everywhere or nowhere (dist.h); --strict is
 	 * process 0's to judge: no process finishes its part of the tables
 	 * unless all of the run succeeded */
 	if (tf_mpi && loaded && (rc = tf_mpi_agree(worker ? TF_EXIT_OK : rc)) == TF_EXIT_OK && worker)
 		rc = TF_EXIT_WORKER;
-	if (rc == TF_EXIT_WORKER) { /* --mpi: this process's parts of the event tables */
-		for (int k = 0; k < nouts && rc == TF_EXIT_WORKER; k++) {
-			if (outs[k].w->consumes != TF_WRITER_SPANS)
-				continue;
-			tf_error err;
-			tf_error_clear(&err);
-			int r = outs[k].w->span_finish(outs[k].state, &err);
-			outs[k].state = NULL;
-			if (r < 0)
-				rc = tf_report(&err);
-		}
-		goto done;
-	}
-	if (rc != TF_EXIT_OK)
-		goto done;
-	if (sample_types && (rc = keep_types(cmd, &agg, sample_types)) != TF_EXIT_OK)
-		goto done;
-	const tf_diag *d = tf_ctx_diag(ctx);
-	char diagbuf[2048];
-	tf_diag_format(d, TF_SEV_INFO, ", ", 0, diagbuf, sizeof(diagbuf));
-	/* every output from the one read */
-	for (int k = 0; k < nouts; k++) {
-		tf_error err;
-		tf_error_clear(&err);
-		int r;
-		if (outs[k].w->consumes == TF_WRITER_SPANS) {
-			r = outs[k].w->span_finish(outs[k].state, &err);
-			outs[k].state = NULL;
-			tf_print_warnings(ctx); /* what the writer said on finishing */
-		} else {
-			r = outs[k].w->write_agg(agg, outs[k].path, &err);
-		}
-		if (r < 0) {
-			rc = tf_report(&err);
-			goto done;
-		}
-	}
-	tf_report_diag(ctx);
-	if (tf_verbose)
-		for (int k = 0; k < nouts; k++)
-			tf_msg("%s (%s): %zu samples, %u call paths, %u threads; %s", outs[k].path, outs[k].w->name,
-			       tf_agg_nsamples(agg), tf_agg_nnodes(agg) - 1, tf_ctx_track_count(ctx), diagbuf);
-done:
-	for (int k = 0; outs && k < nouts; k++)
-		if (outs[k].state)
-			outs[k].w->span_abort(outs[k].state);
-	tf_agg_free(agg);
-	tf_ctx_free(ctx);
-	free(inputs);
-	free(outs);
-	free(consumers);
-	free(input_formats);
-	free(in_formats);
-	tf_input_opts_free(&iopts);
 	return rc;
 }
 
-int tf_cmd_profile(int argc, char **argv) { return convert("profile", MODE_PROFILE, argc, argv); }
-int tf_cmd_convert(int argc, char **argv) { return convert("convert", MODE_CONVERT, argc, argv); }
-int tf_cmd_events(int argc, char **argv) { return convert("events", MODE_EVENTS, argc, argv); }
-int tf_cmd_chrome(int argc, char **argv) { return convert("chrome", MODE_CHROME, argc, argv); }
-int tf_cmd_perfetto(int argc, char **argv) { return convert("perfetto", MODE_PERFETTO, argc, argv); }
-int tf_cmd_otf2(int argc, char **argv) { return convert("otf2", MODE_OTF2, argc, argv); }
+static int convert(const char *cmd, int mode, const tf_writer *only, int argc, char **argv)
+{
+	conv c = { .cmd = cmd, .mode = mode, .only = only };
+	tf_span_sink **consumers = calloc((size_t)argc + 1, sizeof(tf_span_sink *));
+	const tf_format **fmts = calloc((size_t)argc + 1, sizeof(*fmts));
+	const char **names = calloc((size_t)argc + 1, sizeof(char *));
+	c.inputs = calloc((size_t)argc + 1, sizeof(char *));
+	c.outs = calloc((size_t)argc + 1, sizeof(output));
+	tf_ctx *ctx = tf_ctx_new();
+	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
+	bool helped = false;
+	int rc = TF_EXIT_OK;
+	if (!consumers || !fmts || !names || !c.inputs || !c.outs || !agg) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+	}
+	if (rc == TF_EXIT_OK && (rc = parse(&c, argc, argv, &helped)) == TF_EXIT_OK && !helped &&
+	    (rc = pick_writers(&c)) == TF_EXIT_OK && (rc = set_writer_opts(&c)) == TF_EXIT_OK) {
+		tf_input_opts_apply(&c.iopts, ctx);
+		char note[64];
+		snprintf(note, sizeof(note), "tracefold %s", TRACEFOLD_VERSION);
+		tf_agg_comment(agg, note);
+		rc = run(&c, ctx, agg, consumers, fmts, names);
+		if (rc == TF_EXIT_WORKER)
+			rc = finish_parts(&c);
+		else if (rc == TF_EXIT_OK && c.sample_types)
+			rc = keep_types(cmd, &agg, c.sample_types);
+		if (rc == TF_EXIT_OK && (rc = write_outputs(&c, ctx, agg)) == TF_EXIT_OK) {
+			tf_report_diag(ctx);
+			char diagbuf[2048];
+			tf_diag_format(tf_ctx_diag(ctx), TF_SEV_INFO, ", ", 0, diagbuf, sizeof(diagbuf));
+			for (int k = 0; tf_verbose && k < c.nouts; k++)
+				tf_msg("%s (%s): %zu samples, %u call paths, %u threads; %s", c.outs[k].path,
+				       c.outs[k].w->name, tf_agg_nsamples(agg), tf_agg_nnodes(agg) - 1,
+				       tf_ctx_track_count(ctx), diagbuf);
+		}
+	}
+	for (int k = 0; c.outs && k < c.nouts; k++)
+		if (c.outs[k].state)
+			c.outs[k].w->span_abort(c.outs[k].state);
+	for (size_t i = 0; i < sizeof(c.conf) / sizeof(c.conf[0]); i++)
+		free(c.conf[i]);
+	tf_agg_free(agg);
+	tf_ctx_free(ctx);
+	free(c.inputs);
+	free(c.outs);
+	free(consumers);
+	free(fmts);
+	free(names);
+	tf_input_opts_free(&c.iopts);
+	return rc;
+}
+
+int tf_cmd_profile(int argc, char **argv) { return convert("profile", MODE_PROFILE, NULL, argc, argv); }
+int tf_cmd_convert(int argc, char **argv) { return convert("convert", MODE_CONVERT, NULL, argc, argv); }
+int tf_cmd_write(const tf_writer *w, int argc, char **argv) { return convert(w->command, MODE_WRITER, w, argc, argv); }

@@ -67,22 +67,22 @@ static bool has_label(const tf_agg *a, const char *by)
 	return false;
 }
 
-int tf_cmd_flame(int argc, char **argv)
+/* What flame was asked for. */
+typedef struct flame_args {
+	const char **inputs;
+	int ninputs;
+	const char *out, *type_name, *base_arg;
+	tf_input_opts iopts;
+	tf_flame_opts fo;
+} flame_args;
+
+/* The command line into *a; TF_EXIT_OK, or the status of help (*helped)
+ * or a usage error (printed). */
+static int flame_parse(flame_args *a, int argc, char **argv, bool *helped)
 {
-	const char **inputs = (const char **)calloc((size_t)argc + 1, sizeof(char *));
-	const char *out = NULL, *type_name = NULL, *base_arg = NULL;
-	int ninputs = 0, rc = TF_EXIT_OK;
-	tf_input_opts iopts = { 0 };
-	tf_flame_opts fo = { 0 };
-	bool html = false, worker = false; /* worker: --mpi, a process other than 0 */
-	tf_ctx *ctx = NULL;
-	tf_agg *agg = NULL, *base = NULL;
-	char *base_copy = NULL;
-	const char **base_inputs = NULL;
-	if (!inputs) {
-		tf_msg("out of memory");
-		return TF_EXIT_INPUT;
-	}
+	const char **inputs = a->inputs;
+	tf_flame_opts *fo = &a->fo;
+	bool html = false;
 	enum { O_OUTPUT, O_DIFF, O_NORMALIZE, O_TYPE, O_BY, O_MIN_WIDTH, O_WIDTH, O_TITLE, O_ICICLE, O_COLORS, O_HTML };
 	static const tf_opt opts[] = {
 		{ O_OUTPUT, "-o", "--output", true }, { O_DIFF, NULL, "--diff", true },
@@ -94,93 +94,97 @@ int tf_cmd_flame(int argc, char **argv)
 	};
 	tf_optstate os = { 0 };
 	const char *v;
-	for (int id; (id = tf_opt_next("flame", argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
+	for (int id; (id = tf_opt_next("flame", argc, argv, opts, &a->iopts, &os, &v)) != TF_OPT_DONE;) {
 		double d;
 		long long n;
 		switch (id) {
 		case TF_OPT_USAGE:
-			rc = TF_EXIT_USAGE;
-			goto done;
+			return TF_EXIT_USAGE;
 		case TF_OPT_HELP:
 			help();
-			goto done;
+			*helped = true;
+			return TF_EXIT_OK;
 		case TF_OPT_ARG:
-			inputs[ninputs++] = v;
+			inputs[a->ninputs++] = v;
 			break;
 		case O_OUTPUT:
-			out = v;
+			a->out = v;
 			break;
 		case O_DIFF:
-			base_arg = v;
+			a->base_arg = v;
 			break;
 		case O_NORMALIZE:
-			fo.normalize = true;
+			fo->normalize = true;
 			break;
 		case O_TYPE:
-			type_name = v;
+			a->type_name = v;
 			break;
 		case O_BY:
-			if (!*v) {
-				rc = tf_usage_error("flame", "--by needs a label: rank, thread or another label key");
-				goto done;
-			}
-			fo.by = v;
+			if (!*v)
+				return tf_usage_error("flame", "--by needs a label: rank, thread or another label key");
+			fo->by = v;
 			break;
 		case O_MIN_WIDTH:
-			if (!tf_parse_double(v, &d) || !(d > 0 && d <= 1000)) {
-				rc = tf_usage_error("flame", "--min-width needs pixels above 0 and at most 1000 (0.5, 2), not '%s'", v);
-				goto done;
-			}
-			fo.min_width = d;
+			if (!tf_parse_double(v, &d) || !(d > 0 && d <= 1000))
+				return tf_usage_error("flame", "--min-width needs pixels above 0 and at most 1000 (0.5, 2), not '%s'", v);
+			fo->min_width = d;
 			break;
 		case O_WIDTH:
-			if (!tf_parse_i64(v, &n) || n < 100 || n > 100000) {
-				rc = tf_usage_error("flame", "--width needs pixels from 100 to 100000, not '%s'", v);
-				goto done;
-			}
-			fo.width = (int)n;
+			if (!tf_parse_i64(v, &n) || n < 100 || n > 100000)
+				return tf_usage_error("flame", "--width needs pixels from 100 to 100000, not '%s'", v);
+			fo->width = (int)n;
 			break;
 		case O_TITLE:
-			fo.title = v;
+			fo->title = v;
 			break;
 		case O_ICICLE:
-			fo.icicle = true;
+			fo->icicle = true;
 			break;
 		case O_COLORS:
 			if (!strcmp(v, "hash"))
-				fo.colors = TF_FLAME_COLOR_HASH;
+				fo->colors = TF_FLAME_COLOR_HASH;
 			else if (!strcmp(v, "category"))
-				fo.colors = TF_FLAME_COLOR_CATEGORY;
-			else {
-				rc = tf_usage_error("flame", "--colors takes hash or category, not '%s'", v);
-				goto done;
-			}
+				fo->colors = TF_FLAME_COLOR_CATEGORY;
+			else
+				return tf_usage_error("flame", "--colors takes hash or category, not '%s'", v);
 			break;
 		case O_HTML:
 			html = true;
 			break;
 		}
 	}
-	if (!ninputs) {
-		rc = tf_usage_error("flame", base_arg ? "no NEW input given (flame --diff BASE NEW -o OUT.svg)"
+	if (!a->ninputs)
+		return tf_usage_error("flame", a->base_arg ? "no NEW input given (flame --diff BASE NEW -o OUT.svg)"
 						      : "no input given");
-		goto done;
+	if (!a->out)
+		return tf_usage_error("flame", "no output given (use -o OUT.svg, or -o - for stdout)");
+	if (fo->normalize && !a->base_arg)
+		return tf_usage_error("flame", "--normalize compares two runs: it needs --diff BASE");
+	if (a->base_arg && fo->colors == TF_FLAME_COLOR_CATEGORY)
+		return tf_usage_error("flame", "--colors category: a differential flame graph is colored by the change");
+	fo->html = html || tf_flame_is_html(a->out);
+	return tf_output_is_input("flame", a->out, inputs, a->ninputs);
+}
+
+int tf_cmd_flame(int argc, char **argv)
+{
+	flame_args a = { .inputs = (const char **)calloc((size_t)argc + 1, sizeof(char *)) };
+	int rc = TF_EXIT_OK;
+	bool helped = false, worker = false; /* worker: --mpi, a process other than 0 */
+	tf_ctx *ctx = NULL;
+	tf_agg *agg = NULL, *base = NULL;
+	char *base_copy = NULL;
+	const char **base_inputs = NULL;
+	if (!a.inputs) {
+		tf_msg("out of memory");
+		return TF_EXIT_INPUT;
 	}
-	if (!out) {
-		rc = tf_usage_error("flame", "no output given (use -o OUT.svg, or -o - for stdout)");
+	if ((rc = flame_parse(&a, argc, argv, &helped)) != TF_EXIT_OK || helped)
 		goto done;
-	}
-	if (fo.normalize && !base_arg) {
-		rc = tf_usage_error("flame", "--normalize compares two runs: it needs --diff BASE");
-		goto done;
-	}
-	if (base_arg && fo.colors == TF_FLAME_COLOR_CATEGORY) {
-		rc = tf_usage_error("flame", "--colors category: a differential flame graph is colored by the change");
-		goto done;
-	}
-	if ((rc = tf_output_is_input("flame", out, inputs, ninputs)) != TF_EXIT_OK)
-		goto done;
-	fo.html = html || tf_flame_is_html(out);
+	const char **inputs = a.inputs, *out = a.out, *type_name = a.type_name, *base_arg = a.base_arg;
+	int ninputs = a.ninputs;
+	tf_input_opts *iopts = &a.iopts;
+	tf_flame_opts fo = a.fo;
 	ctx = tf_ctx_new();
 	agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
 	if (!agg) {
@@ -188,7 +192,7 @@ int tf_cmd_flame(int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	tf_input_opts_apply(&iopts, ctx);
+	tf_input_opts_apply(iopts, ctx);
 	uint32_t first = 0;
 	if (base_arg) {
 		int nb = tf_split_inputs(base_arg, &base_copy, &base_inputs);
@@ -203,14 +207,14 @@ int tf_cmd_flame(int argc, char **argv)
 		}
 		if ((rc = tf_output_is_input("flame", out, base_inputs, nb)) != TF_EXIT_OK)
 			goto done;
-		tf_load_opts lb = tf_input_load_opts(&iopts);
+		tf_load_opts lb = tf_input_load_opts(iopts);
 		if ((rc = tf_load_inputs(ctx, base, base_inputs, nb, &lb)) == TF_EXIT_WORKER)
 			worker = true; /* --mpi: process 0 draws; BASE and the inputs are two runs */
 		else if (rc != TF_EXIT_OK)
 			goto done;
 		first = (uint32_t)nb;
 	}
-	tf_load_opts lo = tf_input_load_opts(&iopts);
+	tf_load_opts lo = tf_input_load_opts(iopts);
 	lo.first_input = first;
 	if ((rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo)) != TF_EXIT_OK)
 		goto done;
@@ -219,7 +223,7 @@ int tf_cmd_flame(int argc, char **argv)
 		goto done;
 	}
 	tf_report_diag(ctx);
-	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
+	if ((rc = tf_check_strict(iopts, ctx)) != TF_EXIT_OK)
 		goto done;
 	/* the type as diff picks it: from BASE in a diff, then the same name in NEW */
 	if ((fo.type = tf_pick_type(base ? base : agg, type_name, base ? "BASE" : "the input")) < 0) {
@@ -257,9 +261,9 @@ done:
 	tf_agg_free(agg);
 	tf_agg_free(base);
 	tf_ctx_free(ctx);
-	free(inputs);
+	free(a.inputs);
 	free(base_copy);
 	free(base_inputs);
-	tf_input_opts_free(&iopts);
+	tf_input_opts_free(&a.iopts);
 	return rc;
 }

@@ -102,19 +102,9 @@ int tf_cmd_fold(int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	tf_input_opts_apply(&iopts, ctx);
-	tf_load_opts lo = tf_input_load_opts(&iopts);
-	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
-	if (rc != TF_EXIT_OK)
+	int t;
+	if ((rc = tf_load_report(ctx, agg, inputs, ninputs, &iopts, type_name, &t)) != TF_EXIT_OK)
 		goto done;
-	tf_report_diag(ctx);
-	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
-		goto done;
-	int t = tf_pick_type(agg, type_name, "the input");
-	if (t < 0) {
-		rc = TF_EXIT_INPUT;
-		goto done;
-	}
 	tf_error err;
 	tf_error_clear(&err);
 	if (tf_folded_write(agg, t, out, &err) < 0) {

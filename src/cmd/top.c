@@ -240,25 +240,21 @@ out:
 
 #define json_val tf_json_int
 
-int tf_cmd_top(int argc, char **argv)
+/* What top was asked for. */
+typedef struct top_args {
+	const char **inputs;
+	int ninputs;
+	int by, fmt;
+	long long count;
+	size_t name_width;
+	const char *type_name;
+	tf_input_opts iopts;
+} top_args;
+
+/* The command line into *a; TF_EXIT_OK, or the status of help (*helped)
+ * or a usage error (printed). */
+static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 {
-	const char **inputs = (const char **)calloc((size_t)argc, sizeof(char *));
-	int ninputs = 0, rc = TF_EXIT_OK, by = BY_SELF, fmt = FMT_TEXT;
-	long long count = 20;
-	size_t name_width = TF_NAME_WIDTH_DEFAULT;
-	tf_input_opts iopts = { 0 };
-	const char *type_name = NULL;
-	tf_ctx *ctx = NULL;
-	tf_agg *agg = NULL;
-	tf_fnstats s;
-	uint32_t *order = NULL;
-	rankstat *rs = NULL;
-	memset(&s, 0, sizeof(s));
-	if (!inputs || !(ctx = tf_ctx_new())) {
-		free(inputs);
-		tf_msg("out of memory");
-		return TF_EXIT_INPUT;
-	}
 	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH };
 	static const tf_opt opts[] = {
 		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
@@ -267,150 +263,183 @@ int tf_cmd_top(int argc, char **argv)
 	};
 	tf_optstate os = { 0 };
 	const char *v;
-	for (int id; (id = tf_opt_next("top", argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
+	for (int id; (id = tf_opt_next("top", argc, argv, opts, &a->iopts, &os, &v)) != TF_OPT_DONE;) {
 		switch (id) {
 		case TF_OPT_USAGE:
-			rc = TF_EXIT_USAGE;
-			goto done;
+			return TF_EXIT_USAGE;
 		case TF_OPT_HELP:
 			help();
-			goto done;
+			*helped = true;
+			return TF_EXIT_OK;
 		case TF_OPT_ARG:
-			inputs[ninputs++] = v;
+			a->inputs[a->ninputs++] = v;
 			break;
 		case O_COUNT:
-			if (!tf_parse_i64(v, &count)) {
-				rc = tf_usage_error("top", "'%s' needs a non-negative integer, not '%s'", os.opt, v);
-				goto done;
-			}
+			if (!tf_parse_i64(v, &a->count))
+				return tf_usage_error("top", "'%s' needs a non-negative integer, not '%s'", os.opt, v);
 			break;
 		case O_BY:
 			if (!strcmp(v, "self"))
-				by = BY_SELF;
+				a->by = BY_SELF;
 			else if (!strcmp(v, "total"))
-				by = BY_TOTAL;
+				a->by = BY_TOTAL;
 			else if (!strcmp(v, "calls"))
-				by = BY_CALLS;
-			else {
-				rc = tf_usage_error("top", "--by takes self, total or calls, not '%s'", v);
-				goto done;
-			}
+				a->by = BY_CALLS;
+			else
+				return tf_usage_error("top", "--by takes self, total or calls, not '%s'", v);
 			break;
 		case O_FORMAT:
-			if (tf_out_format("top", v, TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &fmt) < 0) {
-				rc = TF_EXIT_USAGE;
-				goto done;
-			}
+			if (tf_out_format("top", v, TF_OUT_TEXT | TF_OUT_MARKDOWN | TF_OUT_JSON, &a->fmt) < 0)
+				return TF_EXIT_USAGE;
 			break;
 		case O_SAMPLE_INDEX:
-			type_name = v;
+			a->type_name = v;
 			break;
 		case O_NAME_WIDTH:
-			if (tf_name_width("top", v, &name_width) < 0) {
-				rc = TF_EXIT_USAGE;
-				goto done;
-			}
+			if (tf_name_width("top", v, &a->name_width) < 0)
+				return TF_EXIT_USAGE;
 			break;
 		}
 	}
-	if (!ninputs) {
-		rc = tf_usage_error("top", "no input given");
-		goto done;
-	}
-	agg = tf_agg_new(tf_ctx_strtab(ctx));
-	if (!agg) {
-		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
-	}
-	tf_input_opts_apply(&iopts, ctx);
-	tf_load_opts lo = tf_input_load_opts(&iopts);
-	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
-	if (rc != TF_EXIT_OK)
-		goto done;
-	tf_report_diag(ctx);
-	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
-		goto done;
-	int t = tf_pick_type(agg, type_name, "the input");
-	if (t < 0) {
-		rc = TF_EXIT_INPUT;
-		goto done;
-	}
+	return a->ninputs ? TF_EXIT_OK : tf_usage_error("top", "no input given");
+}
+
+/* The table top shows: the functions in order, the first nsel of them. */
+typedef struct top_view {
+	tf_fnstats s;
+	uint32_t *order;
+	size_t nsel;
+	rankstat *rs;
+	int nranks;
+	const char *tname, *unit;
+} top_view;
+
+/* The functions of type t of agg sorted by a->by, and their ranks' spread. */
+static int top_compute(const top_args *a, tf_agg *agg, int t, top_view *v)
+{
 	tf_strtab *st = tf_agg_strtab(agg);
 	tf_sample_type ty = tf_agg_type_get(agg, t);
-	const char *tname = tf_strtab_get(st, ty.type), *unit = tf_strtab_get(st, ty.unit);
-	if (tf_fnstats_build(&s, agg, t, 0) < 0 || tf_fnstats_warn_saturated(&s)) {
+	v->tname = tf_strtab_get(st, ty.type);
+	v->unit = tf_strtab_get(st, ty.unit);
+	if (tf_fnstats_build(&v->s, agg, t, 0) < 0 || tf_fnstats_warn_saturated(&v->s)) {
 		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
+		return TF_EXIT_INPUT;
 	}
-	if (by == BY_CALLS && s.calls_type < 0) {
-		rc = tf_usage_error("top", "--by calls: the input has no 'calls' sample type");
-		goto done;
-	}
-	order = malloc(((size_t)s.n + 1) * sizeof(uint32_t));
-	if (!order) {
+	if (a->by == BY_CALLS && v->s.calls_type < 0)
+		return tf_usage_error("top", "--by calls: the input has no 'calls' sample type");
+	if (!(v->order = malloc(((size_t)v->s.n + 1) * sizeof(uint32_t)))) {
 		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
+		return TF_EXIT_INPUT;
 	}
-	for (uint32_t i = 0; i < s.n; i++)
-		order[i] = i;
-	g_sort = (top_ctx){ &s, by, agg };
-	qsort(order, s.n, sizeof(uint32_t), cmp_fn);
-	size_t nsel = count == 0 || (unsigned long long)count > s.n ? s.n : (size_t)count;
-	rs = calloc(nsel + 1, sizeof(rankstat));
-	int nranks = rs ? rank_stats(agg, &s, order, nsel, rs) : -1;
-	if (nranks < 0) {
+	for (uint32_t i = 0; i < v->s.n; i++)
+		v->order[i] = i;
+	g_sort = (top_ctx){ &v->s, a->by, agg };
+	qsort(v->order, v->s.n, sizeof(uint32_t), cmp_fn);
+	v->nsel = a->count == 0 || (unsigned long long)a->count > v->s.n ? v->s.n : (size_t)a->count;
+	v->rs = calloc(v->nsel + 1, sizeof(rankstat));
+	v->nranks = v->rs ? rank_stats(agg, &v->s, v->order, v->nsel, v->rs) : -1;
+	if (v->nranks < 0) {
 		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
+		return TF_EXIT_INPUT;
 	}
-	bool has_calls = s.calls_type >= 0, has_ranks = nranks > 1;
-	const char *bys = by == BY_TOTAL ? "total" : by == BY_CALLS ? "calls" : "self";
-	char tot[64];
-	tf_fmt_value(tot, sizeof(tot), (double)s.total, unit);
-	if (fmt == FMT_JSON) {
-		bool time = tf_unit_ns(unit) != 0;
-		printf("{\n  \"schema\": \"tracefold-top/1\",\n  \"inputs\": [");
-		for (int i = 0; i < ninputs; i++) {
-			printf(i ? ", " : "");
-			tf_json_str(stdout, inputs[i]);
-		}
-		printf("],\n  \"sample_type\": ");
-		tf_json_str(stdout, tname);
-		printf(",\n  \"unit\": ");
-		tf_json_str(stdout, unit);
-		printf(",\n  \"value_unit\": ");
-		tf_json_str(stdout, time ? "nanoseconds" : unit);
-		printf(",\n  \"by\": \"%s\",\n  \"total\": %lld,\n", bys, json_val((double)s.total, unit));
+	return TF_EXIT_OK;
+}
+
+static const char *by_name(int by)
+{
+	return by == BY_TOTAL ? "total" : by == BY_CALLS ? "calls" : "self";
+}
+
+static void top_json(const top_args *a, const tf_strtab *st, const top_view *v)
+{
+	const tf_fnstats *s = &v->s;
+	const char *unit = v->unit;
+	bool has_calls = s->calls_type >= 0, has_ranks = v->nranks > 1;
+	bool time = tf_unit_ns(unit) != 0;
+	printf("{\n  \"schema\": \"tracefold-top/1\",\n  \"inputs\": [");
+	for (int i = 0; i < a->ninputs; i++) {
+		printf(i ? ", " : "");
+		tf_json_str(stdout, a->inputs[i]);
+	}
+	printf("],\n  \"sample_type\": ");
+	tf_json_str(stdout, v->tname);
+	printf(",\n  \"unit\": ");
+	tf_json_str(stdout, unit);
+	printf(",\n  \"value_unit\": ");
+	tf_json_str(stdout, time ? "nanoseconds" : unit);
+	printf(",\n  \"by\": \"%s\",\n  \"total\": %lld,\n", by_name(a->by), json_val((double)s->total, unit));
+	if (has_calls)
+		printf("  \"calls_total\": %lld,\n", (long long)s->calls_total);
+	else
+		printf("  \"calls_total\": null,\n");
+	printf("  \"functions_count\": %u,\n  \"ranks\": %d,\n  \"functions\": [", s->n, has_ranks ? v->nranks : 0);
+	for (size_t i = 0; i < v->nsel; i++) {
+		const tf_fnstat *f = &s->fn[v->order[i]];
+		const rankstat *r = &v->rs[i];
+		printf("%s\n    {\"name\": ", i ? "," : "");
+		tf_json_str(stdout, tf_strtab_get(st, f->name));
+		printf(", \"self\": %lld, \"self_pct\": %.4f, \"total\": %lld, \"total_pct\": %.4f, ",
+		       json_val((double)f->self, unit), pct((double)f->self, (double)s->total),
+		       json_val((double)f->total, unit), pct((double)f->total, (double)s->total));
 		if (has_calls)
-			printf("  \"calls_total\": %lld,\n", (long long)s.calls_total);
+			printf("\"calls\": %lld, ", (long long)f->calls);
 		else
-			printf("  \"calls_total\": null,\n");
-		printf("  \"functions_count\": %u,\n  \"ranks\": %d,\n  \"functions\": [", s.n, has_ranks ? nranks : 0);
-		for (size_t i = 0; i < nsel; i++) {
-			const tf_fnstat *f = &s.fn[order[i]];
-			printf("%s\n    {\"name\": ", i ? "," : "");
-			tf_json_str(stdout, tf_strtab_get(st, f->name));
-			printf(", \"self\": %lld, \"self_pct\": %.4f, \"total\": %lld, \"total_pct\": %.4f, ",
-			       json_val((double)f->self, unit), pct((double)f->self, (double)s.total),
-			       json_val((double)f->total, unit), pct((double)f->total, (double)s.total));
-			if (has_calls)
-				printf("\"calls\": %lld, ", (long long)f->calls);
-			else
-				printf("\"calls\": null, ");
-			if (has_ranks)
-				printf("\"rank_total\": {\"min\": %lld, \"mean\": %lld, \"max\": %lld, \"imbalance\": %.4f}}",
-				       json_val((double)rs[i].min, unit), json_val(rs[i].mean, unit),
-				       json_val((double)rs[i].max, unit), rs[i].imbalance);
-			else
-				printf("\"rank_total\": null}");
-		}
-		printf("%s]\n}\n", nsel ? "\n  " : "");
-		goto done;
+			printf("\"calls\": null, ");
+		if (has_ranks)
+			printf("\"rank_total\": {\"min\": %lld, \"mean\": %lld, \"max\": %lld, \"imbalance\": %.4f}}",
+			       json_val((double)r->min, unit), json_val(r->mean, unit), json_val((double)r->max, unit),
+			       r->imbalance);
+		else
+			printf("\"rank_total\": null}");
 	}
-	/* text and markdown: one table */
+	printf("%s]\n}\n", v->nsel ? "\n  " : "");
+}
+
+/* The rows of the text and Markdown table into tb (its header added). */
+static int top_rows(const top_args *a, const tf_strtab *st, const top_view *v, tf_table *tb)
+{
+	const tf_fnstats *s = &v->s;
+	bool has_calls = s->calls_type >= 0, has_ranks = v->nranks > 1;
+	const char **full = malloc((v->nsel + 1) * sizeof(char *));
+	char **shown = calloc(v->nsel + 1, sizeof(char *));
+	int trc = full && shown ? 0 : TF_ENOMEM;
+	for (size_t i = 0; i < v->nsel && trc == 0; i++)
+		full[i] = tf_strtab_get(st, s->fn[v->order[i]].name);
+	if (trc == 0)
+		trc = tf_names_short(full, v->nsel, a->name_width, shown);
+	for (size_t i = 0; i < v->nsel && trc == 0; i++) {
+		const tf_fnstat *f = &s->fn[v->order[i]];
+		const rankstat *r = &v->rs[i];
+		char b[10][64];
+		const char *cell[10];
+		int c = 0;
+		tf_fmt_value(b[c], 64, (double)f->self, v->unit), cell[c] = b[c], c++;
+		snprintf(b[c], 64, "%.2f%%", pct((double)f->self, (double)s->total)), cell[c] = b[c], c++;
+		tf_fmt_value(b[c], 64, (double)f->total, v->unit), cell[c] = b[c], c++;
+		snprintf(b[c], 64, "%.2f%%", pct((double)f->total, (double)s->total)), cell[c] = b[c], c++;
+		if (has_calls)
+			snprintf(b[c], 64, "%lld", (long long)f->calls), cell[c] = b[c], c++;
+		if (has_ranks) {
+			tf_fmt_value(b[c], 64, (double)r->min, v->unit), cell[c] = b[c], c++;
+			tf_fmt_value(b[c], 64, r->mean, v->unit), cell[c] = b[c], c++;
+			tf_fmt_value(b[c], 64, (double)r->max, v->unit), cell[c] = b[c], c++;
+			snprintf(b[c], 64, "%.2f", r->imbalance), cell[c] = b[c], c++;
+		}
+		cell[c++] = shown[i];
+		trc = tf_table_add(tb, cell);
+	}
+	for (size_t i = 0; shown && i < v->nsel; i++)
+		free(shown[i]);
+	free(shown);
+	free(full);
+	return trc;
+}
+
+/* Text and Markdown: a title line and one table. */
+static int top_table(const top_args *a, const tf_strtab *st, const top_view *v)
+{
+	const tf_fnstats *s = &v->s;
+	bool has_calls = s->calls_type >= 0, has_ranks = v->nranks > 1;
 	const char *hdr[10];
 	char align[11];
 	int nc = 0;
@@ -428,69 +457,61 @@ int tf_cmd_top(int argc, char **argv)
 		COL("imbalance", 'r');
 	}
 	COL("function", 'l');
+#undef COL
 	align[nc] = '\0';
 	tf_table tb;
 	tf_table_init(&tb, nc, align, nc - 1);
 	int trc = tf_table_add(&tb, hdr);
-	const char **full = malloc((nsel + 1) * sizeof(char *));
-	char **shown = malloc((nsel + 1) * sizeof(char *));
-	if (!full || !shown)
-		trc = TF_ENOMEM;
-	for (size_t i = 0; i < nsel && trc == 0; i++)
-		full[i] = tf_strtab_get(st, s.fn[order[i]].name);
 	if (trc == 0)
-		trc = tf_names_short(full, nsel, name_width, shown);
-	for (size_t i = 0; i < nsel && trc == 0; i++) {
-		const tf_fnstat *f = &s.fn[order[i]];
-		char b[10][64];
-		const char *cell[10];
-		int c = 0;
-		tf_fmt_value(b[c], 64, (double)f->self, unit), cell[c] = b[c], c++;
-		snprintf(b[c], 64, "%.2f%%", pct((double)f->self, (double)s.total)), cell[c] = b[c], c++;
-		tf_fmt_value(b[c], 64, (double)f->total, unit), cell[c] = b[c], c++;
-		snprintf(b[c], 64, "%.2f%%", pct((double)f->total, (double)s.total)), cell[c] = b[c], c++;
-		if (has_calls)
-			snprintf(b[c], 64, "%lld", (long long)f->calls), cell[c] = b[c], c++;
-		if (has_ranks) {
-			tf_fmt_value(b[c], 64, (double)rs[i].min, unit), cell[c] = b[c], c++;
-			tf_fmt_value(b[c], 64, rs[i].mean, unit), cell[c] = b[c], c++;
-			tf_fmt_value(b[c], 64, (double)rs[i].max, unit), cell[c] = b[c], c++;
-			snprintf(b[c], 64, "%.2f", rs[i].imbalance), cell[c] = b[c], c++;
-		}
-		cell[c++] = shown[i];
-		trc = tf_table_add(&tb, cell);
-	}
-	for (size_t i = 0; shown && full && i < nsel; i++)
-		free(shown[i]);
-	free(shown);
-	free(full);
+		trc = top_rows(a, st, v, &tb);
 	if (trc < 0) {
 		tf_table_free(&tb);
 		tf_msg("out of memory");
-		rc = TF_EXIT_INPUT;
-		goto done;
+		return TF_EXIT_INPUT;
 	}
-	char calls_txt[64] = "";
+	char tot[64], calls_txt[64] = "", ranks_txt[64] = "";
+	tf_fmt_value(tot, sizeof(tot), (double)s->total, v->unit);
 	if (has_calls)
-		snprintf(calls_txt, sizeof(calls_txt), ", %lld calls", (long long)s.calls_total);
-	char ranks_txt[64] = "";
+		snprintf(calls_txt, sizeof(calls_txt), ", %lld calls", (long long)s->calls_total);
 	if (has_ranks)
-		snprintf(ranks_txt, sizeof(ranks_txt), ", %d ranks", nranks);
-	if (fmt == FMT_MD)
-		printf("**%s** (%s): total %s%s in %u functions%s; top %zu by %s\n\n", tname, unit, tot, calls_txt,
-		       s.n, ranks_txt, nsel, bys);
-	else
-		printf("%s (%s): total %s%s in %u functions%s; top %zu by %s\n", tname, unit, tot, calls_txt, s.n,
-		       ranks_txt, nsel, bys);
-	tf_table_print(&tb, stdout, fmt == FMT_MD);
+		snprintf(ranks_txt, sizeof(ranks_txt), ", %d ranks", v->nranks);
+	bool md = a->fmt == FMT_MD;
+	printf(md ? "**%s** (%s): total %s%s in %u functions%s; top %zu by %s\n\n"
+		  : "%s (%s): total %s%s in %u functions%s; top %zu by %s\n",
+	       v->tname, v->unit, tot, calls_txt, s->n, ranks_txt, v->nsel, by_name(a->by));
+	tf_table_print(&tb, stdout, md);
 	tf_table_free(&tb);
-done:
-	free(order);
-	free(rs);
-	tf_fnstats_free(&s);
+	return TF_EXIT_OK;
+}
+
+int tf_cmd_top(int argc, char **argv)
+{
+	top_args a = { .inputs = (const char **)calloc((size_t)argc + 1, sizeof(char *)), .by = BY_SELF,
+		       .fmt = FMT_TEXT, .count = 20, .name_width = TF_NAME_WIDTH_DEFAULT };
+	tf_ctx *ctx = tf_ctx_new();
+	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
+	top_view v;
+	memset(&v, 0, sizeof(v));
+	bool helped = false;
+	int rc = TF_EXIT_OK, t = -1;
+	if (!a.inputs || !agg) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+	}
+	if (rc == TF_EXIT_OK && (rc = top_parse(&a, argc, argv, &helped)) == TF_EXIT_OK && !helped &&
+	    (rc = tf_load_report(ctx, agg, a.inputs, a.ninputs, &a.iopts, a.type_name, &t)) == TF_EXIT_OK &&
+	    (rc = top_compute(&a, agg, t, &v)) == TF_EXIT_OK) {
+		if (a.fmt == FMT_JSON)
+			top_json(&a, tf_agg_strtab(agg), &v);
+		else
+			rc = top_table(&a, tf_agg_strtab(agg), &v);
+	}
+	free(v.order);
+	free(v.rs);
+	tf_fnstats_free(&v.s);
 	tf_agg_free(agg);
 	tf_ctx_free(ctx);
-	free(inputs);
-	tf_input_opts_free(&iopts);
+	free(a.inputs);
+	tf_input_opts_free(&a.iopts);
 	return rc;
 }

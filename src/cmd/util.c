@@ -44,6 +44,22 @@ int tf_usage_error(const char *cmd, const char *fmt, ...)
 	return TF_EXIT_USAGE;
 }
 
+void tf_help_opt(const char *short_name, const char *long_name, const char *value, const char *help)
+{
+	char left[128];
+	int n = snprintf(left, sizeof(left), "  %s%s%s%s%s", short_name ? short_name : "  ", short_name ? ", " : "  ",
+			 long_name, value ? " " : "", value ? value : "");
+	printf("%s%*s", left, n <= 21 ? 23 - n : 2, "");
+	for (const char *p = help; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		printf("%.*s\n", len, p);
+		p += len + (nl != NULL);
+		if (*p)
+			printf("%23s", "");
+	}
+}
+
 bool tf_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
@@ -425,6 +441,22 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 			tf_error_set(&err, r, NULL, -1, -1, "%s", tf_strerror(r));
 		return tf_report(&err);
 	}
+	return TF_EXIT_OK;
+}
+
+int tf_load_report(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_input_opts *io,
+		   const char *type_name, int *type_out)
+{
+	tf_input_opts_apply(io, ctx);
+	tf_load_opts lo = tf_input_load_opts(io);
+	int rc = tf_load_inputs(ctx, agg, inputs, n, &lo);
+	if (rc != TF_EXIT_OK)
+		return rc;
+	tf_report_diag(ctx);
+	if ((rc = tf_check_strict(io, ctx)) != TF_EXIT_OK)
+		return rc;
+	if (type_out && (*type_out = tf_pick_type(agg, type_name, "the input")) < 0)
+		return TF_EXIT_INPUT;
 	return TF_EXIT_OK;
 }
 

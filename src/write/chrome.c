@@ -34,6 +34,11 @@
 #include "pair.h"
 #include "tids.h"
 
+/* Its options (tf_writer_opt): zeroed for the defaults. */
+typedef struct chrome_conf {
+	bool be; /* --phases be: regions as B/E pairs instead of X */
+} chrome_conf;
+
 typedef struct ctrack {
 	uint8_t seen;          /* its M events were written */
 	int64_t pid, tid;      /* as written (tf_tids_assign) */
@@ -541,7 +546,8 @@ static int chrome_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->inputs = a->inputs;
 	w->input_formats = a->input_formats;
 	w->ninputs = a->ninputs;
-	w->be = a->phases_be;
+	const chrome_conf *conf = a->conf;
+	w->be = conf && conf->be;
 	put_s(w, "{\"traceEvents\":[");
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
@@ -551,10 +557,43 @@ static int chrome_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	return 0;
 }
 
+static int set_phases(void *conf, const char *v, tf_error *err)
+{
+	if (strcmp(v, "x") && strcmp(v, "be"))
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "--phases takes x or be, not '%s'", v);
+	((chrome_conf *)conf)->be = !strcmp(v, "be");
+	return 0;
+}
+
+static const tf_writer_opt chrome_opts[] = {
+	{ "--phases", "P", "x (default): a region as one X event; be: a B event at\n"
+			   "its start and an E at its end, written as they come", set_phases },
+	{ NULL, NULL, NULL, NULL },
+};
+
 static const char *const chrome_suffixes[] = { ".trace.json", ".trace.json.gz", NULL };
 
 const tf_writer tf_writer_chrome = {
-	"chrome", "a timeline as Chrome trace-event JSON, gzipped for .gz (Perfetto UI, chrome://tracing; "
-		  "docs/chrome-out.md)",
-	chrome_suffixes, TF_WRITER_SPANS, NULL, chrome_open, chrome_finish, chrome_abort,
+	.name = "chrome",
+	.description = "a timeline as Chrome trace-event JSON, gzipped for .gz (Perfetto UI, chrome://tracing; "
+		       "docs/chrome-out.md)",
+	.suffixes = chrome_suffixes,
+	.consumes = TF_WRITER_SPANS,
+	.span_open = chrome_open,
+	.span_finish = chrome_finish,
+	.span_abort = chrome_abort,
+	.opts = chrome_opts,
+	.conf_size = sizeof(chrome_conf),
+	.command = "chrome",
+	.summary = "a timeline as Chrome trace JSON for Perfetto UI; docs/chrome-out.md",
+	.usage = "-o OUT.json[.gz]",
+	.help = "Writes the INPUTs (the inputs of 'tracefold profile') as one timeline in\n"
+		"Chrome trace-event JSON, in one streaming pass: every matched region as an\n"
+		"X event (after the stack rules and repairs; args: self time, call path,\n"
+		"repairs), counters as C, instants as i, process names (rank N) and\n"
+		"thread names as M events, MPI messages and flows as arrows.  Gzipped when\n"
+		"OUT ends in .gz.  Open it in Perfetto UI (ui.perfetto.dev, Open trace\n"
+		"file) or chrome://tracing (Load).  Epoch-sized times are shifted to stay\n"
+		"exact in a viewer; otherData.time_shift_ns says by how much\n"
+		"(docs/chrome-out.md).\n",
 };

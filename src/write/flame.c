@@ -1025,6 +1025,10 @@ static int write_agg(const tf_agg *agg, const char *path, tf_error *err)
 static const char *const suffixes[] = { ".svg", ".svg.gz", ".html", NULL };
 
 const tf_writer tf_writer_flame = {
-	"flame", "flame graph picture: standalone SVG, or HTML with zoom and search (docs/flame.md)",
-	suffixes, TF_WRITER_AGG, write_agg, NULL, NULL, NULL,
+	.name = "flame",
+	.description = "flame graph picture: standalone SVG, or HTML with zoom and search (docs/flame.md)",
+	.suffixes = suffixes,
+	.consumes = TF_WRITER_AGG,
+	.write_agg = write_agg,
+	.flags = TF_WRITER_STDOUT,
 };

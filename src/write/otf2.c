@@ -1020,6 +1020,25 @@ static int otf2_open(const tf_writer_args *a, const char *path, tf_span_sink **s
 }
 
 const tf_writer tf_writer_otf2 = {
-	"otf2", "an OTF2 archive in a folder (Vampir, Scalasca, Score-P tools; docs/otf2-out.md)",
-	(const char *const[]){ NULL }, TF_WRITER_SPANS, NULL, otf2_open, otf2_finish, otf2_abort,
+	.name = "otf2",
+	.description = "an OTF2 archive in a folder (Vampir, Scalasca, Score-P tools; docs/otf2-out.md)",
+	.suffixes = (const char *const[]){ NULL },
+	.consumes = TF_WRITER_SPANS,
+	.span_open = otf2_open,
+	.span_finish = otf2_finish,
+	.span_abort = otf2_abort,
+	.flags = TF_WRITER_DIR,
+	.command = "otf2",
+	.summary = "an OTF2 archive for Vampir and Scalasca; docs/otf2-out.md",
+	.usage = "-o DIR",
+	.help = "Writes the INPUTs (the inputs of 'tracefold profile') as one OTF2 archive\n"
+		"(DIR/traces.otf2, as Score-P writes it) through libotf2, in one streaming\n"
+		"pass, for Vampir, Scalasca, Cube and the OTF2 tools: a location group per\n"
+		"process (rank N) and per GPU device, a location per thread and GPU stream,\n"
+		"Enter/Leave per region in the nesting the stack builder rebuilt (equal\n"
+		"timestamps never cross), counters as metrics, MPI messages as\n"
+		"MpiSend/MpiRecv on MPI_COMM_WORLD; 1 ns clock ticks, the inputs' own\n"
+		"times; repairs as the attribute tracefold::repaired.  An archive already\n"
+		"at DIR is replaced; a folder holding anything else (a Score-P experiment\n"
+		"folder) is refused and kept (docs/otf2-out.md).\n",
 };

@@ -133,6 +133,13 @@ static const struct { const pq_col *cols; int n; bool by_rank; } table_cols[NTAB
 };
 
 /* One open file of a table: its rank partition (INT64_MIN = unpartitioned). */
+/* Its options (tf_writer_opt): zeroed for the defaults. */
+typedef struct parquet_conf {
+	bool by_rank;   /* --partition rank: Hive-style rank=N folders */
+	bool codec_set; /* --compression given: codec; else zstd */
+	int codec;
+} parquet_conf;
+
 typedef struct tfile {
 	pq_file *f;
 	int64_t rank;
@@ -613,7 +620,8 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->inputs = a->inputs;
 	w->input_formats = a->input_formats;
 	w->ninputs = a->ninputs;
-	w->by_rank = a->partition_rank;
+	const parquet_conf *conf = a->conf;
+	w->by_rank = conf && conf->by_rank;
 	w->part = a->part;
 	w->nparts = a->nparts;
 	w->distributed = a->nparts > 1;
@@ -621,12 +629,7 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->next_slice = w->id_base;
 	snprintf(w->dir, sizeof(w->dir), "%s", path);
 	w->po.created_by = "tracefold " TRACEFOLD_VERSION;
-	const char *c = a->compression ? a->compression : "zstd";
-	w->po.codec = !strcmp(c, "none") ? PQ_UNCOMPRESSED : !strcmp(c, "gzip") ? PQ_GZIP : PQ_ZSTD;
-	if (strcmp(c, "none") && strcmp(c, "gzip") && strcmp(c, "zstd")) {
-		free(w);
-		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "--compression takes none, zstd or gzip, not '%s'", c);
-	}
+	w->po.codec = conf && conf->codec_set ? conf->codec : PQ_ZSTD;
 	if (mkdirs(path) < 0) {
 		free(w);
 		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create the folder '%s': %s", path, strerror(errno));
@@ -639,7 +642,49 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	return 0;
 }
 
+static int set_partition(void *conf, const char *v, tf_error *err)
+{
+	if (strcmp(v, "rank") && strcmp(v, "none"))
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "--partition takes rank or none, not '%s'", v);
+	((parquet_conf *)conf)->by_rank = !strcmp(v, "rank");
+	return 0;
+}
+
+static int set_compression(void *conf, const char *v, tf_error *err)
+{
+	parquet_conf *c = conf;
+	if (strcmp(v, "none") && strcmp(v, "gzip") && strcmp(v, "zstd"))
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "--compression takes none, zstd or gzip, not '%s'", v);
+	c->codec = !strcmp(v, "none") ? PQ_UNCOMPRESSED : !strcmp(v, "gzip") ? PQ_GZIP : PQ_ZSTD;
+	c->codec_set = true;
+	return 0;
+}
+
+static const tf_writer_opt parquet_opts[] = {
+	{ "--partition", "rank", "Hive-style DIR/<table>/rank=N/part-0.parquet (none: one\nfile)", set_partition },
+	{ "--compression", "C", "none, zstd (default) or gzip", set_compression },
+	{ NULL, NULL, NULL, NULL },
+};
+
 const tf_writer tf_writer_parquet = {
-	"parquet", "normalized event tables as Parquet files in a folder (DuckDB, Polars, Spark; docs/schema.md)",
-	(const char *const[]){ NULL }, TF_WRITER_SPANS, NULL, events_open, events_finish, events_abort,
+	.name = "parquet",
+	.description = "normalized event tables as Parquet files in a folder (DuckDB, Polars, Spark; docs/schema.md)",
+	.suffixes = (const char *const[]){ NULL },
+	.consumes = TF_WRITER_SPANS,
+	.span_open = events_open,
+	.span_finish = events_finish,
+	.span_abort = events_abort,
+	.flags = TF_WRITER_DIR | TF_WRITER_MPI_PARTS,
+	.opts = parquet_opts,
+	.conf_size = sizeof(parquet_conf),
+	.command = "events",
+	.summary = "every event as Parquet tables for SQL (DuckDB); docs/schema.md",
+	.usage = "-o DIR",
+	.help = "Writes every event of the INPUTs (the inputs of 'tracefold profile') into\n"
+		"one normalized schema of Parquet tables, in one streaming pass:\n"
+		"DIR/<table>/part-0.parquet for slices (one row per region instance, after\n"
+		"the stack rules and repairs), counters, instants, messages (each send\n"
+		"paired with its receive), flows, tracks and call_paths (docs/schema.md).\n"
+		"Query them with DuckDB: SELECT name, sum(self_ns) FROM\n"
+		"read_parquet('DIR/slices/**/*.parquet') GROUP BY name.\n",
 };

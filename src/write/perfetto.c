@@ -76,6 +76,12 @@ static const char *const annot_names[AN_COUNT] = { NULL, "repaired", "tag", "com
 /* What is interned on a sequence (intern_once). */
 enum { IN_NAME, IN_CAT, IN_ANNOT };
 
+/* Its options (tf_writer_opt): zeroed for the defaults. */
+enum { PF_BY_NAME = 0, PF_NONE, PF_DEFLATE };
+typedef struct perfetto_conf {
+	int compression; /* --compression; PF_BY_NAME: deflate unless the name ends in .gz */
+} perfetto_conf;
+
 typedef struct pseq {
 	uint8_t started;       /* its first packet was written */
 	uint8_t described;     /* its track's descriptors were written */
@@ -688,8 +694,9 @@ static int perfetto_open(const tf_writer_args *a, const char *path, tf_span_sink
 	w->st = tf_ctx_strtab(a->ctx);
 	w->ids.max = INT32_MAX; /* ProcessDescriptor.pid and ThreadDescriptor.tid are int32 */
 	/* a gzipped file is compressed as a whole */
-	w->deflate = a->compression ? strcmp(a->compression, "none") != 0
-				    : !(strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".gz"));
+	const perfetto_conf *conf = a->conf;
+	w->deflate = conf && conf->compression ? conf->compression == PF_DEFLATE
+					       : !(strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".gz"));
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
 						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) };
@@ -701,8 +708,43 @@ static int perfetto_open(const tf_writer_args *a, const char *path, tf_span_sink
 static const char *const perfetto_suffixes[] = { ".pftrace", ".perfetto-trace", ".pftrace.gz", ".perfetto-trace.gz",
 						  NULL };
 
+static int set_compression(void *conf, const char *v, tf_error *err)
+{
+	if (strcmp(v, "none") && strcmp(v, "deflate"))
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "--compression takes none or deflate, not '%s'", v);
+	((perfetto_conf *)conf)->compression = !strcmp(v, "none") ? PF_NONE : PF_DEFLATE;
+	return 0;
+}
+
+static const tf_writer_opt perfetto_opts[] = {
+	{ "--compression", "C", "deflate (default; none for .gz names): packets in\n"
+				"zlib-compressed chunks (compressed_packets), as\n"
+				"Perfetto's own service writes them; none: plain\n"
+				"packets (for protoc --decode)", set_compression },
+	{ NULL, NULL, NULL, NULL },
+};
+
 const tf_writer tf_writer_perfetto = {
-	"perfetto", "a timeline as a Perfetto protobuf trace, gzipped for .gz (ui.perfetto.dev, trace processor; "
-		    "docs/perfetto.md)",
-	perfetto_suffixes, TF_WRITER_SPANS, NULL, perfetto_open, perfetto_finish, perfetto_abort,
+	.name = "perfetto",
+	.description = "a timeline as a Perfetto protobuf trace, gzipped for .gz (ui.perfetto.dev, trace processor; "
+		       "docs/perfetto.md)",
+	.suffixes = perfetto_suffixes,
+	.consumes = TF_WRITER_SPANS,
+	.span_open = perfetto_open,
+	.span_finish = perfetto_finish,
+	.span_abort = perfetto_abort,
+	.opts = perfetto_opts,
+	.conf_size = sizeof(perfetto_conf),
+	.command = "perfetto",
+	.summary = "a timeline as a Perfetto protobuf trace; docs/perfetto.md",
+	.usage = "-o OUT.pftrace[.gz]",
+	.help = "Writes the INPUTs (the inputs of 'tracefold profile') as one timeline in\n"
+		"Perfetto's protobuf trace format, in one streaming pass: a track per\n"
+		"process (rank N), thread and GPU stream, every matched region as a slice\n"
+		"(after the stack rules and repairs; repaired ones carry a 'repaired'\n"
+		"annotation), instants, counters as counter tracks, MPI messages and\n"
+		"flows as flow arrows; names interned, times delta-coded.  Several times\n"
+		"smaller than the same trace as Chrome JSON.  Gzipped when OUT ends in\n"
+		".gz.  Open it in Perfetto UI (ui.perfetto.dev, Open trace file) or\n"
+		"trace processor; 'tracefold profile' reads it back (docs/perfetto.md).\n",
 };

@@ -8,8 +8,12 @@
 static const char *const pprof_suffixes[] = { ".pb.gz", ".pprof", ".pb", ".prof", NULL };
 
 static const tf_writer tf_writer_pprof = {
-	"pprof", "gzipped pprof profile.proto, for go tool pprof (top, flame graphs, -diff_base)",
-	pprof_suffixes, TF_WRITER_AGG, tf_pprof_write, NULL, NULL, NULL,
+	.name = "pprof",
+	.description = "gzipped pprof profile.proto, for go tool pprof (top, flame graphs, -diff_base)",
+	.suffixes = pprof_suffixes,
+	.consumes = TF_WRITER_AGG,
+	.write_agg = tf_pprof_write,
+	.flags = TF_WRITER_STDOUT,
 };
 
 /* The sample type a picture shows (tf_agg_type_pick): the default, wall. */
@@ -21,8 +25,12 @@ static int folded_write_default(const tf_agg *agg, const char *path, tf_error *e
 static const char *const folded_suffixes[] = { ".folded", ".folded.gz", NULL };
 
 static const tf_writer tf_writer_folded = {
-	"folded", "folded stacks (self values of the default type), for flamegraph.pl, speedscope, inferno",
-	folded_suffixes, TF_WRITER_AGG, folded_write_default, NULL, NULL, NULL,
+	.name = "folded",
+	.description = "folded stacks (self values of the default type), for flamegraph.pl, speedscope, inferno",
+	.suffixes = folded_suffixes,
+	.consumes = TF_WRITER_AGG,
+	.write_agg = folded_write_default,
+	.flags = TF_WRITER_STDOUT,
 };
 
 extern const tf_writer tf_writer_parquet;
@@ -47,6 +55,22 @@ const tf_writer *tf_writer_by_name(const char *name)
 	for (int i = 0; tf_writers[i]; i++)
 		if (strcmp(tf_writers[i]->name, name) == 0)
 			return tf_writers[i];
+	return NULL;
+}
+
+const tf_writer *tf_writer_by_command(const char *name)
+{
+	for (int i = 0; tf_writers[i]; i++)
+		if (tf_writers[i]->command && strcmp(tf_writers[i]->command, name) == 0)
+			return tf_writers[i];
+	return NULL;
+}
+
+const tf_writer_opt *tf_writer_opt_find(const tf_writer *w, const char *name)
+{
+	for (const tf_writer_opt *o = w->opts; o && o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return o;
 	return NULL;
 }
 

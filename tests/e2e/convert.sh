@@ -29,6 +29,37 @@ expect_exit 2 "--to an unknown format" $TF convert "$t" --to nope -o "$TMP/y"
 expect_exit 2 "the same output twice" $TF convert "$t" -o "$TMP/d.pb.gz" -o "$TMP/d.pb.gz"
 expect_exit 2 "an output that is an input" $TF convert "$TMP/x.txt" -o "$TMP/x.txt"
 expect_exit 2 "profile takes one output" $TF profile "$t" -o "$TMP/e.pb.gz" -o "$TMP/f.pb.gz"
+# the writers' own options (tf_writer_opt), given by convert to each output
+# whose writer takes them, checked by that writer
+$TF -q perfetto --compression deflate "$t" -o "$TMP/w1.pftrace" || fail "perfetto --compression deflate"
+expect_exit 0 "convert --to perfetto --compression deflate (perfetto's value)" \
+	$TF -q convert "$t" --compression deflate --to perfetto -o "$TMP/w2.pftrace"
+check "... the same bytes as perfetto --compression deflate" cmp "$TMP/w1.pftrace" "$TMP/w2.pftrace"
+expect_exit 2 "convert --compression deflate with a parquet output: parquet refuses it" \
+	$TF convert "$t" --compression deflate --to parquet -o "$TMP/w3"
+grep -q "none, zstd or gzip" "$TMP/err" && ok "... with parquet's values" || fail "... with parquet's values"
+test ! -e "$TMP/w3" && ok "... and writes nothing" || fail "... and writes nothing"
+expect_exit 0 "convert --compression none: parquet and perfetto outputs both take it" \
+	$TF -q convert "$t" --compression none --to parquet -o "$TMP/w4" --to perfetto -o "$TMP/w4.pftrace"
+$TF -q perfetto --compression none "$t" -o "$TMP/w5.pftrace"
+check "... the perfetto output in plain packets" cmp "$TMP/w4.pftrace" "$TMP/w5.pftrace"
+expect_exit 2 "convert --phases be with no chrome output" $TF convert "$t" --phases be -o "$TMP/w6.pb.gz"
+grep -q -- "--phases is an option of chrome output" "$TMP/err" && ok "... says whose option it is" || fail "... says whose option it is"
+expect_exit 2 "chrome --partition rank: not chrome's" $TF chrome "$t" --partition rank -o "$TMP/w7.json"
+expect_exit 2 "convert --to otf2 -o -: a folder" $TF convert "$t" --to otf2 -o -
+grep -q "give -o DIR" "$TMP/err" && ok "... says give -o DIR" || fail "... says give -o DIR: $(cat "$TMP/err")"
+expect_exit 2 "convert --to chrome -o -: a file" $TF convert "$t" --to chrome -o -
+grep -q "give -o FILE" "$TMP/err" && ok "... says give -o FILE" || fail "... says give -o FILE"
+$TF -q convert "$t" --to flame -o - > "$TMP/w8.svg" && xmllint --noout "$TMP/w8.svg" &&
+	ok "convert --to flame -o -: an SVG on standard output" || fail "convert --to flame -o -: an SVG on standard output"
+# the writers' commands come from the writer table
+nc=0; bad=""
+for c in $($TF --help | sed -n '/^commands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'); do
+	nc=$((nc + 1))
+	$TF $c --help > "$TMP/h" 2>&1 && grep -q "^usage: tracefold $c" "$TMP/h" || bad="$bad $c"
+done
+[ "$nc" -ge 10 ] && [ -z "$bad" ] && ok "each of the $nc commands of tracefold --help has a --help with its usage" ||
+	fail "commands of tracefold --help ($nc) without a usage:$bad"
 # the writer table is what --help lists
 $TF convert --help > "$TMP/h"
 check "convert --help lists the pprof writer and its names" grep -q "pprof .*\.pb\.gz" "$TMP/h"
