@@ -11,8 +11,7 @@
 
 /* ---- event fields ---- */
 
-/* inline: the hot path is parse_event, in this file; chrome.c calls it once */
-inline tf_json_span *tf_chrome_field_for(tf_chrome_fields *f, const tf_json_span *k)
+tf_json_span *tf_chrome_field_for(tf_chrome_fields *f, const tf_json_span *k)
 {
 	const u8 *s = k->p;
 	if (k->esc)
