@@ -13,7 +13,8 @@
  * - No DOM: the JSON tokenizer (json.h, json.c) returns spans (views into
  *   the buffer) of the fields we use; every other value, `args` included, is
  *   skipped by its bracket/string scanner (SSE2 where available).  `args` is
- *   only looked into for counters (C), metadata (M) and nothing else.  The
+ *   only looked into for counters (C), metadata (M) and nothing else
+ *   (chrome_event.c: an event's fields, strings, numbers, the tf_event).  The
  *   tokenizer's errors (a code, the byte at fault, a message) become a
  *   tf_error here, with the byte's offset in the input.
  * - No per-event allocation: names are interned (tf_strtab), strings with
@@ -25,369 +26,31 @@
 #include "tracefold/io.h"
 #include "chrome_int.h"
 
-typedef unsigned char u8;
-
-/* step/parse results: the tokenizer's OK and NEED; negative values are
- * TF_E* codes (a tokenizer error is turned into one at once) */
-enum { R_OK = TF_JSON_OK, R_NEED = TF_JSON_NEED };
-
 enum {
 	S_START, S_TOP_KEY_FIRST, S_TOP_KEY, S_TOP_COLON, S_TOP_VALUE, S_TOP_SKIP, S_TOP_NEXT,
 	S_ARR_FIRST, S_ARR_ELEM, S_ARR_NEXT, S_DONE,
 };
 enum { K_OTHER, K_TRACE_EVENTS, K_DIST_INFO };
-
 #define WANT0 4096u
-#define US_TO_NS 3 /* decimal places from microseconds to nanoseconds */
 
 /* ---- errors ---- */
 
-/* r->jerr (the tokenizer's error, or one of ours) as r->err. */
-static int fail_json(tf_chrome *r)
+int tf_chrome_fail_json(tf_chrome *r)
 {
 	int64_t off = r->buf_base + (r->jerr.at - r->buf0);
 	return tf_error_set(r->err, TF_EFORMAT, r->path, off, (int64_t)r->index, "%s", r->jerr.msg);
 }
 
-/* A tokenizer result: OK and NEED as they are, an error as r->err. */
-static inline int json_rc(tf_chrome *r, int rc)
-{
-	return rc < 0 ? fail_json(r) : rc;
-}
-
 static int fail_at(tf_chrome *r, const u8 *at, const char *what)
 {
 	tf_json_fail(&r->jerr, TF_JSON_ESYNTAX, at, what, false);
-	return fail_json(r);
+	return tf_chrome_fail_json(r);
 }
 
-/* what, and the byte at `at` */
-static int fail_char(tf_chrome *r, const u8 *at, const char *what)
+int tf_chrome_fail_char(tf_chrome *r, const u8 *at, const char *what)
 {
 	tf_json_fail(&r->jerr, TF_JSON_ESYNTAX, at, what, true);
-	return fail_json(r);
-}
-
-/* ---- event fields ---- */
-
-static inline tf_json_span *field_for(tf_chrome_fields *f, const tf_json_span *k)
-{
-	const u8 *s = k->p;
-	if (k->esc)
-		return NULL;
-	switch (k->n) {
-	case 2:
-		if (s[0] == 'p' && s[1] == 'h')
-			return &f->ph;
-		if (s[0] == 't' && s[1] == 's')
-			return &f->ts;
-		if (s[0] == 'i' && s[1] == 'd')
-			return &f->id;
-		return NULL;
-	case 3:
-		if (memcmp(s, "dur", 3) == 0)
-			return &f->dur;
-		if (memcmp(s, "pid", 3) == 0)
-			return &f->pid;
-		if (memcmp(s, "tid", 3) == 0)
-			return &f->tid;
-		if (memcmp(s, "cat", 3) == 0)
-			return &f->cat;
-		if (memcmp(s, "id2", 3) == 0)
-			return &f->id2;
-		return NULL;
-	case 4:
-		if (memcmp(s, "name", 4) == 0)
-			return &f->name;
-		if (memcmp(s, "args", 4) == 0)
-			return &f->args;
-		return NULL;
-	case 10:
-		if (memcmp(s, "sort_index", 10) == 0)
-			return &f->sort_index;
-		return NULL;
-	}
-	return NULL;
-}
-
-/* p at '{'.  Fills f (spans into the buffer). */
-static int parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fields *f, const u8 **out)
-{
-	memset(f, 0, sizeof(*f));
-	p++;
-	p = tf_json_skip_ws(p, end);
-	if (p >= end)
-		return R_NEED;
-	if (*p == '}') {
-		*out = p + 1;
-		return R_OK;
-	}
-	for (;;) {
-		if (*p != '"')
-			return fail_char(r, p, "expected a quoted key in an event");
-		tf_json_span k, tmp;
-		int rc = tf_json_string(p, end, &k, &p);
-		if (rc != R_OK)
-			return rc;
-		p = tf_json_skip_ws(p, end);
-		if (p >= end)
-			return R_NEED;
-		if (*p != ':')
-			return fail_char(r, p, "expected ':' after a key");
-		p++;
-		p = tf_json_skip_ws(p, end);
-		if (p >= end)
-			return R_NEED;
-		tf_json_span *dst = field_for(f, &k);
-		rc = tf_json_value(p, end, dst ? dst : &tmp, &p, &r->jerr);
-		if (rc != R_OK)
-			return json_rc(r, rc);
-		p = tf_json_skip_ws(p, end);
-		if (p >= end)
-			return R_NEED;
-		if (*p == ',') {
-			p++;
-			p = tf_json_skip_ws(p, end);
-			if (p >= end)
-				return R_NEED;
-			continue;
-		}
-		if (*p == '}') {
-			*out = p + 1;
-			return R_OK;
-		}
-		return fail_char(r, p, "expected ',' or '}' in an event");
-	}
-}
-
-/* ---- strings ---- */
-
-static int grow(char **buf, size_t *cap, size_t need)
-{
-	return tf_grow_n((void **)buf, cap, need, 1, false) < 0 ? TF_ENOMEM : 0;
-}
-
-int tf_chrome_text(tf_chrome *r, const tf_json_span *s, int slot, const char **t, size_t *n)
-{
-	if (s->type == TF_JSON_STRING && s->esc) {
-		if (grow(&r->scr[slot], &r->scr_cap[slot], s->n + 1) < 0)
-			return TF_ENOMEM;
-		*n = tf_json_unescape(s->p, s->n, r->scr[slot]);
-		*t = r->scr[slot];
-		return 0;
-	}
-	if (s->type == TF_JSON_STRING || s->type == TF_JSON_NUMBER) {
-		*t = (const char *)s->p;
-		*n = s->n;
-		return 0;
-	}
-	*t = "";
-	*n = 0;
-	return 0;
-}
-
-int tf_chrome_intern(tf_chrome *r, const tf_json_span *s, int slot, tf_str *out)
-{
-	const char *t;
-	size_t n;
-	TF_TRY(tf_chrome_text(r, s, slot, &t, &n));
-	if (n == 0) {
-		*out = 0;
-		return 0;
-	}
-	tf_str id = tf_strtab_intern(r->st, t, n);
-	if (id == (tf_str)-1)
-		return TF_ENOMEM;
-	*out = id;
-	return 0;
-}
-
-/* ---- numbers ---- */
-
-int tf_chrome_us_to_ns(const char *s, size_t n, int64_t *ns_out)
-{
-	return tf_json_decimal_scaled(s, n, US_TO_NS, ns_out);
-}
-
-static inline bool span_ns(const tf_json_span *s, int64_t *ns)
-{
-	return tf_json_scaled(s, US_TO_NS, ns);
-}
-
-/* ---- events ---- */
-
-static int emit(tf_chrome *r, const tf_event *ev)
-{
-	int rc = tf_emit(r->ctx, r->sink, ev);
-	if (rc == TF_ESTOP)
-		r->stopped = true;
-	return rc;
-}
-
-static int do_counter(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
-{
-	tf_json_span key, val;
-	tf_json_iter it;
-	int nnum = 0;
-	double v;
-	if (f->args.type == TF_JSON_OBJECT) {
-		tf_json_iter_begin(&it, &f->args);
-		while (tf_json_iter_next(&it, &key, &val))
-			nnum += tf_json_double(&val, &v);
-	}
-	if (nnum == 0) {
-		tf_count_skip(r->ctx, TF_DIAG_bad_event);
-		return 0;
-	}
-	const char *nt;
-	size_t nn;
-	TF_TRY(tf_chrome_text(r, &f->name, 0, &nt, &nn));
-	ev->kind = TF_EV_COUNTER;
-	tf_json_iter_begin(&it, &f->args);
-	while (tf_json_iter_next(&it, &key, &val)) {
-		if (!tf_json_double(&val, &ev->value))
-			continue;
-		if (nnum == 1) {
-			ev->name = ev->name ? ev->name : (nn ? tf_strtab_intern(r->st, nt, nn) : 0);
-		} else {
-			const char *kt;
-			size_t kn;
-			TF_TRY(tf_chrome_text(r, &key, 1, &kt, &kn));
-			TF_TRY(grow(&r->tmp, &r->tmp_cap, nn + kn + 2));
-			memcpy(r->tmp, nt, nn);
-			r->tmp[nn] = '.';
-			memcpy(r->tmp + nn + 1, kt, kn);
-			ev->name = tf_strtab_intern(r->st, r->tmp, nn + 1 + kn);
-		}
-		if (ev->name == (tf_str)-1)
-			return TF_ENOMEM;
-		TF_TRY(emit(r, ev));
-	}
-	return 0;
-}
-
-/* A Kineto Python frame's "Python id" and "Python parent id" (0: none). */
-static void python_ids(const tf_chrome_fields *f, tf_event *ev)
-{
-	if (f->args.type != TF_JSON_OBJECT)
-		return;
-	tf_json_iter it;
-	tf_json_span key, val;
-	tf_json_iter_begin(&it, &f->args);
-	while (tf_json_iter_next(&it, &key, &val))
-		if (tf_json_is(&key, "Python id"))
-			ev->id = tf_json_id(&val);
-		else if (tf_json_is(&key, "Python parent id"))
-			ev->parent_id = tf_json_id(&val);
-}
-
-/* args.correlation of a GPU activity or launch (Kineto), 0 when none. */
-static uint64_t correlation(const tf_chrome_fields *f)
-{
-	if (f->args.type != TF_JSON_OBJECT)
-		return 0;
-	tf_json_iter it;
-	tf_json_span key, val;
-	tf_json_iter_begin(&it, &f->args);
-	while (tf_json_iter_next(&it, &key, &val))
-		if (tf_json_is(&key, "correlation"))
-			return tf_json_id(&val);
-	return 0;
-}
-
-/* One decoded event object (f) -> tf_emit / tf_count_skip. */
-static int process_event(tf_chrome *r, const tf_chrome_fields *f)
-{
-	uint64_t idx = r->index++;
-	if (f->ph.type != TF_JSON_STRING || f->ph.n == 0) {
-		tf_count_skip(r->ctx, TF_DIAG_bad_event);
-		return 0;
-	}
-	u8 ph = f->ph.n == 1 ? f->ph.p[0] : 0;
-	tf_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.phase = ph;
-	ev.index = idx;
-	ev.msg.peer = -1;
-	ev.msg.comm = -1;
-	switch (ph) {
-	case 'X': ev.kind = TF_EV_COMPLETE; break;
-	case 'B': ev.kind = TF_EV_BEGIN; break;
-	case 'E': ev.kind = TF_EV_END; break;
-	case 'i': case 'I': ev.kind = TF_EV_INSTANT; break;
-	case 'C': ev.kind = TF_EV_COUNTER; break;
-	case 's': case 't': case 'f': ev.kind = TF_EV_FLOW; break;
-	case 'b': case 'n': case 'e':
-	case 'S': case 'T': case 'p': case 'F': ev.kind = TF_EV_ASYNC; break;
-	case 'M': ev.kind = TF_EV_METADATA; break;
-	default:
-		tf_count_skip(r->ctx, TF_DIAG_ev_other);
-		return 0;
-	}
-	TF_TRY(tf_chrome_intern(r, &f->name, 0, &ev.name));
-	TF_TRY(tf_chrome_intern(r, &f->cat, 1, &ev.cat));
-	if (ph == 'M') {
-		TF_TRY(tf_chrome_metadata(r, f));
-		ev.track = TF_TRACK_NONE;
-		if (!span_ns(&f->ts, &ev.ts_ns))
-			ev.ts_ns = 0;
-		return emit(r, &ev);
-	}
-	if (ev.kind == TF_EV_INSTANT && ev.name == r->memory_name && f->args.type == TF_JSON_OBJECT) {
-		/* Kineto: args.Bytes allocated (negative: freed) */
-		tf_json_iter it;
-		tf_json_span k, v;
-		tf_json_iter_begin(&it, &f->args);
-		while (tf_json_iter_next(&it, &k, &v))
-			if (tf_json_is(&k, "Bytes") && tf_json_double(&v, &ev.value)) {
-				ev.flags |= TF_EVF_MEMORY;
-				break;
-			}
-	}
-	if (ph == 'X' && ev.cat && ev.cat == r->trace_cat && !tf_ctx_opts(r->ctx)->keep_trace_span) {
-		/* Kineto's "PyTorch Profiler (0)": the trace window, not work */
-		tf_count_skip(r->ctx, TF_DIAG_trace_span);
-		return 0;
-	}
-	int64_t end_ns;
-	bool no_dur = ph == 'X' && (f->dur.type == TF_JSON_NONE || tf_json_is_null(&f->dur));
-	if (!span_ns(&f->ts, &ev.ts_ns) || (ph == 'X' && !no_dur && !span_ns(&f->dur, &ev.dur_ns)) ||
-	    (ph == 'X' && !no_dur && __builtin_add_overflow(ev.ts_ns, ev.dur_ns, &end_ns))) { /* ends beyond int64 ns */
-		tf_count_skip(r->ctx, TF_DIAG_bad_event);
-		return 0;
-	}
-	if (no_dur) /* still running when tracing stopped (Chrome writes these) */
-		ev.dur_ns = TF_DUR_UNTIL_END;
-	TF_TRY(tf_chrome_track_for(r, &f->pid, &f->tid, &ev.track));
-	int cls = tf_chrome_cat_class(r, ev.cat);
-	if (cls == CAT_GPU || cls == CAT_SYNC || cls == CAT_GPU_LABEL)
-		tf_ctx_track_get(r->ctx, ev.track)->kind = TF_TRACK_GPU;
-	if (cls != CAT_OTHER && (ph == 'X' || ph == 'B'))
-		TF_TRY(tf_chrome_note_class(r, ev.track, cls));
-	if (cls == CAT_PYTHON && ph == 'X')
-		python_ids(f, &ev);
-	if ((cls == CAT_GPU || cls == CAT_LAUNCH || cls == CAT_GPU_LABEL || cls == CAT_SYNC) && (ph == 'X' || ph == 'B')) {
-		if (cls == CAT_GPU_LABEL)
-			ev.flags |= TF_EVF_GPU_LABEL;
-		ev.corr = correlation(f);
-	}
-	if (ev.kind == TF_EV_FLOW || ev.kind == TF_EV_ASYNC) {
-		if (f->id.type)
-			ev.id = tf_json_id(&f->id);
-		else if (f->id2.type == TF_JSON_OBJECT) {
-			tf_json_iter it;
-			tf_json_span k, v;
-			tf_json_iter_begin(&it, &f->id2);
-			while (tf_json_iter_next(&it, &k, &v))
-				if (tf_json_is(&k, "local") || tf_json_is(&k, "global"))
-					ev.id = tf_json_id(&v);
-		}
-	}
-	if (ph == 'C') {
-		ev.name = 0; /* set per value */
-		return do_counter(r, f, &ev);
-	}
-	return emit(r, &ev);
+	return tf_chrome_fail_json(r);
 }
 
 /* ---- top level ---- */
@@ -412,12 +75,46 @@ static size_t skip_feed(tf_chrome *r, const u8 *p, const u8 *end)
 static int read_event(tf_chrome *r, const u8 *q, const u8 *end, const u8 **np)
 {
 	tf_chrome_fields f;
-	int rc = parse_event(r, q, end, &f, np);
+	int rc = tf_chrome_parse_event(r, q, end, &f, np);
 	if (rc != R_OK)
 		return rc;
 	r->state = S_ARR_NEXT;
 	r->nl = false;
-	return process_event(r, &f);
+	return tf_chrome_process_event(r, &f);
+}
+
+/* The first character of the trace: '[' (an array of events), '{' (an
+ * object with a traceEvents array, or JSON lines with no array). */
+static int top_start(tf_chrome *r, const u8 *q, const u8 *end, const u8 **np)
+{
+	u8 c = *q;
+	if (c == '[') {
+		r->state = S_ARR_FIRST;
+	} else if (c == '{') {
+		/* JSON lines with no enclosing array: the first object's
+		 * first key is an event field, not a top-level key */
+		const u8 *k = q + 1, *after;
+		k = tf_json_skip_ws(k, end);
+		if (k >= end)
+			return R_NEED;
+		if (*k == '"') {
+			tf_json_span key;
+			tf_chrome_fields unused;
+			int rc = tf_json_string(k, end, &key, &after);
+			if (rc != R_OK)
+				return rc;
+			if (tf_chrome_field_for(&unused, &key)) {
+				r->lines = true;
+				return read_event(r, q, end, np);
+			}
+		}
+		r->object_form = true;
+		r->state = S_TOP_KEY_FIRST;
+	} else {
+		return tf_chrome_fail_char(r, q, "not a JSON trace: expected '[' or '{'");
+	}
+	*np = q + 1;
+	return R_OK;
 }
 
 /* One unit at the current state.  R_OK: *np is where the next starts.
@@ -433,7 +130,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 		if (end - q < 3)
 			return R_NEED;
 		if (q[1] != 0xBB || q[2] != 0xBF)
-			return fail_char(r, q, "not a JSON trace");
+			return tf_chrome_fail_char(r, q, "not a JSON trace");
 		*np = q + 3;
 		return R_OK;
 	}
@@ -447,33 +144,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 	u8 c = *q;
 	switch (r->state) {
 	case S_START:
-		if (c == '[') {
-			r->state = S_ARR_FIRST;
-		} else if (c == '{') {
-			/* JSON lines with no enclosing array: the first object's
-			 * first key is an event field, not a top-level key */
-			const u8 *k = q + 1, *after;
-			k = tf_json_skip_ws(k, end);
-			if (k >= end)
-				return R_NEED;
-			if (*k == '"') {
-				tf_json_span key;
-				tf_chrome_fields unused;
-				int rc = tf_json_string(k, end, &key, &after);
-				if (rc != R_OK)
-					return rc;
-				if (field_for(&unused, &key)) {
-					r->lines = true;
-					return read_event(r, q, end, np);
-				}
-			}
-			r->object_form = true;
-			r->state = S_TOP_KEY_FIRST;
-		} else {
-			return fail_char(r, q, "not a JSON trace: expected '[' or '{'");
-		}
-		*np = q + 1;
-		return R_OK;
+		return top_start(r, q, end, np);
 	case S_TOP_KEY_FIRST:
 	case S_TOP_KEY:
 		if (c == '}') {
@@ -482,7 +153,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			return R_OK;
 		}
 		if (c != '"')
-			return fail_char(r, q, "expected a quoted key at the top level");
+			return tf_chrome_fail_char(r, q, "expected a quoted key at the top level");
 		{
 			tf_json_span k;
 			int rc = tf_json_string(q, end, &k, np);
@@ -495,14 +166,14 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 		return R_OK;
 	case S_TOP_COLON:
 		if (c != ':')
-			return fail_char(r, q, "expected ':' after a top-level key");
+			return tf_chrome_fail_char(r, q, "expected ':' after a top-level key");
 		r->state = S_TOP_VALUE;
 		*np = q + 1;
 		return R_OK;
 	case S_TOP_VALUE:
 		if (r->topkey == K_TRACE_EVENTS) {
 			if (c != '[')
-				return fail_char(r, q, "\"traceEvents\" is not an array");
+				return tf_chrome_fail_char(r, q, "\"traceEvents\" is not an array");
 			r->has_events = true;
 			r->state = S_ARR_FIRST;
 			*np = q + 1;
@@ -512,7 +183,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			tf_json_span v;
 			int rc = tf_json_value(q, end, &v, np, &r->jerr);
 			if (rc != R_OK)
-				return json_rc(r, rc);
+				return tf_chrome_json_rc(r, rc);
 			tf_chrome_set_rank(r, &v);
 			r->state = S_TOP_NEXT;
 			return R_OK;
@@ -520,7 +191,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 		{
 			int used = tf_json_skip_begin(&r->skip, q, &r->jerr);
 			if (used < 0)
-				return fail_json(r);
+				return tf_chrome_fail_json(r);
 			q += used;
 		}
 		r->state = S_TOP_SKIP;
@@ -532,7 +203,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 		else if (c == '}')
 			r->state = S_DONE;
 		else
-			return fail_char(r, q, "expected ',' or '}' at the top level");
+			return tf_chrome_fail_char(r, q, "expected ',' or '}' at the top level");
 		*np = q + 1;
 		return R_OK;
 	case S_ARR_FIRST:
@@ -548,7 +219,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			tf_json_span v;
 			int rc = tf_json_value(q, end, &v, np, &r->jerr);
 			if (rc != R_OK)
-				return json_rc(r, rc);
+				return tf_chrome_json_rc(r, rc);
 			r->state = S_ARR_NEXT;
 			r->index++;
 			tf_count_skip(r->ctx, TF_DIAG_bad_event);
@@ -565,12 +236,12 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 		else if (c == ']')
 			array_end(r);
 		else
-			return fail_char(r, q, "expected ',' or ']' after an event");
+			return tf_chrome_fail_char(r, q, "expected ',' or ']' after an event");
 		*np = q + 1;
 		return R_OK;
 	case S_DONE:
 	default:
-		return fail_char(r, q, "unexpected data after the end of the trace");
+		return tf_chrome_fail_char(r, q, "unexpected data after the end of the trace");
 	}
 }
 

@@ -1,5 +1,6 @@
 /* chrome_int.h - private to the Chrome trace-event reader: its state and
- * what chrome.c (the parser: top level, carry, events) and chrome_tracks.c
+ * what chrome.c (the parser: top level, carry, errors), chrome_event.c
+ * (an event's fields, strings, numbers, the tf_event) and chrome_tracks.c
  * (tracks, metadata, GPU classification) share.  The JSON tokenizer under
  * both is json.h; the entry points for tests and benchmarks are chrome.h. */
 #ifndef TRACEFOLD_READ_CHROME_INT_H
@@ -11,6 +12,12 @@
 #include "chrome.h"
 #include "hmap.h"
 #include "json.h"
+
+typedef unsigned char u8;
+
+/* step/parse results: the tokenizer's OK and NEED; negative values are
+ * TF_E* codes (a tokenizer error is turned into one at once) */
+enum { R_OK = TF_JSON_OK, R_NEED = TF_JSON_NEED };
 
 #define NSCRATCH 4
 #define CACHE_KEY 64
@@ -85,7 +92,25 @@ struct tf_chrome {
 	tf_hmap pend_idx;      /* process key << 32 | thread key -> pend index */
 };
 
-/* chrome.c: the text of a string (decoded into scratch buffer `slot`) or
+/* chrome.c: r->jerr (the tokenizer's error, or one of ours) as r->err;
+ * what, and the byte at `at`, as r->err.  Both return TF_EFORMAT. */
+int tf_chrome_fail_json(tf_chrome *r);
+int tf_chrome_fail_char(tf_chrome *r, const u8 *at, const char *what);
+/* A tokenizer result: OK and NEED as they are, an error as r->err. */
+static inline int tf_chrome_json_rc(tf_chrome *r, int rc)
+{
+	return rc < 0 ? tf_chrome_fail_json(r) : rc;
+}
+
+/* chrome_event.c */
+/* The field an event's key k names (NULL: one the reader skips). */
+tf_json_span *tf_chrome_field_for(tf_chrome_fields *f, const tf_json_span *k);
+/* p at '{'.  Fills f (spans into the buffer); R_OK with *out after the
+ * object, R_NEED when it is cut by end, or an error. */
+int tf_chrome_parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fields *f, const u8 **out);
+/* One decoded event object (f) -> tf_emit / tf_count_skip. */
+int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f);
+/* The text of a string (decoded into scratch buffer `slot`) or
  * of a number/literal (as written); "" for absent, null, objects, arrays. */
 int tf_chrome_text(tf_chrome *r, const tf_json_span *s, int slot, const char **t, size_t *n);
 /* tf_chrome_text interned; 0 for "". */
