@@ -281,8 +281,8 @@ int tf_pipeline_partial_ok(const tf_filter_opts *fo, tf_error *err)
 	return 0;
 }
 
-/* The profile's time span from the stack builder's (any, a, b), as
- * tf_stacks_finish sets it, then cut to a --window [lo, hi). */
+/* The profile's time span from the stack builder's (any, a, b), once it
+ * finished, then (window) cut to a --window [lo, hi). */
 static void span_meta(tf_agg *agg, bool any, int64_t a, int64_t b, bool window, int64_t lo, int64_t hi)
 {
 	if (!any)
@@ -359,6 +359,25 @@ static int least_name(tf_ctx *ctx, const char *const *inputs, int n, const int *
 	return 0;
 }
 
+/* The stack builder and its consumers: the filter (when one is asked for)
+ * in front of all of them, the aggregate's (*asink_out, with the selected
+ * counters and step labels), then the span writers'.  The caller frees
+ * *out and *asink_out, also after a failure. */
+static int stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_pipeline_opts *o, tf_filter *filter, const tf_step *steps,
+		      size_t nsteps, tf_stacks **out, tf_agg_sink **asink_out, tf_error *err)
+{
+	tf_stacks *s = *out = tf_stacks_new(ctx, tf_agg_cpath(agg), filter);
+	tf_agg_sink *k = *asink_out = s ? tf_agg_sink_new(ctx, agg, o ? o->counters : NULL) : NULL;
+	if (k && steps)
+		tf_agg_sink_label_steps(k, steps, nsteps);
+	if (!k || tf_stacks_add_consumer(s, tf_agg_sink_spans(k)) < 0)
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	for (int i = 0; o && o->consumers && o->consumers[i]; i++)
+		if (tf_stacks_add_consumer(s, o->consumers[i]) < 0)
+			return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "too many span consumers");
+	return 0;
+}
+
 int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_pipeline_opts *o,
 		    tf_error *err)
 {
@@ -376,6 +395,7 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	}
 	int *kind = calloc((size_t)n + 1, sizeof(int));
 	tf_stacks *stacks = NULL;
+	tf_agg_sink *asink = NULL;
 	tf_filter *filter = NULL;
 	const tf_filter_opts *fo = o && tf_filter_active(o->filter) ? o->filter : NULL;
 	int64_t win_lo = INT64_MIN, win_hi = INT64_MAX; /* the window, absolute */
@@ -443,18 +463,8 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		    (rc = tf_pipeline_step_list(ctx, inputs, n, format, first, o->filter->step_region, &steps, &nsteps,
 						err)) < 0)
 			goto done;
-		tf_stacks_opts sopts = { .counters = o ? o->counters : NULL, .filter = filter, .steps = steps,
-					 .nsteps = nsteps };
-		stacks = tf_stacks_new(ctx, agg, &sopts);
-		for (int k = 0; stacks && o && o->consumers && o->consumers[k]; k++)
-			if (tf_stacks_add_consumer(stacks, o->consumers[k]) < 0) {
-				rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "too many span consumers");
-				goto done;
-			}
-		if (!stacks) {
-			rc = tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		if ((rc = stacks_new(ctx, agg, o, filter, steps, nsteps, &stacks, &asink, err)) < 0)
 			goto done;
-		}
 	}
 	for (int i = 0; i < n; i++) {
 		if (kind[i] != IN_TRACE || (sel && sel[i].mode == TF_SEL_NONE))
@@ -510,6 +520,9 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 			rc = tf_error_set(err, r, NULL, -1, -1, "cannot build stacks: %s", tf_strerror(r));
 			goto done;
 		}
+		int64_t first_ns = 0, last_ns = 0;
+		bool any = tf_stacks_time_span(stacks, &first_ns, &last_ns);
+		span_meta(agg, any, first_ns, last_ns, false, 0, 0);
 		if (partial) {
 			partial->any_time = tf_stacks_time_span(stacks, &partial->min_ns, &partial->max_ns);
 			goto done; /* the rest needs the whole run: tf_pipeline_conclude */
@@ -601,6 +614,7 @@ done:
 	tf_hmap_free(&seen);
 	tf_agg_free(tmp);
 	tf_stacks_free(stacks);
+	tf_agg_sink_free(asink);
 	tf_filter_free(filter);
 	free(steps);
 	free(kind);
