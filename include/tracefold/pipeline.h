@@ -36,7 +36,7 @@ typedef struct tf_pipeline_partial {
 
 typedef struct tf_pipeline_opts {
 	const char *format;             /* force this trace reader (no profile sniffing), or NULL */
-	const char *const *counters;    /* tf_stacks_opts.counters */
+	const char *const *counters;    /* tf_agg_sink_new's counters */
 	uint32_t first_input;           /* input index of inputs[0] (distinct per run in one ctx) */
 	bool comments;                  /* record inputs and event counts as profile comments */
 	tf_span_sink *const *consumers; /* more span consumers beside the aggregate (writers,

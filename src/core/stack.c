@@ -42,7 +42,6 @@ const tf_span_repair tf_span_repairs[TF_SPAN_NREPAIRS] = {
 #define TF_STACK_MAX_DEPTH 4096u
 #define MAX_CONSUMERS 8
 
-
 typedef struct frame {
 	int64_t start_ns, end_ns; /* end known only for sorted tracks */
 	int64_t child_ns;
