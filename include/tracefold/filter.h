@@ -2,7 +2,7 @@
  * (docs/cli.md "Filters"): --ranks LIST keeps the tracks of some MPI ranks,
  * --window START:END keeps what happened in [START, END).  One span
  * consumer placed between the stack builder and all its other consumers,
- * the aggregate's included (tf_stacks_opts.filter), so profiles, tables and
+ * the aggregate's included (tf_stacks_new's filter), so profiles, tables and
  * timelines all see the same spans:
  *
  *   stack builder --spans--> filter --spans--> aggregate, writers, checks

@@ -39,7 +39,7 @@ typedef struct tf_pipeline_opts {
 	const char *format;             /* force this format (a row of tf_formats), or NULL to sniff */
 	const tf_format *const *formats; /* each input's format, resolved once by the caller
 					 * (tf_inputs_resolve), or NULL: resolved here (format) */
-	const char *const *counters;    /* tf_stacks_opts.counters */
+	const char *const *counters;    /* tf_agg_sink_new's counters */
 	uint32_t first_input;           /* input index of inputs[0] (distinct per run in one ctx) */
 	bool comments;                  /* record inputs and event counts as profile comments */
 	tf_span_sink *const *consumers; /* more span consumers beside the aggregate (writers,

@@ -14,6 +14,7 @@
 #include "report.h"
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
+#include "tracefold/agg_sink.h"
 #include "hmap.h"
 #include "sat.h"
 
@@ -603,6 +604,23 @@ static void help(void)
 	       "exit status: 0 ok, 2 usage error, 3 unreadable input\n");
 }
 
+/* The stack builder wired as the pipeline wires it (tf_pipeline_run): the
+ * filter, the aggregate's consumer (*asink_out, the caller's to free), then
+ * ours.  NULL when out of memory. */
+static tf_stacks *info_stacks(tf_ctx *ctx, tf_agg *agg, tf_filter *filter, info_sink *s, tf_agg_sink **asink_out)
+{
+	tf_stacks *stacks = tf_stacks_new(ctx, tf_agg_cpath(agg), filter);
+	tf_agg_sink *k = *asink_out = stacks ? tf_agg_sink_new(ctx, agg, NULL) : NULL;
+	s->cp = tf_agg_cpath(agg);
+	s->unattributed = tf_strtab_intern_cstr(tf_ctx_strtab(ctx), "[unattributed gpu]");
+	if (!k || tf_stacks_add_consumer(stacks, tf_agg_sink_spans(k)) < 0 ||
+	    (filter && tf_stacks_add_consumer(stacks, &s->spans) < 0) || tf_stacks_add_consumer(stacks, &s->gpu) < 0) {
+		tf_stacks_free(stacks);
+		return NULL;
+	}
+	return stacks;
+}
+
 int tf_cmd_info(int argc, char **argv)
 {
 	bool json = false, list_meta = false;
@@ -664,6 +682,7 @@ int tf_cmd_info(int argc, char **argv)
 			.ctx = ctx };
 	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
 	tf_stacks *stacks = NULL;
+	tf_agg_sink *asink = NULL;
 	tf_filter *filter = NULL;
 	tf_window_opts steps_w; /* --steps: the filter options with its window */
 	tf_tee tee;
@@ -705,12 +724,8 @@ int tf_cmd_info(int argc, char **argv)
 		filter = tf_filter_new(ctx, fo, s.win_lo, s.win_hi, rel, first);
 		s.fo = fo;
 	}
-	tf_stacks_opts sopts = { .filter = filter };
-	stacks = !tf_filter_active(&iopts.filter) || filter ? tf_stacks_new(ctx, agg, &sopts) : NULL;
-	s.cp = tf_agg_cpath(agg);
-	s.unattributed = tf_strtab_intern_cstr(tf_ctx_strtab(ctx), "[unattributed gpu]");
-	if (!stacks || (filter && tf_stacks_add_consumer(stacks, &s.spans) < 0) ||
-	    tf_stacks_add_consumer(stacks, &s.gpu) < 0) {
+	stacks = !tf_filter_active(&iopts.filter) || filter ? info_stacks(ctx, agg, filter, &s, &asink) : NULL;
+	if (!stacks) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto out;
@@ -762,6 +777,7 @@ int tf_cmd_info(int argc, char **argv)
 	rc = tf_check_strict(&iopts, ctx);
 out:
 	tf_stacks_free(stacks);
+	tf_agg_sink_free(asink);
 	tf_filter_free(filter);
 	tf_agg_free(agg);
 	info_free(&s);

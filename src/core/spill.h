@@ -2,8 +2,9 @@
  * k-way merge that reads them back in order (an external sort).
  *
  * The stack builder buffers a Chrome track's events until its input ends
- * (stack.c); past a memory budget it sorts what it holds and writes it here
- * as a run, so memory stays bounded whatever the trace length.  The file is
+ * (sorter.c); past a memory budget it sorts what it holds and writes it here
+ * as a run, so memory stays bounded whatever the trace length (and so does
+ * the GPU join's launch table: gpu_join.c).  The file is
  * unlinked as soon as it is made: nothing is left behind, whatever happens. */
 #ifndef TF_SPILL_H
 #define TF_SPILL_H

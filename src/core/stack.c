@@ -6,28 +6,31 @@
  *    pops the innermost region; an END naming a deeper region closes the
  *    inner ones first (exit_mismatch); an END with nothing open, or naming
  *    nothing open, is dropped (end_without_begin).
- *  - sorted tracks (Chrome JSON): buffered per track; B/E are matched
- *    innermost-first in (ts, file order) order; then all spans (X and
- *    matched B/E) are ordered by start, longer first, file order, and
- *    nested.  A span starting where the open one ends is its sibling, unless
- *    both are B/E and the open one's E comes after the span's B in the file.
- *    A child that ends after its parent by at most the clip tolerance is
+ *  - sorted tracks (Chrome JSON): buffered per track by the sorter
+ *    (sorter.c), which matches B/E and gives back all spans (X and matched
+ *    B/E) ordered by start, longer first, file order; here they are nested.
+ *    A span starting where the open one ends is its sibling, unless both
+ *    are B/E and the open one's E comes after the span's B in the file.  A
+ *    child that ends after its parent by at most the clip tolerance is
  *    clipped to the parent's end (child_clipped); a larger overlap ends the
  *    parent where the child starts (overlap_cut), so no time is lost.
+ *    Python frames are first clipped to their parents by id (fix_python).
  *  - regions still open at the end of a track, and X events without dur,
  *    are closed at the track's last timestamp (begin_unclosed).
+ *  - a GPU stream's activities are not nested: each goes under the CPU call
+ *    that launched it (gpu_join.c).
  * Every repair adds the time it moved to tf_diag.ns.  The stack builder
- * knows nothing of profiles: the aggregate is one consumer (agg_sink.c). */
+ * knows nothing of profiles: its caller adds the consumers (the pipeline:
+ * the aggregate's, agg_sink.c, and any writer's). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include "tracefold/stack.h"
+#include "stack_int.h"
+#include "grow.h"
 #include "hmap.h"
 #include "sat.h"
-#include "spill.h"
 
 const tf_span_repair tf_span_repairs[TF_SPAN_NREPAIRS] = {
 	{ TF_SPAN_CLIPPED, "clipped" },           { TF_SPAN_CUT, "cut" },
@@ -38,13 +41,6 @@ const tf_span_repair tf_span_repairs[TF_SPAN_NREPAIRS] = {
 /* Call paths longer than this are folded (depth_limited). */
 #define TF_STACK_MAX_DEPTH 4096u
 #define MAX_CONSUMERS 8
-
-/* When a sorted span ends, against events at its end timestamp (end_seq):
- * an X ends before anything that starts there (END_X); a B/E pair ends at
- * its E, whose place in the file is seq + 1; a region closed at the end of
- * its track ends after everything (END_LAST). */
-#define END_X 0u
-#define END_LAST UINT32_MAX
 
 typedef struct frame {
 	int64_t start_ns, end_ns; /* end known only for sorted tracks */
@@ -58,33 +54,8 @@ typedef struct frame {
 	uint64_t corr;            /* tf_event.corr of its begin */
 } frame;
 
-typedef struct span {
-	int64_t start_ns, end_ns; /* end_ns INT64_MIN: X without dur, until the track's end */
-	tf_str name, cat;
-	uint32_t seq;             /* the begin's place among the track's events */
-	uint32_t end_seq;
-	uint32_t flags;
-	uint32_t label;           /* TF_EVF_GPU_LABEL of its begin */
-	uint64_t corr;            /* tf_event.corr of its begin */
-} span;
-
-typedef struct bemark {
-	int64_t ts_ns;
-	tf_str name, cat;
-	uint32_t seq;
-	uint8_t is_end;
-	uint8_t label;            /* TF_EVF_GPU_LABEL */
-	uint64_t corr;
-} bemark;
-
-/* A non-region event kept for the consumers until its sorted track is nested. */
-typedef struct kept {
-	tf_event ev;
-	uint32_t seq;
-} kept;
-
-/* A Python frame's place among a sorted track's spans, and its parent's
- * Python id (Kineto), for nesting by id (fix_python). */
+/* A Python frame's place among a sorted track's spans (tf_sorter_add), and
+ * its parent's Python id (Kineto), for nesting by id (fix_python). */
 typedef struct pylink {
 	uint32_t span;
 	uint64_t parent;
@@ -93,19 +64,9 @@ typedef struct pylink {
 typedef struct tstate {
 	frame *stack;
 	uint32_t depth, capstack;
-	span *spans;
-	uint32_t nspans, capspans;
-	bemark *marks;
-	uint32_t nmarks, capmarks;
-	kept *events;
-	uint32_t nevents, capevents;
 	pylink *py;            /* the Python frames with a parent id */
 	uint32_t npy, cappy;
 	tf_hmap pyidx;         /* Python id -> span index */
-	bool has_py;           /* spans with a Python id: they stay in memory (fix_python) */
-	size_t mem_bytes;      /* what spans, marks and events hold (counted in tf_stacks.mem_bytes) */
-	tf_runs span_runs, event_runs; /* sorted runs written to tf_stacks.spill */
-	uint32_t seq;
 	int64_t first_ns, last_ns;
 	uint8_t seen;
 	uint8_t mode;      /* 0 unknown, 1 streamed, 2 sorted (tf_track.needs_sort) */
@@ -126,22 +87,9 @@ struct tf_stacks {
 	int any_time;
 	int64_t clip_tol_ns;
 	tf_str unnamed;        /* "[unnamed]", interned on first use */
-	tf_str unattributed;   /* "[unattributed gpu]", likewise */
-	/* (input, correlation id) -> call path of the CPU call with it: the
-	 * launches of the input being finished, past sort_mem_bytes / 2 in
-	 * sorted runs (join_launches) */
-	struct launch *launch;
-	uint32_t nlaunch, caplaunch, launch_seq;
-	bool launch_dirty;     /* launch[] not sorted yet */
-	tf_runs launch_runs;
-	/* tf_stacks_new: the aggregate consumer it made, and where to put the time span */
-	tf_agg_sink *own_agg_sink;
-	tf_agg *agg;
-	tf_filter *filter;     /* tf_stacks_opts.filter: the one consumer, in front of the others */
-	/* sorted tracks past the memory budget: sorted runs in a temporary file */
-	size_t mem_bytes, spill_at; /* buffered now; spill when it reaches spill_at (0 never) */
-	tf_spill *spill;
-	int spill_state;       /* 0 no file yet, 1 open, -1 none can be made: memory only */
+	tf_filter *filter;     /* the one consumer, in front of the others (tf_stacks_new) */
+	tf_sorter *sorter;     /* sorted tracks' buffers (sorter.c) */
+	tf_gpu_join *gpu;      /* launches and GPU streams (gpu_join.c) */
 };
 
 /* ---- consumers ---- */
@@ -166,59 +114,15 @@ static int emit_event(tf_stacks *s, tstate *t, const tf_event *ev)
 	return 0;
 }
 
-static uint64_t launch_key(uint32_t input, uint64_t corr)
+static int emit_gpu(tf_stacks *s, const tf_span *sp)
 {
-	return tf_mix64(corr * 0x9E3779B97F4A7C15ull ^ input);
-}
-
-/* A launch: by key, the latest (seq) wins when a correlation id repeats. */
-typedef struct launch {
-	uint64_t key;
-	uint32_t node, seq;
-	int64_t ts;               /* the launch's start */
-} launch;
-
-static int launch_cmp(const void *x, const void *y)
-{
-	const launch *a = x, *b = y;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-static int spill_open(tf_stacks *s);
-
-static int note_launch(tf_stacks *s, uint32_t track, uint64_t corr, uint32_t node, int64_t ts)
-{
-	const tf_track *tr = tf_ctx_track_get(s->ctx, track);
-	if (tf_grow((void **)&s->launch, &s->caplaunch, s->nlaunch + 1, sizeof(launch)) < 0)
-		return TF_ENOMEM;
-	s->launch[s->nlaunch++] = (launch){ launch_key(tr ? tr->input : 0, corr), node, s->launch_seq++, ts };
-	s->launch_dirty = true;
-	size_t budget = tf_ctx_opts(s->ctx)->sort_mem_bytes / 2;
-	if (budget && (size_t)s->nlaunch * sizeof(launch) >= budget && spill_open(s) == 1) {
-		qsort(s->launch, s->nlaunch, sizeof(launch), launch_cmp);
-		int r = tf_spill_write(s->spill, &s->launch_runs, s->launch, s->nlaunch, sizeof(launch), launch_cmp);
-		if (r == TF_ENOMEM)
-			return r;
-		if (r == 0)
-			s->nlaunch = 0;
-		else /* keep them here; the runs written so far stay good */
-			tf_ctx_warn(s->ctx, "cannot write the temporary file of sorted tracks (%s): the rest "
-				    "stays in memory", strerror(errno));
-		if (r < 0)
-			s->spill_state = -1;
-	}
+	for (int i = 0; i < s->nconsumers; i++)
+		if (s->consumer[i]->open)
+			TF_TRY(s->consumer[i]->open(s->consumer[i], sp));
+	for (int i = 0; i < s->nconsumers; i++)
+		if (s->consumer[i]->close)
+			TF_TRY(s->consumer[i]->close(s->consumer[i], sp));
 	return 0;
-}
-
-static void forget_launches(tf_stacks *s)
-{
-	free(s->launch);
-	s->launch = NULL;
-	s->nlaunch = s->caplaunch = 0;
-	s->launch_dirty = false;
-	tf_runs_free(&s->launch_runs);
 }
 
 static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_flags)
@@ -241,24 +145,12 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_fla
 		       f->start_ns, tf_sat_add(f->start_ns, dur), self, f->kind, f->corr,
 		       f->kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0 };
 	if (f->corr && f->kind == TF_SPAN_KIND_CPU) /* a launch: its GPU work goes under this path */
-		TF_TRY(note_launch(s, track, f->corr, f->node, f->start_ns));
+		TF_TRY(tf_gpu_join_launch(s->gpu, track, f->corr, f->node, f->start_ns));
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->close)
 			TF_TRY(s->consumer[i]->close(s->consumer[i], &sp));
 	if (t->depth)
 		t->stack[t->depth - 1].child_ns = tf_sat_add(t->stack[t->depth - 1].child_ns, dur);
-	return 0;
-}
-
-/* *slot: text, interned on first use. */
-static int intern_once(tf_stacks *s, tf_str *slot, const char *text)
-{
-	if (!*slot)
-		*slot = tf_strtab_intern_cstr(tf_ctx_strtab(s->ctx), text);
-	if (*slot == (tf_str)-1) {
-		*slot = 0;
-		return TF_ENOMEM;
-	}
 	return 0;
 }
 
@@ -268,7 +160,7 @@ static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
 		return TF_ENOMEM;
 	frame f = *fr;
 	if (!f.name) { /* an event without a name still gets a visible frame */
-		TF_TRY(intern_once(s, &s->unnamed, "[unnamed]"));
+		TF_TRY(tf_intern_once(s->ctx, &s->unnamed, "[unnamed]"));
 		f.name = s->unnamed;
 	}
 	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_CPATH_ROOT;
@@ -321,7 +213,7 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
 	switch (ev->kind) {
 	case TF_EV_BEGIN: {
-		frame f = { .start_ns = ev->ts_ns, .name = ev->name, .cat = ev->cat, .end_seq = END_LAST,
+		frame f = { .start_ns = ev->ts_ns, .name = ev->name, .cat = ev->cat, .end_seq = TF_END_LAST,
 			    .corr = ev->corr,
 			    .kind = !t->gpu ? TF_SPAN_KIND_CPU : (ev->flags & TF_EVF_GPU_LABEL) ? TF_SPAN_KIND_GPU_LABEL
 											     : TF_SPAN_KIND_GPU };
@@ -361,71 +253,27 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 
 /* ---- sorted tracks ---- */
 
-static int spill_all(tf_stacks *s);
-static int buffer_one(tf_stacks *s, tstate *t, const tf_event *ev, uint32_t seq);
-
+/* An event of a sorted track, or an X event, to the sorter; an X's end
+ * bounds the track's time, and a Python frame (an X with an id) keeps the
+ * track's spans in memory, where fix_python finds it by its place. */
 static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
-	uint32_t seq = t->seq++;
-	size_t before = t->mem_bytes;
-	int rc = buffer_one(s, t, ev, seq);
-	if (rc < 0 || t->mem_bytes == before)
-		return rc;
-	s->mem_bytes += t->mem_bytes - before;
-	return s->spill_at && s->mem_bytes >= s->spill_at ? spill_all(s) : 0;
-}
-
-static int buffer_one(tf_stacks *s, tstate *t, const tf_event *ev, uint32_t seq)
-{
-	switch (ev->kind) {
-	case TF_EV_COMPLETE: {
-		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
-			return TF_ENOMEM;
-		int64_t dur = ev->dur_ns;
-		t->mem_bytes += sizeof(span);
-		if (dur == TF_DUR_UNTIL_END) { /* still running when tracing stopped */
-			t->spans[t->nspans++] = (span){ ev->ts_ns, INT64_MIN, ev->name, ev->cat, seq, END_LAST,
-							TF_SPAN_UNCLOSED, ev->flags & TF_EVF_GPU_LABEL, ev->corr };
-			return 0;
-		}
-		uint32_t flags = 0;
-		if (dur < 0) {
-			tf_diag_repair(s->diag, TF_DIAG_negative_duration, -dur);
-			flags = TF_SPAN_NEG_DURATION;
-			dur = 0;
-		}
-		int64_t end_ns = tf_sat_add(ev->ts_ns, dur);
-		t->spans[t->nspans++] = (span){ ev->ts_ns, end_ns, ev->name, ev->cat, seq, END_X, flags,
-						ev->flags & TF_EVF_GPU_LABEL, ev->corr };
-		note_time(t, end_ns);
-		if (ev->id)
-			t->has_py = true;
-		if (ev->id && tf_hmap_set(&t->pyidx, ev->id, t->nspans - 1) < 0)
-			return TF_ENOMEM;
-		if (ev->id && ev->parent_id) {
-			if (tf_grow((void **)&t->py, &t->cappy, t->npy + 1, sizeof(pylink)) < 0)
-				return TF_ENOMEM;
-			t->py[t->npy++] = (pylink){ t->nspans - 1, ev->parent_id };
-		}
+	bool x = ev->kind == TF_EV_COMPLETE && ev->dur_ns != TF_DUR_UNTIL_END;
+	if (x && ev->id)
+		TF_TRY(tf_sorter_pin(s->sorter, ev->track));
+	uint32_t at;
+	TF_TRY(tf_sorter_add(s->sorter, ev->track, ev, &at));
+	if (!x)
 		return 0;
+	note_time(t, tf_sat_add(ev->ts_ns, ev->dur_ns < 0 ? 0 : ev->dur_ns));
+	if (ev->id && tf_hmap_set(&t->pyidx, ev->id, at) < 0)
+		return TF_ENOMEM;
+	if (ev->id && ev->parent_id) {
+		if (tf_grow((void **)&t->py, &t->cappy, t->npy + 1, sizeof(pylink)) < 0)
+			return TF_ENOMEM;
+		t->py[t->npy++] = (pylink){ at, ev->parent_id };
 	}
-	case TF_EV_BEGIN:
-	case TF_EV_END:
-		if (tf_grow((void **)&t->marks, &t->capmarks, t->nmarks + 1, sizeof(bemark)) < 0)
-			return TF_ENOMEM;
-		t->marks[t->nmarks++] = (bemark){ ev->ts_ns, ev->name, ev->cat, seq, ev->kind == TF_EV_END,
-						  (ev->flags & TF_EVF_GPU_LABEL) != 0, ev->corr };
-		t->mem_bytes += sizeof(bemark);
-		return 0;
-	default:
-		if (!tf_span_sink_wants(&s->wants, ev))
-			return 0;
-		if (tf_grow((void **)&t->events, &t->capevents, t->nevents + 1, sizeof(kept)) < 0)
-			return TF_ENOMEM;
-		t->events[t->nevents++] = (kept){ *ev, seq };
-		t->mem_bytes += sizeof(kept);
-		return 0;
-	}
+	return 0;
 }
 
 static bool is_region(uint8_t kind)
@@ -462,169 +310,13 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 	return stream_event(s, t, ev);
 }
 
-static int span_cmp(const void *x, const void *y)
-{
-	const span *a = x, *b = y;
-	if (a->start_ns != b->start_ns)
-		return a->start_ns < b->start_ns ? -1 : 1;
-	if (a->end_ns != b->end_ns)
-		return a->end_ns > b->end_ns ? -1 : 1; /* longer first */
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* Stable by timestamp: at equal timestamps B and E keep their file order
- * (a region entered and left in the same microsecond stays one region). */
-static int mark_cmp(const void *x, const void *y)
-{
-	const bemark *a = x, *b = y;
-	if (a->ts_ns != b->ts_ns)
-		return a->ts_ns < b->ts_ns ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-static int kept_cmp(const void *x, const void *y)
-{
-	const kept *a = x, *b = y;
-	if (a->ev.ts_ns != b->ev.ts_ns)
-		return a->ev.ts_ns < b->ev.ts_ns ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* Sorts only when needed: inputs are often already in order. */
-static void sort_if_needed(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *))
-{
-	char *p = base;
-	for (size_t i = 1; i < n; i++)
-		if (cmp(p + (i - 1) * sz, p + i * sz) > 0) {
-			qsort(base, n, sz, cmp);
-			return;
-		}
-}
-
-/* ---- memory bound: sorted runs in a temporary file ---- */
-
-/* span_cmp, with the X events still running when tracing stopped last:
- * their end is the track's last timestamp, known only at its end, so they
- * stay in memory. */
-static int spill_span_cmp(const void *x, const void *y)
-{
-	const span *a = x, *b = y;
-	bool ua = a->end_ns == INT64_MIN, ub = b->end_ns == INT64_MIN;
-	if (ua != ub)
-		return ua ? 1 : -1;
-	return span_cmp(x, y);
-}
-
-static int spill_track(tf_stacks *s, tstate *t)
-{
-	if (t->nspans && !t->has_py) { /* Python frames are nested by index (fix_python) */
-		sort_if_needed(t->spans, t->nspans, sizeof(span), spill_span_cmp);
-		uint32_t n = t->nspans;
-		while (n && t->spans[n - 1].end_ns == INT64_MIN)
-			n--;
-		TF_TRY(tf_spill_write(s->spill, &t->span_runs, t->spans, n, sizeof(span), span_cmp));
-		memmove(t->spans, t->spans + n, (size_t)(t->nspans - n) * sizeof(span));
-		t->nspans -= n;
-		t->mem_bytes -= (size_t)n * sizeof(span);
-	}
-	if (t->nevents) {
-		sort_if_needed(t->events, t->nevents, sizeof(kept), kept_cmp);
-		TF_TRY(tf_spill_write(s->spill, &t->event_runs, t->events, t->nevents, sizeof(kept), kept_cmp));
-		t->mem_bytes -= (size_t)t->nevents * sizeof(kept);
-		t->nevents = 0;
-	}
-	return 0;
-}
-
-/* The temporary file, made on first use: 1 open, -1 none can be made. */
-static int spill_open(tf_stacks *s)
-{
-	if (!s->spill_state) {
-		const char *dir = tf_ctx_opts(s->ctx)->tmp_dir;
-		s->spill = tf_spill_new(dir);
-		s->spill_state = s->spill ? 1 : -1;
-		if (!s->spill)
-			tf_ctx_warn(s->ctx, "cannot make a temporary file in %s (%s): the events of sorted tracks "
-				    "stay in memory", dir && *dir ? dir : "/tmp", strerror(errno));
-	}
-	return s->spill_state;
-}
-
-/* Past the budget: every sorted track's spans and events go to the file as
- * sorted runs; their buffers are kept for what comes next.  Without a
- * file (none can be made, or the disk is full) everything stays in memory,
- * as with a budget of 0, and a note says so. */
-static int spill_all(tf_stacks *s)
-{
-	size_t budget = tf_ctx_opts(s->ctx)->sort_mem_bytes;
-	spill_open(s);
-	for (uint32_t i = 0; i < s->ntracks && s->spill_state == 1; i++) {
-		tstate *t = &s->tracks[i];
-		size_t before = t->mem_bytes;
-		int r = spill_track(s, t);
-		s->mem_bytes -= before - t->mem_bytes;
-		if (r == TF_EIO) {
-			tf_ctx_warn(s->ctx, "cannot write the temporary file of sorted tracks (%s): the rest "
-				    "stays in memory", strerror(errno));
-			s->spill_state = -1;
-		} else if (r < 0) {
-			return r;
-		}
-	}
-	/* what could not go (Python frames, B/E pairs) does not make every
-	 * later event spill again: the next time is a budget further */
-	s->spill_at = s->spill_state == 1 ? s->mem_bytes + budget : 0;
-	return 0;
-}
-
-/* B/E marks -> spans, innermost-first. */
-static int match_marks(tf_stacks *s, tstate *t)
-{
-	sort_if_needed(t->marks, t->nmarks, sizeof(bemark), mark_cmp);
-	uint32_t *open = NULL, nopen = 0, capopen = 0;
-	int rc = 0;
-	for (uint32_t i = 0; i < t->nmarks && rc == 0; i++) {
-		const bemark *m = &t->marks[i];
-		if (!m->is_end) {
-			if (tf_grow((void **)&open, &capopen, nopen + 1, sizeof(uint32_t)) < 0)
-				rc = TF_ENOMEM;
-			else
-				open[nopen++] = i;
-			continue;
-		}
-		if (!nopen) {
-			s->diag->n[TF_DIAG_end_without_begin]++;
-			continue;
-		}
-		const bemark *b = &t->marks[open[--nopen]];
-		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
-			rc = TF_ENOMEM;
-		else
-			t->spans[t->nspans++] = (span){ b->ts_ns, m->ts_ns, b->name, b->cat, b->seq, m->seq + 1, 0,
-							b->label, b->corr };
-	}
-	/* still open at the end of the track: close at its last timestamp */
-	for (uint32_t k = 0; k < nopen && rc == 0; k++) {
-		const bemark *b = &t->marks[open[k]];
-		tf_diag_repair(s->diag, TF_DIAG_begin_unclosed, tf_sat_sub(t->last_ns, b->ts_ns));
-		if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(span)) < 0)
-			rc = TF_ENOMEM;
-		else
-			t->spans[t->nspans++] = (span){ b->ts_ns, t->last_ns, b->name, b->cat, b->seq, END_LAST,
-							TF_SPAN_UNCLOSED, b->label, b->corr };
-	}
-	free(open);
-	t->nmarks = 0;
-	return rc;
-}
-
 /* Hands over the kept events before upto_ns (or at it, when inclusive),
  * each after closing the regions that ended by its time. */
 static int drain_events(tf_stacks *s, tstate *t, tf_merge *em, int64_t upto_ns, int inclusive)
 {
-	for (const kept *p; (p = tf_merge_peek(em)) &&
+	for (const tf_sorted_event *p; (p = tf_merge_peek(em)) &&
 			    (p->ev.ts_ns < upto_ns || (inclusive && p->ev.ts_ns == upto_ns));) {
-		kept c = *p;
+		tf_sorted_event c = *p;
 		TF_TRY(tf_merge_pop(em));
 		while (t->depth && t->stack[t->depth - 1].end_ns <= c.ev.ts_ns)
 			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
@@ -634,7 +326,7 @@ static int drain_events(tf_stacks *s, tstate *t, tf_merge *em, int64_t upto_ns, 
 }
 
 /* Has the open frame f ended before span sp begins? */
-static inline bool ended_before(const frame *f, const span *sp)
+static inline bool ended_before(const frame *f, const tf_sorted_span *sp)
 {
 	return f->end_ns < sp->start_ns || (f->end_ns == sp->start_ns && f->end_seq <= sp->seq);
 }
@@ -644,12 +336,15 @@ static inline bool ended_before(const frame *f, const span *sp)
  * on its own) is clipped to the parent, counted with the time it moved. */
 static void fix_python(tf_stacks *s, tstate *t)
 {
+	uint32_t nspans = 0;
+	tf_sorted_span *spans = t->npy ? tf_sorter_spans(s->sorter, (uint32_t)(t - s->tracks), t->last_ns, &nspans)
+				       : NULL;
 	for (uint32_t i = 0; i < t->npy; i++) {
 		uint32_t p = tf_hmap_get(&t->pyidx, t->py[i].parent);
 		if (p == UINT32_MAX || p == t->py[i].span)
 			continue;
-		span *c = &t->spans[t->py[i].span];
-		const span *par = &t->spans[p];
+		tf_sorted_span *c = &spans[t->py[i].span];
+		const tf_sorted_span *par = &spans[p];
 		int64_t moved = 0;
 		if (c->start_ns < par->start_ns) {
 			moved = tf_sat_add(moved, tf_sat_sub(par->start_ns, c->start_ns));
@@ -671,265 +366,34 @@ static void fix_python(tf_stacks *s, tstate *t)
 	tf_hmap_free(&t->pyidx);
 }
 
-/* A sorted track's buffered spans, complete and in start order, with its
- * runs in the temporary file merged in by sm and em. */
-static int prepare_sorted(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
+/* A sorted GPU stream: every activity on its own, in start order, under
+ * its launch (gpu_join.c); the stream's other events between them. */
+static int flush_gpu(tf_stacks *s, tstate *t, tf_sorted *c)
 {
-	for (uint32_t i = 0; i < t->nspans; i++)
-		if (t->spans[i].end_ns == INT64_MIN) { /* X without dur: until the track's end */
-			span *sp = &t->spans[i];
-			sp->end_ns = t->last_ns > sp->start_ns ? t->last_ns : sp->start_ns;
-			tf_diag_repair(s->diag, TF_DIAG_begin_unclosed, tf_sat_sub(sp->end_ns, sp->start_ns));
-		}
-	fix_python(s, t);
-	TF_TRY(match_marks(s, t));
-	sort_if_needed(t->spans, t->nspans, sizeof(span), span_cmp);
-	sort_if_needed(t->events, t->nevents, sizeof(kept), kept_cmp);
-	TF_TRY(tf_merge_init(sm, s->spill, &t->span_runs, t->spans, t->nspans, sizeof(span), span_cmp));
-	int r = tf_merge_init(em, s->spill, &t->event_runs, t->events, t->nevents, sizeof(kept), kept_cmp);
-	if (r < 0)
-		tf_merge_free(sm);
-	return r;
-}
-
-static void free_sorted(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
-{
-	tf_merge_free(sm);
-	tf_merge_free(em);
-	tf_runs_free(&t->span_runs);
-	tf_runs_free(&t->event_runs);
-	t->has_py = false;
-	s->mem_bytes -= t->mem_bytes;
-	t->mem_bytes = 0;
-	free(t->spans);
-	free(t->marks);
-	free(t->events);
-	t->spans = NULL;
-	t->marks = NULL;
-	t->events = NULL;
-	t->nspans = t->capspans = t->nmarks = t->capmarks = t->nevents = t->capevents = 0;
-}
-
-/* One activity of a GPU stream, on its own (docs/gpu.md): no nesting (two
- * kernels that overlap both count in full), its call path the CPU launch
- * with the same correlation id (its input's CPU tracks were nested first)
- * plus the activity, else "[unattributed gpu]" plus the activity; an
- * annotation is a root frame of its own with no time (self 0). */
-static int emit_gpu(tf_stacks *s, uint32_t track, const span *sp, uint32_t launched, int64_t launch_ns)
-{
-	tf_str name = sp->name;
-	if (!name) {
-		TF_TRY(intern_once(s, &s->unnamed, "[unnamed]"));
-		name = s->unnamed;
-	}
-	int64_t dur = tf_sat_sub(sp->end_ns, sp->start_ns);
-	uint32_t kind = sp->label ? TF_SPAN_KIND_GPU_LABEL : TF_SPAN_KIND_GPU, parent = TF_CPATH_ROOT;
-	if (!sp->label) {
-		parent = launched;
-		if (parent == UINT32_MAX) {
-			TF_TRY(intern_once(s, &s->unattributed, "[unattributed gpu]"));
-			parent = tf_cpath_child(s->cp, TF_CPATH_ROOT, s->unattributed);
-			tf_diag_repair(s->diag, TF_DIAG_gpu_unattributed, dur);
-		} else {
-			tf_diag_repair(s->diag, TF_DIAG_gpu_attributed, dur);
-		}
-	}
-	tf_str fname = tf_ctx_frame_name(s->ctx, name);
-	uint32_t node = parent == (uint32_t)-1 || fname == (tf_str)-1 ? (uint32_t)-1
-									: tf_cpath_child(s->cp, parent, fname);
-	if (node == (uint32_t)-1)
-		return TF_ENOMEM;
-	tf_span o = { track, node, 1, sp->flags, name, sp->cat, sp->start_ns, sp->end_ns,
-		      kind == TF_SPAN_KIND_GPU_LABEL ? 0 : dur, kind, sp->corr,
-		      kind == TF_SPAN_KIND_GPU && launched != UINT32_MAX ? launch_ns : TF_SPAN_END_UNKNOWN };
-	for (int i = 0; i < s->nconsumers; i++)
-		if (s->consumer[i]->open)
-			TF_TRY(s->consumer[i]->open(s->consumer[i], &o));
-	for (int i = 0; i < s->nconsumers; i++)
-		if (s->consumer[i]->close)
-			TF_TRY(s->consumer[i]->close(s->consumer[i], &o));
-	return 0;
-}
-
-/* What a GPU activity asks of the launch table: its key, its place. */
-typedef struct lreq {
-	uint64_t key;
-	uint32_t idx;
-} lreq;
-
-static int lreq_cmp(const void *x, const void *y)
-{
-	const lreq *a = x, *b = y;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-/* The latest launch with key in the sorted launch[] (nothing spilled), or
- * NULL. */
-static const launch *launch_find(const tf_stacks *s, uint64_t key)
-{
-	uint32_t lo = 0, hi = s->nlaunch;
-	while (lo < hi) { /* the first launch with a larger key */
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (s->launch[mid].key <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && s->launch[lo - 1].key == key ? &s->launch[lo - 1] : NULL;
-}
-
-typedef struct lres {
-	uint32_t idx, node;
-	int64_t ts;
-} lres;
-
-static int lres_cmp(const void *x, const void *y)
-{
-	const lres *a = x, *b = y;
-	return (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-/* Sorts n records and writes them as a run of rs. */
-static int put_run(tf_stacks *s, tf_runs *rs, void *base, size_t n, size_t sz, tf_cmp_fn cmp)
-{
-	qsort(base, n, sz, cmp);
-	return tf_spill_write(s->spill, rs, base, n, sz, cmp);
-}
-
-/* With launches in the temporary file, a sort-merge join in bounded memory:
- * (1) each activity's (key, place) to runs by key; (2) those merged beside
- * the launch table (by key) give (place, call path), to runs by place; (3)
- * the caller reads them back by place as it hands the activities on. */
-static int join_launches(tf_stacks *s, tf_merge *sm, uint32_t input, tf_runs *out)
-{
-	size_t cap = tf_ctx_opts(s->ctx)->sort_mem_bytes / 8 / sizeof(lreq);
-	if (cap < 4096)
-		cap = 4096;
-	tf_runs reqs = { 0 };
-	lreq *req = malloc(cap * sizeof(lreq));
-	lres *res = malloc(cap * sizeof(lres));
-	int r = req && res ? 0 : TF_ENOMEM;
-	size_t n = 0;
-	uint32_t idx = 0;
-	for (const span *p; r == 0 && (p = tf_merge_peek(sm)); idx++) {
-		if (!p->label && p->corr) {
-			req[n++] = (lreq){ launch_key(input, p->corr), idx };
-			if (n == cap) {
-				r = put_run(s, &reqs, req, n, sizeof(lreq), lreq_cmp);
-				n = 0;
-			}
-		}
+	tf_gpu_stream gs;
+	int r = tf_gpu_stream_open(s->gpu, (uint32_t)(t - s->tracks), c, &gs);
+	for (const tf_sorted_span *p; r == 0 && (p = tf_merge_peek(&c->spans));) {
+		tf_sorted_span sp = *p;
+		tf_span o;
+		r = tf_merge_pop(&c->spans);
 		if (r == 0)
-			r = tf_merge_pop(sm);
-	}
-	if (r == 0)
-		r = put_run(s, &reqs, req, n, sizeof(lreq), lreq_cmp);
-	if (r == 0 && s->launch_dirty) {
-		qsort(s->launch, s->nlaunch, sizeof(launch), launch_cmp);
-		s->launch_dirty = false;
-	}
-	tf_merge rm = { 0 }, lm = { 0 };
-	if (r == 0)
-		r = tf_merge_init(&rm, s->spill, &reqs, NULL, 0, sizeof(lreq), lreq_cmp);
-	if (r == 0)
-		r = tf_merge_init(&lm, s->spill, &s->launch_runs, s->launch, s->nlaunch, sizeof(launch), launch_cmp);
-	uint64_t key = 0;
-	uint32_t found = UINT32_MAX;
-	int64_t found_ts = 0;
-	bool have = false;
-	n = 0;
-	for (const lreq *q; r == 0 && (q = tf_merge_peek(&rm));) {
-		if (!have || q->key != key) {
-			key = q->key;
-			found = UINT32_MAX;
-			have = true;
-			for (const launch *l; r == 0 && (l = tf_merge_peek(&lm)) && l->key <= key;) {
-				if (l->key == key) { /* equal keys come by seq: the last is the latest */
-					found = l->node;
-					found_ts = l->ts;
-				}
-				r = tf_merge_pop(&lm);
-			}
-		}
-		res[n++] = (lres){ q->idx, found, found_ts };
-		if (r == 0 && n == cap) {
-			r = put_run(s, out, res, n, sizeof(lres), lres_cmp);
-			n = 0;
-		}
+			r = drain_events(s, t, &c->events, sp.start_ns, 0);
 		if (r == 0)
-			r = tf_merge_pop(&rm);
+			r = tf_gpu_stream_span(&gs, &sp, &o);
+		if (r == 0)
+			r = emit_gpu(s, &o);
 	}
-	if (r == 0)
-		r = put_run(s, out, res, n, sizeof(lres), lres_cmp);
-	tf_merge_free(&rm);
-	tf_merge_free(&lm);
-	tf_runs_free(&reqs);
-	free(req);
-	free(res);
-	return r;
+	tf_gpu_stream_close(&gs);
+	return r < 0 ? r : drain_events(s, t, &c->events, INT64_MAX, 1);
 }
 
-/* A sorted GPU stream: every activity on its own, in start order. */
-static int flush_gpu(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
+/* Nests a sorted track's spans (c) and hands them to the consumers. */
+static int nest_sorted(tf_stacks *s, tstate *t, tf_sorted *c)
 {
-	uint32_t track = (uint32_t)(t - s->tracks);
-	const tf_track *tr = tf_ctx_track_get(s->ctx, track);
-	uint32_t input = tr ? tr->input : 0;
-	if (!s->launch_runs.n) { /* the launch table is in memory */
-		if (s->launch_dirty) {
-			qsort(s->launch, s->nlaunch, sizeof(launch), launch_cmp);
-			s->launch_dirty = false;
-		}
-		for (const span *p; (p = tf_merge_peek(sm));) {
-			span sp = *p;
-			TF_TRY(tf_merge_pop(sm));
-			TF_TRY(drain_events(s, t, em, sp.start_ns, 0));
-			const launch *l = !sp.label && sp.corr ? launch_find(s, launch_key(input, sp.corr)) : NULL;
-			TF_TRY(emit_gpu(s, track, &sp, l ? l->node : UINT32_MAX, l ? l->ts : 0));
-		}
-		return drain_events(s, t, em, INT64_MAX, 1);
-	}
-	tf_runs resr = { 0 };
-	tf_merge rm = { 0 };
-	int r = join_launches(s, sm, input, &resr);
-	/* the activities again, from the start (the merge only read them) */
-	tf_merge_free(sm);
-	if (r == 0)
-		r = tf_merge_init(sm, s->spill, &t->span_runs, t->spans, t->nspans, sizeof(span), span_cmp);
-	if (r == 0)
-		r = tf_merge_init(&rm, s->spill, &resr, NULL, 0, sizeof(lres), lres_cmp);
-	uint32_t idx = 0;
-	for (const span *p; r == 0 && (p = tf_merge_peek(sm)); idx++) {
-		span sp = *p;
-		uint32_t node = UINT32_MAX;
-		int64_t lts = 0;
-		const lres *q = tf_merge_peek(&rm);
-		if (q && q->idx == idx) {
-			node = q->node;
-			lts = q->ts;
-			r = tf_merge_pop(&rm);
-		}
-		if (r == 0)
-			r = tf_merge_pop(sm);
-		if (r == 0)
-			r = drain_events(s, t, em, sp.start_ns, 0);
-		if (r == 0)
-			r = emit_gpu(s, track, &sp, node, lts);
-	}
-	tf_merge_free(&rm);
-	tf_runs_free(&resr);
-	return r < 0 ? r : drain_events(s, t, em, INT64_MAX, 1);
-}
-
-/* Nests a sorted track's spans (sm) and hands them to the consumers. */
-static int nest_sorted(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
-{
-	for (const span *p; (p = tf_merge_peek(sm));) {
-		span sp = *p;
-		TF_TRY(tf_merge_pop(sm));
-		TF_TRY(drain_events(s, t, em, sp.start_ns, 0));
+	for (const tf_sorted_span *p; (p = tf_merge_peek(&c->spans));) {
+		tf_sorted_span sp = *p;
+		TF_TRY(tf_merge_pop(&c->spans));
+		TF_TRY(drain_events(s, t, &c->events, sp.start_ns, 0));
 		while (t->depth && ended_before(&t->stack[t->depth - 1], &sp))
 			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
 		/* overlapping by more than the tolerance (Bazel's merged spans
@@ -951,26 +415,28 @@ static int nest_sorted(tf_stacks *s, tstate *t, tf_merge *sm, tf_merge *em)
 			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true, .corr = sp.corr };
 		TF_TRY(push_frame(s, t, &f));
 	}
-	TF_TRY(drain_events(s, t, em, INT64_MAX, 1));
+	TF_TRY(drain_events(s, t, &c->events, INT64_MAX, 1));
 	while (t->depth)
 		TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
 	return 0;
 }
 
-/* A sorted track, at its end: its buffered events (and runs) in order. */
+/* A sorted track, at its end: what the sorter holds of it, in order. */
 static int flush_sorted(tf_stacks *s, tstate *t)
 {
-	const tf_track *tr = tf_ctx_track_get(s->ctx, (uint32_t)(t - s->tracks));
-	tf_merge sm = { 0 }, em = { 0 };
-	int r = prepare_sorted(s, t, &sm, &em);
+	uint32_t track = (uint32_t)(t - s->tracks);
+	const tf_track *tr = tf_ctx_track_get(s->ctx, track);
+	tf_sorted c = { 0 };
+	fix_python(s, t);
+	int r = tf_sorter_open(s->sorter, track, t->last_ns, &c);
 	if (r < 0) {
-		free_sorted(s, t, &sm, &em);
+		tf_sorter_close(s->sorter, track, &c);
 		return r;
 	}
-	r = tr && tr->kind == TF_TRACK_GPU ? flush_gpu(s, t, &sm, &em) : nest_sorted(s, t, &sm, &em);
+	r = tr && tr->kind == TF_TRACK_GPU ? flush_gpu(s, t, &c) : nest_sorted(s, t, &c);
 	if (r == TF_EIO)
 		tf_ctx_note(s->ctx, "cannot read back the temporary file of sorted tracks: %s", strerror(errno));
-	free_sorted(s, t, &sm, &em);
+	tf_sorter_close(s->sorter, track, &c);
 	return r;
 }
 
@@ -988,7 +454,7 @@ static void note_span(tf_stacks *s, const tstate *t)
 static int finish_track(tf_stacks *s, uint32_t id)
 {
 	tstate *t = &s->tracks[id];
-	if (t->nspans || t->nmarks || t->nevents || t->span_runs.n || t->event_runs.n)
+	if (tf_sorter_holds(s->sorter, id))
 		TF_TRY(flush_sorted(s, t));
 	while (t->depth) {
 		tf_diag_repair(s->diag, TF_DIAG_begin_unclosed,
@@ -1016,26 +482,11 @@ static int on_end_input(tf_sink *sink, uint32_t input)
 			if (tr && tr->input == input && (tr->kind == TF_TRACK_GPU) == gpu)
 				TF_TRY(finish_track(s, i));
 		}
-	forget_launches(s);
+	tf_gpu_join_forget(s->gpu);
 	return 0;
 }
 
 /* ---- construction ---- */
-
-tf_stacks *tf_stacks_new_spans(tf_ctx *ctx, tf_cpath *cp)
-{
-	tf_stacks *s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->ctx = ctx;
-	s->cp = cp;
-	s->diag = tf_ctx_diag(ctx);
-	s->clip_tol_ns = tf_ctx_opts(ctx)->clip_tolerance_ns;
-	s->sink.event = on_event;
-	s->sink.end_input = on_end_input;
-	s->spill_at = tf_ctx_opts(ctx)->sort_mem_bytes;
-	return s;
-}
 
 int tf_stacks_add_consumer(tf_stacks *s, tf_span_sink *k)
 {
@@ -1053,26 +504,24 @@ int tf_stacks_add_consumer(tf_stacks *s, tf_span_sink *k)
 	return 0;
 }
 
-tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_agg *agg, const tf_stacks_opts *opts)
+tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_cpath *cp, tf_filter *filter)
 {
-	tf_stacks *s = tf_stacks_new_spans(ctx, tf_agg_cpath(agg));
+	tf_stacks *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->agg = agg;
-	if (opts && opts->filter) {
-		if (tf_stacks_add_consumer(s, tf_filter_spans(opts->filter)) < 0) {
-			tf_stacks_free(s);
-			return NULL;
-		}
-		s->filter = opts->filter;
-	}
-	s->own_agg_sink = tf_agg_sink_new(ctx, agg, opts ? opts->counters : NULL);
-	if (s->own_agg_sink && opts && opts->steps)
-		tf_agg_sink_label_steps(s->own_agg_sink, opts->steps, opts->nsteps);
-	if (!s->own_agg_sink || tf_stacks_add_consumer(s, tf_agg_sink_spans(s->own_agg_sink)) < 0) {
+	s->ctx = ctx;
+	s->cp = cp;
+	s->diag = tf_ctx_diag(ctx);
+	s->clip_tol_ns = tf_ctx_opts(ctx)->clip_tolerance_ns;
+	s->sink.event = on_event;
+	s->sink.end_input = on_end_input;
+	s->sorter = tf_sorter_new(ctx);
+	s->gpu = s->sorter ? tf_gpu_join_new(ctx, cp, s->sorter) : NULL;
+	if (!s->gpu || (filter && tf_stacks_add_consumer(s, tf_filter_spans(filter)) < 0)) {
 		tf_stacks_free(s);
 		return NULL;
 	}
+	s->filter = filter;
 	return s;
 }
 
@@ -1082,18 +531,12 @@ void tf_stacks_free(tf_stacks *s)
 		return;
 	for (uint32_t i = 0; i < s->ntracks; i++) {
 		free(s->tracks[i].stack);
-		free(s->tracks[i].spans);
-		free(s->tracks[i].marks);
-		free(s->tracks[i].events);
 		free(s->tracks[i].py);
 		tf_hmap_free(&s->tracks[i].pyidx);
-		tf_runs_free(&s->tracks[i].span_runs);
-		tf_runs_free(&s->tracks[i].event_runs);
 	}
-	tf_spill_free(s->spill);
 	free(s->tracks);
-	forget_launches(s);
-	tf_agg_sink_free(s->own_agg_sink);
+	tf_gpu_join_free(s->gpu);
+	tf_sorter_free(s->sorter);
 	free(s);
 }
 
@@ -1107,13 +550,6 @@ int tf_stacks_finish(tf_stacks *s)
 			if ((tr && tr->kind == TF_TRACK_GPU) == gpu)
 				TF_TRY(finish_track(s, i));
 		}
-	if (s->agg && s->any_time) {
-		tf_agg_meta *m = tf_agg_meta_get(s->agg);
-		/* pprof's time_nanos is wall-clock since the epoch: only when the
-		 * trace's clock looks like one (after 2001-09-09), else 0 */
-		m->time_nanos = s->min_ns >= 1000000000000000000ll ? s->min_ns : 0;
-		m->duration_nanos = tf_sat_sub(s->max_ns, s->min_ns);
-	}
 	return 0;
 }
 

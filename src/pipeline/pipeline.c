@@ -272,8 +272,8 @@ int tf_pipeline_partial_ok(const tf_filter_opts *fo, tf_error *err)
 	return 0;
 }
 
-/* The profile's time span from the stack builder's (any, a, b), as
- * tf_stacks_finish sets it, then cut to a --window [lo, hi). */
+/* The profile's time span from the stack builder's (any, a, b), once it
+ * finished, then (window) cut to a --window [lo, hi). */
 static void span_meta(tf_agg *agg, bool any, int64_t a, int64_t b, bool window, int64_t lo, int64_t hi)
 {
 	if (!any)
@@ -367,6 +367,7 @@ typedef struct run {
 	int64_t win_lo, win_hi;         /* the window, absolute */
 	tf_window_opts steps_w;         /* --steps: fo with its window */
 	tf_stacks *stacks;
+	tf_agg_sink *asink;             /* the aggregate's consumer of the spans */
 	const char *types_from;         /* the first input whose sample types agg took */
 	tf_error *err;
 } run;
@@ -406,7 +407,10 @@ static int run_prepare(run *r, int ntraces)
 	return 0;
 }
 
-/* The stack builder every trace goes through, with the consumers. */
+/* The stack builder every trace goes through and its consumers: the
+ * filter (when one is asked for) in front of all of them, the aggregate's
+ * (with the selected counters and --label-steps' step labels), then the
+ * span writers'. */
 static int run_stacks(run *r, tf_step **steps, size_t *nsteps)
 {
 	const tf_pipeline_opts *o = r->o;
@@ -414,12 +418,14 @@ static int run_stacks(run *r, tf_step **steps, size_t *nsteps)
 	if (o && o->filter && o->filter->label_steps)
 		TF_TRY(tf_pipeline_step_list(r->ctx, r->inputs, r->n, r->fmts, first, o->filter->step_region, steps,
 					     nsteps, r->err));
-	tf_stacks_opts sopts = { .counters = o ? o->counters : NULL, .filter = r->filter, .steps = *steps,
-				 .nsteps = *nsteps };
-	if (!(r->stacks = tf_stacks_new(r->ctx, r->agg, &sopts)))
+	tf_stacks *s = r->stacks = tf_stacks_new(r->ctx, tf_agg_cpath(r->agg), r->filter);
+	tf_agg_sink *k = r->asink = s ? tf_agg_sink_new(r->ctx, r->agg, o ? o->counters : NULL) : NULL;
+	if (k && *steps)
+		tf_agg_sink_label_steps(k, *steps, *nsteps);
+	if (!k || tf_stacks_add_consumer(s, tf_agg_sink_spans(k)) < 0)
 		return tf_error_set(r->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-	for (int k = 0; o && o->consumers && o->consumers[k]; k++)
-		if (tf_stacks_add_consumer(r->stacks, o->consumers[k]) < 0)
+	for (int i = 0; o && o->consumers && o->consumers[i]; i++)
+		if (tf_stacks_add_consumer(s, o->consumers[i]) < 0)
 			return tf_error_set(r->err, TF_EUSAGE, NULL, -1, -1, "too many span consumers");
 	return 0;
 }
@@ -476,6 +482,9 @@ static int run_traces_end(run *r)
 	int rc = tf_stacks_finish(r->stacks);
 	if (rc < 0)
 		return tf_error_set(err, rc, NULL, -1, -1, "cannot build stacks: %s", tf_strerror(rc));
+	int64_t first_ns = 0, last_ns = 0;
+	bool any = tf_stacks_time_span(r->stacks, &first_ns, &last_ns);
+	span_meta(r->agg, any, first_ns, last_ns, false, 0, 0);
 	if (r->partial) {
 		r->partial->any_time = tf_stacks_time_span(r->stacks, &r->partial->min_ns, &r->partial->max_ns);
 		return 0; /* the rest needs the whole run: tf_pipeline_conclude */
@@ -610,6 +619,7 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	if (rc == 0 && !partial && !tf_agg_nsamples(agg))
 		rc = empty_error(ctx, inputs, n, r.fo, o && o->counters, err);
 	tf_stacks_free(r.stacks);
+	tf_agg_sink_free(r.asink);
 	tf_filter_free(r.filter);
 	free(steps);
 	free(own);

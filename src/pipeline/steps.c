@@ -253,7 +253,7 @@ static int region_read(tf_ctx *ctx, const char *path, const tf_format *f, uint32
 {
 	tf_ctx *scratch = tf_ctx_new();
 	tf_cpath *cp = tf_cpath_new();
-	tf_stacks *st = scratch && cp ? tf_stacks_new_spans(scratch, cp) : NULL;
+	tf_stacks *st = scratch && cp ? tf_stacks_new(scratch, cp, NULL) : NULL;
 	int rc = st ? 0 : TF_ENOMEM;
 	if (rc == 0) {
 		*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);

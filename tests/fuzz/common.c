@@ -10,6 +10,7 @@
 #include "tracefold/agg.h"
 #include "tracefold/pprof.h"
 #include "tracefold/stack.h"
+#include "tracefold/agg_sink.h"
 #include "report.h"
 
 void fz_fail(const char *fmt, ...)
@@ -235,9 +236,10 @@ int fz_pipeline_fn(fz_read_fn fn, void *arg, bool where, tf_diag *diag_out)
 	static const char *const all[] = { "all", NULL };
 	tf_ctx *ctx = tf_ctx_new();
 	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
-	tf_stacks_opts so = { .counters = all };
-	tf_stacks *s = agg ? tf_stacks_new(ctx, agg, &so) : NULL;
-	if (!s)
+	/* wired as the pipeline does: an aggregate consumer of all counters */
+	tf_stacks *s = agg ? tf_stacks_new(ctx, tf_agg_cpath(agg), NULL) : NULL;
+	tf_agg_sink *ak = s ? tf_agg_sink_new(ctx, agg, all) : NULL;
+	if (!ak || tf_stacks_add_consumer(s, tf_agg_sink_spans(ak)) < 0)
 		fz_fail("out of memory");
 	tf_error err;
 	tf_error_clear(&err);
@@ -253,6 +255,12 @@ int fz_pipeline_fn(fz_read_fn fn, void *arg, bool where, tf_diag *diag_out)
 			r = tf_stacks_finish(s);
 		if (r < 0)
 			fz_fail("stack builder failed: %s", tf_strerror(r));
+		int64_t first, last; /* the time span, as the pipeline writes it */
+		if (tf_stacks_time_span(s, &first, &last)) {
+			tf_agg_meta *m = tf_agg_meta_get(agg);
+			m->time_nanos = first >= 1000000000000000000ll ? first : 0;
+			m->duration_nanos = first < 0 && last > INT64_MAX + first ? INT64_MAX : last - first;
+		}
 		pprof_round_trip(agg);
 		fz_reports(agg);
 	}
@@ -265,6 +273,7 @@ int fz_pipeline_fn(fz_read_fn fn, void *arg, bool where, tf_diag *diag_out)
 	if (diag_out)
 		*diag_out = *tf_ctx_diag(ctx);
 	tf_stacks_free(s);
+	tf_agg_sink_free(ak);
 	tf_agg_free(agg);
 	tf_ctx_free(ctx);
 	return rc;

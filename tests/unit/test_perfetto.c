@@ -240,7 +240,7 @@ static run *read_trace(const tb *t, bool stacks)
 	tf_stacks *sb = NULL;
 	if (stacks) {
 		agg = tf_agg_new(tf_ctx_strtab(x->ctx));
-		sb = tf_stacks_new(x->ctx, agg, NULL);
+		sb = tf_stacks_new(x->ctx, tf_agg_cpath(agg), NULL);
 		assert_non_null(sb);
 		x->rec.next = tf_stacks_sink(sb);
 	}

@@ -256,7 +256,7 @@ static void test_streamed_repairs(void **state)
 	tf_agg *agg = tf_agg_new(st);
 	checker *c = calloc(1, sizeof(*c));
 	c->spans = (tf_span_sink){ .open = on_open, .close = on_close, .end_track = on_end_track };
-	tf_stacks *s = tf_stacks_new(ctx, agg, NULL);
+	tf_stacks *s = tf_stacks_new(ctx, tf_agg_cpath(agg), NULL);
 	assert_int_equal(tf_stacks_add_consumer(s, &c->spans), 0);
 	uint32_t tr = tf_ctx_track(ctx, 0, tf_strtab_intern_cstr(st, "1"), tf_strtab_intern_cstr(st, "1"));
 	tf_str a = tf_strtab_intern_cstr(st, "a"), b = tf_strtab_intern_cstr(st, "b"), x = tf_strtab_intern_cstr(st, "x");

@@ -1,0 +1,141 @@
+/* stack_int.h - the pieces of the stack builder (stack.h), each with its own
+ * state, as Perfetto keeps its sorter apart from its slice tracker:
+ *
+ *   events --> stack.c: streamed tracks nested as they come -------------> spans
+ *                 |  sorted tracks (and X events)                          ^
+ *                 v                                                        |
+ *              sorter.c: buffer, B/E matching, sort, spill (spill.h) --> stack.c nests
+ *                                                                          |
+ *              gpu_join.c: launches noted by stack.c; a GPU stream's ------+
+ *                          activities joined to them
+ *
+ * stack.c drives both: the sorter and the GPU join never call stack.c, and
+ * the GPU join uses the sorter only for its temporary file and to read a
+ * stream's activities twice. */
+#ifndef TF_STACK_INT_H
+#define TF_STACK_INT_H
+
+#include <stdbool.h>
+#include "tracefold/ctx.h"
+#include "tracefold/cpath.h"
+#include "tracefold/event.h"
+#include "tracefold/span.h"
+#include "spill.h"
+
+/* ---- the sorter (sorter.c) ---- */
+
+/* When a sorted span ends, against events at its end timestamp (end_seq):
+ * an X ends before anything that starts there (TF_END_X); a B/E pair ends
+ * at its E, whose place in the file is seq + 1; a region closed at the end
+ * of its track ends after everything (TF_END_LAST). */
+#define TF_END_X 0u
+#define TF_END_LAST UINT32_MAX
+
+/* A region of a sorted track (an X event, or a matched B/E pair). */
+typedef struct tf_sorted_span {
+	int64_t start_ns, end_ns; /* end_ns INT64_MIN: X without dur, until the track's end */
+	tf_str name, cat;
+	uint32_t seq;             /* the begin's place among the track's events */
+	uint32_t end_seq;
+	uint32_t flags;           /* TF_SPAN_* */
+	uint32_t label;           /* TF_EVF_GPU_LABEL of its begin */
+	uint64_t corr;            /* tf_event.corr of its begin */
+} tf_sorted_span;
+
+/* A non-region event kept for the consumers until its sorted track is nested. */
+typedef struct tf_sorted_event {
+	tf_event ev;
+	uint32_t seq;
+} tf_sorted_event;
+
+typedef struct tf_sorter tf_sorter;
+
+/* Buffers per track, within tf_read_opts.sort_mem_bytes (past it, sorted
+ * runs in a temporary file in tf_read_opts.tmp_dir).  ctx is borrowed. */
+tf_sorter *tf_sorter_new(tf_ctx *ctx);
+void tf_sorter_free(tf_sorter *so); /* NULL-safe */
+
+/* Buffers ev (an X, B or E, or another event a consumer wants) of track;
+ * repairs a negative dur (negative_duration).  *span_out (when not NULL):
+ * the X's place among the track's spans in memory, UINT32_MAX when ev made
+ * none there (not an X, or an X without dur).  0 or a negative TF_E*. */
+int tf_sorter_add(tf_sorter *so, uint32_t track, const tf_event *ev, uint32_t *span_out);
+/* From now on the track's spans stay in memory, where their places (as
+ * tf_sorter_add gave them) stay valid until tf_sorter_open. */
+int tf_sorter_pin(tf_sorter *so, uint32_t track);
+/* Does the sorter hold anything of track? */
+bool tf_sorter_holds(const tf_sorter *so, uint32_t track);
+/* The track's spans in memory, in the order they were added, once the X
+ * events without dur end at last_ns (begin_unclosed): for the Python-parent
+ * fix, before tf_sorter_open.  Borrowed. */
+tf_sorted_span *tf_sorter_spans(tf_sorter *so, uint32_t track, int64_t last_ns, uint32_t *n_out);
+
+/* A held track read back in order: its spans (start, longer first, file
+ * order) and its other events (timestamp, file order). */
+typedef struct tf_sorted {
+	tf_merge spans, events;
+} tf_sorted;
+
+/* Matches the track's B/E marks (end_without_begin; what is still open ends
+ * at last_ns: begin_unclosed) and opens c over everything held of it. */
+int tf_sorter_open(tf_sorter *so, uint32_t track, int64_t last_ns, tf_sorted *c);
+/* c->spans from the start again. */
+int tf_sorter_rewind(tf_sorter *so, uint32_t track, tf_sorted *c);
+/* Frees c and everything held of the track (also after a failed open). */
+void tf_sorter_close(tf_sorter *so, uint32_t track, tf_sorted *c);
+
+/* The temporary file, shared with the GPU join's launch table: made on
+ * first use; 1 usable, -1 none can be made (or writing it failed). */
+int tf_sorter_spill_open(tf_sorter *so);
+/* The file as it is (NULL before tf_sorter_spill_open made it), for runs
+ * already written and their merges. */
+tf_spill *tf_sorter_spill(const tf_sorter *so);
+/* A write to the file failed: what comes next stays in memory. */
+void tf_sorter_spill_failed(tf_sorter *so);
+
+/* ---- the GPU join (gpu_join.c, docs/gpu.md) ---- */
+
+typedef struct tf_gpu_join tf_gpu_join;
+
+/* The launch table: (input, correlation id) -> the CPU call with it; past
+ * sort_mem_bytes / 2 in sorted runs in so's file.  All borrowed. */
+tf_gpu_join *tf_gpu_join_new(tf_ctx *ctx, tf_cpath *cp, tf_sorter *so);
+void tf_gpu_join_free(tf_gpu_join *g); /* NULL-safe */
+/* A CPU call of track with correlation id corr closed: its GPU work goes
+ * under node; the latest wins when an id repeats. */
+int tf_gpu_join_launch(tf_gpu_join *g, uint32_t track, uint64_t corr, uint32_t node, int64_t start_ns);
+/* An input is done: its correlation ids mean nothing to the next. */
+void tf_gpu_join_forget(tf_gpu_join *g);
+
+/* A sorted GPU stream's activities, joined to their launches in order. */
+typedef struct tf_gpu_stream {
+	tf_gpu_join *g;
+	uint32_t track, input, idx;
+	bool spilled;             /* launches in the file: the join's results in res */
+	tf_runs res;
+	tf_merge rm;
+} tf_gpu_stream;
+
+/* Ready for the activities that c (tf_sorter_open) holds of GPU stream
+ * track; with launches in the file, reads c->spans once and rewinds it. */
+int tf_gpu_stream_open(tf_gpu_join *g, uint32_t track, tf_sorted *c, tf_gpu_stream *gs);
+/* The next activity sp, just popped from c->spans, as the span to hand on
+ * (docs/gpu.md): not nested; its call path its launch's plus the activity,
+ * else "[unattributed gpu]" plus the activity (gpu_attributed,
+ * gpu_unattributed); an annotation a root frame with no time. */
+int tf_gpu_stream_span(tf_gpu_stream *gs, const tf_sorted_span *sp, tf_span *out);
+void tf_gpu_stream_close(tf_gpu_stream *gs);
+
+/* *slot: text, interned on first use ("[unnamed]", "[unattributed gpu]"). */
+static inline int tf_intern_once(tf_ctx *ctx, tf_str *slot, const char *text)
+{
+	if (!*slot)
+		*slot = tf_strtab_intern_cstr(tf_ctx_strtab(ctx), text);
+	if (*slot == (tf_str)-1) {
+		*slot = 0;
+		return TF_ENOMEM;
+	}
+	return 0;
+}
+
+#endif
