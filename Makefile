@@ -44,7 +44,7 @@ LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_DIRS := base core io read write pipeline dist
+LIB_DIRS := base core io read write pipeline parallel
 LIB_SRC  := $(sort $(wildcard $(patsubst %,src/%/*.c,$(LIB_DIRS))))
 CMD_SRC  := $(sort $(wildcard src/cmd/*.c))
 PROTOS   := profile perfetto_trace

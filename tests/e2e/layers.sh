@@ -6,7 +6,7 @@
 #   1 io        src/io, io.h
 #   2 read      src/read, reader.h          2 write  src/write, writer.h pprof.h folded.h flame.h
 #   3 pipeline  src/pipeline, pipeline.h
-#   4 dist      src/dist, dist.h (a distributed run over a transport the caller gives)
+#   4 parallel  src/parallel, dist.h (a distributed run over a transport the caller gives)
 #   5 cmd       src/cmd (cmd.h report.h; mpi.c: MPI itself), src/main.c
 . tests/lib.sh
 layer_of_header() {
@@ -26,7 +26,7 @@ layer_of_file() {
 	src/core/*|src/io/*) echo 1 ;;
 	src/read/*|src/write/*) echo 2 ;;
 	src/pipeline/*) echo 3 ;;
-	src/dist/*) echo 4 ;;
+	src/parallel/*) echo 4 ;;
 	src/cmd/*|src/main.c) echo 5 ;;
 	include/tracefold/*) layer_of_header "$(basename "$1")" ;;
 	*) echo unknown ;;
@@ -51,7 +51,7 @@ if [ -z "$bad" ]; then ok "no file includes a header of a higher layer"; else fa
 # the library never prints: no printf/puts/exit outside src/cmd and main.c
 # (snprintf into buffers is fine; fprintf to a FILE the caller passes is the
 # pprof writer's none: it writes through tf_out)
-p=$(grep -nE '(^|[^sn_a-z])printf\(|fprintf\(std|[^_a-z]puts\(|[^_]exit\(' src/base/* src/core/* src/io/* src/read/* src/write/* src/pipeline/* src/dist/* | grep -v '^\S*:[0-9]*: *\*\|/\*' || true)
+p=$(grep -nE '(^|[^sn_a-z])printf\(|fprintf\(std|[^_a-z]puts\(|[^_]exit\(' src/base/* src/core/* src/io/* src/read/* src/write/* src/pipeline/* src/parallel/* | grep -v '^\S*:[0-9]*: *\*\|/\*' || true)
 if [ -z "$p" ]; then ok "the library never prints or exits"; else fail "the library prints or exits:"; echo "$p" | sed 's/^/#   /'; fi
 # MPI is one file's business: the plain build has no MPI dependency
 m=$(grep -l '#include <mpi.h>' src/*/*.c src/main.c include/tracefold/*.h | grep -v '^src/cmd/mpi.c$' || true)
