@@ -34,7 +34,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(ISAL_DEF)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CSTD     := -std=gnu11
-INCS     := -Iinclude -Isrc/base -Isrc/core -Ibuild/gen
+INCS     := -Iinclude -Isrc/base -Isrc/core -Isrc/parquet -Ibuild/gen
 CLI_INCS := -Isrc/cmd
 OPT      ?= -O2 -g
 DEPFLAGS := -MMD -MP
@@ -44,7 +44,7 @@ LDLIBS_ALL = $(PKG_LIBS) -lm -pthread $(LDLIBS)
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_DIRS := base core io read write pipeline parallel
+LIB_DIRS := base core io parquet read write pipeline parallel
 LIB_SRC  := $(sort $(wildcard $(patsubst %,src/%/*.c,$(LIB_DIRS))))
 CMD_SRC  := $(sort $(wildcard src/cmd/*.c))
 PROTOS   := profile perfetto_trace

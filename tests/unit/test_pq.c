@@ -1,4 +1,4 @@
-/* test_pq.c - the Parquet writer (src/write/pq.h): the encodings against
+/* test_pq.c - the Parquet writer (src/parquet/pq.h): the encodings against
  * the byte examples of the format's Encodings.md and hand-worked ones, the
  * Thrift compact protocol, then whole files covering every column type,
  * nullable and not, PLAIN / RLE_DICTIONARY / DELTA_BINARY_PACKED, each
@@ -25,8 +25,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../../src/write/pq.h"
-#include "../../src/write/pq_int.h"
+#include "../../src/parquet/pq.h"
+#include "../../src/parquet/pq_int.h"
 
 typedef unsigned char u8;
 
