@@ -38,6 +38,7 @@
 #include <string.h>
 #include "tracefold/agg_pack.h"
 #include "tracefold/err.h"
+#include "buf.h"
 #include "grow.h"
 #include "hmap.h"
 #include "sat.h"
@@ -48,51 +49,13 @@
 
 /* ---------------------------------------------------------------- packing */
 
-typedef struct wbuf {
-	unsigned char *p;
-	size_t n, cap;
-	bool oom;
-} wbuf;
-
-static void put_bytes(wbuf *w, const void *b, size_t n)
-{
-	if (w->oom)
-		return;
-	if (tf_grow_n((void **)&w->p, &w->cap, w->n + n, 1, false) < 0) {
-		w->oom = true;
-		return;
-	}
-	if (n)
-		memcpy(w->p + w->n, b, n);
-	w->n += n;
-}
-
-static void put_u(wbuf *w, uint64_t v)
-{
-	unsigned char b[10];
-	size_t k = 0;
-	do {
-		b[k] = (unsigned char)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			b[k] |= 0x80;
-		k++;
-	} while (v);
-	put_bytes(w, b, k);
-}
-
-static void put_s(wbuf *w, int64_t v)
-{
-	put_u(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
-}
-
 typedef struct packer {
 	const tf_agg *a;
 	const tf_strtab *st;
 	tf_hmap sidx;     /* tf_str -> index in strs */
 	tf_str *strs;
 	uint32_t nstrs, capstrs;
-	wbuf body;        /* everything after the string table */
+	tf_buf body;      /* everything after the string table */
 	bool oom;
 } packer;
 
@@ -111,8 +74,8 @@ static uint32_t sid(packer *k, tf_str s)
 	return k->nstrs++;
 }
 
-static void put_str(packer *k, tf_str s) { put_u(&k->body, sid(k, s)); }
-static void put_str_opt(packer *k, tf_str s) { put_u(&k->body, s ? (uint64_t)sid(k, s) + 1 : 0); }
+static void put_str(packer *k, tf_str s) { tf_buf_varint(&k->body, sid(k, s)); }
+static void put_str_opt(packer *k, tf_str s) { tf_buf_varint(&k->body, s ? (uint64_t)sid(k, s) + 1 : 0); }
 
 static int count_value(void *arg, int type, int64_t value)
 {
@@ -124,9 +87,9 @@ static int count_value(void *arg, int type, int64_t value)
 
 static int put_value(void *arg, int type, int64_t value)
 {
-	wbuf *w = arg;
-	put_u(w, (uint64_t)type);
-	put_s(w, value);
+	tf_buf *w = arg;
+	tf_buf_varint(w, (uint64_t)type);
+	tf_buf_svarint(w, value);
 	return 0;
 }
 
@@ -138,35 +101,35 @@ int tf_agg_pack(const tf_agg *a, void **buf, size_t *len)
 	memset(&k, 0, sizeof(k));
 	k.a = a;
 	k.st = tf_agg_strtab(a);
-	wbuf *w = &k.body;
+	tf_buf *w = &k.body;
 
 	int ntypes = tf_agg_ntypes(a);
-	put_u(w, (uint64_t)ntypes);
+	tf_buf_varint(w, (uint64_t)ntypes);
 	for (int t = 0; t < ntypes; t++) {
 		tf_sample_type ty = tf_agg_type_get(a, t);
 		put_str(&k, ty.type);
 		put_str(&k, ty.unit);
 	}
 	int dt = tf_agg_default_type(a);
-	put_u(w, dt >= 0 && dt < ntypes ? (uint64_t)dt + 1 : 0);
+	tf_buf_varint(w, dt >= 0 && dt < ntypes ? (uint64_t)dt + 1 : 0);
 	const tf_agg_meta *m = tf_agg_meta_get((tf_agg *)a);
-	put_s(w, m->time_nanos);
-	put_s(w, m->duration_nanos);
-	put_s(w, m->period);
+	tf_buf_svarint(w, m->time_nanos);
+	tf_buf_svarint(w, m->duration_nanos);
+	tf_buf_svarint(w, m->period);
 	put_str_opt(&k, m->main_file);
 	size_t nc = tf_agg_ncomments(a);
-	put_u(w, nc);
+	tf_buf_varint(w, nc);
 	for (size_t i = 0; i < nc; i++) {
 		const char *c = tf_agg_comment_get(a, i);
 		size_t cl = strlen(c);
-		put_u(w, cl);
-		put_bytes(w, c, cl);
+		tf_buf_varint(w, cl);
+		tf_buf_put(w, c, cl);
 	}
 	uint32_t nn = tf_agg_nnodes(a);
-	put_u(w, nn ? nn - 1 : 0);
+	tf_buf_varint(w, nn ? nn - 1 : 0);
 	for (uint32_t n = 1; n < nn; n++) {
 		const tf_agg_node *nd = tf_agg_node_get(a, n);
-		put_u(w, nd->parent);
+		tf_buf_varint(w, nd->parent);
 		put_str(&k, nd->frame);
 	}
 	/* samples with a label set id past the label sets get an empty one */
@@ -175,48 +138,48 @@ int tf_agg_pack(const tf_agg *a, void **buf, size_t *len)
 	bool extra = false;
 	for (size_t i = 0; i < ns && !extra; i++)
 		extra = tf_agg_sample_get(a, i).labelset >= nls;
-	put_u(w, (uint64_t)nls + extra);
+	tf_buf_varint(w, (uint64_t)nls + extra);
 	for (uint32_t l = 0; l < nls; l++) {
 		const tf_label *lab;
 		int n = tf_agg_labelset_get(a, l, &lab);
-		put_u(w, (uint64_t)n);
+		tf_buf_varint(w, (uint64_t)n);
 		for (int j = 0; j < n; j++) {
 			put_str(&k, lab[j].key);
 			put_str_opt(&k, lab[j].str);
-			put_s(w, lab[j].num);
+			tf_buf_svarint(w, lab[j].num);
 			put_str_opt(&k, lab[j].num_unit);
 		}
 	}
 	if (extra)
-		put_u(w, 0);
-	put_u(w, ns);
+		tf_buf_varint(w, 0);
+	tf_buf_varint(w, ns);
 	for (size_t i = 0; i < ns; i++) {
 		tf_agg_sample s = tf_agg_sample_get(a, i);
 		uint64_t nz = 0;
 		tf_agg_sample_each(a, i, count_value, &nz);
-		put_u(w, s.node);
-		put_u(w, s.labelset < nls ? s.labelset : nls);
-		put_u(w, nz);
+		tf_buf_varint(w, s.node);
+		tf_buf_varint(w, s.labelset < nls ? s.labelset : nls);
+		tf_buf_varint(w, nz);
 		tf_agg_sample_each(a, i, put_value, w);
 	}
 
 	/* header and string table, then the body */
-	wbuf out = { 0 };
+	tf_buf out = { 0 };
 	if (!k.oom && !w->oom) {
 		size_t strbytes = 0;
 		for (uint32_t i = 0; i < k.nstrs; i++)
 			strbytes += tf_strtab_len(k.st, k.strs[i]) + 10;
 		if (tf_grow_n((void **)&out.p, &out.cap, MAGIC_LEN + 1 + 10 + strbytes + w->n, 1, false) < 0)
 			out.oom = true;
-		put_bytes(&out, MAGIC, MAGIC_LEN);
-		put_u(&out, VERSION);
-		put_u(&out, k.nstrs);
+		tf_buf_put(&out, MAGIC, MAGIC_LEN);
+		tf_buf_varint(&out, VERSION);
+		tf_buf_varint(&out, k.nstrs);
 		for (uint32_t i = 0; i < k.nstrs; i++) {
 			size_t sl = tf_strtab_len(k.st, k.strs[i]);
-			put_u(&out, sl);
-			put_bytes(&out, tf_strtab_get(k.st, k.strs[i]), sl);
+			tf_buf_varint(&out, sl);
+			tf_buf_put(&out, tf_strtab_get(k.st, k.strs[i]), sl);
 		}
-		put_bytes(&out, w->p, w->n);
+		tf_buf_put(&out, w->p, w->n);
 	}
 	int rc = k.oom || w->oom || out.oom ? TF_ENOMEM : 0;
 	free(w->p);
@@ -254,29 +217,24 @@ static int bad(rd *r, size_t at, const char *fmt, ...)
 
 static int get_u(rd *r, uint64_t *v, const char *field)
 {
-	uint64_t x = 0;
 	size_t at = r->o;
-	*v = 0;
-	for (int sh = 0; sh < 70; sh += 7) {
-		if (r->o >= r->n)
-			return bad(r, at, "truncated in %s", field);
-		unsigned char b = r->p[r->o++];
-		if (sh == 63 && (b & 0x7e))
-			return bad(r, at, "%s: varint too large", field);
-		x |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80)) {
-			*v = x;
-			return 0;
-		}
+	switch (tf_varint_get(r->p, r->n, &r->o, v)) {
+	case 0:
+		return 0;
+	case TF_VARINT_TRUNCATED:
+		return bad(r, at, "truncated in %s", field);
+	case TF_VARINT_TOO_LARGE:
+		return bad(r, at, "%s: varint too large", field);
+	default:
+		return bad(r, at, "%s: varint too long", field);
 	}
-	return bad(r, at, "%s: varint too long", field);
 }
 
 static int get_s(rd *r, int64_t *v, const char *field)
 {
 	uint64_t u;
 	TF_TRY(get_u(r, &u, field));
-	*v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+	*v = tf_unzigzag(u);
 	return 0;
 }
 

@@ -13,7 +13,7 @@
  *   DIR/call_paths/ one row per call path (written at the end)
  *
  * each as DIR/<table>/part-0.parquet, or DIR/<table>/rank=N/part-0.parquet
- * with partition_rank.  Files go through pq (src/write/pq.c): one row group
+ * with partition_rank.  Files go through pq (src/parquet/pq.c): one row group
  * buffered at a time, a temporary file renamed on success.  Memory: the
  * open slices of each track, the unmatched messages and flows, and one row
  * group per open file. */

@@ -35,6 +35,7 @@
 #include <string.h>
 #include "tracefold/pprof.h"
 #include "tracefold/io.h"
+#include "buf.h"
 #include "hmap.h"
 #include "msort.h"
 
@@ -69,25 +70,11 @@ static void pb_flush(pbout *w)
 	w->len = 0;
 }
 
-static inline size_t vsize(uint64_t v)
-{
-	size_t n = 1;
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 static inline void pb_varint(pbout *w, uint64_t v)
 {
-	if (w->len + 10 > sizeof(w->buf))
+	if (w->len + TF_VARINT_MAX > sizeof(w->buf))
 		pb_flush(w);
-	while (v >= 0x80) {
-		w->buf[w->len++] = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	w->buf[w->len++] = (unsigned char)v;
+	w->len += tf_varint_encode(w->buf + w->len, v);
 }
 
 static void pb_raw(pbout *w, const void *p, size_t n)
@@ -109,7 +96,7 @@ static void pb_raw(pbout *w, const void *p, size_t n)
 /* A varint field (int64, uint64, bool): left out when 0, as proto3 does. */
 static inline size_t int_size(unsigned field, int64_t v)
 {
-	return v ? vsize((uint64_t)field << 3) + vsize((uint64_t)v) : 0;
+	return v ? tf_varint_size((uint64_t)field << 3) + tf_varint_size((uint64_t)v) : 0;
 }
 static inline void pb_int(pbout *w, unsigned field, int64_t v)
 {
@@ -121,7 +108,7 @@ static inline void pb_int(pbout *w, unsigned field, int64_t v)
 /* The key and length of a length-delimited field (message, string, packed). */
 static inline size_t len_size(unsigned field, size_t len)
 {
-	return vsize((uint64_t)field << 3 | 2) + vsize(len) + len;
+	return tf_varint_size((uint64_t)field << 3 | 2) + tf_varint_size(len) + len;
 }
 static inline void pb_len(pbout *w, unsigned field, size_t len)
 {
@@ -362,7 +349,7 @@ static int enc_prepare(enc *e, const tf_agg *agg)
 		while (nw--) {
 			n = e->walk[nw];
 			uint32_t p = tf_agg_node_get(agg, n)->parent;
-			e->node_bytes[n] = vsize(e->node_loc[n]) + (p == TF_AGG_ROOT ? 0 : e->node_bytes[p]);
+			e->node_bytes[n] = tf_varint_size(e->node_loc[n]) + (p == TF_AGG_ROOT ? 0 : e->node_bytes[p]);
 		}
 		const tf_label *ls;
 		int nls = tf_agg_labelset_get(agg, s.labelset, &ls);
@@ -403,7 +390,7 @@ static int enc_write(enc *e, pbout *w)
 		tf_agg_sample_values(agg, i, e->vals); /* zeros included, as pprof wants */
 		size_t loc_bytes = e->node_bytes[s.node], val_bytes = 0, size;
 		for (int t = 0; t < ntypes; t++)
-			val_bytes += vsize((uint64_t)e->vals[t]);
+			val_bytes += tf_varint_size((uint64_t)e->vals[t]);
 		size = len_size(1, loc_bytes) + len_size(2, val_bytes);
 		const tf_label *ls;
 		int nls = tf_agg_labelset_get(agg, s.labelset, &ls);
@@ -475,7 +462,7 @@ static int enc_write(enc *e, pbout *w)
 	}
 	size_t ncom = tf_agg_ncomments(agg), com_bytes = 0;
 	for (size_t i = 0; i < ncom; i++)
-		com_bytes += vsize((uint64_t)e->comments[i]);
+		com_bytes += tf_varint_size((uint64_t)e->comments[i]);
 	if (ncom) {
 		pb_len(w, 13, com_bytes);
 		for (size_t i = 0; i < ncom; i++)

@@ -1,4 +1,4 @@
-# gzip input, both inflaters (src/io/gz.c): ISA-L's igzip where libisal was
+# gzip input, both inflaters (src/io/io.c): ISA-L's igzip where libisal was
 # found at build time, zlib otherwise.  --version names the one built in;
 # in the release run a zlib-only build (make ISAL=0, in a copy of the
 # sources) reads every gzip fixture, a concatenated .gz, a cut one and a

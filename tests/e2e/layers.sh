@@ -1,22 +1,24 @@
 # The layers of docs/architecture.md, checked from the includes: no file
 # includes a header of a higher layer, and each library layer lives in its
 # own folder.  Layers, bottom up (a layer may use every one below it):
-#   0 base      src/base, err.h strtab.h diag.h diag.def progress.h, hmap.h grow.h sat.h jsonq.h fmt.h msort.h stats.h
+#   0 base      src/base, err.h strtab.h diag.h diag.def progress.h, buf.h hmap.h grow.h sat.h jsonq.h fmt.h msort.h stats.h
 #   1 core      src/core, ctx.h event.h sink.h cpath.h span.h stack.h agg.h agg_pack.h agg_sink.h filter.h names.h gate.h
 #   1 io        src/io, io.h
-#   2 read      src/read, reader.h          2 write  src/write, writer.h pprof.h folded.h flame.h
-#   3 pipeline  src/pipeline, pipeline.h
-#   4 dist      src/dist, dist.h (a distributed run over a transport the caller gives)
-#   5 cmd       src/cmd (cmd.h report.h; mpi.c: MPI itself), src/main.c
+#   2 parquet   src/parquet, pq.h (a Parquet file library: base and io only)
+#   3 read      src/read, reader.h          3 write  src/write, writer.h pprof.h folded.h flame.h
+#   4 pipeline  src/pipeline, pipeline.h
+#   5 parallel  src/parallel, dist.h (a distributed run over a transport the caller gives)
+#   6 cmd       src/cmd (cmd.h report.h; mpi.c: MPI itself), src/main.c
 . tests/lib.sh
 layer_of_header() {
 	case $1 in
-	err.h|strtab.h|diag.h|diag.def|hmap.h|grow.h|sat.h|jsonq.h|fmt.h|msort.h|stats.h|version.h|progress.h) echo 0 ;;
+	err.h|strtab.h|diag.h|diag.def|buf.h|hmap.h|grow.h|sat.h|jsonq.h|fmt.h|msort.h|stats.h|version.h|progress.h) echo 0 ;;
 	ctx.h|event.h|sink.h|cpath.h|span.h|stack.h|agg.h|agg_pack.h|agg_sink.h|filter.h|names.h|gate.h|io.h) echo 1 ;;
-	reader.h|writer.h|pprof.h|folded.h|flame.h|pq.h|pair.h|tids.h|chrome.h|chrome_int.h|json.h|tau.h|otf2.h|profile.pb-c.h|perfetto_trace.pb-c.h) echo 2 ;;
-	pipeline.h) echo 3 ;;
-	dist.h) echo 4 ;;
-	cmd.h|report.h) echo 5 ;;
+	pq.h|pq_int.h) echo 2 ;;
+	reader.h|writer.h|pprof.h|folded.h|flame.h|pair.h|tids.h|chrome.h|chrome_int.h|json.h|tau.h|otf2.h|profile.pb-c.h|perfetto_trace.pb-c.h) echo 3 ;;
+	pipeline.h) echo 4 ;;
+	dist.h) echo 5 ;;
+	cmd.h|report.h) echo 6 ;;
 	*) echo unknown ;;
 	esac
 }
@@ -24,10 +26,11 @@ layer_of_file() {
 	case $1 in
 	src/base/*) echo 0 ;;
 	src/core/*|src/io/*) echo 1 ;;
-	src/read/*|src/write/*) echo 2 ;;
-	src/pipeline/*) echo 3 ;;
-	src/dist/*) echo 4 ;;
-	src/cmd/*|src/main.c) echo 5 ;;
+	src/parquet/*) echo 2 ;;
+	src/read/*|src/write/*) echo 3 ;;
+	src/pipeline/*) echo 4 ;;
+	src/parallel/*) echo 5 ;;
+	src/cmd/*|src/main.c) echo 6 ;;
 	include/tracefold/*) layer_of_header "$(basename "$1")" ;;
 	*) echo unknown ;;
 	esac
@@ -48,10 +51,18 @@ for f in src/*/*.c src/*/*.h src/main.c include/tracefold/*.h include/tracefold/
 	done
 done
 if [ -z "$bad" ]; then ok "no file includes a header of a higher layer"; else fail "includes that run up:"; printf "$bad\n" | sed 's/^/#   /'; fi
+# the Parquet library knows nothing of traces: base and io headers only
+q=$(for f in src/parquet/*; do
+	for h in $(sed -n 's/^#include "\(.*\)"/\1/p' "$f"); do
+		[ -f "src/parquet/$h" ] && continue
+		case $(basename "$h") in io.h) ;; *) [ "$(layer_of_header "$(basename "$h")")" = 0 ] || echo "$f includes $h" ;; esac
+	done
+done)
+if [ -z "$q" ]; then ok "src/parquet includes base and io headers only"; else fail "src/parquet includes more than base and io:"; echo "$q" | sed 's/^/#   /'; fi
 # the library never prints: no printf/puts/exit outside src/cmd and main.c
 # (snprintf into buffers is fine; fprintf to a FILE the caller passes is the
 # pprof writer's none: it writes through tf_out)
-p=$(grep -nE '(^|[^sn_a-z])printf\(|fprintf\(std|[^_a-z]puts\(|[^_]exit\(' src/base/* src/core/* src/io/* src/read/* src/write/* src/pipeline/* src/dist/* | grep -v '^\S*:[0-9]*: *\*\|/\*' || true)
+p=$(grep -nE '(^|[^sn_a-z])printf\(|fprintf\(std|[^_a-z]puts\(|[^_]exit\(' src/base/* src/core/* src/io/* src/parquet/* src/read/* src/write/* src/pipeline/* src/parallel/* | grep -v '^\S*:[0-9]*: *\*\|/\*' || true)
 if [ -z "$p" ]; then ok "the library never prints or exits"; else fail "the library prints or exits:"; echo "$p" | sed 's/^/#   /'; fi
 # MPI is one file's business: the plain build has no MPI dependency
 m=$(grep -l '#include <mpi.h>' src/*/*.c src/main.c include/tracefold/*.h | grep -v '^src/cmd/mpi.c$' || true)

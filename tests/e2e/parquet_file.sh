@@ -1,4 +1,4 @@
-# The Parquet writer (src/write/pq.c, docs/parquet.md) checked by two
+# The Parquet writer (src/parquet/pq.c, docs/parquet.md) checked by two
 # independent readers: the unit test program writes its files (every column
 # type, nullable and not, PLAIN / RLE_DICTIONARY / DELTA_BINARY_PACKED, each
 # codec, several row groups, zero rows, long strings, extreme integers) with

@@ -3,7 +3,7 @@
  * Input: one mode byte, then the profile bytes.  Mode bit 0 set: the bytes
  * are gzipped before they are written (so the protobuf decoder and the
  * validation see the fuzzed bytes); clear: written as they are (raw
- * protobuf, or a gzip stream the fuzzer built: covers src/io/gz.c).  The
+ * protobuf, or a gzip stream the fuzzer built: covers src/io/io.c).  The
  * file is sniffed (tf_pprof_sniff) and read with tf_pprof_read into an
  * empty aggregate and, to cover the type-matching path, into one that
  * already has tracefold's own types.  A read that succeeds must encode

@@ -1,5 +1,5 @@
 // pq_check.mjs - checks Parquet files written by tracefold's writer
-// (src/write/pq.c) with two independent readers, hyparquet and DuckDB,
+// (src/parquet/pq.c) with two independent readers, hyparquet and DuckDB,
 // against the values the writer was given.
 //
 //   node tests/tools/pq_check.mjs DIR

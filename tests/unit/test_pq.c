@@ -1,4 +1,4 @@
-/* test_pq.c - the Parquet writer (src/write/pq.h): the encodings against
+/* test_pq.c - the Parquet writer (src/parquet/pq.h): the encodings against
  * the byte examples of the format's Encodings.md and hand-worked ones, the
  * Thrift compact protocol, then whole files covering every column type,
  * nullable and not, PLAIN / RLE_DICTIONARY / DELTA_BINARY_PACKED, each
@@ -25,12 +25,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "../../src/write/pq.h"
-#include "../../src/write/pq_int.h"
+#include "../../src/parquet/pq.h"
+#include "../../src/parquet/pq_int.h"
 
 typedef unsigned char u8;
 
-static void expect_bytes(const pq_buf *b, const u8 *want, size_t n, const char *what)
+static void expect_bytes(const tf_buf *b, const u8 *want, size_t n, const char *what)
 {
 	if (b->oom || b->n != n || memcmp(b->p, want, n) != 0) {
 		char got[512] = "";
@@ -45,7 +45,7 @@ static void expect_bytes(const pq_buf *b, const u8 *want, size_t n, const char *
 static void test_rle_hybrid(void **state)
 {
 	(void)state;
-	pq_buf b = { 0 };
+	tf_buf b = { 0 };
 	/* Encodings.md: 0..7 bit-packed at width 3 */
 	static const uint32_t seq[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	pq_rle_hybrid(&b, seq, 4, 8, 3);
@@ -69,13 +69,13 @@ static void test_rle_hybrid(void **state)
 		big[i] = 300;
 	pq_rle_hybrid(&b, big, 4, 8, 9);
 	expect_bytes(&b, (const u8[]){ 0x10, 0x2c, 0x01 }, 3, "eight 300s at width 9");
-	pq_buf_free(&b);
+	tf_buf_free(&b);
 }
 
 static void test_delta(void **state)
 {
 	(void)state;
-	pq_buf b = { 0 };
+	tf_buf b = { 0 };
 	/* Encodings.md example 1 (1 2 3 4 5) with our block of 128 in 4
 	 * miniblocks: header 128 4 5 zigzag(1); min delta zigzag(1), widths 0 */
 	static const int64_t a[5] = { 1, 2, 3, 4, 5 };
@@ -130,13 +130,13 @@ static void test_delta(void **state)
 	assert_int_equal(b.p[6 + 37 + 5 + 16], 0x22);
 	assert_int_equal(b.p[6 + 37 + 5 + 17], 0x22);
 	assert_int_equal(b.p[6 + 37 + 5 + 18], 0);
-	pq_buf_free(&b);
+	tf_buf_free(&b);
 }
 
 static void test_thrift(void **state)
 {
 	(void)state;
-	pq_buf b = { 0 };
+	tf_buf b = { 0 };
 	pq_thrift t;
 	pq_t_init(&t, &b);
 	pq_t_i32(&t, 1, 2);          /* 0x15 0x04 */
@@ -162,7 +162,7 @@ static void test_thrift(void **state)
 	memcpy(want + n, tail, sizeof(tail));
 	n += sizeof(tail);
 	expect_bytes(&b, want, n, "thrift struct");
-	pq_buf_free(&b);
+	tf_buf_free(&b);
 }
 
 /* ---- files: a small table generator shared by the writer and the JSON

@@ -1,10 +1,11 @@
 /* pq_int.h - the parts of the Parquet writer below pq.c (private to
- * src/write/): a growable byte buffer, the Thrift compact protocol encoder
- * (pq_thrift.c) and the value encodings (pq_enc.c): PLAIN bit-packed
+ * src/parquet/; their bytes go into a tf_buf, buf.h): the Thrift compact
+ * protocol encoder (pq_thrift.c) and the value encodings (pq_enc.c): PLAIN bit-packed
  * booleans, the RLE/bit-packed hybrid and DELTA_BINARY_PACKED.  Format
  * facts and their sources: docs/parquet.md. */
 #ifndef TRACEFOLD_PQ_INT_H
 #define TRACEFOLD_PQ_INT_H
+#include "buf.h"
 #include "hmap.h"
 #include "pq.h"
 #include "tracefold/io.h"
@@ -12,27 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* A growable byte buffer.  A failed growth sets oom and drops the bytes;
- * the writer checks oom once per page or footer. */
-typedef struct pq_buf {
-	unsigned char *p;
-	size_t n, cap;
-	bool oom;
-} pq_buf;
-
-void pq_buf_free(pq_buf *b);
-/* Makes room for n more bytes; returns a pointer to them or NULL (oom set). */
-unsigned char *pq_buf_room(pq_buf *b, size_t n);
-void pq_buf_put(pq_buf *b, const void *p, size_t n);
-void pq_buf_byte(pq_buf *b, unsigned v);
-void pq_buf_le32(pq_buf *b, uint32_t v);
-void pq_buf_le64(pq_buf *b, uint64_t v);
-void pq_buf_uleb(pq_buf *b, uint64_t v);
-static inline uint64_t pq_zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
 
 /* ---- Thrift compact protocol (pq_thrift.c) */
 enum {
@@ -45,12 +25,12 @@ enum {
 /* One struct being written: the last field id per nesting level (field
  * headers carry the id as a delta from the previous one). */
 typedef struct pq_thrift {
-	pq_buf *b;
+	tf_buf *b;
 	int16_t last[PQ_T_DEPTH];
 	int depth;
 } pq_thrift;
 
-void pq_t_init(pq_thrift *t, pq_buf *b);
+void pq_t_init(pq_thrift *t, tf_buf *b);
 void pq_t_i16(pq_thrift *t, int16_t id, int16_t v);
 void pq_t_i32(pq_thrift *t, int16_t id, int32_t v);
 void pq_t_i64(pq_thrift *t, int16_t id, int64_t v);
@@ -76,7 +56,7 @@ int pq_bits(uint64_t v);
 /* LSB-first bit packing, as the RLE/bit-packed hybrid, PLAIN booleans and
  * DELTA_BINARY_PACKED miniblocks use it. */
 typedef struct pq_bitw {
-	pq_buf *b;
+	tf_buf *b;
 	uint64_t acc;
 	int nacc;
 } pq_bitw;
@@ -88,11 +68,11 @@ void pq_bits_flush(pq_bitw *w);
  * no bit-width byte): runs of 8 or more equal values as RLE runs, the rest
  * in bit-packed groups of 8 (the last padded with zeros).  v holds n
  * unsigned integers of vsize bytes each (1 or 4). */
-void pq_rle_hybrid(pq_buf *b, const void *v, int vsize, size_t n, int width);
+void pq_rle_hybrid(tf_buf *b, const void *v, int vsize, size_t n, int width);
 /* DELTA_BINARY_PACKED of n signed integers of vsize bytes each (4: an
  * INT32 column, the deltas wrap at 32 bits; 8: INT64, they wrap at 64):
  * blocks of 128 values in 4 miniblocks of 32. */
-void pq_delta(pq_buf *b, const void *v, int vsize, size_t n);
+void pq_delta(tf_buf *b, const void *v, int vsize, size_t n);
 
 
 /* ---- the writer's state, shared by pq.c (values, pages, row groups) and
@@ -178,7 +158,7 @@ struct pq_file {
 	tf_error err;
 	char path[512];
 	/* scratch, reused per chunk and page */
-	pq_buf page, comp, hdr;
+	tf_buf page, comp, hdr;
 	uint32_t *idx, *dent, *dnext; /* dictionary index per value; entry -> first value; chain */
 	size_t idx_cap, dent_cap, dnext_cap;
 	tf_hmap dmap;                 /* string hash -> first entry */

@@ -1,6 +1,6 @@
-/* gz.c - buffered input with transparent gzip and buffered (optionally
- * gzipped) output.  Inputs are consumed in 256 KiB chunks; nothing reads a
- * whole file.
+/* io.c - the input and output layer (io.h): buffered input with
+ * transparent gzip and buffered (optionally gzipped) output.  Inputs are
+ * consumed in 256 KiB chunks; nothing reads a whole file.
  *
  * Gzip input is inflated on a thread of its own from its second chunk on
  * (the first, which sniffing and tf_file_head read, costs no thread): the

@@ -35,7 +35,7 @@ void pq_bits_put(pq_bitw *w, uint64_t v, int width)
 		v = k == 32 ? v >> 32 : 0;
 		width -= k;
 		while (w->nacc >= 8) {
-			pq_buf_byte(w->b, (unsigned)(w->acc & 0xff));
+			tf_buf_byte(w->b, (unsigned)(w->acc & 0xff));
 			w->acc >>= 8;
 			w->nacc -= 8;
 		}
@@ -45,7 +45,7 @@ void pq_bits_put(pq_bitw *w, uint64_t v, int width)
 void pq_bits_flush(pq_bitw *w)
 {
 	if (w->nacc > 0)
-		pq_buf_byte(w->b, (unsigned)(w->acc & 0xff));
+		tf_buf_byte(w->b, (unsigned)(w->acc & 0xff));
 	w->acc = 0;
 	w->nacc = 0;
 }
@@ -67,7 +67,7 @@ static size_t run_at(const void *v, int vsize, size_t n, size_t i, size_t cap)
 	return r;
 }
 
-void pq_rle_hybrid(pq_buf *b, const void *v, int vsize, size_t n, int width)
+void pq_rle_hybrid(tf_buf *b, const void *v, int vsize, size_t n, int width)
 {
 	size_t i = 0;
 	int vbytes = (width + 7) / 8;
@@ -75,9 +75,9 @@ void pq_rle_hybrid(pq_buf *b, const void *v, int vsize, size_t n, int width)
 		size_t r = run_at(v, vsize, n, i, SIZE_MAX);
 		if (r >= 8) {
 			uint32_t x = get_u(v, vsize, i);
-			pq_buf_uleb(b, (uint64_t)r << 1);
+			tf_buf_varint(b, (uint64_t)r << 1);
 			for (int k = 0; k < vbytes; k++)
-				pq_buf_byte(b, (x >> (8 * k)) & 0xff);
+				tf_buf_byte(b, (x >> (8 * k)) & 0xff);
 			i += r;
 			continue;
 		}
@@ -86,7 +86,7 @@ void pq_rle_hybrid(pq_buf *b, const void *v, int vsize, size_t n, int width)
 		do
 			j += 8;
 		while (j < n && run_at(v, vsize, n, j, 8) < 8);
-		pq_buf_uleb(b, (uint64_t)((j - i) / 8) << 1 | 1);
+		tf_buf_varint(b, (uint64_t)((j - i) / 8) << 1 | 1);
 		pq_bitw w = { b, 0, 0 };
 		for (size_t k = i; k < j; k++)
 			pq_bits_put(&w, k < n ? get_u(v, vsize, k) : 0, width);
@@ -120,12 +120,12 @@ static int64_t delta_at(const void *v, int vsize, size_t i)
 	return (int64_t)((uint64_t)a - (uint64_t)p);
 }
 
-void pq_delta(pq_buf *b, const void *v, int vsize, size_t n)
+void pq_delta(tf_buf *b, const void *v, int vsize, size_t n)
 {
-	pq_buf_uleb(b, DELTA_BLOCK);
-	pq_buf_uleb(b, DELTA_MINI);
-	pq_buf_uleb(b, n);
-	pq_buf_uleb(b, pq_zigzag(n ? get_s(v, vsize, 0) : 0));
+	tf_buf_varint(b, DELTA_BLOCK);
+	tf_buf_varint(b, DELTA_MINI);
+	tf_buf_varint(b, n);
+	tf_buf_varint(b, tf_zigzag(n ? get_s(v, vsize, 0) : 0));
 	int64_t d[DELTA_BLOCK];
 	for (size_t i = 1; i < n; i += DELTA_BLOCK) {
 		size_t m = n - i < DELTA_BLOCK ? n - i : DELTA_BLOCK;
@@ -135,7 +135,7 @@ void pq_delta(pq_buf *b, const void *v, int vsize, size_t n)
 			if (d[k] < min)
 				min = d[k];
 		}
-		pq_buf_uleb(b, pq_zigzag(min));
+		tf_buf_varint(b, tf_zigzag(min));
 		/* within an INT32 column d - min < 2^32: widths stay <= 32 */
 		int width[DELTA_MINI];
 		for (size_t mb = 0; mb < DELTA_MINI; mb++) {
@@ -144,7 +144,7 @@ void pq_delta(pq_buf *b, const void *v, int vsize, size_t n)
 				if ((uint64_t)d[k] - (uint64_t)min > max)
 					max = (uint64_t)d[k] - (uint64_t)min;
 			width[mb] = pq_bits(max);
-			pq_buf_byte(b, (unsigned)width[mb]);
+			tf_buf_byte(b, (unsigned)width[mb]);
 		}
 		for (size_t mb = 0; mb < DELTA_MINI && mb * DELTA_MINI_VALUES < m; mb++) {
 			pq_bitw w = { b, 0, 0 };

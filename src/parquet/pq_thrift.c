@@ -1,6 +1,6 @@
-/* pq_thrift.c - the byte buffer and the Thrift compact protocol encoder of
- * the Parquet writer (pq_int.h).  Compact protocol, as Parquet's footer and
- * page headers use it (Thrift's doc/specs/thrift-compact-protocol.md):
+/* pq_thrift.c - the Thrift compact protocol encoder of the Parquet writer
+ * (pq_int.h), into a tf_buf (buf.h).  Compact protocol, as Parquet's footer
+ * and page headers use it (Thrift's doc/specs/thrift-compact-protocol.md):
  * integers are zigzag ULEB128 varints; a field header is one byte
  * (id delta << 4 | type) when the id is 1..15 above the previous field's,
  * else the type byte and the id as a zigzag varint; booleans are the field
@@ -8,74 +8,9 @@
  * header is (size << 4 | element type) below 15 elements, else
  * (0xf0 | element type) and the size as a varint; a struct ends with 0. */
 #include <string.h>
-#include "grow.h"
 #include "pq_int.h"
 
-void pq_buf_free(pq_buf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->n = b->cap = 0;
-}
-
-unsigned char *pq_buf_room(pq_buf *b, size_t n)
-{
-	if (b->oom)
-		return NULL;
-	if (n > SIZE_MAX - b->n || tf_grow_n((void **)&b->p, &b->cap, b->n + n, 1, false) < 0) {
-		b->oom = true;
-		return NULL;
-	}
-	return b->p + b->n;
-}
-
-void pq_buf_put(pq_buf *b, const void *p, size_t n)
-{
-	unsigned char *d = pq_buf_room(b, n);
-	if (!d)
-		return;
-	if (n)
-		memcpy(d, p, n);
-	b->n += n;
-}
-
-void pq_buf_byte(pq_buf *b, unsigned v)
-{
-	unsigned char c = (unsigned char)v;
-	pq_buf_put(b, &c, 1);
-}
-
-void pq_buf_le32(pq_buf *b, uint32_t v)
-{
-	unsigned char d[4];
-	for (int i = 0; i < 4; i++)
-		d[i] = (unsigned char)(v >> (8 * i));
-	pq_buf_put(b, d, 4);
-}
-
-void pq_buf_le64(pq_buf *b, uint64_t v)
-{
-	unsigned char d[8];
-	for (int i = 0; i < 8; i++)
-		d[i] = (unsigned char)(v >> (8 * i));
-	pq_buf_put(b, d, 8);
-}
-
-void pq_buf_uleb(pq_buf *b, uint64_t v)
-{
-	unsigned char d[10];
-	size_t n = 0;
-	do {
-		d[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			d[n] |= 0x80;
-		n++;
-	} while (v);
-	pq_buf_put(b, d, n);
-}
-
-void pq_t_init(pq_thrift *t, pq_buf *b)
+void pq_t_init(pq_thrift *t, tf_buf *b)
 {
 	memset(t, 0, sizeof(*t));
 	t->b = b;
@@ -85,10 +20,10 @@ static void field(pq_thrift *t, int16_t id, int type)
 {
 	int16_t d = (int16_t)(id - t->last[t->depth]);
 	if (d > 0 && d <= 15) {
-		pq_buf_byte(t->b, (unsigned)(d << 4 | type));
+		tf_buf_byte(t->b, (unsigned)(d << 4 | type));
 	} else {
-		pq_buf_byte(t->b, (unsigned)type);
-		pq_buf_uleb(t->b, pq_zigzag(id));
+		tf_buf_byte(t->b, (unsigned)type);
+		tf_buf_varint(t->b, tf_zigzag(id));
 	}
 	t->last[t->depth] = id;
 }
@@ -96,19 +31,19 @@ static void field(pq_thrift *t, int16_t id, int type)
 void pq_t_i16(pq_thrift *t, int16_t id, int16_t v)
 {
 	field(t, id, PQ_T_I16);
-	pq_buf_uleb(t->b, pq_zigzag(v));
+	tf_buf_varint(t->b, tf_zigzag(v));
 }
 
 void pq_t_i32(pq_thrift *t, int16_t id, int32_t v)
 {
 	field(t, id, PQ_T_I32);
-	pq_buf_uleb(t->b, pq_zigzag(v));
+	tf_buf_varint(t->b, tf_zigzag(v));
 }
 
 void pq_t_i64(pq_thrift *t, int16_t id, int64_t v)
 {
 	field(t, id, PQ_T_I64);
-	pq_buf_uleb(t->b, pq_zigzag(v));
+	tf_buf_varint(t->b, tf_zigzag(v));
 }
 
 void pq_t_bool(pq_thrift *t, int16_t id, bool v)
@@ -145,7 +80,7 @@ void pq_t_begin(pq_thrift *t, int16_t id)
 
 void pq_t_end(pq_thrift *t)
 {
-	pq_buf_byte(t->b, 0);
+	tf_buf_byte(t->b, 0);
 	if (t->depth > 0)
 		t->depth--;
 }
@@ -154,10 +89,10 @@ void pq_t_list(pq_thrift *t, int16_t id, int elem_type, size_t n)
 {
 	field(t, id, PQ_T_LIST);
 	if (n < 15) {
-		pq_buf_byte(t->b, (unsigned)(n << 4 | (unsigned)elem_type));
+		tf_buf_byte(t->b, (unsigned)(n << 4 | (unsigned)elem_type));
 	} else {
-		pq_buf_byte(t->b, 0xf0u | (unsigned)elem_type);
-		pq_buf_uleb(t->b, n);
+		tf_buf_byte(t->b, 0xf0u | (unsigned)elem_type);
+		tf_buf_varint(t->b, n);
 	}
 }
 
@@ -168,16 +103,16 @@ void pq_t_elem_begin(pq_thrift *t)
 
 void pq_t_elem_i32(pq_thrift *t, int32_t v)
 {
-	pq_buf_uleb(t->b, pq_zigzag(v));
+	tf_buf_varint(t->b, tf_zigzag(v));
 }
 
 void pq_t_elem_bin(pq_thrift *t, const void *p, size_t n)
 {
-	pq_buf_uleb(t->b, n);
-	pq_buf_put(t->b, p, n);
+	tf_buf_varint(t->b, n);
+	tf_buf_put(t->b, p, n);
 }
 
 void pq_t_stop(pq_thrift *t)
 {
-	pq_buf_byte(t->b, 0);
+	tf_buf_byte(t->b, 0);
 }

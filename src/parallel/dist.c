@@ -27,36 +27,17 @@
 #include <time.h>
 #include "tracefold/dist.h"
 #include "tracefold/agg_pack.h"
-#include "grow.h"
+#include "buf.h"
 
-/* ---- a payload buffer ---- */
+/* ---- a payload: a tf_buf (buf.h) ---- */
 
-typedef struct buf {
-	unsigned char *p;
-	size_t len, cap;
-	int rc;
-} buf;
+static void put_u64(tf_buf *b, uint64_t v) { tf_buf_put(b, &v, sizeof(v)); }
 
-static void put(buf *b, const void *x, size_t n)
-{
-	if (b->rc)
-		return;
-	if (tf_grow_n((void **)&b->p, &b->cap, b->len + n, 1, false) < 0) {
-		b->rc = TF_ENOMEM;
-		return;
-	}
-	if (n)
-		memcpy(b->p + b->len, x, n);
-	b->len += n;
-}
-
-static void put_u64(buf *b, uint64_t v) { put(b, &v, sizeof(v)); }
-
-static void put_str(buf *b, const char *s)
+static void put_str(tf_buf *b, const char *s)
 {
 	uint64_t n = s ? strlen(s) : 0;
 	put_u64(b, n);
-	put(b, s, n);
+	tf_buf_put(b, s, n);
 }
 
 typedef struct rbuf {
@@ -101,17 +82,17 @@ static int pack(tf_ctx *ctx, const since *from, const tf_agg *agg, int n, const 
 	void *ab = NULL;
 	size_t alen = 0;
 	TF_TRY(tf_agg_pack(agg, &ab, &alen));
-	buf b = { 0 };
+	tf_buf b = { 0 };
 	put_u64(&b, alen);
-	put(&b, ab, alen);
+	tf_buf_put(&b, ab, alen);
 	free(ab);
 	tf_diag d = *tf_ctx_diag(ctx);
 	for (int i = 0; i < TF_DIAG_COUNT; i++) {
 		d.n[i] -= from->diag.n[i];
 		d.ns[i] -= from->diag.ns[i];
 	}
-	put(&b, &d, sizeof(tf_diag));
-	put(&b, pt->input_diags, (size_t)n * sizeof(tf_diag));
+	tf_buf_put(&b, &d, sizeof(tf_diag));
+	tf_buf_put(&b, pt->input_diags, (size_t)n * sizeof(tf_diag));
 	put_u64(&b, pt->any_time);
 	put_u64(&b, (uint64_t)pt->min_ns);
 	put_u64(&b, (uint64_t)pt->max_ns);
@@ -124,12 +105,12 @@ static int pack(tf_ctx *ctx, const since *from, const tf_agg *agg, int n, const 
 	put_u64(&b, nw);
 	for (size_t i = 0; i < nw; i++)
 		put_str(&b, tf_ctx_warning_get(ctx, from->nwarnings + i));
-	if (b.rc) {
+	if (b.oom) {
 		free(b.p);
-		return b.rc;
+		return TF_ENOMEM;
 	}
 	*out = b.p;
-	*outlen = b.len;
+	*outlen = b.n;
 	return 0;
 }
 

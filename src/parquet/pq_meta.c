@@ -235,7 +235,7 @@ void pq_column_meta(pq_thrift *t, const pq_col *c, const chunk_meta *cm, int cod
 
 void pq_write_footer(pq_file *f)
 {
-	pq_buf b = { 0 };
+	tf_buf b = { 0 };
 	pq_thrift t;
 	pq_t_init(&t, &b);
 	pq_t_i32(&t, 1, 2); /* version */
@@ -299,7 +299,7 @@ void pq_write_footer(pq_file *f)
 	}
 	pq_t_stop(&t);
 	if (b.oom || b.n > UINT32_MAX) {
-		pq_buf_free(&b);
+		tf_buf_free(&b);
 		pq_oom(f);
 		return;
 	}
@@ -308,6 +308,6 @@ void pq_write_footer(pq_file *f)
 	memcpy(tail + 4, "PAR1", 4);
 	pq_emit(f, b.p, b.n);
 	pq_emit(f, tail, 8);
-	pq_buf_free(&b);
+	tf_buf_free(&b);
 }
 

@@ -240,15 +240,15 @@ void pq_emit(pq_file *f, const void *p, size_t n)
 
 /* Compresses body into f->comp; returns the bytes to write (body itself
  * when uncompressed), or NULL (error kept). */
-static const pq_buf *compress_page(pq_file *f, const pq_buf *body)
+static const tf_buf *compress_page(pq_file *f, const tf_buf *body)
 {
-	pq_buf *c = &f->comp;
+	tf_buf *c = &f->comp;
 	c->n = 0;
 	if (f->codec == PQ_UNCOMPRESSED)
 		return body;
 	if (f->codec == PQ_ZSTD) {
 		size_t bound = ZSTD_compressBound(body->n);
-		unsigned char *d = pq_buf_room(c, bound);
+		unsigned char *d = tf_buf_room(c, bound);
 		if (!d) {
 			pq_oom(f);
 			return NULL;
@@ -269,7 +269,7 @@ static const pq_buf *compress_page(pq_file *f, const pq_buf *body)
 		return NULL;
 	}
 	size_t bound = deflateBound(&z, (uLong)body->n);
-	unsigned char *d = pq_buf_room(c, bound);
+	unsigned char *d = tf_buf_room(c, bound);
 	if (!d) {
 		deflateEnd(&z);
 		pq_oom(f);
@@ -289,7 +289,7 @@ static const pq_buf *compress_page(pq_file *f, const pq_buf *body)
 	return c;
 }
 
-static void write_page(pq_file *f, chunk_meta *cm, int type, const pq_buf *body, int32_t nvalues, int enc,
+static void write_page(pq_file *f, chunk_meta *cm, int type, const tf_buf *body, int32_t nvalues, int enc,
 		       const pq_stats *st, int coltype)
 {
 	if (body->oom) {
@@ -300,14 +300,14 @@ static void write_page(pq_file *f, chunk_meta *cm, int type, const pq_buf *body,
 		pq_fail(f, TF_EUSAGE, "%s", "a Parquet page over 2 GiB");
 		return;
 	}
-	const pq_buf *data = compress_page(f, body);
+	const tf_buf *data = compress_page(f, body);
 	if (!data)
 		return;
 	if (data->n > INT32_MAX) {
 		pq_fail(f, TF_EUSAGE, "%s", "a Parquet page over 2 GiB");
 		return;
 	}
-	pq_buf *h = &f->hdr;
+	tf_buf *h = &f->hdr;
 	h->n = 0;
 	pq_thrift t;
 	pq_t_init(&t, h);
@@ -404,29 +404,29 @@ static uint32_t build_dict(pq_file *f, const colbuf *cb)
 	return nd;
 }
 
-static void plain_values(pq_buf *pg, const pq_col *c, const colbuf *cb, size_t v0, size_t v1)
+static void plain_values(tf_buf *pg, const pq_col *c, const colbuf *cb, size_t v0, size_t v1)
 {
 	switch (c->type) {
 	case PQ_INT64:
 	case PQ_DOUBLE:
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		pq_buf_put(pg, cb->vals + 8 * v0, 8 * (v1 - v0)); /* the buffer is already PLAIN */
+		tf_buf_put(pg, cb->vals + 8 * v0, 8 * (v1 - v0)); /* the buffer is already PLAIN */
 #else
 		for (size_t i = v0; i < v1; i++) {
 			uint64_t u;
 			memcpy(&u, cb->vals + 8 * i, 8);
-			pq_buf_le64(pg, u);
+			tf_buf_le64(pg, u);
 		}
 #endif
 		break;
 	case PQ_INT32:
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		pq_buf_put(pg, cb->vals + 4 * v0, 4 * (v1 - v0));
+		tf_buf_put(pg, cb->vals + 4 * v0, 4 * (v1 - v0));
 #else
 		for (size_t i = v0; i < v1; i++) {
 			uint32_t u;
 			memcpy(&u, cb->vals + 4 * i, 4);
-			pq_buf_le32(pg, u);
+			tf_buf_le32(pg, u);
 		}
 #endif
 		break;
@@ -440,8 +440,8 @@ static void plain_values(pq_buf *pg, const pq_col *c, const colbuf *cb, size_t v
 	case PQ_STRING:
 		for (size_t i = v0; i < v1; i++) {
 			sref r = pq_sref_at(cb, i);
-			pq_buf_le32(pg, r.len);
-			pq_buf_put(pg, cb->arena + r.off, r.len);
+			tf_buf_le32(pg, r.len);
+			tf_buf_put(pg, cb->arena + r.off, r.len);
 		}
 		break;
 	}
@@ -454,18 +454,18 @@ static void data_page(pq_file *f, chunk_meta *cm, int ci, size_t row0, size_t ro
 {
 	const pq_col *c = &f->cols[ci];
 	const colbuf *cb = &f->cb[ci];
-	pq_buf *pg = &f->page;
+	tf_buf *pg = &f->page;
 	pg->n = 0;
 	if (c->nullable) {
 		/* definition levels (max level 1): 4-byte length, then the hybrid */
 		size_t at = pg->n;
-		pq_buf_le32(pg, 0);
+		tf_buf_le32(pg, 0);
 		pq_rle_hybrid(pg, cb->def + row0, 1, row1 - row0, 1);
 		if (!pg->oom)
 			pq_le_bytes(pg->p + at, pg->n - at - 4, 4);
 	}
 	if (bw) {
-		pq_buf_byte(pg, (unsigned)bw);
+		tf_buf_byte(pg, (unsigned)bw);
 		pq_rle_hybrid(pg, f->idx + v0, 4, v1 - v0, bw);
 	} else if (c->delta) {
 		size_t w = pq_type_width[c->type];
@@ -497,12 +497,12 @@ static void write_chunk(pq_file *f, int ci, chunk_meta *cm)
 		return;
 	int bw = 0;
 	if (nd) {
-		pq_buf *pg = &f->page;
+		tf_buf *pg = &f->page;
 		pg->n = 0;
 		for (uint32_t e = 0; e < nd; e++) {
 			sref r = pq_sref_at(cb, f->dent[e]);
-			pq_buf_le32(pg, r.len);
-			pq_buf_put(pg, cb->arena + r.off, r.len);
+			tf_buf_le32(pg, r.len);
+			tf_buf_put(pg, cb->arena + r.off, r.len);
 		}
 		write_page(f, cm, P_DICT, pg, (int32_t)nd, E_PLAIN, NULL, c->type);
 		bw = pq_bits(nd - 1);
@@ -588,9 +588,9 @@ static void pq_free(pq_file *f)
 	free(f->chunks);
 	free(f->rgs);
 	free(f->created_by);
-	pq_buf_free(&f->page);
-	pq_buf_free(&f->comp);
-	pq_buf_free(&f->hdr);
+	tf_buf_free(&f->page);
+	tf_buf_free(&f->comp);
+	tf_buf_free(&f->hdr);
 	free(f->idx);
 	free(f->dent);
 	free(f->dnext);
