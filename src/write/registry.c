@@ -38,6 +38,7 @@ extern const tf_writer tf_writer_chrome;
 extern const tf_writer tf_writer_perfetto;
 extern const tf_writer tf_writer_flame;
 extern const tf_writer tf_writer_otf2;
+extern const tf_writer tf_writer_speedscope;
 
 const tf_writer *const tf_writers[] = {
 	&tf_writer_pprof,
@@ -46,6 +47,7 @@ const tf_writer *const tf_writers[] = {
 	&tf_writer_chrome,
 	&tf_writer_perfetto,
 	&tf_writer_otf2,
+	&tf_writer_speedscope,
 	&tf_writer_flame,
 	NULL,
 };
