@@ -36,23 +36,23 @@ static void usage(FILE *f)
 		"commands:\n");
 	for (size_t i = 0; i < NCMDS; i++) {
 		if (commands[i].name) {
-			fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 			continue;
 		}
 		for (int k = 0; tf_writers[k]; k++)
 			if (tf_writers[k]->command)
-				fprintf(f, "  %-8s %s\n", tf_writers[k]->command, tf_writers[k]->summary);
+				fprintf(f, "  %-10s %s\n", tf_writers[k]->command, tf_writers[k]->summary);
 	}
 	fprintf(f, "\ninput formats (traces, then profiles, added as they are):\n");
 	for (int i = 0; tf_formats[i]; i++)
 		if (tf_formats[i]->kind == TF_INPUT_EVENTS)
-			fprintf(f, "  %-8s %s\n", tf_formats[i]->name, tf_formats[i]->description);
+			fprintf(f, "  %-10s %s\n", tf_formats[i]->name, tf_formats[i]->description);
 	for (int i = 0; tf_formats[i]; i++)
 		if (tf_formats[i]->kind != TF_INPUT_EVENTS)
-			fprintf(f, "  %-8s %s\n", tf_formats[i]->name, tf_formats[i]->description);
+			fprintf(f, "  %-10s %s\n", tf_formats[i]->name, tf_formats[i]->description);
 	fprintf(f, "\noutput formats:\n");
 	for (int i = 0; tf_writers[i]; i++)
-		fprintf(f, "  %-8s %s\n", tf_writers[i]->name, tf_writers[i]->description);
+		fprintf(f, "  %-10s %s\n", tf_writers[i]->name, tf_writers[i]->description);
 	fprintf(f,
 		"\nglobal options:\n"
 		"  -v, --verbose  more detail on stderr\n"

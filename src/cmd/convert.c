@@ -14,7 +14,7 @@ static void list_writers(void)
 {
 	for (int i = 0; tf_writers[i]; i++) {
 		const tf_writer *w = tf_writers[i];
-		printf("  %-8s %s (", w->name, w->description);
+		printf("  %-10s %s (", w->name, w->description);
 		if (!w->suffixes[0]) /* a folder: no name says it */
 			printf("--to %s", w->name);
 		for (const char *const *x = w->suffixes; *x; x++)

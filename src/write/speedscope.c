@@ -512,7 +512,21 @@ static int speedscope_open(const tf_writer_args *a, const char *path, tf_span_si
 static const char *const speedscope_suffixes[] = { ".speedscope.json", NULL };
 
 const tf_writer tf_writer_speedscope = {
-	"speedscope", "speedscope's JSON: a timeline per thread and the wall self time of all threads "
-		      "(docs/speedscope.md)",
-	speedscope_suffixes, TF_WRITER_SPANS, NULL, speedscope_open, speedscope_finish, speedscope_abort,
+	.name = "speedscope",
+	.description = "speedscope's JSON: a timeline per thread and the wall self time of all threads "
+		       "(docs/speedscope.md)",
+	.suffixes = speedscope_suffixes,
+	.consumes = TF_WRITER_SPANS,
+	.span_open = speedscope_open,
+	.span_finish = speedscope_finish,
+	.span_abort = speedscope_abort,
+	.command = "speedscope",
+	.summary = "threads' timelines and the profile for speedscope; docs/speedscope.md",
+	.usage = "-o OUT.speedscope.json",
+	.help = "Writes the INPUTs (the inputs of 'tracefold profile') as one file in\n"
+		"speedscope's JSON format: an evented profile per thread (each region's\n"
+		"start and end, after the stack rules and repairs) and a sampled profile of\n"
+		"all threads (each call path's wall self time, as in 'tracefold fold'),\n"
+		"frames named by their stable names.  Open it at www.speedscope.app or\n"
+		"with the speedscope command (docs/speedscope.md).\n",
 };
