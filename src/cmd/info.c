@@ -15,68 +15,8 @@
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
 #include "tracefold/agg_sink.h"
-#include "hmap.h"
 #include "sat.h"
-
-#define INFO_MAX_METADATA 100000
-
-typedef struct info_counter {
-	tf_str name;
-	uint64_t n;
-	double min, max, sum;
-} info_counter;
-
-typedef struct info_track {
-	uint64_t events;
-	int64_t first_ns, last_ns;
-	bool any;
-	/* a GPU stream's activities (docs/gpu.md): their number, their time,
-	 * the time they kept the stream busy (union), the time under a launch */
-	uint64_t gpu_n;
-	int64_t gpu_ns, gpu_busy_ns, gpu_att_ns, gpu_last_end;
-} info_track;
-
-typedef struct info_meta {
-	tf_str key, value;
-	uint32_t track;
-	uint32_t next; /* next entry with the same hash, UINT32_MAX: none */
-} info_meta;
-
-typedef struct info_input {
-	const char *path;
-	const char *format;
-	uint64_t events;
-} info_input;
-
-typedef struct info_sink {
-	tf_sink sink;
-	tf_span_sink spans;    /* with filters: the kept regions (names, time span) */
-	tf_span_sink gpu;      /* the GPU activities (after the filters) */
-	const tf_cpath *cp;    /* the call paths of their spans */
-	tf_str unattributed;   /* "[unattributed gpu]" */
-	tf_ctx *ctx;
-	uint64_t kind_n[TF_EV_KIND_COUNT];
-	int64_t min_ns, max_ns;
-	bool any_ts;
-	/* by tf_str id: bit 0 region seen, counter index + 1 in the rest */
-	uint32_t *by_str;
-	size_t nby_str;
-	uint64_t nregions;
-	info_counter *ctrs;
-	uint32_t nctrs, capctrs;
-	info_track *trk;
-	size_t ntrk;
-	uint64_t msg_n[2], msg_bytes[2]; /* [0] send, [1] recv */
-	info_meta *meta;       /* distinct (track, key, value), first-seen order */
-	uint32_t nmeta, capmeta;
-	tf_hmap meta_idx;      /* hash of (track, key, value) -> first entry with it */
-	uint64_t meta_events, meta_dropped;
-	int oom;
-	/* --ranks, --window: only the events kept count (a region overlapping
-	 * the window is kept); NULL: every event */
-	const tf_filter_opts *fo;
-	int64_t win_lo, win_hi;
-} info_sink;
+#include "info_int.h"
 
 static uint32_t *str_slot(info_sink *s, tf_str id)
 {
@@ -267,319 +207,6 @@ static void info_free(info_sink *s)
 	tf_hmap_free(&s->meta_idx);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Number of distinct processes (input, process key); the distinct ranks, sorted. */
-static size_t count_processes(tf_ctx *ctx, int64_t **ranks_out, size_t *nranks_out)
-{
-	uint32_t n = tf_ctx_track_count(ctx);
-	int64_t *r = malloc((n ? n : 1) * sizeof(*r));
-	size_t nr = 0;
-	tf_hmap procs = { 0 }, ranks = { 0 };
-	for (uint32_t i = 0; i < n && r; i++) {
-		const tf_track *t = tf_ctx_track_get(ctx, i);
-		uint64_t pk = (uint64_t)t->input << 32 | t->process_key;
-		if (tf_hmap_get(&procs, pk) == UINT32_MAX && tf_hmap_put(&procs, pk, i) < 0)
-			break;
-		if (t->rank >= 0 && tf_hmap_get(&ranks, (uint64_t)t->rank) == UINT32_MAX) {
-			if (tf_hmap_put(&ranks, (uint64_t)t->rank, i) < 0)
-				break;
-			r[nr++] = t->rank;
-		}
-	}
-	size_t nproc = procs.n;
-	tf_hmap_free(&procs);
-	tf_hmap_free(&ranks);
-	if (r)
-		qsort(r, nr, sizeof(*r), cmp_i64);
-	*ranks_out = r;
-	*nranks_out = nr;
-	return nproc;
-}
-
-/* A duration (never negative here: last - first, saturated) for people. */
-static const char *fmt_dur(int64_t ns, char *buf, size_t len)
-{
-	tf_fmt_ns(ns > 0 ? (uint64_t)ns : 0, buf, len);
-	return buf;
-}
-
-static const char *sev_name(tf_severity s)
-{
-	switch (s) {
-	case TF_SEV_INFO: return "info";
-	case TF_SEV_SKIP: return "skip";
-	case TF_SEV_REPAIR: return "repair";
-	default: return "warning";
-	}
-}
-
-/* Text output never passes control characters (ANSI escapes) from the
- * input to the terminal: names go through tf_text_safe; a small ring of
- * results stays valid for the few uses in one printf. */
-static const char *txt(const char *raw)
-{
-	static char *ring[4];
-	static int k;
-	k = (k + 1) & 3;
-	free(ring[k]);
-	ring[k] = tf_text_safe(raw);
-	return ring[k] ? ring[k] : "?";
-}
-#define TXT(x) txt(x)
-
-static void print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin, bool list_meta)
-{
-	tf_strtab *st = tf_ctx_strtab(ctx);
-	const tf_diag *d = tf_ctx_diag(ctx);
-	char b1[64];
-	for (int i = 0; i < nin; i++)
-		printf("input %d: %s (format %s, %" PRIu64 " events)\n", i, in[i].path, in[i].format,
-		       in[i].events);
-	int64_t *ranks = NULL;
-	size_t nranks = 0, nproc = count_processes(ctx, &ranks, &nranks);
-	uint32_t ntr = tf_ctx_track_count(ctx);
-	printf("processes: %zu", nproc);
-	if (nranks) {
-		printf(" (ranks");
-		for (size_t k = 0; k < nranks && k < 32; k++)
-			printf(" %lld", (long long)ranks[k]);
-		printf("%s)", nranks > 32 ? " ..." : "");
-	}
-	printf("\nthreads: %u\n", ntr);
-	for (uint32_t i = 0; i < ntr; i++) {
-		const tf_track *t = tf_ctx_track_get(ctx, i);
-		const info_track *it = i < s->ntrk ? &s->trk[i] : NULL;
-		printf("  track %u: input %u, process %s", i, t->input, TXT(tf_strtab_get(st, t->process_key)));
-		if (t->process_name)
-			printf(" \"%s\"", TXT(tf_strtab_get(st, t->process_name)));
-		if (t->rank >= 0)
-			printf(", rank %lld", (long long)t->rank);
-		printf(", thread %s", TXT(tf_strtab_get(st, t->thread_key)));
-		if (t->thread_name)
-			printf(" \"%s\"", TXT(tf_strtab_get(st, t->thread_name)));
-		if (t->kind == TF_TRACK_GPU)
-			printf(" (gpu)");
-		printf(": %" PRIu64 " events", it ? it->events : 0);
-		if (it && it->any)
-			printf(", %s", fmt_dur(tf_sat_sub(it->last_ns, it->first_ns), b1, sizeof(b1)));
-		if (it && it->gpu_n)
-			printf(", gpu busy %s", fmt_dur(it->gpu_busy_ns, b1, sizeof(b1)));
-		printf("\n");
-	}
-	free(ranks);
-	if (s->any_ts)
-		printf("time span: %s (%lld .. %lld ns)\n", fmt_dur(tf_sat_sub(s->max_ns, s->min_ns), b1, sizeof(b1)),
-		       (long long)s->min_ns, (long long)s->max_ns);
-	else
-		printf("time span: none\n");
-	uint64_t gn = 0;
-	int64_t gt = 0, ga = 0, gb = 0;
-	for (size_t i = 0; i < s->ntrk; i++) {
-		gn += s->trk[i].gpu_n;
-		gt = tf_sat_add(gt, s->trk[i].gpu_ns);
-		ga = tf_sat_add(ga, s->trk[i].gpu_att_ns);
-		gb = tf_sat_add(gb, s->trk[i].gpu_busy_ns);
-	}
-	if (gn) { /* docs/gpu.md */
-		char b2[32], b3[32];
-		printf("gpu: %" PRIu64 " activities, %s (streams busy %s); under their launch: %s (%.1f%%)\n", gn,
-		       fmt_dur(gt, b1, sizeof(b1)), fmt_dur(gb, b3, sizeof(b3)), fmt_dur(ga, b2, sizeof(b2)),
-		       gt ? 100.0 * (double)ga / (double)gt : 100.0);
-	}
-	printf("events: %" PRIu64 " decoded\n", d->n[TF_DIAG_events_read]);
-	for (int i = 0; i < TF_DIAG_COUNT; i++) {
-		tf_severity sev = tf_diag_severity(i);
-		if (i == TF_DIAG_events_read || !d->n[i] || (sev != TF_SEV_INFO && sev != TF_SEV_SKIP))
-			continue;
-		char cut[48] = "";
-		if (d->ns[i]) { /* window_clipped: the time cut off */
-			char t[32];
-			tf_fmt_ns(d->ns[i], t, sizeof(t));
-			snprintf(cut, sizeof(cut), " (%s)", t);
-		}
-		printf("  %12" PRIu64 "  %-20s %s%s%s\n", d->n[i], tf_diag_name(i),
-		       sev == TF_SEV_SKIP ? "(skipped) " : "", tf_diag_text(i), cut);
-	}
-	printf("  by kind:");
-	int any = 0;
-	for (int k = 0; k < TF_EV_KIND_COUNT; k++)
-		if (s->kind_n[k])
-			printf("%s %s %" PRIu64, any++ ? "," : "", tf_ev_kind_name(k), s->kind_n[k]);
-	printf("%s\n", any ? "" : " none");
-	printf("regions: %" PRIu64 " distinct\n", s->nregions);
-	printf("counters: %u\n", s->nctrs);
-	if (s->nctrs)
-		printf("  %12s %14s %14s %16s  name\n", "samples", "min", "max", "sum");
-	for (size_t i = 0; i < s->nctrs; i++) {
-		const info_counter *c = &s->ctrs[i];
-		printf("  %12" PRIu64 " %14.6g %14.6g %16.10g  %s\n", c->n, c->min, c->max, c->sum,
-		       TXT(tf_strtab_get(st, c->name)));
-	}
-	printf("messages: %" PRIu64 " sent (%" PRIu64 " bytes), %" PRIu64 " received (%" PRIu64 " bytes)\n",
-	       s->msg_n[0], s->msg_bytes[0], s->msg_n[1], s->msg_bytes[1]);
-	printf("metadata: %u distinct entries%s from %" PRIu64 " events%s\n", s->nmeta,
-	       s->meta_dropped ? " (more not kept)" : "", s->meta_events,
-	       s->nmeta && !list_meta ? " (--metadata lists them)" : "");
-	if (list_meta)
-		for (size_t i = 0; i < s->nmeta; i++) {
-			if (s->meta[i].track == TF_TRACK_NONE)
-				printf("  global: %s", TXT(tf_strtab_get(st, s->meta[i].key)));
-			else
-				printf("  track %u: %s", s->meta[i].track, TXT(tf_strtab_get(st, s->meta[i].key)));
-			if (s->meta[i].value)
-				printf(" = %s", TXT(tf_strtab_get(st, s->meta[i].value)));
-			printf("\n");
-		}
-	uint64_t np = tf_diag_problems(d);
-	printf("repairs and warnings: %s\n", np ? "" : "none");
-	for (int i = 0; i < TF_DIAG_COUNT; i++) {
-		tf_severity sev = tf_diag_severity(i);
-		if (!d->n[i] || (sev != TF_SEV_REPAIR && sev != TF_SEV_WARN))
-			continue;
-		char moved[48] = "";
-		if (d->ns[i]) {
-			char t[32];
-			tf_fmt_ns(d->ns[i], t, sizeof(t));
-			snprintf(moved, sizeof(moved), ", moved %s", t);
-		}
-		printf("  %12" PRIu64 "  %-20s (%s%s) %s\n", d->n[i], tf_diag_name(i), sev_name(sev), moved,
-		       tf_diag_text(i));
-	}
-	size_t nn = tf_ctx_nnotes(ctx);
-	if (nn) {
-		printf("notes:\n");
-		for (size_t i = 0; i < nn; i++) {
-			const char *n = tf_ctx_note_get(ctx, i);
-			if (!n) {
-				printf("  ... and %zu more\n", nn - i);
-				break;
-			}
-			printf("  %s\n", TXT(n));
-		}
-	}
-}
-
-/* One JSON string writer for every command (report.c): invalid UTF-8
- * becomes \ufffd, so the output always parses. */
-static void json_str(const char *p)
-{
-	tf_json_str(stdout, p);
-}
-
-static void json_num(double v)
-{
-	if (isfinite(v))
-		printf("%.17g", v);
-	else
-		printf("null");
-}
-
-static void print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
-{
-	tf_strtab *st = tf_ctx_strtab(ctx);
-	const tf_diag *d = tf_ctx_diag(ctx);
-	printf("{\n  \"inputs\": [");
-	for (int i = 0; i < nin; i++) {
-		printf("%s\n    {\"path\": ", i ? "," : "");
-		json_str(in[i].path);
-		printf(", \"format\": ");
-		json_str(in[i].format);
-		printf(", \"events\": %" PRIu64 "}", in[i].events);
-	}
-	int64_t *ranks = NULL;
-	size_t nranks = 0, nproc = count_processes(ctx, &ranks, &nranks);
-	printf("\n  ],\n  \"processes\": %zu,\n  \"ranks\": [", nproc);
-	for (size_t k = 0; k < nranks; k++)
-		printf("%s%lld", k ? ", " : "", (long long)ranks[k]);
-	free(ranks);
-	uint32_t ntr = tf_ctx_track_count(ctx);
-	printf("],\n  \"threads\": [");
-	for (uint32_t i = 0; i < ntr; i++) {
-		const tf_track *t = tf_ctx_track_get(ctx, i);
-		const info_track *it = i < s->ntrk ? &s->trk[i] : NULL;
-		printf("%s\n    {\"track\": %u, \"input\": %u, \"process\": ", i ? "," : "", i, t->input);
-		json_str(tf_strtab_get(st, t->process_key));
-		printf(", \"process_name\": ");
-		json_str(tf_strtab_get(st, t->process_name));
-		printf(", \"rank\": %lld, \"thread\": ", (long long)t->rank);
-		json_str(tf_strtab_get(st, t->thread_key));
-		printf(", \"thread_name\": ");
-		json_str(tf_strtab_get(st, t->thread_name));
-		printf(", \"gpu\": %s, \"events\": %" PRIu64, t->kind == TF_TRACK_GPU ? "true" : "false",
-		       it ? it->events : 0);
-		if (it && it->any)
-			printf(", \"first_ns\": %lld, \"last_ns\": %lld", (long long)it->first_ns,
-			       (long long)it->last_ns);
-		if (it && it->gpu_n) /* docs/gpu.md */
-			printf(", \"gpu_activities\": %" PRIu64 ", \"gpu_ns\": %lld, \"gpu_busy_ns\": %lld, "
-			       "\"gpu_attributed_ns\": %lld",
-			       it->gpu_n, (long long)it->gpu_ns, (long long)it->gpu_busy_ns, (long long)it->gpu_att_ns);
-		printf("}");
-	}
-	printf("\n  ],\n");
-	if (s->any_ts)
-		printf("  \"time_span\": {\"first_ns\": %lld, \"last_ns\": %lld, \"duration_ns\": %lld},\n",
-		       (long long)s->min_ns, (long long)s->max_ns, (long long)tf_sat_sub(s->max_ns, s->min_ns));
-	else
-		printf("  \"time_span\": null,\n");
-	printf("  \"diagnostics\": {");
-	int any = 0;
-	for (int i = 0; i < TF_DIAG_COUNT; i++) {
-		printf("%s\"%s\": %" PRIu64, any++ ? ", " : "", tf_diag_name(i), d->n[i]);
-		if (tf_diag_timed(i))
-			printf(", \"%s_ns\": %" PRIu64, tf_diag_name(i), d->ns[i]);
-	}
-	printf("},\n  \"events_by_kind\": {");
-	for (int k = 0; k < TF_EV_KIND_COUNT; k++)
-		printf("%s\"%s\": %" PRIu64, k ? ", " : "", tf_ev_kind_name(k), s->kind_n[k]);
-	printf("},\n  \"regions\": %" PRIu64 ",\n  \"counters\": [", s->nregions);
-	for (size_t i = 0; i < s->nctrs; i++) {
-		const info_counter *c = &s->ctrs[i];
-		printf("%s\n    {\"name\": ", i ? "," : "");
-		json_str(tf_strtab_get(st, c->name));
-		printf(", \"samples\": %" PRIu64 ", \"min\": ", c->n);
-		json_num(c->min);
-		printf(", \"max\": ");
-		json_num(c->max);
-		printf(", \"sum\": ");
-		json_num(c->sum);
-		printf("}");
-	}
-	printf("%s],\n", s->nctrs ? "\n  " : "");
-	printf("  \"messages\": {\"sent\": %" PRIu64 ", \"sent_bytes\": %" PRIu64 ", \"received\": %" PRIu64
-	       ", \"received_bytes\": %" PRIu64 "},\n",
-	       s->msg_n[0], s->msg_bytes[0], s->msg_n[1], s->msg_bytes[1]);
-	printf("  \"metadata\": [");
-	for (size_t i = 0; i < s->nmeta; i++) {
-		printf("%s\n    {\"track\": ", i ? "," : "");
-		if (s->meta[i].track == TF_TRACK_NONE)
-			printf("null");
-		else
-			printf("%u", s->meta[i].track);
-		printf(", \"key\": ");
-		json_str(tf_strtab_get(st, s->meta[i].key));
-		printf(", \"value\": ");
-		json_str(tf_strtab_get(st, s->meta[i].value));
-		printf("}");
-	}
-	printf("%s],\n  \"problems\": %" PRIu64 ",\n  \"notes\": [", s->nmeta ? "\n  " : "",
-	       tf_diag_problems(d));
-	size_t nn = tf_ctx_nnotes(ctx);
-	for (size_t i = 0; i < nn; i++) {
-		const char *n = tf_ctx_note_get(ctx, i);
-		if (!n)
-			break;
-		printf("%s", i ? ", " : "");
-		json_str(n);
-	}
-	printf("]\n}\n");
-}
-
 static void help(void)
 {
 	printf("usage: tracefold info [OPTIONS] INPUT...\n"
@@ -621,16 +248,18 @@ static tf_stacks *info_stacks(tf_ctx *ctx, tf_agg *agg, tf_filter *filter, info_
 	return stacks;
 }
 
-int tf_cmd_info(int argc, char **argv)
+/* What info was asked for. */
+typedef struct info_args {
+	bool json, list_meta;
+	tf_input_opts iopts;
+	char **paths;
+	int npaths;
+} info_args;
+
+/* The command line into *a; TF_EXIT_OK, or the status of help (*helped)
+ * or a usage error (printed). */
+static int info_parse(info_args *a, int argc, char **argv, bool *helped)
 {
-	bool json = false, list_meta = false;
-	tf_input_opts iopts = { 0 };
-	char **paths = calloc((size_t)argc, sizeof(*paths));
-	int npaths = 0;
-	if (!paths) {
-		tf_msg("out of memory");
-		return TF_EXIT_INPUT;
-	}
 	enum { O_FORMAT, O_JSON, O_METADATA };
 	static const tf_opt opts[] = {
 		{ O_FORMAT, NULL, "--format", true }, { O_JSON, NULL, "--json", false },
@@ -638,43 +267,55 @@ int tf_cmd_info(int argc, char **argv)
 	};
 	tf_optstate os = { 0 };
 	const char *v;
-	for (int id; (id = tf_opt_next("info", argc, argv, opts, &iopts, &os, &v)) != TF_OPT_DONE;) {
+	for (int id; (id = tf_opt_next("info", argc, argv, opts, &a->iopts, &os, &v)) != TF_OPT_DONE;) {
 		int fmt;
 		switch (id) {
 		case TF_OPT_USAGE:
-			free(paths);
-			tf_input_opts_free(&iopts);
 			return TF_EXIT_USAGE;
 		case TF_OPT_HELP:
-			free(paths);
-			tf_input_opts_free(&iopts);
 			help();
+			*helped = true;
 			return TF_EXIT_OK;
 		case TF_OPT_ARG:
-			paths[npaths++] = (char *)v;
+			a->paths[a->npaths++] = (char *)v;
 			break;
 		case O_FORMAT:
-			if (tf_out_format("info", v, TF_OUT_TEXT | TF_OUT_JSON, &fmt) < 0) {
-				free(paths);
-				tf_input_opts_free(&iopts);
+			if (tf_out_format("info", v, TF_OUT_TEXT | TF_OUT_JSON, &fmt) < 0)
 				return TF_EXIT_USAGE;
-			}
-			json = fmt == TF_OUT_JSON;
+			a->json = fmt == TF_OUT_JSON;
 			break;
 		case O_JSON:
-			json = true;
+			a->json = true;
 			break;
 		case O_METADATA:
-			list_meta = true;
+			a->list_meta = true;
 			break;
 		}
 	}
-	if (!npaths || tf_mpi) {
-		free(paths);
-		tf_input_opts_free(&iopts);
-		return tf_usage_error("info", npaths ? "--mpi is not supported here: info reads its inputs once, in "
-					"one process (docs/distributed.md)" : "no input given");
+	if (!a->npaths || tf_mpi)
+		return tf_usage_error("info", a->npaths ? "--mpi is not supported here: info reads its inputs once, in "
+					   "one process (docs/distributed.md)" : "no input given");
+	return TF_EXIT_OK;
+}
+
+int tf_cmd_info(int argc, char **argv)
+{
+	info_args args = { .paths = calloc((size_t)argc + 1, sizeof(char *)) };
+	bool helped = false;
+	if (!args.paths) {
+		tf_msg("out of memory");
+		return TF_EXIT_INPUT;
 	}
+	int prc = info_parse(&args, argc, argv, &helped);
+	if (prc != TF_EXIT_OK || helped) {
+		free(args.paths);
+		tf_input_opts_free(&args.iopts);
+		return prc;
+	}
+	bool json = args.json, list_meta = args.list_meta;
+	char **paths = args.paths;
+	int npaths = args.npaths;
+	tf_input_opts iopts = args.iopts;
 	tf_ctx *ctx = tf_ctx_new();
 	info_input *in = calloc((size_t)npaths, sizeof(*in));
 	const tf_format **fmts = calloc((size_t)npaths + 1, sizeof(*fmts));
@@ -771,9 +412,9 @@ int tf_cmd_info(int argc, char **argv)
 		}
 	}
 	if (json)
-		print_json(&s, ctx, in, npaths);
+		tf_info_print_json(&s, ctx, in, npaths);
 	else
-		print_text(&s, ctx, in, npaths, list_meta);
+		tf_info_print_text(&s, ctx, in, npaths, list_meta);
 	rc = tf_check_strict(&iopts, ctx);
 out:
 	tf_stacks_free(stacks);
