@@ -121,49 +121,9 @@ void tf_input_opts_free(tf_input_opts *o);
 /* A --folded-type value: TYPE/UNIT, both non-empty (split at the last '/');
  * prints a usage error and returns false if it is not one. */
 bool tf_folded_type_ok(const char *cmd, const char *value);
-/* The help lines of the input options, for each command's --help. */
-#define TF_INPUT_OPTS_HELP                                                                    \
-	"  -F, --input-format NAME  read traces as NAME (an input format of\n"                   \
-	"                       'tracefold --help') instead of sniffing\n"                     \
-	"  -c, --counters LIST  add a sample type per named counter (comma-separated, or\n"       \
-	"                       'all'), attributed to the call path active when it fired\n"       \
-	"      --edf FILE       TAU: event definitions for a lone .trc file\n"                   \
-	"      --tau-flush      TAU: show trace-buffer flushes as a [TAU trace flush] frame\n"     \
-	"      --keep-trace-span  Chrome: keep Kineto's whole-trace span 'PyTorch Profiler'\n"  \
-	"      --clip-tolerance DUR  a child overhanging its parent by at most DUR (default\n"   \
-	"                       1us) is clipped; a larger overlap ends the parent where the\n"  \
-	"                       child starts (docs/stack-rules.md)\n"                           \
-	"      --sort-mem SIZE  memory for JSON tracks waiting to be sorted before they\n"    \
-	"                       go to a temporary file in $TMPDIR (default 4M; 0: never)\n"   \
-	"      --strict         exit 3 if the input needed any repair or lost any data\n"   \
-	"      --ranks LIST     keep only the tracks of these MPI ranks: 0,2,5-7\n"             \
-	"      --window START:END  keep only what happened in [START, END): times with a\n"   \
-	"                       unit (1.5s, 250ms, 10us, 100ns) from the run's first\n"       \
-	"                       timestamp (the inputs are then read twice), or with @ in\n"    \
-	"                       the inputs' own time base; a side may be empty (:5s, 10s:);\n" \
-	"                       regions are clipped to it (docs/cli.md \"Filters\")\n"      \
-	"      --steps A:B      PyTorch: the window of Kineto's ProfilerStep#A..#B, to the\n"  \
-	"                       end of the last GPU work they launched (docs/gpu.md)\n"       \
-	"      --label-steps    a numeric label step=N on every sample: PyTorch's\n"        \
-	"                       ProfilerStep#N (pprof -tagfocus=step=10:20), or the\n"     \
-	"                       instances of --step-region; the inputs are read twice\n"   \
-	"      --step-region NAME  steps are the instances of region NAME, per rank (a\n"  \
-	"                       solver iteration), not ProfilerStep#N (--label-steps,\n"   \
-	"                       diff --gate)\n"                                             \
-	"      --raw-names      keep frame names as the trace has them (no stable names:\n"  \
-	"                       ' at 0x...' addresses, NVTX seq/op_id, ProfilerStep#N;\n"   \
-	"                       docs/stack-rules.md \"Stable names\")\n"                     \
-	"      --step-frames    keep one ProfilerStep#N frame per step (the other rules\n"  \
-	"                       stay)\n"                                                     \
-	"      --folded-type TYPE/UNIT  folded stacks: the sample type of their values\n"   \
-	"                       (default samples/count)\n"                                     \
-	"  -j, --jobs N         read the inputs' parts (files, TAU threads, OTF2\n"         \
-	"                       locations) on N threads (default: one per core; 1: one;\n" \
-	"                       worker processes when an input is an OTF2 archive)\n"     \
-	"      --mpi            a distributed run: under mpirun or srun, tracefold-mpi's\n"  \
-	"                       processes share the inputs' parts out and add their\n"      \
-	"                       profiles up; the result is a single process's\n"            \
-	"                       (docs/distributed.md)\n"
+/* The help lines of the input options (one row each in util.c, with the
+ * hook that checks and stores its value), for each command's --help. */
+void tf_input_opts_help(void);
 
 /* --name-width N of top and diff: names in text and Markdown tables are
  * shortened to N code points (tf_name_short); 0 = never. */

@@ -107,8 +107,8 @@ static void help(int mode, const tf_writer *w)
 			    "sample types, in this order");
 		help_writer_opts(NULL);
 	}
-	printf(TF_INPUT_OPTS_HELP
-	       "  -h, --help           this text\n"
+	tf_input_opts_help();
+	printf("  -h, --help           this text\n"
 	       "\n");
 	if (mode == MODE_CONVERT) {
 		printf("output formats:\n");

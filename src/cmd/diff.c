@@ -79,9 +79,9 @@ static void help(void)
 	       "                         allocations, decided from the steps (default 0.5)\n"
 	       "      --fail-unresolved  exit 4 when a material change is unresolved\n"
 	       "\n"
-	       "trace inputs:\n"
-	       TF_INPUT_OPTS_HELP
-	       "\n"
+	       "trace inputs:\n");
+	tf_input_opts_help();
+	printf("\n"
 	       "exit status: 0 ok (no regression), 1 regression (above --fail-above, or a\n"
 	       "             regressed row or total of --gate), 2 usage error, 3 unreadable\n"
 	       "             or invalid input, 4 --fail-unresolved and an unresolved change\n");

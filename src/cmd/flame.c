@@ -45,9 +45,9 @@ static void help(void)
 	       "                         name ending in .html)\n"
 	       "  -h, --help             this text\n"
 	       "\n"
-	       "trace inputs:\n"
-	       TF_INPUT_OPTS_HELP
-	       "\n"
+	       "trace inputs:\n");
+	tf_input_opts_help();
+	printf("\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input, nothing to\n"
 	       "draw, or unwritable output\n");
 }

@@ -32,9 +32,9 @@ static void help(void)
 	       "                         counts, gpu: GPU time)\n"
 	       "  -h, --help             this text\n"
 	       "\n"
-	       "trace inputs:\n"
-	       TF_INPUT_OPTS_HELP
-	       "\n"
+	       "trace inputs:\n");
+	tf_input_opts_help();
+	printf("\n"
 	       "The output is written to a temporary file and renamed when complete:\n"
 	       "nothing is written when an input fails or no call path has a value, and\n"
 	       "the output may not be one of the inputs.\n"

@@ -318,8 +318,9 @@ static void history_help(void)
 	       "options:\n"
 	       "  -h, --help           this text\n"
 	       "\n"
-	       "trace inputs:\n" TF_INPUT_OPTS_HELP
-	       "\n"
+	       "trace inputs:\n");
+	tf_input_opts_help();
+	printf("\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable input or unwritable DIR\n");
 }
 

@@ -40,9 +40,9 @@ static void help(void)
 	       TF_NAME_WIDTH_HELP
 	       "  -h, --help             this text\n"
 	       "\n"
-	       "trace inputs:\n"
-	       TF_INPUT_OPTS_HELP
-	       "\n"
+	       "trace inputs:\n");
+	tf_input_opts_help();
+	printf("\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input\n");
 }
 

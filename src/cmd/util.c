@@ -216,127 +216,226 @@ static bool parse_size(const char *v, size_t *out)
 	return true;
 }
 
+/* ---- the input options every trace-reading command shares: one row each ---- */
+
+/* A row's hook: checks v (NULL for a flag) and stores it in o; prints a
+ * usage error and returns -1 when it is not one. */
+typedef int (*in_set)(const char *cmd, const char *opt, const char *v, tf_input_opts *o);
+
+typedef struct in_row {
+	const char *short_name, *long_name;
+	const char *value; /* what it takes, for --help; NULL: a flag */
+	const char *help;  /* '\n' between its lines */
+	in_set set;
+} in_row;
+
+static int set_format(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	if (tf_format_by_name(v)) {
+		o->format = v;
+		return 0;
+	}
+	char names[256];
+	tf_formats_list(-1, names, sizeof(names));
+	tf_usage_error(cmd, "unknown input format '%s' (one of: %s)", v, names);
+	return -1;
+}
+
+static int set_counters(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	if (*v && split_counters(o, v) == 0)
+		return 0;
+	tf_usage_error(cmd, "'%s' needs a comma-separated list of counter names", opt);
+	return -1;
+}
+
+static int set_edf(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	o->edf = v;
+	return 0;
+}
+
+static int set_tau_flush(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	o->tau_flush = true;
+	return 0;
+}
+
+static int set_keep_span(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	o->keep_trace_span = true;
+	return 0;
+}
+
+static int set_clip(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	if (!tf_parse_duration_ns(v, &o->clip_tolerance_ns)) {
+		tf_usage_error(cmd, "'%s' needs a duration with a unit (ns, us, ms, s), like 1us, not '%s'", opt, v);
+		return -1;
+	}
+	o->has_clip_tolerance = true;
+	return 0;
+}
+
+static int set_sort_mem(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	if (!parse_size(v, &o->sort_mem_bytes)) {
+		tf_usage_error(cmd, "'%s' needs a size in bytes with an optional K, M or G (like 64M; 0: never use a "
+			       "temporary file), not '%s'", opt, v);
+		return -1;
+	}
+	o->has_sort_mem = true;
+	return 0;
+}
+
+static int set_strict(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	o->strict = true;
+	return 0;
+}
+
+/* --ranks, --window, --steps: parsed by the filter (filter.h). */
+static int set_filter(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	tf_error err;
+	tf_error_clear(&err);
+	int r;
+	if (!strcmp(opt, "--ranks")) {
+		free(o->ranks_buf);
+		o->ranks_buf = NULL;
+		o->filter.nranks = 0;
+		r = tf_ranks_parse(v, &o->ranks_buf, &o->filter.nranks, &err);
+		o->filter.ranks = o->ranks_buf;
+		o->filter.ranks_text = v;
+	} else if (!strcmp(opt, "--window")) {
+		r = tf_window_parse(v, &o->filter.window, &err);
+		o->filter.window_text = v;
+	} else {
+		r = tf_steps_parse(v, &o->filter.step_lo, &o->filter.step_hi, &err);
+		o->filter.steps_text = v;
+	}
+	if (r == 0 && o->filter.steps_text && o->filter.window_text) {
+		tf_usage_error(cmd, "--steps and --window: give one of them (--steps is a window)");
+		return -1;
+	}
+	if (r < 0) {
+		tf_usage_error(cmd, "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_label_steps(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	o->filter.label_steps = true;
+	return 0;
+}
+
+static int set_step_region(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	if (!*v) {
+		tf_usage_error(cmd, "--step-region needs the name of a region");
+		return -1;
+	}
+	o->filter.step_region = v;
+	return 0;
+}
+
+/* --raw-names, --step-frames: stable-name rules off (names.h). */
+static int set_names(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	o->names_off |= !strcmp(opt, "--raw-names") ? TF_NAMES_ALL : TF_NAMES_STEP;
+	return 0;
+}
+
+static int set_folded_type(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	if (!tf_folded_type_ok(cmd, v))
+		return -1;
+	o->folded_type = v;
+	return 0;
+}
+
+static int set_jobs(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	long long n;
+	if (!tf_parse_i64(v, &n) || n < 1 || n > 256) {
+		tf_usage_error(cmd, "-j takes a number of threads from 1 to 256, not '%s'", v);
+		return -1;
+	}
+	tf_jobs = (int)n;
+	return 0;
+}
+
+static int set_mpi(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	tf_mpi = 1;
+	return 0;
+}
+
+static const in_row input_rows[] = {
+	{ "-F", "--input-format", "NAME", "read traces as NAME (an input format of\n'tracefold --help') instead of sniffing",
+	  set_format },
+	{ "-c", "--counters", "LIST", "add a sample type per named counter (comma-separated, or\n'all'), attributed to "
+	  "the call path active when it fired", set_counters },
+	{ NULL, "--edf", "FILE", "TAU: event definitions for a lone .trc file", set_edf },
+	{ NULL, "--tau-flush", NULL, "TAU: show trace-buffer flushes as a [TAU trace flush] frame", set_tau_flush },
+	{ NULL, "--keep-trace-span", NULL, "Chrome: keep Kineto's whole-trace span 'PyTorch Profiler'", set_keep_span },
+	{ NULL, "--clip-tolerance", "DUR", "a child overhanging its parent by at most DUR (default\n1us) is clipped; a "
+	  "larger overlap ends the parent where the\nchild starts (docs/stack-rules.md)", set_clip },
+	{ NULL, "--sort-mem", "SIZE", "memory for JSON tracks waiting to be sorted before they\ngo to a temporary file "
+	  "in $TMPDIR (default 4M; 0: never)", set_sort_mem },
+	{ NULL, "--strict", NULL, "exit 3 if the input needed any repair or lost any data", set_strict },
+	{ NULL, "--ranks", "LIST", "keep only the tracks of these MPI ranks: 0,2,5-7", set_filter },
+	{ NULL, "--window", "START:END", "keep only what happened in [START, END): times with a\nunit (1.5s, 250ms, "
+	  "10us, 100ns) from the run's first\ntimestamp (the inputs are then read twice), or with @ in\nthe inputs' own "
+	  "time base; a side may be empty (:5s, 10s:);\nregions are clipped to it (docs/cli.md \"Filters\")", set_filter },
+	{ NULL, "--steps", "A:B", "PyTorch: the window of Kineto's ProfilerStep#A..#B, to the\nend of the last GPU "
+	  "work they launched (docs/gpu.md)", set_filter },
+	{ NULL, "--label-steps", NULL, "a numeric label step=N on every sample: PyTorch's\nProfilerStep#N (pprof "
+	  "-tagfocus=step=10:20), or the\ninstances of --step-region; the inputs are read twice", set_label_steps },
+	{ NULL, "--step-region", "NAME", "steps are the instances of region NAME, per rank (a\nsolver iteration), not "
+	  "ProfilerStep#N (--label-steps,\ndiff --gate)", set_step_region },
+	{ NULL, "--raw-names", NULL, "keep frame names as the trace has them (no stable names:\n' at 0x...' addresses, "
+	  "NVTX seq/op_id, ProfilerStep#N;\ndocs/stack-rules.md \"Stable names\")", set_names },
+	{ NULL, "--step-frames", NULL, "keep one ProfilerStep#N frame per step (the other rules\nstay)", set_names },
+	{ NULL, "--folded-type", "TYPE/UNIT", "folded stacks: the sample type of their values\n(default samples/count)",
+	  set_folded_type },
+	{ "-j", "--jobs", "N", "read the inputs' parts (files, TAU threads, OTF2\nlocations) on N threads (default: one "
+	  "per core; 1: one;\nworker processes when an input is an OTF2 archive)", set_jobs },
+	{ NULL, "--mpi", NULL, "a distributed run: under mpirun or srun, tracefold-mpi's\nprocesses share the inputs' "
+	  "parts out and add their\nprofiles up; the result is a single process's\n(docs/distributed.md)", set_mpi },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+void tf_input_opts_help(void)
+{
+	for (const in_row *r = input_rows; r->long_name; r++)
+		tf_help_opt(r->short_name, r->long_name, r->value, r->help);
+}
+
 int tf_input_option(const char *cmd, int argc, char **argv, int *i, tf_input_opts *o)
 {
-	const char *a = argv[*i];
-	if (!strcmp(a, "--tau-flush")) {
-		o->tau_flush = true;
-		return 1;
-	}
-	if (!strcmp(a, "--keep-trace-span")) {
-		o->keep_trace_span = true;
-		return 1;
-	}
-	if (!strcmp(a, "--strict")) {
-		o->strict = true;
-		return 1;
-	}
-	if (!strcmp(a, "--mpi")) {
-		tf_mpi = 1;
-		return 1;
-	}
-	if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || !strncmp(a, "-j", 2) || !strncmp(a, "--jobs=", 7)) {
-		const char *v = !strcmp(a, "-j") || !strcmp(a, "--jobs") ? NULL : a[1] == 'j' ? a + 2 : a + 7;
-		if (!v) {
-			if (tf_missing_value(cmd, argc, argv, *i))
-				return -1;
-			v = argv[++*i];
+	const char *a = argv[*i], *v = NULL;
+	const in_row *r = input_rows;
+	for (; r->long_name; r++) {
+		if (!strcmp(a, r->long_name) || (r->short_name && !strcmp(a, r->short_name)))
+			break;
+		size_t n = strlen(r->long_name);
+		/* -jN and --jobs=N: the value joined to the option */
+		if (r->set == set_jobs && ((a[1] == 'j' && a[2]) || (!strncmp(a, r->long_name, n) && a[n] == '='))) {
+			v = a[1] == 'j' ? a + 2 : a + n + 1;
+			break;
 		}
-		long long n;
-		if (!tf_parse_i64(v, &n) || n < 1 || n > 256) {
-			tf_usage_error(cmd, "-j takes a number of threads from 1 to 256, not '%s'", v);
-			return -1;
-		}
-		tf_jobs = (int)n;
-		return 1;
 	}
-	if (!strcmp(a, "--label-steps")) {
-		o->filter.label_steps = true;
-		return 1;
-	}
-	if (!strcmp(a, "--raw-names") || !strcmp(a, "--step-frames")) { /* stable names: names.h */
-		o->names_off |= a[2] == 'r' ? TF_NAMES_ALL : TF_NAMES_STEP;
-		return 1;
-	}
-	bool fmt = !strcmp(a, "-F") || !strcmp(a, "--input-format");
-	bool ctr = !strcmp(a, "-c") || !strcmp(a, "--counters");
-	bool edf = !strcmp(a, "--edf");
-	bool tol = !strcmp(a, "--clip-tolerance"), smem = !strcmp(a, "--sort-mem");
-	bool ranks = !strcmp(a, "--ranks"), window = !strcmp(a, "--window"), steps = !strcmp(a, "--steps");
-	bool ftype = !strcmp(a, "--folded-type"), sregion = !strcmp(a, "--step-region");
-	if (!fmt && !ctr && !edf && !tol && !smem && !ranks && !window && !steps && !ftype && !sregion)
+	if (!r->long_name)
 		return 0;
-	if (tf_missing_value(cmd, argc, argv, *i))
-		return -1;
-	const char *v = argv[++*i];
-	if (sregion) {
-		if (!*v) {
-			tf_usage_error(cmd, "--step-region needs the name of a region");
+	if (r->value && !v) {
+		if (tf_missing_value(cmd, argc, argv, *i))
 			return -1;
-		}
-		o->filter.step_region = v;
-	} else if (ftype) {
-		if (!tf_folded_type_ok(cmd, v))
-			return -1;
-		o->folded_type = v;
-	} else if (fmt) {
-		if (!tf_format_by_name(v)) {
-			char names[256] = "";
-			for (int k = 0; tf_formats[k]; k++)
-				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-					 k ? ", " : "", tf_formats[k]->name);
-			tf_usage_error(cmd, "unknown input format '%s' (one of: %s)", v, names);
-			return -1;
-		}
-		o->format = v;
-	} else if (ctr) {
-		if (!*v || split_counters(o, v) < 0) {
-			tf_usage_error(cmd, "'%s' needs a comma-separated list of counter names", a);
-			return -1;
-		}
-	} else if (tol) {
-		if (!tf_parse_duration_ns(v, &o->clip_tolerance_ns)) {
-			tf_usage_error(cmd, "'%s' needs a duration with a unit (ns, us, ms, s), like 1us, not '%s'", a, v);
-			return -1;
-		}
-		o->has_clip_tolerance = true;
-	} else if (smem) {
-		if (!parse_size(v, &o->sort_mem_bytes)) {
-			tf_usage_error(cmd, "'%s' needs a size in bytes with an optional K, M or G (like 64M; 0: "
-				       "never use a temporary file), not '%s'", a, v);
-			return -1;
-		}
-		o->has_sort_mem = true;
-	} else if (ranks || window || steps) {
-		tf_error err;
-		tf_error_clear(&err);
-		int r;
-		if (ranks) {
-			free(o->ranks_buf);
-			o->ranks_buf = NULL;
-			o->filter.nranks = 0;
-			r = tf_ranks_parse(v, &o->ranks_buf, &o->filter.nranks, &err);
-			o->filter.ranks = o->ranks_buf;
-			o->filter.ranks_text = v;
-		} else if (window) {
-			r = tf_window_parse(v, &o->filter.window, &err);
-			o->filter.window_text = v;
-		} else {
-			r = tf_steps_parse(v, &o->filter.step_lo, &o->filter.step_hi, &err);
-			o->filter.steps_text = v;
-		}
-		if (r == 0 && o->filter.steps_text && o->filter.window_text) {
-			tf_usage_error(cmd, "--steps and --window: give one of them (--steps is a window)");
-			return -1;
-		}
-		if (r < 0) {
-			tf_usage_error(cmd, "%s", err.msg);
-			return -1;
-		}
-	} else {
-		o->edf = v;
+		v = argv[++*i];
 	}
-	return 1;
+	return r->set(cmd, a, v, o) < 0 ? -1 : 1;
 }
 
 bool tf_folded_type_ok(const char *cmd, const char *v)
