@@ -40,6 +40,9 @@ int64_t tf_in_file_size(const tf_in *in);
 /* Reads the first up to n bytes of path (decompressed if gzip) into buf.
  * Returns bytes read or negative TF_E*. */
 ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err);
+/* The same; *whole (if non-NULL): the bytes read are all of the file (fewer
+ * than n, and not cut short by the end of a truncated gzip stream). */
+ptrdiff_t tf_file_head_whole(const char *path, void *buf, size_t n, bool *whole, tf_error *err);
 
 typedef struct tf_out tf_out;
 /* path "-" = stdout.  gzip: compress with zlib (level 6, deterministic header

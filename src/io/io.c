@@ -510,7 +510,7 @@ uint64_t tf_in_offset(const tf_in *in) { return in->offset; }
 const char *tf_in_path(const tf_in *in) { return in->path; }
 int64_t tf_in_file_size(const tf_in *in) { return in->file_size; }
 
-ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err)
+ptrdiff_t tf_file_head_whole(const char *path, void *buf, size_t n, bool *whole, tf_error *err)
 {
 	tf_in *in;
 	int rc = tf_in_open(&in, path, err);
@@ -519,10 +519,17 @@ ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err)
 	tf_error local;
 	tf_error_clear(&local);
 	ptrdiff_t got = tf_in_read(in, buf, n, &local);
+	if (whole)
+		*whole = got >= 0 && (size_t)got < n && !tf_in_truncated(in);
 	tf_in_close(in);
 	if (got < 0 && err)
 		*err = local;
 	return got;
+}
+
+ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err)
+{
+	return tf_file_head_whole(path, buf, n, NULL, err);
 }
 
 /* ---- output ---- */

@@ -539,13 +539,8 @@ bool tf_pprof_sniff(const char *path)
 	unsigned char head[TF_SNIFF_HEAD];
 	tf_error err;
 	tf_error_clear(&err);
-	tf_in *in;
-	if (tf_in_open(&in, path, &err) < 0)
-		return false;
-	ptrdiff_t n = tf_in_read(in, head, sizeof(head), &err);
-	/* the head is the whole file, unless a cut gzip file ended it */
-	bool whole = n >= 0 && (size_t)n < sizeof(head) && !tf_in_truncated(in);
-	tf_in_close(in);
+	bool whole; /* the head is the whole file, unless a cut gzip file ended it */
+	ptrdiff_t n = tf_file_head_whole(path, head, sizeof(head), &whole, &err);
 	return n > 0 && sniff_head(head, (size_t)n, whole);
 }
 

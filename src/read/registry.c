@@ -104,24 +104,6 @@ void tf_formats_list(int kind, char *buf, size_t len)
 	}
 }
 
-/* The first TF_SNIFF_HEAD bytes of path (decompressed) into head; *whole:
- * they are all of it.  Returns their number or a negative TF_E*. */
-static ptrdiff_t read_head(const char *path, unsigned char *head, bool *whole, tf_error *err)
-{
-	tf_in *in;
-	int rc = tf_in_open(&in, path, err);
-	if (rc < 0)
-		return rc;
-	tf_error local;
-	tf_error_clear(&local);
-	ptrdiff_t n = tf_in_read(in, head, TF_SNIFF_HEAD, &local);
-	*whole = n >= 0 && n < TF_SNIFF_HEAD && !tf_in_truncated(in);
-	tf_in_close(in);
-	if (n < 0 && err)
-		*err = local;
-	return n;
-}
-
 static const tf_format *unknown(const char *path, tf_error *err)
 {
 	char tr[256], pr[256];
@@ -152,7 +134,7 @@ const tf_format *tf_format_find(const char *path, const char *force, tf_error *e
 	unsigned char head[TF_SNIFF_HEAD];
 	ptrdiff_t n = 0;
 	bool whole = false;
-	if (!is_dir && (n = read_head(path, head, &whole, err)) < 0)
+	if (!is_dir && (n = tf_file_head_whole(path, head, TF_SNIFF_HEAD, &whole, err)) < 0)
 		return NULL;
 	const tf_format *maybe = NULL;
 	int k = sniff_all(path, is_dir, head, (size_t)n, whole, &maybe);
