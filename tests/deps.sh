@@ -11,10 +11,10 @@
 set -e
 what=${1:-build}
 build_pkgs="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libisal-dev libotf2-trace-dev libzstd-dev"
-test_pkgs="libcmocka-dev golang-go otf2-tools python3 python3-otf2 python3-numpy python3-scipy curl time chromium protobuf-compiler python3-protobuf libxml2-utils libopenmpi-dev openmpi-bin strace"
+test_pkgs="libcmocka-dev golang-go otf2-tools python3 python3-otf2 python3-numpy python3-scipy curl time chromium protobuf-compiler python3-protobuf libxml2-utils libopenmpi-dev openmpi-bin strace universal-ctags"
 pkgs=$build_pkgs
 [ "$what" = test ] && pkgs="$pkgs $test_pkgs"
-[ "$what" = bench ] && pkgs="$pkgs time python3 gzip libopenmpi-dev openmpi-bin strace"
+[ "$what" = bench ] && pkgs="$pkgs time python3 gzip libopenmpi-dev openmpi-bin strace universal-ctags"
 [ "$what" = fuzz ] && pkgs="$pkgs clang python3"
 # apt_install PKG...: the Debian packages, as root or through sudo
 apt_install() {
