@@ -129,10 +129,9 @@ void tf_input_opts_help(void);
  * shortened to N code points (tf_name_short); 0 = never. */
 #define TF_NAME_WIDTH_DEFAULT 80
 #define TF_NAME_WIDTH_MIN 10
-#define TF_NAME_WIDTH_HELP                                                                  \
-	"      --name-width N     shorten longer function names to N characters in text\n" \
-	"                         and Markdown (default 80, 0 = never; not in JSON):\n"     \
-	"                         kernel<...>(...), then start...end\n"
+#define TF_NAME_WIDTH_TEXT                                                          \
+	"shorten longer function names to N characters in text\nand Markdown (default " \
+	"80, 0 = never; not in JSON):\nkernel<...>(...), then start...end"
 /* Parses a --name-width value (0, or TF_NAME_WIDTH_MIN or more); prints a
  * usage error and returns -1 if it is not one. */
 int tf_name_width(const char *cmd, const char *value, size_t *width_out);
@@ -142,17 +141,23 @@ int tf_name_width(const char *cmd, const char *value, size_t *width_out);
  * positional), -h/--help, the shared trace input options (when iopts is
  * given) and the usage errors (a missing value, an unknown option). */
 typedef struct tf_opt {
-	int id;                 /* >= 0, returned for this option */
+	int id;                 /* >= 0, returned for this option (TF_OPT_SECTION: a heading) */
 	const char *short_name; /* "-n", or NULL */
 	const char *long_name;  /* "--count" */
 	bool has_value;         /* takes the next argument */
+	const char *value;      /* for --help: what it takes ("N") */
+	const char *help;       /* for --help ('\n' between lines; tf_opts_help); NULL: not
+				 * listed (another name of an option listed) */
 } tf_opt;
 enum {
 	TF_OPT_DONE = -1,       /* no argument left */
 	TF_OPT_ARG = -2,        /* a positional argument (*value) */
 	TF_OPT_USAGE = -3,      /* a usage error, already printed */
 	TF_OPT_HELP = -4,       /* -h or --help */
+	TF_OPT_SECTION = -5,    /* a row that heads the options after it in --help (its help) */
 };
+/* The --help lines of the options of table (tf_help_opt each), then -h. */
+void tf_opts_help(const tf_opt *table);
 typedef struct tf_optstate {
 	int i;                  /* the argument looked at (0 before the first) */
 	bool endopts;           /* "--" was seen */

@@ -196,18 +196,18 @@ enum { O_OUTPUT, O_TO, O_SAMPLE_TYPES, O_WRITER };
 static int parse(conv *c, int argc, char **argv, bool *helped)
 {
 	tf_opt opts[4 + MAX_WOPTS] = {
-		{ O_OUTPUT, "-o", "--output", true },
+		{ O_OUTPUT, "-o", "--output", true, NULL, NULL },
 	};
 	int n = 1;
 	if (c->mode == MODE_CONVERT)
-		opts[n++] = (tf_opt){ O_TO, NULL, "--to", true };
+		opts[n++] = (tf_opt){ O_TO, NULL, "--to", true, NULL, NULL };
 	if (c->mode != MODE_WRITER)
-		opts[n++] = (tf_opt){ O_SAMPLE_TYPES, NULL, "--sample-types", true };
+		opts[n++] = (tf_opt){ O_SAMPLE_TYPES, NULL, "--sample-types", true, NULL, NULL };
 	if (c->mode != MODE_PROFILE)
 		c->nwopt = writer_opt_names(c->only, c->wopt, MAX_WOPTS);
 	for (int k = 0; k < c->nwopt; k++)
-		opts[n++] = (tf_opt){ O_WRITER + k, NULL, c->wopt[k], true };
-	opts[n] = (tf_opt){ 0, NULL, NULL, false };
+		opts[n++] = (tf_opt){ O_WRITER + k, NULL, c->wopt[k], true, NULL, NULL };
+	opts[n] = (tf_opt){ 0, NULL, NULL, false, NULL, NULL };
 	const tf_writer *to = c->only;
 	tf_optstate os = { 0 };
 	const char *v;

@@ -22,7 +22,7 @@ enum { O_COUNT, O_BY, O_FORMAT, O_FAIL_ABOVE, O_MIN_SHARE, O_NORMALIZE, O_PATHS,
        O_FAIL_UNRESOLVED, O_STEADY };
 enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON };
 
-static void help(void)
+static void help(const tf_opt *opts)
 {
 	printf("usage: tracefold diff [options] BASE NEW\n"
 	       "\n"
@@ -33,52 +33,9 @@ static void help(void)
 	       "the totals.  Rows are sorted by the absolute change of self time, largest\n"
 	       "first.\n"
 	       "\n"
-	       "options:\n"
-	       "      --format FMT       text (default), markdown (GitHub table) or json\n"
-	       "      --fail-above PCT   exit 1 when a function with at least --min-share of\n"
-	       "                         the total grew by more than PCT percent (a new one\n"
-	       "                         counts as infinite growth), or when the total did;\n"
-	       "                         the reasons go to stderr and into the report\n"
-	       "      --min-share PCT    share of the total (BASE or NEW) below which a function\n"
-	       "                         is not checked by --fail-above (default 1)\n"
-	       "      --normalize        scale NEW so that its total equals BASE's (compare\n"
-	       "                         shares, not absolute times)\n"
-	       "      --paths            per call path (root;...;leaf) instead of per function\n"
-	       "      --flame FILE       also draw the differential flame graph of the same\n"
-	       "                         runs and sample type (SVG, or HTML for a .html name;\n"
-	       "                         'tracefold flame --diff'); the report links to it\n"
-	       "      --flame-url URL    where the report's link points (default: FILE), e.g.\n"
-	       "                         the CI artifact's address\n"
-	       "      --by KEY           sort and check by self (default) or total (inclusive)\n"
-	       "  -n, --count N          show the N first rows (default 20, 0 = all); the\n"
-	       "                         --fail-above check always covers every row\n"
-	       "      --sample-index T   the sample type to compare (default: BASE's default\n"
-	       "                         type, else wall, else the last type); --sample-type\n"
-	       "                         T is the same (gpu: GPU time)\n"
-	       TF_NAME_WIDTH_HELP
-	       "  -h, --help             this text\n"
-	       "\n"
-	       "the gate (docs/gate.md):\n"
-	       "      --gate             compare runs per step with a verdict per row:\n"
-	       "                         regressed, improved, unchanged, unresolved (too\n"
-	       "                         noisy to decide) or immaterial; each input joined\n"
-	       "                         with ',' is a run of its own; steps are Kineto's\n"
-	       "                         ProfilerStep#N or --step-region NAME; values are\n"
-	       "                         per-step means with a simultaneous interval\n"
-	       "      --sample-type LIST types judged (default: wall and gpu, those the runs\n"
-	       "                         have; 'all': every one)\n"
-	       "      --min-effect PCT   a change matters from PCT of the row's own value\n"
-	       "                         (default 3) and --min-share PCT of the step total\n"
-	       "                         (default 0.5 under --gate)\n"
-	       "      --alpha A          false alarms allowed over all rows at once (0.05)\n"
-	       "      --history DIR      earlier runs of the baseline ('tracefold history\n"
-	       "                         add'): their spread is run-to-run noise\n"
-	       "      --history-max N    the newest N of them (default 30)\n"
-	       "      --save-history DIR add NEW's runs to DIR after comparing\n"
-	       "      --steady-noise PCT run-to-run noise assumed for gpu, calls and\n"
-	       "                         allocations, decided from the steps (default 0.5)\n"
-	       "      --fail-unresolved  exit 4 when a material change is unresolved\n"
-	       "\n"
+	       "options:\n");
+	tf_opts_help(opts);
+	printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
 	printf("\n"
@@ -182,17 +139,44 @@ static int parse_value(int id, const char *v, const tf_optstate *os, dopt *o);
 static int parse_opts(int argc, char **argv, dopt *o, tf_input_opts *iopts)
 {
 	static const tf_opt opts[] = {
-		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
-		{ O_FORMAT, NULL, "--format", true }, { O_FAIL_ABOVE, NULL, "--fail-above", true },
-		{ O_MIN_SHARE, NULL, "--min-share", true }, { O_NORMALIZE, NULL, "--normalize", false },
-		{ O_PATHS, NULL, "--paths", false }, { O_SAMPLE_INDEX, NULL, "--sample-index", true },
-		{ O_SAMPLE_INDEX, NULL, "--sample-type", true }, { O_NAME_WIDTH, NULL, "--name-width", true },
-		{ O_FLAME, NULL, "--flame", true }, { O_FLAME_URL, NULL, "--flame-url", true },
-		{ O_GATE, NULL, "--gate", false }, { O_HISTORY, NULL, "--history", true },
-		{ O_HISTORY_MAX, NULL, "--history-max", true }, { O_SAVE_HISTORY, NULL, "--save-history", true },
-		{ O_MIN_EFFECT, NULL, "--min-effect", true }, { O_ALPHA, NULL, "--alpha", true },
-		{ O_FAIL_UNRESOLVED, NULL, "--fail-unresolved", false }, { O_STEADY, NULL, "--steady-noise", true },
-		{ 0, NULL, NULL, false },
+		{ O_FORMAT, NULL, "--format", true, "FMT", "text (default), markdown (GitHub table) or json" },
+		{ O_FAIL_ABOVE, NULL, "--fail-above", true, "PCT", "exit 1 when a function with at least --min-share "
+		  "of\nthe total grew by more than PCT percent (a new one\ncounts as infinite growth), or when the total "
+		  "did;\nthe reasons go to stderr and into the report" },
+		{ O_MIN_SHARE, NULL, "--min-share", true, "PCT", "share of the total (BASE or NEW) below which a "
+		  "function\nis not checked by --fail-above (default 1)" },
+		{ O_NORMALIZE, NULL, "--normalize", false, NULL, "scale NEW so that its total equals BASE's (compare\n"
+		  "shares, not absolute times)" },
+		{ O_PATHS, NULL, "--paths", false, NULL, "per call path (root;...;leaf) instead of per function" },
+		{ O_FLAME, NULL, "--flame", true, "FILE", "also draw the differential flame graph of the same\nruns and "
+		  "sample type (SVG, or HTML for a .html name;\n'tracefold flame --diff'); the report links to it" },
+		{ O_FLAME_URL, NULL, "--flame-url", true, "URL", "where the report's link points (default: FILE), e.g.\n"
+		  "the CI artifact's address" },
+		{ O_BY, NULL, "--by", true, "KEY", "sort and check by self (default) or total (inclusive)" },
+		{ O_COUNT, "-n", "--count", true, "N", "show the N first rows (default 20, 0 = all); the\n--fail-above "
+		  "check always covers every row" },
+		{ O_SAMPLE_INDEX, NULL, "--sample-index", true, "T", "the sample type to compare (default: BASE's "
+		  "default\ntype, else wall, else the last type); --sample-type\nT is the same (gpu: GPU time)" },
+		{ O_NAME_WIDTH, NULL, "--name-width", true, "N", TF_NAME_WIDTH_TEXT },
+		{ TF_OPT_SECTION, NULL, "", false, NULL, "the gate (docs/gate.md):" },
+		{ O_GATE, NULL, "--gate", false, NULL, "compare runs per step with a verdict per row:\nregressed, "
+		  "improved, unchanged, unresolved (too\nnoisy to decide) or immaterial; each input joined\nwith ',' is a "
+		  "run of its own; steps are Kineto's\nProfilerStep#N or --step-region NAME; values are\nper-step means "
+		  "with a simultaneous interval" },
+		{ O_SAMPLE_INDEX, NULL, "--sample-type", true, "LIST", "types judged (default: wall and gpu, those the "
+		  "runs\nhave; 'all': every one)" },
+		{ O_MIN_EFFECT, NULL, "--min-effect", true, "PCT", "a change matters from PCT of the row's own value\n"
+		  "(default 3) and --min-share PCT of the step total\n(default 0.5 under --gate)" },
+		{ O_ALPHA, NULL, "--alpha", true, "A", "false alarms allowed over all rows at once (0.05)" },
+		{ O_HISTORY, NULL, "--history", true, "DIR", "earlier runs of the baseline ('tracefold history\nadd'): "
+		  "their spread is run-to-run noise" },
+		{ O_HISTORY_MAX, NULL, "--history-max", true, "N", "the newest N of them (default 30)" },
+		{ O_SAVE_HISTORY, NULL, "--save-history", true, "DIR", "add NEW's runs to DIR after comparing" },
+		{ O_STEADY, NULL, "--steady-noise", true, "PCT", "run-to-run noise assumed for gpu, calls and\n"
+		  "allocations, decided from the steps (default 0.5)" },
+		{ O_FAIL_UNRESOLVED, NULL, "--fail-unresolved", false, NULL, "exit 4 when a material change is "
+		  "unresolved" },
+		{ 0, NULL, NULL, false, NULL, NULL },
 	};
 	tf_optstate os = { 0 };
 	const char *v;
@@ -201,7 +185,7 @@ static int parse_opts(int argc, char **argv, dopt *o, tf_input_opts *iopts)
 		if (id == TF_OPT_USAGE)
 			return TF_EXIT_USAGE;
 		if (id == TF_OPT_HELP) {
-			help();
+			help(opts);
 			return TF_EXIT_OK;
 		}
 		if (id == TF_OPT_ARG) {

@@ -6,7 +6,7 @@
 #include "cmd.h"
 #include "tracefold/flame.h"
 
-static void help(void)
+static void help(const tf_opt *opts)
 {
 	printf("usage: tracefold flame [options] INPUT|PROFILE... -o OUT.svg\n"
 	       "       tracefold flame --diff BASE [options] NEW... -o OUT.svg\n"
@@ -24,27 +24,9 @@ static void help(void)
 	       "children gone since BASE.  Inputs are traces (as for 'tracefold profile')\n"
 	       "or profiles; BASE may join several with ','.  docs/flame.md.\n"
 	       "\n"
-	       "options:\n"
-	       "  -o, --output FILE      the picture to write ('-' = stdout); required\n"
-	       "      --diff BASE        a differential flame graph against BASE\n"
-	       "      --normalize        diff: scale BASE to NEW's total first (compare shares)\n"
-	       "      --sample-type T    the value drawn (default: the profile's default type,\n"
-	       "                         else wall, else the last type; gpu: GPU time);\n"
-	       "                         --sample-index T is the same\n"
-	       "      --by KEY           a frame per rank ('rank'), per thread ('thread'), or\n"
-	       "                         per value of another label under the root\n"
-	       "      --min-width PX     frames narrower than PX pixels go into [...] (default\n"
-	       "                         0.5)\n"
-	       "      --width PX         picture width (default 1200)\n"
-	       "      --title T          the title (default: 'Flame graph: ' and the input)\n"
-	       "      --icicle           root at the top, callees below it\n"
-	       "      --colors C         hash (default: by name) or category (Python, PyTorch\n"
-	       "                         operator, GPU, CUDA/HIP runtime, MPI, other; with a\n"
-	       "                         legend)\n"
-	       "      --html             an HTML page with zoom and search (the default for a\n"
-	       "                         name ending in .html)\n"
-	       "  -h, --help             this text\n"
-	       "\n"
+	       "options:\n");
+	tf_opts_help(opts);
+	printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
 	printf("\n"
@@ -85,12 +67,25 @@ static int flame_parse(flame_args *a, int argc, char **argv, bool *helped)
 	bool html = false;
 	enum { O_OUTPUT, O_DIFF, O_NORMALIZE, O_TYPE, O_BY, O_MIN_WIDTH, O_WIDTH, O_TITLE, O_ICICLE, O_COLORS, O_HTML };
 	static const tf_opt opts[] = {
-		{ O_OUTPUT, "-o", "--output", true }, { O_DIFF, NULL, "--diff", true },
-		{ O_NORMALIZE, NULL, "--normalize", false }, { O_TYPE, NULL, "--sample-type", true },
-		{ O_TYPE, NULL, "--sample-index", true }, { O_BY, NULL, "--by", true },
-		{ O_MIN_WIDTH, NULL, "--min-width", true }, { O_WIDTH, NULL, "--width", true },
-		{ O_TITLE, NULL, "--title", true }, { O_ICICLE, NULL, "--icicle", false },
-		{ O_COLORS, NULL, "--colors", true }, { O_HTML, NULL, "--html", false }, { 0, NULL, NULL, false },
+		{ O_OUTPUT, "-o", "--output", true, "FILE", "the picture to write ('-' = stdout); required" },
+		{ O_DIFF, NULL, "--diff", true, "BASE", "a differential flame graph against BASE" },
+		{ O_NORMALIZE, NULL, "--normalize", false, NULL, "diff: scale BASE to NEW's total first (compare "
+		  "shares)" },
+		{ O_TYPE, NULL, "--sample-type", true, "T", "the value drawn (default: the profile's default type,\n"
+		  "else wall, else the last type; gpu: GPU time);\n--sample-index T is the same" },
+		{ O_TYPE, NULL, "--sample-index", true, "T", NULL },
+		{ O_BY, NULL, "--by", true, "KEY", "a frame per rank ('rank'), per thread ('thread'), or\nper value of "
+		  "another label under the root" },
+		{ O_MIN_WIDTH, NULL, "--min-width", true, "PX", "frames narrower than PX pixels go into [...] (default\n"
+		  "0.5)" },
+		{ O_WIDTH, NULL, "--width", true, "PX", "picture width (default 1200)" },
+		{ O_TITLE, NULL, "--title", true, "T", "the title (default: 'Flame graph: ' and the input)" },
+		{ O_ICICLE, NULL, "--icicle", false, NULL, "root at the top, callees below it" },
+		{ O_COLORS, NULL, "--colors", true, "C", "hash (default: by name) or category (Python, PyTorch\n"
+		  "operator, GPU, CUDA/HIP runtime, MPI, other; with a\nlegend)" },
+		{ O_HTML, NULL, "--html", false, NULL, "an HTML page with zoom and search (the default for a\nname "
+		  "ending in .html)" },
+		{ 0, NULL, NULL, false, NULL, NULL },
 	};
 	tf_optstate os = { 0 };
 	const char *v;
@@ -101,7 +96,7 @@ static int flame_parse(flame_args *a, int argc, char **argv, bool *helped)
 		case TF_OPT_USAGE:
 			return TF_EXIT_USAGE;
 		case TF_OPT_HELP:
-			help();
+			help(opts);
 			*helped = true;
 			return TF_EXIT_OK;
 		case TF_OPT_ARG:

@@ -10,7 +10,7 @@
 #include "report.h"
 #include "tracefold/folded.h"
 
-static void help(void)
+static void help(const tf_opt *opts)
 {
 	printf("usage: tracefold fold [options] INPUT|PROFILE... -o OUT.folded\n"
 	       "\n"
@@ -24,14 +24,9 @@ static void help(void)
 	       "'tracefold profile'), pprof profiles or folded stacks; all are summed.\n"
 	       "Gzipped when OUT ends in .gz.\n"
 	       "\n"
-	       "options:\n"
-	       "  -o, --output FILE      the file to write ('-' = stdout); required\n"
-	       "      --sample-type T    the sample type of the values (default: the\n"
-	       "                         profile's default type, else wall, else the last\n"
-	       "                         type); --sample-index T is the same (calls: call\n"
-	       "                         counts, gpu: GPU time)\n"
-	       "  -h, --help             this text\n"
-	       "\n"
+	       "options:\n");
+	tf_opts_help(opts);
+	printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
 	printf("\n"
@@ -58,8 +53,11 @@ int tf_cmd_fold(int argc, char **argv)
 	}
 	enum { O_OUTPUT, O_SAMPLE_TYPE };
 	static const tf_opt opts[] = {
-		{ O_OUTPUT, "-o", "--output", true }, { O_SAMPLE_TYPE, NULL, "--sample-type", true },
-		{ O_SAMPLE_TYPE, NULL, "--sample-index", true }, { 0, NULL, NULL, false },
+		{ O_OUTPUT, "-o", "--output", true, "FILE", "the file to write ('-' = stdout); required" },
+		{ O_SAMPLE_TYPE, NULL, "--sample-type", true, "T", "the sample type of the values (default: the\n"
+		  "profile's default type, else wall, else the last\ntype); --sample-index T is the same (calls: call\n"
+		  "counts, gpu: GPU time)" },
+		{ O_SAMPLE_TYPE, NULL, "--sample-index", true, "T", NULL }, { 0, NULL, NULL, false, NULL, NULL },
 	};
 	tf_optstate os = { 0 };
 	const char *v;
@@ -69,7 +67,7 @@ int tf_cmd_fold(int argc, char **argv)
 			rc = TF_EXIT_USAGE;
 			goto done;
 		case TF_OPT_HELP:
-			help();
+			help(opts);
 			goto done;
 		case TF_OPT_ARG:
 			inputs[ninputs++] = v;

@@ -303,7 +303,7 @@ done:
 	return rc;
 }
 
-static void history_help(void)
+static void history_help(const tf_opt *opts)
 {
 	printf("usage: tracefold history add [options] DIR RUN...\n"
 	       "\n"
@@ -315,9 +315,9 @@ static void history_help(void)
 	       "them for the run-to-run noise only, never as the baseline's values\n"
 	       "(docs/gate.md).\n"
 	       "\n"
-	       "options:\n"
-	       "  -h, --help           this text\n"
-	       "\n"
+	       "options:\n");
+	tf_opts_help(opts);
+	printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
 	printf("\n"
@@ -331,7 +331,7 @@ int tf_cmd_history(int argc, char **argv)
 	int npos = 0, rc = TF_EXIT_OK;
 	runs r = { 0 };
 	tf_ctx *ctx = NULL;
-	static const tf_opt opts[] = { { 0, NULL, NULL, false } };
+	static const tf_opt opts[] = { { 0, NULL, NULL, false, NULL, NULL } };
 	tf_optstate os = { 0 };
 	const char *v;
 	if (!pos) {
@@ -344,7 +344,7 @@ int tf_cmd_history(int argc, char **argv)
 			goto done;
 		}
 		if (id == TF_OPT_HELP) {
-			history_help();
+			history_help(opts);
 			goto done;
 		}
 		pos[npos++] = v;

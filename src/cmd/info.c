@@ -207,7 +207,7 @@ static void info_free(info_sink *s)
 	tf_hmap_free(&s->meta_idx);
 }
 
-static void help(void)
+static void help(const tf_opt *opts)
 {
 	printf("usage: tracefold info [OPTIONS] INPUT...\n"
 	       "\n"
@@ -219,12 +219,9 @@ static void help(void)
 	       "by their own time; a region that overlaps the window counts for the\n"
 	       "regions and the time span) and the diagnostics say what was left out.\n"
 	       "\n"
-	       "options:\n"
-	       "      --format FMT    text (default) or json\n"
-	       "      --json          the same as --format json\n"
-	       "      --metadata      list metadata entries (text output; JSON always has them)\n"
-	       "  -h, --help          this text\n"
-	       "\n"
+	       "options:\n");
+	tf_opts_help(opts);
+	printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
 	printf("\n"
@@ -262,8 +259,11 @@ static int info_parse(info_args *a, int argc, char **argv, bool *helped)
 {
 	enum { O_FORMAT, O_JSON, O_METADATA };
 	static const tf_opt opts[] = {
-		{ O_FORMAT, NULL, "--format", true }, { O_JSON, NULL, "--json", false },
-		{ O_METADATA, NULL, "--metadata", false }, { 0, NULL, NULL, false },
+		{ O_FORMAT, NULL, "--format", true, "FMT", "text (default) or json" },
+		{ O_JSON, NULL, "--json", false, NULL, "the same as --format json" },
+		{ O_METADATA, NULL, "--metadata", false, NULL, "list metadata entries (text output; JSON always has "
+		  "them)" },
+		{ 0, NULL, NULL, false, NULL, NULL },
 	};
 	tf_optstate os = { 0 };
 	const char *v;
@@ -273,7 +273,7 @@ static int info_parse(info_args *a, int argc, char **argv, bool *helped)
 		case TF_OPT_USAGE:
 			return TF_EXIT_USAGE;
 		case TF_OPT_HELP:
-			help();
+			help(opts);
 			*helped = true;
 			return TF_EXIT_OK;
 		case TF_OPT_ARG:

@@ -15,7 +15,7 @@
 #include "tracefold/pprof.h"
 #include "tracefold/reader.h"
 
-static void help(void)
+static void help(const tf_opt *opts)
 {
 	printf("usage: tracefold merge [options] PROFILE... -o OUT.pb.gz\n"
 	       "\n"
@@ -27,12 +27,9 @@ static void help(void)
 	       "way).  Inputs whose sample types differ (e.g. a Go CPU profile and a\n"
 	       "tracefold wall-time profile) are refused.\n"
 	       "\n"
-	       "options:\n"
-	       "  -o, --output FILE    where to write the profile ('-' = stdout); required\n"
-	       "      --folded-type TYPE/UNIT  folded stack inputs: the sample type of their\n"
-	       "                       values (default samples/count)\n"
-	       "  -h, --help           this text\n"
-	       "\n"
+	       "options:\n");
+	tf_opts_help(opts);
+	printf("\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input, sample types\n"
 	       "that differ, or unwritable output\n");
 }
@@ -49,8 +46,12 @@ int tf_cmd_merge(int argc, char **argv)
 		return TF_EXIT_INPUT;
 	}
 	enum { O_OUTPUT, O_FOLDED_TYPE };
-	static const tf_opt opts[] = { { O_OUTPUT, "-o", "--output", true },
-				       { O_FOLDED_TYPE, NULL, "--folded-type", true }, { 0, NULL, NULL, false } };
+	static const tf_opt opts[] = {
+		{ O_OUTPUT, "-o", "--output", true, "FILE", "where to write the profile ('-' = stdout); required" },
+		{ O_FOLDED_TYPE, NULL, "--folded-type", true, "TYPE/UNIT", "folded stack inputs: the sample type of "
+		  "their\nvalues (default samples/count)" },
+		{ 0, NULL, NULL, false, NULL, NULL },
+	};
 	const char *folded_type = NULL;
 	tf_optstate os = { 0 };
 	const char *v;
@@ -60,7 +61,7 @@ int tf_cmd_merge(int argc, char **argv)
 			rc = TF_EXIT_USAGE;
 			goto done;
 		case TF_OPT_HELP:
-			help();
+			help(opts);
 			goto done;
 		case TF_OPT_ARG:
 			inputs[ninputs++] = v;

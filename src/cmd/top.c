@@ -17,7 +17,7 @@
 enum { BY_SELF, BY_TOTAL, BY_CALLS };
 enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON };
 
-static void help(void)
+static void help(const tf_opt *opts)
 {
 	printf("usage: tracefold top [options] INPUT|PROFILE...\n"
 	       "\n"
@@ -30,16 +30,9 @@ static void help(void)
 	       "pprof (gzipped or not, ours or any other tool's) or folded stacks\n"
 	       "(--folded-type); all are summed.\n"
 	       "\n"
-	       "options:\n"
-	       "  -n, --count N          show the N first functions (default 20, 0 = all)\n"
-	       "      --by KEY           sort by self (default), total (inclusive) or calls\n"
-	       "      --format FMT       text (default), markdown (GitHub table) or json\n"
-	       "      --sample-index T   the sample type to rank by (default: the profile's\n"
-	       "                         default type, else wall, else the last type);\n"
-	       "                         --sample-type T is the same (gpu: GPU time)\n"
-	       TF_NAME_WIDTH_HELP
-	       "  -h, --help             this text\n"
-	       "\n"
+	       "options:\n");
+	tf_opts_help(opts);
+	printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
 	printf("\n"
@@ -257,9 +250,14 @@ static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 {
 	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH };
 	static const tf_opt opts[] = {
-		{ O_COUNT, "-n", "--count", true }, { O_BY, NULL, "--by", true },
-		{ O_FORMAT, NULL, "--format", true }, { O_SAMPLE_INDEX, NULL, "--sample-index", true }, { O_SAMPLE_INDEX, NULL, "--sample-type", true },
-		{ O_NAME_WIDTH, NULL, "--name-width", true }, { 0, NULL, NULL, false },
+		{ O_COUNT, "-n", "--count", true, "N", "show the N first functions (default 20, 0 = all)" },
+		{ O_BY, NULL, "--by", true, "KEY", "sort by self (default), total (inclusive) or calls" },
+		{ O_FORMAT, NULL, "--format", true, "FMT", "text (default), markdown (GitHub table) or json" },
+		{ O_SAMPLE_INDEX, NULL, "--sample-index", true, "T", "the sample type to rank by (default: the profile's\n"
+		  "default type, else wall, else the last type);\n--sample-type T is the same (gpu: GPU time)" },
+		{ O_SAMPLE_INDEX, NULL, "--sample-type", true, "T", NULL },
+		{ O_NAME_WIDTH, NULL, "--name-width", true, "N", TF_NAME_WIDTH_TEXT },
+		{ 0, NULL, NULL, false, NULL, NULL },
 	};
 	tf_optstate os = { 0 };
 	const char *v;
@@ -268,7 +266,7 @@ static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 		case TF_OPT_USAGE:
 			return TF_EXIT_USAGE;
 		case TF_OPT_HELP:
-			help();
+			help(opts);
 			*helped = true;
 			return TF_EXIT_OK;
 		case TF_OPT_ARG:

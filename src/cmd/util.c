@@ -60,6 +60,17 @@ void tf_help_opt(const char *short_name, const char *long_name, const char *valu
 	}
 }
 
+void tf_opts_help(const tf_opt *table)
+{
+	for (const tf_opt *o = table; o && o->long_name; o++) {
+		if (o->id == TF_OPT_SECTION)
+			printf("\n%s\n", o->help);
+		else if (o->help)
+			tf_help_opt(o->short_name, o->long_name, o->has_value ? o->value : NULL, o->help);
+	}
+	tf_help_opt("-h", "--help", NULL, "this text");
+}
+
 bool tf_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
@@ -134,7 +145,8 @@ int tf_opt_next(const char *cmd, int argc, char **argv, const tf_opt *table, tf_
 		if (tf_is_help(a))
 			return TF_OPT_HELP;
 		for (const tf_opt *o = table; o && o->long_name; o++) {
-			if (strcmp(a, o->long_name) && !(o->short_name && !strcmp(a, o->short_name)))
+			if (o->id == TF_OPT_SECTION ||
+			    (strcmp(a, o->long_name) && !(o->short_name && !strcmp(a, o->short_name))))
 				continue;
 			if (o->has_value) {
 				if (tf_missing_value(cmd, argc, argv, st->i))
