@@ -5,7 +5,7 @@
  * one at a time from a growing buffer and unpacked by protobuf-c
  * (proto/perfetto_trace.proto, the fields this reader knows; the others are
  * skipped) into an arena emptied after each packet.  Format facts and the
- * choices made here: docs/perfetto.md.
+ * choices made here: docs/format-perfetto.md.
  *
  *   TrackDescriptor  a thread (pid, tid) -> a track of process pid; a process
  *                    -> its name (and rank, see rank_of); a counter -> its
