@@ -32,7 +32,8 @@ typedef struct tf_writer_opt {
 	const char *name;        /* "--compression" */
 	const char *value;       /* what it takes, for --help ("C") */
 	const char *help;        /* for --help: lines of at most 56 columns, '\n' between */
-	/* TF_EUSAGE with a message naming the option when value is not one */
+	/* TF_EUSAGE with a message naming the option when value is not one
+	 * (conf is then left as it was) */
 	int (*set)(void *conf, const char *value, tf_error *err);
 } tf_writer_opt;
 

@@ -282,7 +282,10 @@ static int writer_index(const tf_writer *w)
 }
 
 /* The writers' options given, checked and stored by each writer of an
- * output that takes them (c->conf); one that no output takes is an error. */
+ * output that takes them (c->conf): a value goes to every output whose
+ * writer takes that value (convert --compression gzip: parquet's; perfetto
+ * keeps its default), and one that no output takes is an error (the first
+ * writer's reason). */
 static int set_writer_opts(conv *c)
 {
 	for (int k = 0; k < c->nouts; k++) {
@@ -297,8 +300,10 @@ static int set_writer_opts(conv *c)
 	for (int k = 0; k < c->nwopt; k++) {
 		if (!c->wval[k])
 			continue;
-		bool used = false;
+		bool used = false, tried = false;
 		char takers[256] = "";
+		tf_error first;
+		tf_error_clear(&first);
 		for (int i = 0; tf_writers[i] && i < 64; i++) {
 			const tf_writer_opt *o = tf_writer_opt_find(tf_writers[i], c->wopt[k]);
 			if (!o)
@@ -309,10 +314,14 @@ static int set_writer_opts(conv *c)
 				continue;
 			tf_error err;
 			tf_error_clear(&err);
-			if (o->set(c->conf[i], c->wval[k], &err) < 0)
-				return tf_usage_error(c->cmd, "%s", err.msg);
-			used = true;
+			if (o->set(c->conf[i], c->wval[k], &err) == 0)
+				used = true;
+			else if (!tried)
+				first = err;
+			tried = true;
 		}
+		if (!used && tried)
+			return tf_usage_error(c->cmd, "%s", first.msg);
 		if (!used)
 			return tf_usage_error(c->cmd, "%s is an option of %s output, and no output here is one",
 					      c->wopt[k], takers);
@@ -409,10 +418,10 @@ static int resolve_inputs(conv *c, const tf_format **fmts, const char **names)
 static int run(conv *c, tf_ctx *ctx, tf_agg *agg, tf_span_sink **consumers, const tf_format **fmts,
 	       const char **names)
 {
-	int rc = resolve_inputs(c, fmts, names);
 	tf_writer_args wa = { ctx, tf_agg_cpath(agg), c->inputs, names, c->ninputs, NULL, 0, 0 };
-	if (rc == TF_EXIT_OK && tf_mpi)
-		rc = mpi_outputs(c, &wa);
+	int rc = tf_mpi ? mpi_outputs(c, &wa) : TF_EXIT_OK;
+	if (rc == TF_EXIT_OK)
+		rc = resolve_inputs(c, fmts, names);
 	if (rc == TF_EXIT_OK)
 		rc = open_span_writers(c, &wa, consumers);
 	/* --mpi: an output one process cannot open stops them all (each would

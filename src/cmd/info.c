@@ -345,8 +345,8 @@ int tf_cmd_info(int argc, char **argv)
 	}
 	for (int i = 0; i < npaths; i++)
 		if (fmts[i]->kind != TF_INPUT_EVENTS) {
-			tf_msg("'%s' is a %s, not a trace: use 'tracefold top', 'diff', 'merge' or 'fold'", paths[i],
-			       fmts[i]->noun);
+			tf_msg("'%s' is a %s, not a trace: use 'tracefold top', 'diff', %s", paths[i], fmts[i]->noun,
+			       strcmp(fmts[i]->name, "pprof") ? "'merge' or 'fold'" : "or 'merge' (or go tool pprof)");
 			rc = TF_EXIT_INPUT;
 			goto out;
 		}

@@ -62,13 +62,19 @@ void tf_help_opt(const char *short_name, const char *long_name, const char *valu
 
 void tf_opts_help(const tf_opt *table)
 {
+	bool h = false; /* -h said: it ends the first section */
 	for (const tf_opt *o = table; o && o->long_name; o++) {
+		if (o->id == TF_OPT_SECTION && !h) {
+			tf_help_opt("-h", "--help", NULL, "this text");
+			h = true;
+		}
 		if (o->id == TF_OPT_SECTION)
 			printf("\n%s\n", o->help);
 		else if (o->help)
 			tf_help_opt(o->short_name, o->long_name, o->has_value ? o->value : NULL, o->help);
 	}
-	tf_help_opt("-h", "--help", NULL, "this text");
+	if (!h)
+		tf_help_opt("-h", "--help", NULL, "this text");
 }
 
 bool tf_is_help(const char *arg)
@@ -386,7 +392,7 @@ static int set_mpi(const char *cmd, const char *opt, const char *v, tf_input_opt
 }
 
 static const in_row input_rows[] = {
-	{ "-F", "--input-format", "NAME", "read traces as NAME (an input format of\n'tracefold --help') instead of sniffing",
+	{ "-F", "--input-format", "NAME", "read the inputs as NAME (an input format of\n'tracefold --help') instead of sniffing",
 	  set_format },
 	{ "-c", "--counters", "LIST", "add a sample type per named counter (comma-separated, or\n'all'), attributed to "
 	  "the call path active when it fired", set_counters },

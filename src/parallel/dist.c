@@ -183,7 +183,7 @@ static bool cancelled(void *arg)
 /* The plan on process 0, broadcast: every process gets the parts with
  * their owners, or the plan's error (process 0 returns it; the others
  * TF_ECANCEL). */
-static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n, const tf_format *const *fmts,
+static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n, const tf_pipeline_opts *po,
 		      tf_plan_part **parts_out, size_t *nparts, tf_error *err)
 {
 	tf_plan_part *parts = NULL;
@@ -196,7 +196,18 @@ static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n,
 		if (head == 0)
 			head = (int64_t)c->nplan;
 	} else if (c->rank == 0) {
-		int np = tf_pipeline_plan(ctx, inputs, n, fmts, &parts, err);
+		/* the formats as the caller resolved them, else resolved here
+		 * (with -F: po->format) */
+		const tf_format **own = NULL;
+		int np = 0;
+		if (!po->formats) {
+			own = calloc((size_t)n + 1, sizeof(*own));
+			np = own ? tf_inputs_resolve(inputs, n, po->format, own, err)
+				 : tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		}
+		if (np == 0)
+			np = tf_pipeline_plan(ctx, inputs, n, po->formats ? po->formats : own, &parts, err);
+		free(own);
 		head = np;
 		if (np > 0)
 			tf_pipeline_plan_assign(parts, (size_t)np, (uint32_t)c->size);
@@ -252,7 +263,7 @@ int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs,
 	since from = { *tf_ctx_diag(ctx), tf_ctx_nnotes(ctx), tf_ctx_nwarnings(ctx) };
 	if (!sel || !pt.input_diags)
 		c->abort(c); /* it would miss the collective calls */
-	if ((rc = share_plan(c, ctx, inputs, n, po.formats, &parts, &nparts, err)) < 0)
+	if ((rc = share_plan(c, ctx, inputs, n, &po, &parts, &nparts, err)) < 0)
 		goto done;
 	/* the share of this process, read as a single process would */
 	rc = tf_pipeline_partial_ok(po.filter, err);

@@ -43,11 +43,18 @@ expect_exit 0 "convert --compression none: parquet and perfetto outputs both tak
 	$TF -q convert "$t" --compression none --to parquet -o "$TMP/w4" --to perfetto -o "$TMP/w4.pftrace"
 $TF -q perfetto --compression none "$t" -o "$TMP/w5.pftrace"
 check "... the perfetto output in plain packets" cmp "$TMP/w4.pftrace" "$TMP/w5.pftrace"
+expect_exit 0 "convert --compression gzip: the parquet output takes it, perfetto keeps its default" \
+	$TF -q convert "$t" --compression gzip --to parquet -o "$TMP/w9" --to perfetto -o "$TMP/w9.pftrace"
+$TF -q perfetto "$t" -o "$TMP/w10.pftrace"
+check "... the perfetto output as by default" cmp "$TMP/w9.pftrace" "$TMP/w10.pftrace"
 expect_exit 2 "convert --phases be with no chrome output" $TF convert "$t" --phases be -o "$TMP/w6.pb.gz"
 grep -q -- "--phases is an option of chrome output" "$TMP/err" && ok "... says whose option it is" || fail "... says whose option it is"
 expect_exit 2 "chrome --partition rank: not chrome's" $TF chrome "$t" --partition rank -o "$TMP/w7.json"
 expect_exit 2 "convert --to otf2 -o -: a folder" $TF convert "$t" --to otf2 -o -
 grep -q "give -o DIR" "$TMP/err" && ok "... says give -o DIR" || fail "... says give -o DIR: $(cat "$TMP/err")"
+expect_exit 2 "chrome --mpi in the plain build: the MPI message first, whatever the inputs" \
+	$TF chrome --mpi "$TMP/no-such-input.json" -o "$TMP/w11.json"
+grep -q -- "--mpi: chrome output is not supported" "$TMP/err" && ok "... says so" || fail "... says so: $(cat "$TMP/err")"
 expect_exit 2 "convert --to chrome -o -: a file" $TF convert "$t" --to chrome -o -
 grep -q "give -o FILE" "$TMP/err" && ok "... says give -o FILE" || fail "... says give -o FILE"
 $TF -q convert "$t" --to flame -o - > "$TMP/w8.svg" && xmllint --noout "$TMP/w8.svg" &&
