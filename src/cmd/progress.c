@@ -120,6 +120,11 @@ static void *drawer(void *arg)
 			;
 		if (P.stop)
 			break;
+		tf_progress c = tf_progress_get();
+		if (!c.bytes && !c.events) { /* nothing read yet: nothing to say, look again soon */
+			wait_ms = 10;
+			continue;
+		}
 		draw();
 		wait_ms = 200;
 	}
