@@ -93,6 +93,10 @@ const tf_format *tf_format_by_name(const char *name);
 /* tf_format_find for each of paths[0..n) into out[0..n).  Returns 0 or the
  * first error (err names the input). */
 int tf_inputs_resolve(const char *const *paths, int n, const char *force, const tf_format **out, tf_error *err);
+/* The same into a new array: *out (n + 1 entries, malloc'd; the caller
+ * frees it), NULL after an error (out of memory, or an input's). */
+int tf_inputs_resolve_new(const char *const *paths, int n, const char *force, const tf_format ***out,
+			  tf_error *err);
 
 /* "A, B, ... or Z": the description of each row of kind kind (-1: all), for
  * messages and --help; writes at most len bytes (NUL included). */

@@ -538,11 +538,7 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 	const tf_format **own = NULL;
 	int r = 0;
 	if (!with.formats) {
-		if (!(own = calloc((size_t)n + 1, sizeof(*own)))) {
-			tf_msg("out of memory");
-			return TF_EXIT_INPUT;
-		}
-		r = tf_inputs_resolve(inputs, n, with.format, own, &err);
+		r = tf_inputs_resolve_new(inputs, n, with.format, &own, &err);
 		with.formats = own;
 	}
 	if (r == 0) {

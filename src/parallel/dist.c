@@ -200,11 +200,8 @@ static int share_plan(tf_comm *c, tf_ctx *ctx, const char *const *inputs, int n,
 		 * (with -F: po->format) */
 		const tf_format **own = NULL;
 		int np = 0;
-		if (!po->formats) {
-			own = calloc((size_t)n + 1, sizeof(*own));
-			np = own ? tf_inputs_resolve(inputs, n, po->format, own, err)
-				 : tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-		}
+		if (!po->formats)
+			np = tf_inputs_resolve_new(inputs, n, po->format, &own, err);
 		if (np == 0)
 			np = tf_pipeline_plan(ctx, inputs, n, po->formats ? po->formats : own, &parts, err);
 		free(own);

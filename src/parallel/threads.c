@@ -270,10 +270,8 @@ int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *i
 		return threads_run(nthreads, ctx, agg, inputs, n, o, err);
 	/* each input resolved once, for the plan and every thread */
 	tf_pipeline_opts with = o ? *o : (tf_pipeline_opts){ 0 };
-	const tf_format **fmts = calloc((size_t)n + 1, sizeof(*fmts));
-	if (!fmts)
-		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-	int rc = tf_inputs_resolve(inputs, n, with.format, fmts, err);
+	const tf_format **fmts = NULL;
+	int rc = tf_inputs_resolve_new(inputs, n, with.format, &fmts, err);
 	with.formats = fmts;
 	if (rc == 0)
 		rc = threads_run(nthreads, ctx, agg, inputs, n, &with, err);

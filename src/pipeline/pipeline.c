@@ -598,10 +598,8 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 	if (o && o->formats) {
 		r.fmts = o->formats;
 	} else {
-		if (!(own = calloc((size_t)n + 1, sizeof(*own))))
-			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		rc = tf_inputs_resolve_new(inputs, n, o ? o->format : NULL, &own, err);
 		r.fmts = own;
-		rc = tf_inputs_resolve(inputs, n, o ? o->format : NULL, own, err);
 	}
 	for (int i = 0; rc == 0 && i < n; i++)
 		ntraces += r.fmts[i]->kind == TF_INPUT_EVENTS;
@@ -635,13 +633,7 @@ int tf_pipeline_conclude(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, in
 	const tf_format **own = NULL;
 	const tf_format *const *fmts = o ? o->formats : NULL;
 	if (!fmts) {
-		if (!(own = calloc((size_t)n + 1, sizeof(*own))))
-			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-		int rc = tf_inputs_resolve(inputs, n, o ? o->format : NULL, own, err);
-		if (rc < 0) {
-			free(own);
-			return rc;
-		}
+		TF_TRY(tf_inputs_resolve_new(inputs, n, o ? o->format : NULL, &own, err));
 		fmts = own;
 	}
 	int rc = 0;

@@ -162,6 +162,20 @@ int tf_inputs_resolve(const char *const *paths, int n, const char *force, const 
 	return 0;
 }
 
+int tf_inputs_resolve_new(const char *const *paths, int n, const char *force, const tf_format ***out,
+			  tf_error *err)
+{
+	const tf_format **f = *out = calloc((size_t)n + 1, sizeof(*f));
+	if (!f)
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	int rc = tf_inputs_resolve(paths, n, force, f, err);
+	if (rc < 0) {
+		free(f);
+		*out = NULL;
+	}
+	return rc;
+}
+
 int tf_read_input(const char *path, const char *force, uint32_t input, tf_ctx *ctx,
 		  tf_sink *sink, tf_error *err)
 {
