@@ -14,6 +14,8 @@
 #include "span.h"
 #include "err.h"
 
+struct tf_dir_kind; /* outdir.h */
+
 /* What a writer consumes. */
 enum { TF_WRITER_AGG = 1, TF_WRITER_SPANS = 2 };
 
@@ -48,6 +50,10 @@ typedef struct tf_writer_args {
 	int part, nparts;             /* a distributed run (docs/distributed.md): this process
 				       * writes part `part` of nparts (parquet: part-N.parquet
 				       * files, ids unique across parts); 0, 0 otherwise */
+	const char *dir;              /* TF_WRITER_DIR: the folder to write into, a fresh
+				       * temporary one that the caller's tf_outdir (outdir.h)
+				       * swaps in for path on success and removes on failure;
+				       * NULL: path itself.  path names the output in messages */
 } tf_writer_args;
 
 typedef struct tf_writer {
@@ -66,6 +72,7 @@ typedef struct tf_writer {
 	int (*span_finish)(void *state, tf_error *err);
 	void (*span_abort)(void *state);
 	unsigned flags;                 /* TF_WRITER_DIR, _STDOUT, _MPI_PARTS */
+	const struct tf_dir_kind *dir_kind; /* TF_WRITER_DIR: what it writes there (outdir.h) */
 	const tf_writer_opt *opts;      /* its options, ended by a row with name NULL; or NULL */
 	size_t conf_size;               /* the size of the options they fill in */
 	/* Optional: a command of its own ("tracefold chrome IN... -o OUT"),

@@ -197,6 +197,9 @@ int tf_mpi_end(int rc);
  * TF_EXIT_WORKER counts as TF_EXIT_OK); a collective call, so every
  * process makes it at the same point.  Without MPI: rc. */
 int tf_mpi_agree(int rc);
+/* --mpi, after tf_mpi_start: process 0's buf (len bytes, a text) to every
+ * process; TF_EXIT_OK or an exit status (said).  Without MPI: nothing. */
+int tf_mpi_bcast_text(char *buf, size_t len);
 /* "--mpi with Open MPI v4.1.4" in tracefold-mpi, NULL in tracefold (--version). */
 const char *tf_mpi_build(void);
 

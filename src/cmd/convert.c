@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
+#include "tracefold/outdir.h"
 #include "tracefold/reader.h"
 #include "tracefold/writer.h"
 
@@ -62,12 +63,18 @@ static void help_writer_opts(const tf_writer *only)
 		}
 }
 
+#define FORCE_HELP "a folder output (-o DIR) that holds files tracefold\n" \
+	"did not write: write beside them (its own entries\n" \
+	"are replaced, the rest kept); without it, refused"
+
 static void help(int mode, const tf_writer *w)
 {
 	if (mode == MODE_WRITER) {
 		printf("usage: tracefold %s [options] INPUT... %s\n\n%s\noptions:\n", w->command, w->usage, w->help);
 		tf_help_opt("-o", "--output", w->flags & TF_WRITER_DIR ? "DIR" : "FILE",
 			    w->flags & TF_WRITER_DIR ? "the folder to write; required" : "the file to write; required");
+		if (w->flags & TF_WRITER_DIR)
+			tf_help_opt(NULL, "--force", NULL, FORCE_HELP);
 		help_writer_opts(w);
 	} else if (mode == MODE_PROFILE) {
 		char traces[256], profiles[256];
@@ -103,6 +110,7 @@ static void help(int mode, const tf_writer *w)
 		tf_help_opt("-o", "--output", "OUT", "an output ('-' = stdout, for the formats that can);\n"
 			    "at least one, as many as you like");
 		tf_help_opt(NULL, "--to", "FORMAT", "the format of the -o options that follow it");
+		tf_help_opt(NULL, "--force", NULL, FORCE_HELP);
 		tf_help_opt(NULL, "--sample-types", "LIST", "profiles (pprof, folded, flame): only these\n"
 			    "sample types, in this order");
 		help_writer_opts(NULL);
@@ -117,9 +125,15 @@ static void help(int mode, const tf_writer *w)
 	}
 	printf("Every output file is written to a temporary file and renamed when it\n"
 	       "is complete: a failed run never leaves a half-written file nor replaces\n"
-	       "one with it (files it had finished before the failure stay).  An output\n"
-	       "may not be one of the inputs.  An input from which nothing could be\n"
-	       "read, or a run with nothing to profile, is an error.\n"
+	       "one with it (files it had finished before the failure stay).\n");
+	if (mode != MODE_PROFILE)
+		printf("A folder output is written to a temporary folder beside it and swapped\n"
+		       "in whole: an earlier output of the same kind there is replaced, a\n"
+		       "folder of other things refused (--force); links in it are never\n"
+		       "followed (docs/robustness.md).\n");
+	printf("An output may not be one of the inputs nor hold one.  An input from\n"
+	       "which nothing could be read, or a run with nothing to profile, is an\n"
+	       "error.\n"
 	       "\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable or unusable input (or, with\n"
 	       "--strict, any repair) or unwritable output\n");
@@ -130,6 +144,7 @@ typedef struct output {
 	const tf_writer *w;
 	void *state;              /* a span writer's, between open and finish */
 	tf_span_sink *sink;
+	tf_outdir *dir;           /* a folder's, between open and commit (outdir.h) */
 } output;
 
 
@@ -186,16 +201,17 @@ typedef struct conv {
 	const char *wval[MAX_WOPTS];  /* and the value each was given, or NULL */
 	int nwopt;
 	void *conf[64];               /* the options of each writer (by index in tf_writers), or NULL */
+	bool force;                   /* --force: a folder output may hold other things */
 	tf_input_opts iopts;
 } conv;
 
-enum { O_OUTPUT, O_TO, O_SAMPLE_TYPES, O_WRITER };
+enum { O_OUTPUT, O_TO, O_SAMPLE_TYPES, O_FORCE, O_WRITER };
 
 /* The command line into c; TF_EXIT_OK, or the exit status of help or a
  * usage error (printed). */
 static int parse(conv *c, int argc, char **argv, bool *helped)
 {
-	tf_opt opts[4 + MAX_WOPTS] = {
+	tf_opt opts[5 + MAX_WOPTS] = {
 		{ O_OUTPUT, "-o", "--output", true, NULL, NULL },
 	};
 	int n = 1;
@@ -203,6 +219,8 @@ static int parse(conv *c, int argc, char **argv, bool *helped)
 		opts[n++] = (tf_opt){ O_TO, NULL, "--to", true, NULL, NULL };
 	if (c->mode != MODE_WRITER)
 		opts[n++] = (tf_opt){ O_SAMPLE_TYPES, NULL, "--sample-types", true, NULL, NULL };
+	if (c->mode == MODE_CONVERT || (c->only && (c->only->flags & TF_WRITER_DIR)))
+		opts[n++] = (tf_opt){ O_FORCE, NULL, "--force", false, NULL, NULL };
 	if (c->mode != MODE_PROFILE)
 		c->nwopt = writer_opt_names(c->only, c->wopt, MAX_WOPTS);
 	for (int k = 0; k < c->nwopt; k++)
@@ -224,13 +242,15 @@ static int parse(conv *c, int argc, char **argv, bool *helped)
 		} else if (id == O_OUTPUT) {
 			if (c->mode != MODE_CONVERT && c->nouts)
 				return tf_usage_error(c->cmd, "one output only (tracefold convert writes several)");
-			c->outs[c->nouts++] = (output){ v, to, NULL, NULL };
+			c->outs[c->nouts++] = (output){ v, to, NULL, NULL, NULL };
 		} else if (id == O_TO) {
 			if (!(to = tf_writer_by_name(v)))
 				return tf_usage_error(c->cmd, "unknown output format '%s' ('tracefold convert --help' "
 						      "lists them)", v);
 		} else if (id == O_SAMPLE_TYPES) {
 			c->sample_types = v;
+		} else if (id == O_FORCE) {
+			c->force = true;
 		} else {
 			c->wval[id - O_WRITER] = v;
 		}
@@ -270,6 +290,11 @@ static int pick_writers(conv *c)
 		if (rc != TF_EXIT_OK)
 			return rc;
 	}
+	bool dirs = false;
+	for (int k = 0; k < c->nouts; k++)
+		dirs |= (c->outs[k].w->flags & TF_WRITER_DIR) != 0;
+	if (c->force && !dirs)
+		return tf_usage_error(c->cmd, "--force is for a folder output (-o DIR), and no output here is one");
 	return TF_EXIT_OK;
 }
 
@@ -342,11 +367,52 @@ static int mpi_outputs(conv *c, tf_writer_args *wa)
 	return tf_mpi_start(&wa->part, &wa->nparts);
 }
 
+/* The temporary folder of each folder output (outdir.h), checked and made
+ * before the inputs are read.  --mpi: process 0 makes it and tells the
+ * others, which write their parts into it (every process takes every
+ * output in the same order, failed or not: one collective call each). */
+static int open_dirs(conv *c, int part)
+{
+	int rc = TF_EXIT_OK;
+	for (int k = 0; k < c->nouts; k++) {
+		output *o = &c->outs[k];
+		if (!(o->w->flags & TF_WRITER_DIR))
+			continue;
+		char buf[8192] = ""; /* process 0's: the output's name, '\n', its temporary folder */
+		tf_error err;
+		tf_error_clear(&err);
+		if (part == 0 && rc == TF_EXIT_OK) {
+			if (tf_outdir_open(&o->dir, o->path, o->w->dir_kind, c->force ? TF_OUTDIR_FORCE : 0, &err) < 0)
+				rc = tf_report(&err);
+			else
+				snprintf(buf, sizeof(buf), "%s\n%s", o->path, tf_outdir_tmp(o->dir));
+		}
+		if (tf_mpi) {
+			int r = tf_mpi_bcast_text(buf, sizeof(buf));
+			char *tmp = strchr(buf, '\n');
+			if (rc == TF_EXIT_OK)
+				rc = r;
+			if (part == 0 || rc != TF_EXIT_OK)
+				continue;
+			if (!tmp) {
+				rc = TF_EXIT_INPUT; /* process 0 said why */
+			} else if ((*tmp++ = '\0', strcmp(buf, o->path))) {
+				tf_msg("[process %d] --mpi: every process writes the output of process 0, '%s', not '%s'",
+				       part, buf, o->path);
+				rc = TF_EXIT_USAGE;
+			} else if (tf_outdir_join(&o->dir, o->path, tmp, &err) < 0) {
+				rc = tf_report(&err);
+			}
+		}
+	}
+	return rc;
+}
+
 /* Opens the span writers before the inputs are read: they take the spans
  * as they come (consumers, NULL-terminated). */
 static int open_span_writers(conv *c, tf_writer_args *wa, tf_span_sink **consumers)
 {
-	int n = 0, rc = TF_EXIT_OK;
+	int n = 0, rc = open_dirs(c, wa->part);
 	for (int k = 0; k < c->nouts && rc == TF_EXIT_OK; k++) {
 		output *o = &c->outs[k];
 		if (o->w->consumes != TF_WRITER_SPANS)
@@ -354,51 +420,69 @@ static int open_span_writers(conv *c, tf_writer_args *wa, tf_span_sink **consume
 		tf_error err;
 		tf_error_clear(&err);
 		wa->conf = c->conf[writer_index(o->w)];
+		wa->dir = o->dir ? tf_outdir_tmp(o->dir) : NULL;
 		if (o->w->span_open(wa, o->path, &o->sink, &o->state, &err) < 0)
 			rc = tf_report(&err);
 		else
 			consumers[n++] = o->sink;
 	}
 	wa->conf = NULL;
+	wa->dir = NULL;
 	return rc;
 }
 
-/* Every output from the one read. */
-static int write_outputs(conv *c, tf_ctx *ctx, const tf_agg *agg)
+/* The span writers' ends, once every input was read (under --mpi each
+ * process its parts). */
+static int finish_spans(conv *c, tf_ctx *ctx)
+{
+	int rc = TF_EXIT_OK;
+	for (int k = 0; k < c->nouts && rc == TF_EXIT_OK; k++) {
+		output *o = &c->outs[k];
+		if (o->w->consumes != TF_WRITER_SPANS)
+			continue;
+		tf_error err;
+		tf_error_clear(&err);
+		int r = o->w->span_finish(o->state, &err);
+		o->state = NULL;
+		tf_print_warnings(ctx); /* what the writer said on finishing */
+		if (r < 0)
+			rc = tf_report(&err);
+	}
+	return rc;
+}
+
+/* Every folder written swapped in (--mpi: by process 0, once every
+ * process finished its parts; the others only let go). */
+static int commit_dirs(conv *c)
+{
+	for (int k = 0; k < c->nouts; k++) {
+		output *o = &c->outs[k];
+		if (!o->dir)
+			continue;
+		tf_error err;
+		tf_error_clear(&err);
+		char note[4200];
+		int r = tf_outdir_commit(o->dir, note, sizeof(note), &err);
+		o->dir = NULL;
+		if (r < 0)
+			return tf_report(&err);
+		if (note[0])
+			tf_msg("warning: %s", note);
+	}
+	return TF_EXIT_OK;
+}
+
+/* The aggregate outputs, from the one read. */
+static int write_aggs(conv *c, const tf_agg *agg)
 {
 	for (int k = 0; k < c->nouts; k++) {
 		output *o = &c->outs[k];
 		tf_error err;
 		tf_error_clear(&err);
-		int r;
-		if (o->w->consumes == TF_WRITER_SPANS) {
-			r = o->w->span_finish(o->state, &err);
-			o->state = NULL;
-			tf_print_warnings(ctx); /* what the writer said on finishing */
-		} else {
-			r = o->w->write_agg(agg, o->path, &err);
-		}
-		if (r < 0)
+		if (o->w->consumes != TF_WRITER_SPANS && o->w->write_agg(agg, o->path, &err) < 0)
 			return tf_report(&err);
 	}
 	return TF_EXIT_OK;
-}
-
-/* --mpi, on a process other than 0: its parts of the outputs. */
-static int finish_parts(conv *c)
-{
-	int rc = TF_EXIT_WORKER;
-	for (int k = 0; k < c->nouts && rc == TF_EXIT_WORKER; k++) {
-		if (c->outs[k].w->consumes != TF_WRITER_SPANS)
-			continue;
-		tf_error err;
-		tf_error_clear(&err);
-		int r = c->outs[k].w->span_finish(c->outs[k].state, &err);
-		c->outs[k].state = NULL;
-		if (r < 0)
-			rc = tf_report(&err);
-	}
-	return rc;
 }
 
 /* Each input's format, resolved once for the writers (their metadata) and
@@ -418,7 +502,7 @@ static int resolve_inputs(conv *c, const tf_format **fmts, const char **names)
 static int run(conv *c, tf_ctx *ctx, tf_agg *agg, tf_span_sink **consumers, const tf_format **fmts,
 	       const char **names)
 {
-	tf_writer_args wa = { ctx, tf_agg_cpath(agg), c->inputs, names, c->ninputs, NULL, 0, 0 };
+	tf_writer_args wa = { ctx, tf_agg_cpath(agg), c->inputs, names, c->ninputs, NULL, 0, 0, NULL };
 	int rc = tf_mpi ? mpi_outputs(c, &wa) : TF_EXIT_OK;
 	if (rc == TF_EXIT_OK)
 		rc = resolve_inputs(c, fmts, names);
@@ -469,11 +553,19 @@ static int convert(const char *cmd, int mode, const tf_writer *only, int argc, c
 		snprintf(note, sizeof(note), "tracefold %s", TRACEFOLD_VERSION);
 		tf_agg_comment(agg, note);
 		rc = run(&c, ctx, agg, consumers, fmts, names);
-		if (rc == TF_EXIT_WORKER)
-			rc = finish_parts(&c);
-		else if (rc == TF_EXIT_OK && c.sample_types)
+		/* --mpi: every process that read comes to the agreement below */
+		bool worker = rc == TF_EXIT_WORKER, agree = tf_mpi && (rc == TF_EXIT_OK || worker);
+		if (rc == TF_EXIT_OK && c.sample_types)
 			rc = keep_types(cmd, &agg, c.sample_types);
-		if (rc == TF_EXIT_OK && (rc = write_outputs(&c, ctx, agg)) == TF_EXIT_OK) {
+		if (rc == TF_EXIT_OK || worker)
+			rc = finish_spans(&c, ctx);
+		if (agree)
+			rc = tf_mpi_agree(rc);
+		if (rc == TF_EXIT_OK)
+			rc = commit_dirs(&c);
+		if (rc == TF_EXIT_OK && worker)
+			rc = TF_EXIT_WORKER;
+		if (rc == TF_EXIT_OK && (rc = write_aggs(&c, agg)) == TF_EXIT_OK) {
 			tf_report_diag(ctx);
 			char diagbuf[2048];
 			tf_diag_format(tf_ctx_diag(ctx), TF_SEV_INFO, ", ", 0, diagbuf, sizeof(diagbuf));
@@ -483,9 +575,11 @@ static int convert(const char *cmd, int mode, const tf_writer *only, int argc, c
 				       tf_ctx_track_count(ctx), diagbuf);
 		}
 	}
-	for (int k = 0; c.outs && k < c.nouts; k++)
+	for (int k = 0; c.outs && k < c.nouts; k++) {
 		if (c.outs[k].state)
 			c.outs[k].w->span_abort(c.outs[k].state);
+		tf_outdir_abort(c.outs[k].dir);
+	}
 	for (size_t i = 0; i < sizeof(c.conf) / sizeof(c.conf[0]); i++)
 		free(c.conf[i]);
 	tf_agg_free(agg);

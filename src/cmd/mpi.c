@@ -192,6 +192,18 @@ int tf_mpi_agree(int rc)
 	return (int)v;
 }
 
+int tf_mpi_bcast_text(char *buf, size_t len)
+{
+	if (!M.started)
+		return TF_EXIT_OK;
+	if (mpi_bcast(&M.c, buf, len, 0) < 0) {
+		tf_msg("[process %d of %d] --mpi: MPI_Bcast failed", M.c.rank, M.c.size);
+		return TF_EXIT_INPUT;
+	}
+	buf[len - 1] = '\0';
+	return TF_EXIT_OK;
+}
+
 const char *tf_mpi_build(void)
 {
 	static char v[MPI_MAX_LIBRARY_VERSION_STRING + 32];
@@ -256,6 +268,8 @@ int tf_mpi_load(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, cons
 int tf_mpi_end(int rc) { return rc == TF_EXIT_WORKER ? TF_EXIT_OK : rc; }
 
 int tf_mpi_agree(int rc) { return rc; }
+
+int tf_mpi_bcast_text(char *buf, size_t len) { (void)buf, (void)len; return TF_EXIT_OK; }
 
 const char *tf_mpi_build(void) { return NULL; }
 

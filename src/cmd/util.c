@@ -598,14 +598,29 @@ int tf_check_strict(const tf_input_opts *o, tf_ctx *ctx)
 int tf_output_is_input(const char *cmd, const char *out, const char *const *inputs, int n)
 {
 	struct stat so, si;
-	if (!out || !strcmp(out, "-") || stat(out, &so) != 0 || !S_ISREG(so.st_mode))
+	if (!out || !strcmp(out, "-") || stat(out, &so) != 0 || !(S_ISREG(so.st_mode) || S_ISDIR(so.st_mode)))
 		return TF_EXIT_OK;
-	for (int i = 0; i < n; i++)
-		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
-		    si.st_ino == so.st_ino)
-			return tf_usage_error(cmd, "the output '%s' is the input '%s': refusing to overwrite it "
-					      "(choose another -o)", out, inputs[i]);
-	return TF_EXIT_OK;
+	/* a folder output replaces all it holds: an input inside it (an OTF2
+	 * archive named by its anchor file, a file through a link) too */
+	char *ro = S_ISDIR(so.st_mode) ? realpath(out, NULL) : NULL;
+	size_t rn = ro ? strlen(ro) : 0;
+	int rc = TF_EXIT_OK;
+	for (int i = 0; i < n && rc == TF_EXIT_OK; i++) {
+		if (!strcmp(inputs[i], "-") || stat(inputs[i], &si) != 0)
+			continue;
+		if (si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			rc = tf_usage_error(cmd, "the output '%s' is the input '%s': refusing to overwrite it "
+					    "(choose another -o)", out, inputs[i]);
+			break;
+		}
+		char *ri = ro ? realpath(inputs[i], NULL) : NULL;
+		if (ri && !strncmp(ri, ro, rn) && (ri[rn] == '/' || (rn && ro[rn - 1] == '/')))
+			rc = tf_usage_error(cmd, "the output folder '%s' holds the input '%s': refusing to replace "
+					    "it (choose another -o)", out, inputs[i]);
+		free(ri);
+	}
+	free(ro);
+	return rc;
 }
 
 int tf_name_width(const char *cmd, const char *v, size_t *width_out)

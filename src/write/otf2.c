@@ -33,9 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "tracefold/outdir.h"
 #include "tracefold/writer.h"
 #include "otf2_int.h"
 
@@ -86,89 +84,23 @@ static OTF2_TimeStamp post_flush(void *u, OTF2_FileType ft, OTF2_LocationRef loc
 }
 
 static const OTF2_FlushCallbacks flush_cbs = { .otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush };
-/* Removes an archive folder written by libotf2 (the temporary one, or an
- * earlier archive replaced): DIR/traces.otf2, DIR/traces.def and the files
- * of DIR/traces/; nothing else, so another folder is never emptied. */
-static void rm_archive(const char *path)
+/* What an archive is (outdir.h): DIR/traces.otf2, DIR/traces.def and
+ * DIR/traces/ of .evt and .def files, as libotf2 writes it; a Score-P
+ * experiment folder, which holds more, is not. */
+static bool archive_ours(const char *rel, bool is_dir)
 {
-	char p[4300];
-	snprintf(p, sizeof(p), "%s/%s", path, ARCHIVE);
-	DIR *dir = opendir(p);
-	if (dir) {
-		for (struct dirent *e; (e = readdir(dir));) {
-			size_t n = strlen(e->d_name);
-			if (n > 4 && (!strcmp(e->d_name + n - 4, ".evt") || !strcmp(e->d_name + n - 4, ".def"))) {
-				snprintf(p, sizeof(p), "%s/%s/%s", path, ARCHIVE, e->d_name);
-				unlink(p);
-			}
-		}
-		closedir(dir);
-		snprintf(p, sizeof(p), "%s/%s", path, ARCHIVE);
-		rmdir(p);
-	}
-	snprintf(p, sizeof(p), "%s/%s.otf2", path, ARCHIVE);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/%s.def", path, ARCHIVE);
-	unlink(p);
-	rmdir(path);
+	size_t n = strlen(rel);
+	if (!strchr(rel, '/'))
+		return is_dir ? !strcmp(rel, ARCHIVE) : !strcmp(rel, ARCHIVE ".otf2") || !strcmp(rel, ARCHIVE ".def");
+	return !is_dir && !strncmp(rel, ARCHIVE "/", sizeof(ARCHIVE)) && !strchr(rel + sizeof(ARCHIVE), '/') &&
+	       n > sizeof(ARCHIVE) + 4 && (!strcmp(rel + n - 4, ".evt") || !strcmp(rel + n - 4, ".def"));
 }
 
-/* ".NAME.old.XXXXXX" beside path (malloc'd; the name is free), NULL if none. */
-static char *aside_name(const char *path)
-{
-	size_t n = strlen(path);
-	char *p = malloc(n + 32);
-	if (!p)
-		return NULL;
-	const char *slash = strrchr(path, '/');
-	snprintf(p, n + 32, "%.*s.%s.old.XXXXXX", slash ? (int)(slash - path + 1) : 0, path, slash ? slash + 1 : path);
-	if (!mkdtemp(p)) {
-		free(p);
-		return NULL;
-	}
-	rmdir(p);
-	return p;
-}
-
-/* Whether path can take the archive: absent, an empty folder, or an
- * archive (traces.otf2, traces.def, traces/ of .evt and .def files and
- * nothing else: a Score-P experiment folder, which holds more, is not). */
-static bool replaceable(const char *path, char *why, size_t n)
-{
-	struct stat sb;
-	if (stat(path, &sb) != 0)
-		return errno == ENOENT;
-	if (!S_ISDIR(sb.st_mode)) {
-		snprintf(why, n, "it is a file, not a folder");
-		return false;
-	}
-	char p[4300];
-	bool ok = true;
-	for (int level = 0; level < 2 && ok; level++) {
-		snprintf(p, sizeof(p), level ? "%s/" ARCHIVE : "%s", path);
-		DIR *dir = opendir(p);
-		if (!dir) {
-			ok = level == 1 && errno == ENOENT;
-			if (!ok)
-				snprintf(why, n, "%s", strerror(errno));
-			break;
-		}
-		for (struct dirent *e; ok && (e = readdir(dir));) {
-			const char *f = e->d_name;
-			size_t k = strlen(f);
-			if (!strcmp(f, ".") || !strcmp(f, ".."))
-				continue;
-			if (level == 0)
-				ok = !strcmp(f, ARCHIVE ".otf2") || !strcmp(f, ARCHIVE ".def") || !strcmp(f, ARCHIVE);
-			else
-				ok = k > 4 && (!strcmp(f + k - 4, ".evt") || !strcmp(f + k - 4, ".def"));
-			if (!ok)
-				snprintf(why, n, "it holds '%s%s', which is not part of an OTF2 archive", level ? ARCHIVE "/" : "", f);
-		}
-		closedir(dir);
-	}
-	return ok;
-}
+static const tf_dir_kind archive_kind = {
+	.what = "an OTF2 archive",
+	.names = (const char *const[]){ ARCHIVE ".otf2", ARCHIVE ".def", ARCHIVE, NULL },
+	.ours = archive_ours,
+};
 
 static void otf2_free(tf_otf2_out *w)
 {
@@ -207,8 +139,7 @@ static void otf2_abort(void *state)
 		return;
 	if (w->ar)
 		OTF2_Archive_Close(w->ar);
-	rm_archive(w->tmp);
-	otf2_free(w);
+	otf2_free(w); /* the folder it wrote is its tf_outdir's to remove */
 }
 
 static int otf2_finish(void *state, tf_error *err)
@@ -234,29 +165,6 @@ static int otf2_finish(void *state, tf_error *err)
 		if (e != OTF2_SUCCESS)
 			tf_otf2_out_fail(w, e, "the archive");
 	}
-	if (!w->rc) {
-		/* the archive replaces an earlier one at path: moved aside, the new
-		 * one renamed in, the old one removed; put back if the rename fails.
-		 * Anything else at path was refused before the inputs were read. */
-		char *old = NULL;
-		struct stat sb;
-		if (stat(w->path, &sb) == 0) {
-			if (!(old = aside_name(w->path)) || rename(w->path, old) != 0) {
-				tf_error_set(&w->err, w->rc = old ? TF_EIO : TF_ENOMEM, NULL, -1, -1, "cannot replace '%s'",
-					     w->path);
-				free(old);
-				old = NULL;
-			}
-		}
-		if (!w->rc && rename(w->tmp, w->path) != 0) {
-			tf_error_set(&w->err, w->rc = TF_EIO, NULL, -1, -1, "cannot write '%s'", w->path);
-			if (old)
-				rename(old, w->path);
-		} else if (old) {
-			rm_archive(old);
-		}
-		free(old);
-	}
 	if (w->moved)
 		tf_ctx_warn(w->ctx, "OTF2: %llu events written later than their time to keep their location in time order "
 			    "(moved %llu ns in all)", (unsigned long long)w->moved, (unsigned long long)w->moved_ns);
@@ -280,33 +188,10 @@ static int otf2_open(const tf_writer_args *a, const char *path, tf_span_sink **s
 	if (!strcmp(path, "-"))
 		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "an OTF2 archive is a folder: give its name, not '-'");
 	tf_otf2_out *w = calloc(1, sizeof(*w));
-	size_t n = strlen(path);
-	if (!w || !(w->path = strdup(path)) || !(w->tmp = malloc(n + 32))) {
+	if (!w || !(w->path = strdup(path)) || !(w->tmp = strdup(a->dir ? a->dir : path))) {
 		otf2_free(w);
 		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 	}
-	while (n > 1 && w->path[n - 1] == '/')
-		w->path[--n] = '\0';
-	char why[600] = "";
-	if (!replaceable(w->path, why, sizeof(why))) {
-		errno = 0; /* why says it */
-		int rc = tf_error_set(err, TF_EIO, NULL, -1, -1,
-				      "will not write the OTF2 archive into '%s': %s (an earlier archive there is "
-				      "replaced, anything else is kept: choose another folder)", w->path, why);
-		otf2_free(w);
-		return rc;
-	}
-	/* a temporary folder beside the archive, renamed over it at the end */
-	const char *slash = strrchr(w->path, '/');
-	snprintf(w->tmp, n + 32, "%.*s.%s.XXXXXX", slash ? (int)(slash - w->path + 1) : 0, w->path,
-		 slash ? slash + 1 : w->path);
-	if (!mkdtemp(w->tmp)) {
-		int e = errno;
-		otf2_free(w);
-		errno = e;
-		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s'", path);
-	}
-	rmdir(w->tmp); /* libotf2 makes the archive folder itself */
 	w->ctx = a->ctx;
 	w->st = tf_ctx_strtab(a->ctx);
 	w->max_rank = w->run_max_rank = w->max_peer = -1;
@@ -345,6 +230,7 @@ const tf_writer tf_writer_otf2 = {
 	.span_finish = otf2_finish,
 	.span_abort = otf2_abort,
 	.flags = TF_WRITER_DIR,
+	.dir_kind = &archive_kind,
 	.command = "otf2",
 	.summary = "an OTF2 archive for Vampir and Scalasca; docs/otf2-out.md",
 	.usage = "-o DIR",

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <dirent.h>
 #include <unistd.h>
+#include "tracefold/outdir.h"
 #include "tracefold/writer.h"
 #include "tracefold/sink.h"
 #include "tracefold/version.h"
@@ -34,8 +34,8 @@
 
 enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_PATHS, NTABLES };
 
-static const char *const table_name[NTABLES] = {
-	"slices", "counters", "instants", "messages", "flows", "tracks", "call_paths",
+static const char *const table_name[NTABLES + 1] = {
+	"slices", "counters", "instants", "messages", "flows", "tracks", "call_paths", NULL,
 };
 
 /* column tables: name, type, nullable, dict, delta */
@@ -162,7 +162,8 @@ typedef struct tf_events {
 	tf_ctx *ctx;
 	tf_cpath *cp;
 	tf_strtab *st;
-	char dir[4096];
+	char dir[4096];        /* where the tables go (the temporary folder of out) */
+	const char *out;       /* the output, for messages */
 	pq_opts po;
 	bool by_rank;
 	const char *const *inputs, *const *input_formats;
@@ -219,8 +220,8 @@ static pq_file *file_for(tf_events *w, int t, int64_t rank)
 		snprintf(dir, sizeof(dir), "%s/%s/rank=%" PRId64, w->dir, table_name[t], part);
 	snprintf(path, sizeof(path), "%s/part-%d.parquet", dir, w->part);
 	if (mkdirs(dir) < 0) {
-		w->rc = tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot create the folder '%s': %s", dir,
-				     strerror(errno));
+		w->rc = tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot write '%s': cannot create the folder "
+				     "'%s'", w->out, dir + strlen(w->dir) + 1);
 		return NULL;
 	}
 	pq_file *f;
@@ -257,7 +258,7 @@ static int end_row(tf_events *w, pq_file *f)
 {
 	int rc = pq_end_row(f);
 	if (rc < 0 && w->rc == 0)
-		w->rc = tf_error_set(&w->err, rc, NULL, -1, -1, "cannot write the event tables in '%s': %s", w->dir,
+		w->rc = tf_error_set(&w->err, rc, NULL, -1, -1, "cannot write the event tables in '%s': %s", w->out,
 				     tf_strerror(rc));
 	return w->rc;
 }
@@ -501,45 +502,45 @@ static void events_free(tf_events *w, bool abort)
 	free(w);
 }
 
-/* After a run that succeeded, on the process that writes part 0: the part
- * files of earlier runs with more processes (part-N.parquet, N >= nparts)
- * go, so that a folder read as one table holds this run only.  The files
- * of this run are never touched (their numbers are below nparts). */
-static void remove_stale(const char *dir, int nparts)
+/* "part-N.parquet" (N a number), or the temporary ".part-N.parquet.XXXXXX"
+ * of a run that was killed. */
+static bool part_name(const char *f)
 {
-	if (nparts < 1)
-		nparts = 1;
-	for (int t = 0; t < NTABLES; t++) {
-		char tdir[4200];
-		snprintf(tdir, sizeof(tdir), "%s/%s", dir, table_name[t]);
-		DIR *d = opendir(tdir);
-		if (!d)
-			continue;
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			char sub[4500], p[4800];
-			int n = -1, used = 0;
-			if (sscanf(de->d_name, "part-%d.parquet%n", &n, &used) == 1 && !de->d_name[used] && n >= nparts) {
-				snprintf(p, sizeof(p), "%s/%s", tdir, de->d_name);
-				unlink(p);
-			} else if (!strncmp(de->d_name, "rank=", 5)) {
-				snprintf(sub, sizeof(sub), "%s/%s", tdir, de->d_name);
-				DIR *s2 = opendir(sub);
-				struct dirent *e2;
-				while (s2 && (e2 = readdir(s2))) {
-					if (sscanf(e2->d_name, "part-%d.parquet%n", &n, &used) == 1 && !e2->d_name[used] &&
-					    n >= nparts) {
-						snprintf(p, sizeof(p), "%s/%s", sub, e2->d_name);
-						unlink(p);
-					}
-				}
-				if (s2)
-					closedir(s2);
-			}
-		}
-		closedir(d);
-	}
+	int n = -1, used = 0;
+	bool hidden = f[0] == '.';
+	f += hidden;
+	if (sscanf(f, "part-%d.parquet%n", &n, &used) != 1 || n < 0 || f[0] != 'p')
+		return false;
+	return hidden ? f[used] == '.' && strlen(f + used) == 7 : !f[used];
 }
+
+/* What the event tables are (outdir.h): DIR/<table>/part-N.parquet and
+ * DIR/<table>/rank=R/part-N.parquet. */
+static bool tables_ours(const char *rel, bool is_dir)
+{
+	const char *s1 = strchr(rel, '/');
+	size_t tl = s1 ? (size_t)(s1 - rel) : strlen(rel);
+	int t = 0;
+	while (t < NTABLES && (strlen(table_name[t]) != tl || strncmp(rel, table_name[t], tl)))
+		t++;
+	if (t == NTABLES)
+		return false;
+	if (!s1)
+		return is_dir;
+	const char *s2 = strchr(s1 + 1, '/');
+	long long r;
+	int used = 0;
+	bool rank_dir = sscanf(s1 + 1, "rank=%lld%n", &r, &used) == 1 && (s1 + 1)[used] == (s2 ? '/' : '\0');
+	if (!s2)
+		return is_dir ? rank_dir : part_name(s1 + 1);
+	return rank_dir && !is_dir && !strchr(s2 + 1, '/') && part_name(s2 + 1);
+}
+
+static const tf_dir_kind tables_kind = {
+	.what = "Parquet event tables",
+	.names = table_name,
+	.ours = tables_ours,
+};
 
 static int events_finish(void *state, tf_error *err)
 {
@@ -597,8 +598,6 @@ static int events_finish(void *state, tf_error *err)
 				rc = r;
 		}
 	w->rc = rc;
-	if (rc == 0 && w->part == 0)
-		remove_stale(w->dir, w->nparts);
 	events_free(w, false);
 	return rc;
 }
@@ -627,12 +626,13 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->distributed = a->nparts > 1;
 	w->id_base = w->distributed ? (int64_t)a->part << 40 : 0;
 	w->next_slice = w->id_base;
-	snprintf(w->dir, sizeof(w->dir), "%s", path);
+	snprintf(w->dir, sizeof(w->dir), "%s", a->dir ? a->dir : path);
+	w->out = path;
 	w->po.created_by = "tracefold " TRACEFOLD_VERSION;
 	w->po.codec = conf && conf->codec_set ? conf->codec : PQ_ZSTD;
-	if (mkdirs(path) < 0) {
+	if (mkdirs(w->dir) < 0) {
 		free(w);
-		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot create the folder '%s': %s", path, strerror(errno));
+		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s': cannot create the folder", path);
 	}
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
@@ -675,6 +675,7 @@ const tf_writer tf_writer_parquet = {
 	.span_finish = events_finish,
 	.span_abort = events_abort,
 	.flags = TF_WRITER_DIR | TF_WRITER_MPI_PARTS,
+	.dir_kind = &tables_kind,
 	.opts = parquet_opts,
 	.conf_size = sizeof(parquet_conf),
 	.command = "events",

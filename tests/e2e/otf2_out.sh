@@ -109,9 +109,12 @@ check "... and no old archive is left beside it" sh -c "! ls -a '$TMP' | grep -q
 # a Score-P experiment folder holds more than the archive: never emptied
 mkdir -p "$TMP/sp" && cp -r $DATA/otf2/scorep-ping-pong-mpi/. "$TMP/sp/"
 ls -R "$TMP/sp" > "$TMP/sp.before"
-expect_exit 3 "a folder holding traces.otf2 and more (Score-P's scorep.cfg): exit 3" $TF -q otf2 "$TMP/sp/traces.otf2" -o "$TMP/sp"
+expect_exit 3 "a folder holding traces.otf2 and more (Score-P's scorep.cfg): exit 3" \
+	$TF -q otf2 $DATA/otf2/tiny_otf2/traces.otf2 -o "$TMP/sp"
 cp "$TMP/err" "$TMP/err1"
-check "... saying what is in the way" grep -q "it holds '.*', which is not part of an OTF2 archive" "$TMP/err1"
+check "... saying what is in the way" grep -q "it holds '.*', which tracefold did not write" "$TMP/err1"
+expect_exit 2 "... and as the output of its own archive: exit 2 (the output holds the input)" \
+	$TF -q otf2 "$TMP/sp/traces.otf2" -o "$TMP/sp"
 check "... and every file of it is still there" sh -c "ls -R '$TMP/sp' | cmp - '$TMP/sp.before'"
 # a damaged message peer (rank 200000 in a 1-rank run): MPI_COMM_WORLD stays
 # the run's size, and a warning says so (python3-otf2 writes the input)
