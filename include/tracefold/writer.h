@@ -3,7 +3,9 @@
  * writer that consumes the aggregate is handed the finished tf_agg once every
  * input was read; every output of one run comes from the same single read of
  * the inputs.  Writers never print; they write through tf_out (temporary file
- * renamed on success) and report failures in tf_error. */
+ * renamed on success), a folder writer into the temporary folder of its
+ * caller's tf_outdir (outdir.h: swapped in whole on success), and report
+ * failures in tf_error. */
 #ifndef TRACEFOLD_WRITER_H
 #define TRACEFOLD_WRITER_H
 
