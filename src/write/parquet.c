@@ -219,8 +219,10 @@ static pq_file *file_for(tf_events *w, int t, int64_t rank)
 		snprintf(dir, sizeof(dir), "%s/%s/rank=%" PRId64, w->dir, table_name[t], part);
 	snprintf(path, sizeof(path), "%s/part-%d.parquet", dir, w->part);
 	if (mkdirs(dir) < 0) {
-		w->rc = tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot create the folder '%s': %s", dir,
-				     strerror(errno));
+		w->rc = tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot write '%s': cannot create the folder '%s': %s",
+				     w->dir, dir, strerror(errno));
+		w->err.sys_errno = 0; /* said */
+		tf_ctx_fail(w->ctx, &w->err); /* under the read: the run names the output */
 		return NULL;
 	}
 	pq_file *f;
@@ -230,6 +232,7 @@ static pq_file *file_for(tf_events *w, int t, int64_t rank)
 		if (rc >= 0)
 			pq_abort(f);
 		w->rc = rc < 0 ? rc : tf_error_set(&w->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		tf_ctx_fail(w->ctx, &w->err);
 		return NULL;
 	}
 	tb->files[tb->nfiles++] = (tfile){ f, part };
@@ -256,9 +259,14 @@ static void put_opt(pq_file *f, int col, int64_t v, bool have)
 static int end_row(tf_events *w, pq_file *f)
 {
 	int rc = pq_end_row(f);
-	if (rc < 0 && w->rc == 0)
-		w->rc = tf_error_set(&w->err, rc, NULL, -1, -1, "cannot write the event tables in '%s': %s", w->dir,
-				     tf_strerror(rc));
+	if (rc < 0 && w->rc == 0) { /* the file's own error names it and says why */
+		if (pq_error(f))
+			w->err = *pq_error(f);
+		else
+			tf_error_set(&w->err, rc, NULL, -1, -1, "cannot write '%s': %s", w->dir, tf_strerror(rc));
+		w->rc = rc;
+		tf_ctx_fail(w->ctx, &w->err);
+	}
 	return w->rc;
 }
 
