@@ -100,6 +100,16 @@ void tf_ctx_warn(tf_ctx *c, const char *fmt, ...) __attribute__((format(printf, 
 size_t tf_ctx_nwarnings(const tf_ctx *c);
 const char *tf_ctx_warning_get(const tf_ctx *c, size_t i);
 
+/* Failures that are not an input's: an output's writer (a full disk) or
+ * the stack builder's temporary file failed while the inputs were read.
+ * The consumer keeps its error here before it returns the code, and the
+ * pipeline reports it instead of blaming the input that was being read
+ * ("cannot write 'OUT': No space left on device", not "cannot read 'IN'").
+ * The first is kept; returns e->code. */
+int tf_ctx_fail(tf_ctx *c, const tf_error *e);
+/* The failure kept, or NULL. */
+const tf_error *tf_ctx_failure(const tf_ctx *c);
+
 /* Accounting: every event a reader decodes goes through exactly one of these.
  * tf_emit counts it by kind (events_read and ev_<kind>) and passes it on;
  * tf_count_skip counts an event that is not passed on (events_read and `why`,

@@ -58,6 +58,9 @@ int tf_out_puts(tf_out *o, const char *s);
 /* Flushes and closes; returns TF_EIO if any write or the close failed (a full
  * disk is an error).  Always frees o. */
 int tf_out_close(tf_out *o, tf_error *err);
+/* After a failed write: err as "cannot write 'PATH'" with the errno of the
+ * first failure (its text follows: "No space left on device").  TF_EIO. */
+int tf_out_error(const tf_out *o, tf_error *err);
 /* Discards the output: the temporary file is removed, path is untouched.
  * NULL-safe; frees o. */
 void tf_out_abort(tf_out *o);

@@ -15,6 +15,7 @@
 #include "cpath.h"
 #include "span.h"
 #include "err.h"
+#include "io.h"
 
 struct tf_dir_kind; /* outdir.h */
 
@@ -85,6 +86,14 @@ typedef struct tf_writer {
 	const char *usage;              /* "-o OUT.json[.gz]" */
 	const char *help;
 } tf_writer;
+
+/* A span writer that fails while the inputs are read (a full disk, an
+ * event it cannot write) keeps its error in the run's ctx (tf_ctx_fail)
+ * before its consumer returns the code, so that the run says "cannot
+ * write 'OUT': CAUSE" and not "cannot read" the input it was reading.
+ * This is that for a failed tf_out: the output named, with the errno of
+ * its first failed write; returns TF_EIO. */
+int tf_writer_fail_out(tf_ctx *ctx, const tf_out *o);
 
 /* The table, NULL-terminated. */
 extern const tf_writer *const tf_writers[];

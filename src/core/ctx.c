@@ -28,6 +28,7 @@ struct tf_ctx {
 	char *warnings[TF_CTX_MAX_NOTES];
 	size_t nwarnings;
 	tf_hmap frames;   /* raw name -> its frame (tf_ctx_frame_name) */
+	tf_error failure; /* the first failure not of an input (tf_ctx_fail); code 0: none */
 	char *fbuf;       /* scratch for a normalized name */
 	size_t capfbuf;
 };
@@ -38,6 +39,7 @@ tf_ctx *tf_ctx_new(void)
 	if (!c)
 		return NULL;
 	c->st = tf_strtab_new();
+	tf_error_clear(&c->failure);
 	c->nslots = 64;
 	c->slots = calloc(c->nslots, sizeof(uint32_t));
 	if (!c->st || !c->slots) {
@@ -315,4 +317,16 @@ size_t tf_ctx_nwarnings(const tf_ctx *c) { return c->nwarnings; }
 const char *tf_ctx_warning_get(const tf_ctx *c, size_t i)
 {
 	return i < c->nwarnings && i < TF_CTX_MAX_NOTES ? c->warnings[i] : NULL;
+}
+
+int tf_ctx_fail(tf_ctx *c, const tf_error *e)
+{
+	if (!c->failure.code && e->code)
+		c->failure = *e;
+	return e->code;
+}
+
+const tf_error *tf_ctx_failure(const tf_ctx *c)
+{
+	return c->failure.code ? &c->failure : NULL;
 }

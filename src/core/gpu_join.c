@@ -8,7 +8,6 @@
  * table lives in memory up to sort_mem_bytes / 2, past it in sorted runs in
  * the sorter's temporary file, and is then joined to a stream's
  * activities by a sort-merge join in bounded memory. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "stack_int.h"
@@ -69,15 +68,9 @@ int tf_gpu_join_launch(tf_gpu_join *g, uint32_t track, uint64_t corr, uint32_t n
 		qsort(g->launch, g->nlaunch, sizeof(launch), launch_cmp);
 		int r = tf_spill_write(tf_sorter_spill(g->so), &g->launch_runs, g->launch, g->nlaunch, sizeof(launch),
 				       launch_cmp);
-		if (r == TF_ENOMEM)
-			return r;
-		if (r == 0)
-			g->nlaunch = 0;
-		else /* keep them here; the runs written so far stay good */
-			tf_ctx_warn(g->ctx, "cannot write the temporary file of sorted tracks (%s): the rest "
-				    "stays in memory", strerror(errno));
-		if (r < 0)
-			tf_sorter_spill_failed(g->so);
+		if (r < 0) /* the disk is full: the run fails (sorter.c) */
+			return tf_sorter_failed(g->so, r);
+		g->nlaunch = 0;
 	}
 	return 0;
 }

@@ -148,12 +148,19 @@ int tf_sorter_spill_open(tf_sorter *so)
 
 tf_spill *tf_sorter_spill(const tf_sorter *so) { return so->spill; }
 
-void tf_sorter_spill_failed(tf_sorter *so) { so->spill_state = -1; }
+int tf_sorter_failed(tf_sorter *so, int rc)
+{
+	const tf_error *e = rc == TF_EIO ? tf_spill_error(so->spill) : NULL;
+	if (e)
+		tf_ctx_fail(so->ctx, e);
+	return rc;
+}
 
 /* Past the budget: every sorted track's spans and events go to the file as
  * sorted runs; their buffers are kept for what comes next.  Without a
- * file (none can be made, or the disk is full) everything stays in memory,
- * as with a budget of 0, and a note says so. */
+ * file (none can be made) everything stays in memory, as with a budget of
+ * 0, and a warning says so; a write that fails (the disk is full) fails
+ * the run: what it held is neither in memory nor whole in the file. */
 static int spill_all(tf_sorter *so)
 {
 	size_t budget = tf_ctx_opts(so->ctx)->sort_mem_bytes;
@@ -163,13 +170,8 @@ static int spill_all(tf_sorter *so)
 		size_t before = t->mem_bytes;
 		int r = spill_track(so, t);
 		so->mem_bytes -= before - t->mem_bytes;
-		if (r == TF_EIO) {
-			tf_ctx_warn(so->ctx, "cannot write the temporary file of sorted tracks (%s): the rest "
-				    "stays in memory", strerror(errno));
-			so->spill_state = -1;
-		} else if (r < 0) {
-			return r;
-		}
+		if (r < 0)
+			return tf_sorter_failed(so, r);
 	}
 	/* what could not go (Python frames, B/E pairs) does not make every
 	 * later event spill again: the next time is a budget further */

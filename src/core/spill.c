@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,30 @@
 struct tf_spill {
 	int fd;
 	uint64_t end;
+	tf_error err;  /* the first failed write or read back (code 0: none) */
+	char dir[];    /* where it was made, for the message */
 };
+
+/* A failed write or read back fails the run (never a silent fallback: a
+ * run half written would come back twice, or not at all); the message
+ * names the folder and the cause. */
+static int spill_fail(tf_spill *f, int sys, bool reading)
+{
+	if (!f->err.code) {
+		errno = 0; /* the text says why */
+		tf_error_set(&f->err, TF_EIO, NULL, -1, -1, "cannot %s the temporary run file in '%s': %s (--sort-mem: %s)",
+			     reading ? "read back" : "write", f->dir, strerror(sys),
+			     reading ? "a sorted run is not what was written: the file was cut short, or the disk failed"
+				     : "give TMPDIR more room or raise --sort-mem");
+	}
+	errno = sys;
+	return TF_EIO;
+}
+
+const tf_error *tf_spill_error(const tf_spill *f)
+{
+	return f && f->err.code ? &f->err : NULL;
+}
 
 tf_spill *tf_spill_new(const char *dir)
 {
@@ -24,9 +48,11 @@ tf_spill *tf_spill_new(const char *dir)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	tf_spill *f = calloc(1, sizeof(*f));
+	tf_spill *f = calloc(1, sizeof(*f) + strlen(dir) + 1);
 	if (!f)
 		return NULL;
+	strcpy(f->dir, dir);
+	tf_error_clear(&f->err);
 	f->fd = mkostemp(path, O_CLOEXEC);
 	if (f->fd < 0) {
 		int e = errno;
@@ -57,11 +83,8 @@ static int append(tf_spill *f, const void *base, size_t bytes)
 		ssize_t w = pwrite(f->fd, p, left, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = ENOSPC;
-			return TF_EIO;
-		}
+		if (w <= 0) /* nothing written, and no errno: the disk is full */
+			return spill_fail(f, w == 0 ? ENOSPC : errno, false);
 		p += w;
 		off += (uint64_t)w;
 		left -= (size_t)w;
@@ -112,14 +135,11 @@ static int refill(tf_merge *m, struct tf_mcur *c)
 	size_t cap = MERGE_BUF_BYTES / m->sz ? MERGE_BUF_BYTES / m->sz : 1;
 	size_t k = c->left < cap ? (size_t)c->left : cap, want = k * m->sz, got = 0;
 	while (got < want) {
-		ssize_t r = pread(m->fd, c->buf + got, want - got, (off_t)(c->off + got));
+		ssize_t r = pread(m->f->fd, c->buf + got, want - got, (off_t)(c->off + got));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = EIO; /* the file is shorter than what was written */
-			return TF_EIO;
-		}
+		if (r <= 0) /* 0: the file is shorter than what was written */
+			return spill_fail(m->f, r == 0 ? EIO : errno, true);
 		got += (size_t)r;
 	}
 	c->off += want;
@@ -152,13 +172,12 @@ static void sift_down(tf_merge *m, uint32_t i)
 	}
 }
 
-int tf_merge_init(tf_merge *m, const tf_spill *f, const tf_runs *rs, const void *mem, size_t n, size_t sz,
-		  tf_cmp_fn cmp)
+int tf_merge_init(tf_merge *m, tf_spill *f, const tf_runs *rs, const void *mem, size_t n, size_t sz, tf_cmp_fn cmp)
 {
 	memset(m, 0, sizeof(*m));
 	m->sz = sz;
 	m->cmp = cmp;
-	m->fd = f ? f->fd : -1;
+	m->f = f;
 	uint32_t nr = rs ? rs->n : 0;
 	m->cur = calloc((size_t)nr + 1, sizeof(*m->cur));
 	m->heap = calloc((size_t)nr + 1, sizeof(*m->heap));

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tracefold/err.h"
 
 typedef struct tf_spill tf_spill;
 typedef int (*tf_cmp_fn)(const void *, const void *);
@@ -19,6 +20,10 @@ typedef int (*tf_cmp_fn)(const void *, const void *);
 tf_spill *tf_spill_new(const char *dir);
 void tf_spill_free(tf_spill *f); /* NULL-safe */
 uint64_t tf_spill_bytes(const tf_spill *f);
+/* The first write or read back of f that failed, as "cannot write the
+ * temporary run file in 'DIR': CAUSE (--sort-mem: ...)"; NULL if none
+ * (or f NULL).  Borrowed. */
+const tf_error *tf_spill_error(const tf_spill *f);
 
 typedef struct tf_run {
 	uint64_t off;
@@ -32,7 +37,8 @@ typedef struct tf_runs {
 } tf_runs;
 
 /* Appends n records of sz bytes (already sorted) as a run of rs:
- * 0, TF_ENOMEM, or TF_EIO (errno set; the file is unchanged for earlier runs). */
+ * 0, TF_ENOMEM, or TF_EIO (errno set, tf_spill_error says it; the
+ * records may then be in rs in part or not at all: the run must fail). */
 int tf_spill_write(tf_spill *f, tf_runs *rs, const void *base, size_t n, size_t sz, tf_cmp_fn cmp);
 void tf_runs_free(tf_runs *rs);
 
@@ -49,11 +55,10 @@ typedef struct tf_merge {
 	uint32_t ncur, nheap;
 	size_t sz;
 	tf_cmp_fn cmp;
-	int fd;
+	tf_spill *f;   /* the runs' file (its error is kept there) */
 } tf_merge;
 
-int tf_merge_init(tf_merge *m, const tf_spill *f, const tf_runs *rs, const void *mem, size_t n, size_t sz,
-		  tf_cmp_fn cmp);
+int tf_merge_init(tf_merge *m, tf_spill *f, const tf_runs *rs, const void *mem, size_t n, size_t sz, tf_cmp_fn cmp);
 /* The smallest record left, or NULL when none is left. */
 const void *tf_merge_peek(const tf_merge *m);
 /* Drops it: 0, or TF_EIO when a run cannot be read back. */

@@ -22,7 +22,6 @@
  * Every repair adds the time it moved to tf_diag.ns.  The stack builder
  * knows nothing of profiles: its caller adds the consumers (the pipeline:
  * the aggregate's, agg_sink.c, and any writer's). */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,13 +430,11 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 	int r = tf_sorter_open(s->sorter, track, t->last_ns, &c);
 	if (r < 0) {
 		tf_sorter_close(s->sorter, track, &c);
-		return r;
+		return tf_sorter_failed(s->sorter, r);
 	}
 	r = tr && tr->kind == TF_TRACK_GPU ? flush_gpu(s, t, &c) : nest_sorted(s, t, &c);
-	if (r == TF_EIO)
-		tf_ctx_note(s->ctx, "cannot read back the temporary file of sorted tracks: %s", strerror(errno));
 	tf_sorter_close(s->sorter, track, &c);
-	return r;
+	return tf_sorter_failed(s->sorter, r); /* the temporary file's, when it failed */
 }
 
 static void note_span(tf_stacks *s, const tstate *t)

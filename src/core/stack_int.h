@@ -85,13 +85,15 @@ int tf_sorter_rewind(tf_sorter *so, uint32_t track, tf_sorted *c);
 void tf_sorter_close(tf_sorter *so, uint32_t track, tf_sorted *c);
 
 /* The temporary file, shared with the GPU join's launch table: made on
- * first use; 1 usable, -1 none can be made (or writing it failed). */
+ * first use; 1 usable, -1 none can be made (the tracks stay in memory). */
 int tf_sorter_spill_open(tf_sorter *so);
 /* The file as it is (NULL before tf_sorter_spill_open made it), for runs
  * already written and their merges. */
 tf_spill *tf_sorter_spill(const tf_sorter *so);
-/* A write to the file failed: what comes next stays in memory. */
-void tf_sorter_spill_failed(tf_sorter *so);
+/* rc, after a write or read back of the file failed (TF_EIO): its error
+ * (tf_spill_error: the folder and the cause) kept in the ctx as the run's
+ * failure (tf_ctx_fail), so that the run fails naming it, not the input. */
+int tf_sorter_failed(tf_sorter *so, int rc);
 
 /* ---- the GPU join (gpu_join.c, docs/gpu.md) ---- */
 

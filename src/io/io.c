@@ -537,6 +537,7 @@ ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err)
 struct tf_out {
 	FILE *f;
 	bool own, gzip, failed;
+	int err_no;           /* errno of the first failure (0: none known) */
 	z_stream z;
 	unsigned char *buf;   /* pending plain bytes */
 	size_t len;
@@ -569,7 +570,7 @@ static int out_create(tf_out *o, const char *path, tf_error *err)
 	const char *base = o->target + dlen;
 	o->tmp = malloc(dlen + strlen(base) + 16);
 	if (!o->tmp)
-		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "cannot write '%s': out of memory", path);
 	sprintf(o->tmp, "%.*s.%s.XXXXXX", (int)dlen, o->target, base);
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
@@ -607,7 +608,7 @@ int tf_out_open(tf_out **out, const char *path, bool gzip, tf_error *err)
 	*out = NULL;
 	tf_out *o = calloc(1, sizeof(*o));
 	if (!o)
-		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "cannot write '%s': out of memory", path);
 	snprintf(o->path, sizeof(o->path), "%s", path);
 	if (strcmp(path, "-") == 0) {
 		o->f = stdout;
@@ -627,15 +628,24 @@ int tf_out_open(tf_out **out, const char *path, bool gzip, tf_error *err)
 		if (!o->zbuf || deflateInit2(&o->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 			o->gzip = false;
 			tf_out_abort(o); /* never replaces what is at path */
-			return tf_error_set(err, TF_ENOMEM, path, -1, -1, "zlib init failed");
+			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "cannot write '%s': zlib init failed", path);
 		}
 	}
 	if (!o->buf) {
 		tf_out_abort(o);
-		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "cannot write '%s': out of memory", path);
 	}
 	*out = o;
 	return 0;
+}
+
+/* The first failure, with its errno (ENOSPC, EIO, EFBIG...) kept for the
+ * message: later calls (fclose, zlib) may change errno. */
+static void out_failed(tf_out *o)
+{
+	if (!o->failed)
+		o->err_no = errno;
+	o->failed = true;
 }
 
 static void deflate_some(tf_out *o, const unsigned char *p, size_t n, int flush)
@@ -647,12 +657,13 @@ static void deflate_some(tf_out *o, const unsigned char *p, size_t n, int flush)
 		o->z.avail_out = OUT_BYTES;
 		int zr = deflate(&o->z, flush);
 		if (zr == Z_STREAM_ERROR) {
-			o->failed = true;
+			errno = 0;
+			out_failed(o);
 			return;
 		}
 		size_t have = OUT_BYTES - o->z.avail_out;
 		if (have && fwrite(o->zbuf, 1, have, o->f) != have)
-			o->failed = true;
+			out_failed(o);
 	} while (o->z.avail_out == 0 || (flush == Z_FINISH && o->z.avail_in));
 }
 
@@ -661,7 +672,7 @@ static void flush_buf(tf_out *o, int final)
 	if (o->gzip)
 		deflate_some(o, o->buf, o->len, final ? Z_FINISH : Z_NO_FLUSH);
 	else if (o->len && fwrite(o->buf, 1, o->len, o->f) != o->len)
-		o->failed = true;
+		out_failed(o);
 	o->len = 0;
 }
 
@@ -679,7 +690,10 @@ int tf_out_write(tf_out *o, const void *buf, size_t n)
 		if (o->len == OUT_BYTES)
 			flush_buf(o, 0);
 	}
-	return o->failed ? TF_EIO : 0;
+	if (!o->failed)
+		return 0;
+	errno = o->err_no; /* for a caller's tf_error_set */
+	return TF_EIO;
 }
 
 int tf_out_puts(tf_out *o, const char *s) { return tf_out_write(o, s, strlen(s)); }
@@ -715,22 +729,30 @@ int tf_out_close(tf_out *o, tf_error *err)
 	if (o->gzip)
 		deflateEnd(&o->z);
 	if (fflush(o->f) != 0 || ferror(o->f))
-		o->failed = true;
+		out_failed(o);
 	if (o->tmp && !o->failed && fsync(fileno(o->f)) != 0)
-		o->failed = true;
+		out_failed(o);
 	if (o->own && fclose(o->f) != 0)
-		o->failed = true;
+		out_failed(o);
 	int rc = 0;
 	if (o->tmp) {
 		if (!o->failed && rename(o->tmp, o->target) != 0)
-			o->failed = true;
+			out_failed(o);
 		if (o->failed)
 			unlink(o->tmp);
 	}
 	if (o->failed)
-		rc = tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s'", o->path);
+		rc = tf_out_error(o, err);
 	out_free(o);
 	return rc;
+}
+
+int tf_out_error(const tf_out *o, tf_error *err)
+{
+	errno = o->err_no; /* 0 (zlib failed): tf_error_set adds no errno text */
+	if (!o->err_no)
+		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s': %s", o->path, tf_strerror(TF_EIO));
+	return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s'", o->path);
 }
 
 int tf_out_open_named(tf_out **out, const char *path, tf_error *err)
@@ -743,7 +765,10 @@ int tf_out_finish(tf_out *o, int rc, tf_error *err)
 {
 	if (rc == 0)
 		return tf_out_close(o, err);
-	rc = tf_error_set(err, rc, NULL, -1, -1, "cannot write '%s': %s", o ? o->path : "?", tf_strerror(rc));
+	if (o && o->failed) /* a write failed: why (ENOSPC...), not "input/output error" */
+		rc = tf_out_error(o, err);
+	else
+		rc = tf_error_set(err, rc, NULL, -1, -1, "cannot write '%s': %s", o ? o->path : "?", tf_strerror(rc));
 	tf_out_abort(o);
 	return rc;
 }

@@ -6,6 +6,7 @@
  * each, every page compressed on its own.  The footer (FileMetaData) is
  * written at pq_close.  File layout, encodings and the spec facts relied
  * on: docs/parquet.md. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
@@ -18,11 +19,23 @@
 const size_t pq_type_width[] = { [PQ_INT64] = 8, [PQ_INT32] = 4, [PQ_DOUBLE] = 8, [PQ_STRING] = sizeof(sref), [PQ_BOOL] = 1 };
 const int pq_phys_type[] = { [PQ_INT64] = T_INT64, [PQ_INT32] = T_INT32, [PQ_DOUBLE] = T_DOUBLE, [PQ_STRING] = T_BYTE_ARRAY, [PQ_BOOL] = T_BOOLEAN };
 
+/* The file is an output: its errors say "cannot write 'PATH'", never
+ * "cannot read" (a tf_error's path is an input's). */
 int pq_fail(pq_file *f, int code, const char *fmt, const char *what)
 {
-	if (!f->rc)
-		f->rc = tf_error_set(&f->err, code, f->path, -1, (int64_t)f->total_rows, fmt, what);
+	if (!f->rc) {
+		char m[400];
+		snprintf(m, sizeof(m), fmt, what);
+		errno = 0; /* the text says why (a codec, a misuse) */
+		f->rc = tf_error_set(&f->err, code, NULL, -1, -1, "cannot write '%s' (row %llu): %s", f->path,
+				     (unsigned long long)f->total_rows, m);
+	}
 	return f->rc;
+}
+
+const tf_error *pq_error(const pq_file *f)
+{
+	return f->rc ? &f->err : NULL;
 }
 
 int pq_oom(pq_file *f)
@@ -34,20 +47,22 @@ int pq_open(pq_file **out, const char *path, const pq_col *cols, int ncols, cons
 {
 	*out = NULL;
 	if (ncols <= 0 || ncols > 32767)
-		return tf_error_set(err, TF_EUSAGE, path, -1, -1, "a Parquet table needs 1 to 32767 columns");
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "cannot write '%s': a Parquet table needs 1 to 32767 "
+				    "columns", path);
 	for (int i = 0; i < ncols; i++) {
 		const pq_col *c = &cols[i];
 		if (!c->name || !*c->name || c->type < PQ_INT64 || c->type > PQ_BOOL ||
 		    (c->dict && c->type != PQ_STRING) || (c->json && c->type != PQ_STRING) ||
 		    (c->delta && c->type != PQ_INT64 && c->type != PQ_INT32))
-			return tf_error_set(err, TF_EUSAGE, path, -1, -1, "Parquet column %d ('%s'): bad type or encoding",
-					    i, c->name ? c->name : "");
+			return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "cannot write '%s': Parquet column %d ('%s'): "
+					    "bad type or encoding", path, i, c->name ? c->name : "");
 	}
 	if (o && (o->codec < PQ_UNCOMPRESSED || o->codec > PQ_GZIP))
-		return tf_error_set(err, TF_EUSAGE, path, -1, -1, "unknown Parquet codec %d", o->codec);
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "cannot write '%s': unknown Parquet codec %d", path,
+				    o->codec);
 	pq_file *f = calloc(1, sizeof(*f));
 	if (!f)
-		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "cannot write '%s': out of memory", path);
 	f->cols = cols;
 	f->ncols = ncols;
 	f->codec = o ? o->codec : PQ_UNCOMPRESSED;
@@ -58,7 +73,7 @@ int pq_open(pq_file **out, const char *path, const pq_col *cols, int ncols, cons
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	if (!f->created_by || !f->cb) {
 		pq_abort(f);
-		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "cannot write '%s': out of memory", path);
 	}
 	/* the file itself is created when its first bytes are written (a
 	 * full row group, or pq_close): a table partitioned into thousands of
@@ -226,13 +241,13 @@ void pq_emit(pq_file *f, const void *p, size_t n)
 			f->rc = f->err.code ? f->err.code : TF_EIO;
 			return;
 		}
-		if (tf_out_write(f->out, magic, 4) < 0) {
-			f->rc = tf_error_set(&f->err, TF_EIO, f->path, 0, -1, "write failed");
+		if (tf_out_write(f->out, magic, 4) < 0) { /* errno: why */
+			f->rc = tf_error_set(&f->err, TF_EIO, NULL, -1, -1, "cannot write '%s'", f->path);
 			return;
 		}
 	}
 	if (tf_out_write(f->out, p, n) < 0) {
-		f->rc = tf_error_set(&f->err, TF_EIO, f->path, f->pos, -1, "write failed");
+		f->rc = tf_error_set(&f->err, TF_EIO, NULL, -1, -1, "cannot write '%s'", f->path);
 		return;
 	}
 	f->pos += (int64_t)n;

@@ -49,6 +49,8 @@ void pq_null(pq_file *f, int col);
 /* Ends the row; writes a row group when it holds row_group_rows rows.
  * Returns 0 or TF_E* (kept: pq_close reports it too). */
 int pq_end_row(pq_file *f);
+/* The file's first failure ("cannot write 'PATH'..."), or NULL: borrowed. */
+const tf_error *pq_error(const pq_file *f);
 /* A key-value pair of the file's metadata (copied). */
 int pq_kv(pq_file *f, const char *key, const char *value);
 uint64_t pq_rows(const pq_file *f);

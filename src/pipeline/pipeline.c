@@ -616,6 +616,10 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		rc = run_profiles(&r);
 	if (rc == 0 && !partial && !tf_agg_nsamples(agg))
 		rc = empty_error(ctx, inputs, n, r.fo, o && o->counters, err);
+	/* an output or the temporary file failed under the read: say so,
+	 * not "cannot read" the input (whatever the reader made of the code) */
+	if (rc < 0 && rc != TF_ESTOP && tf_ctx_failure(ctx))
+		*err = *tf_ctx_failure(ctx);
 	tf_stacks_free(r.stacks);
 	tf_agg_sink_free(r.asink);
 	tf_filter_free(r.filter);

@@ -56,8 +56,8 @@ int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, 
 	pic p = { .t = &t, .o = &opts, .st = st, .unit = unit, .bscale = 1, .diff = o->base != NULL,
 		  .root = t.n[0].total };
 	if (p.root <= 0) {
-		rc = tf_error_set(err, TF_EFORMAT, path, -1, -1,
-				  "nothing to draw: no call path has a positive %s value", tname);
+		rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1,
+				  "cannot write '%s': nothing to draw: no call path has a positive %s value", path, tname);
 		goto out;
 	}
 	for (uint32_t i = 1; i < t.nn; i++) {

@@ -52,10 +52,15 @@ static OTF2_ErrorCode quiet(void *ud, const char *file, uint64_t line, const cha
 int tf_otf2_out_fail(tf_otf2_out *w, OTF2_ErrorCode e, const char *what)
 {
 	if (!w->rc) {
+		/* a full disk is an "integrity fault" to libotf2, whose message
+		 * names the file: errno says why (ENOSPC), when it was set */
+		int sys = errno;
+		const char *desc = OTF2_Error_GetDescription(e);
 		w->rc = TF_EIO;
-		errno = 0; /* libotf2's message says why, not errno */
-		tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot write the OTF2 archive '%s': %s: %s", w->path, what,
-			     otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(e));
+		errno = 0; /* the text says why */
+		tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot write '%s': %s: %s (libotf2: %s%s%s)", w->path, what,
+			     sys ? strerror(sys) : desc, desc, otf2_msg[0] ? ": " : "", otf2_msg);
+		tf_ctx_fail(w->ctx, &w->err); /* failing under the read: the run names the archive */
 	}
 	return w->rc;
 }
@@ -64,7 +69,8 @@ int tf_otf2_out_oom(tf_otf2_out *w)
 {
 	if (!w->rc) {
 		w->rc = TF_ENOMEM;
-		tf_error_set(&w->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		tf_error_set(&w->err, TF_ENOMEM, NULL, -1, -1, "cannot write '%s': out of memory", w->path);
+		tf_ctx_fail(w->ctx, &w->err);
 	}
 	return w->rc;
 }

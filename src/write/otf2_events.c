@@ -84,8 +84,7 @@ static uint64_t stamp(tf_otf2_out *w, oloc *l, int64_t ts)
 			tf_error_set(&w->err, w->rc = TF_EFORMAT, NULL, -1, -1,
 				     "cannot write '%s': a timestamp before 0 (%lld ns); OTF2 timestamps are unsigned "
 				     "(--window can leave out what comes before 0)", w->path, (long long)ts);
-			/* the pipeline reports the input; this says why */
-			tf_ctx_warn(w->ctx, "%s", w->err.msg);
+			tf_ctx_fail(w->ctx, &w->err); /* the run names the archive, not the input */
 		}
 		return 0;
 	}

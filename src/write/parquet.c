@@ -202,6 +202,19 @@ static int64_t track_rank(tf_events *w, uint32_t track)
 	return t ? t->rank : -1;
 }
 
+/* A Parquet file's error names its path in the temporary folder: say
+ * the output's instead ("cannot write 'OUT/slices/part-0.parquet'"). */
+static void name_out(const tf_events *w, tf_error *e)
+{
+	size_t n = strlen(w->dir);
+	char *at = n ? strstr(e->msg, w->dir) : NULL;
+	if (!at || !strcmp(w->dir, w->out))
+		return;
+	char msg[sizeof(e->msg)];
+	snprintf(msg, sizeof(msg), "%.*s%s%s", (int)(at - e->msg), e->msg, w->out, at + n);
+	memcpy(e->msg, msg, sizeof(msg));
+}
+
 /* The file of table t for rows of that rank (opened on first use). */
 static pq_file *file_for(tf_events *w, int t, int64_t rank)
 {
@@ -220,8 +233,10 @@ static pq_file *file_for(tf_events *w, int t, int64_t rank)
 		snprintf(dir, sizeof(dir), "%s/%s/rank=%" PRId64, w->dir, table_name[t], part);
 	snprintf(path, sizeof(path), "%s/part-%d.parquet", dir, w->part);
 	if (mkdirs(dir) < 0) {
-		w->rc = tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot write '%s': cannot create the folder "
-				     "'%s'", w->out, dir + strlen(w->dir) + 1);
+		w->rc = tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot write '%s': cannot create the folder '%s': %s",
+				     w->out, dir + strlen(w->dir) + 1, strerror(errno));
+		w->err.sys_errno = 0; /* said */
+		tf_ctx_fail(w->ctx, &w->err); /* under the read: the run names the output */
 		return NULL;
 	}
 	pq_file *f;
@@ -231,6 +246,8 @@ static pq_file *file_for(tf_events *w, int t, int64_t rank)
 		if (rc >= 0)
 			pq_abort(f);
 		w->rc = rc < 0 ? rc : tf_error_set(&w->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		name_out(w, &w->err);
+		tf_ctx_fail(w->ctx, &w->err);
 		return NULL;
 	}
 	tb->files[tb->nfiles++] = (tfile){ f, part };
@@ -257,9 +274,15 @@ static void put_opt(pq_file *f, int col, int64_t v, bool have)
 static int end_row(tf_events *w, pq_file *f)
 {
 	int rc = pq_end_row(f);
-	if (rc < 0 && w->rc == 0)
-		w->rc = tf_error_set(&w->err, rc, NULL, -1, -1, "cannot write the event tables in '%s': %s", w->out,
-				     tf_strerror(rc));
+	if (rc < 0 && w->rc == 0) { /* the file's own error names it and says why */
+		if (pq_error(f))
+			w->err = *pq_error(f);
+		else
+			tf_error_set(&w->err, rc, NULL, -1, -1, "cannot write '%s': %s", w->out, tf_strerror(rc));
+		name_out(w, &w->err);
+		w->rc = rc;
+		tf_ctx_fail(w->ctx, &w->err);
+	}
 	return w->rc;
 }
 
@@ -594,6 +617,8 @@ static int events_finish(void *state, tf_error *err)
 				continue;
 			}
 			r = pq_close(f, rc == 0 ? err : NULL);
+			if (r < 0 && rc == 0 && err)
+				name_out(w, err);
 			if (r < 0 && rc == 0)
 				rc = r;
 		}

@@ -119,7 +119,7 @@ typedef struct tf_perfetto_out {
 static void put_bytes(tf_perfetto_out *w, const void *p, size_t n)
 {
 	if (w->rc == 0 && tf_out_write(w->o, p, n) < 0)
-		w->rc = TF_EIO;
+		w->rc = tf_writer_fail_out(w->ctx, w->o);
 }
 
 static size_t put_varint(uint8_t *b, uint64_t v)

@@ -87,3 +87,11 @@ const tf_writer *tf_writer_for_path(const char *path)
 		}
 	return NULL;
 }
+
+int tf_writer_fail_out(tf_ctx *ctx, const tf_out *o)
+{
+	tf_error e;
+	tf_error_clear(&e);
+	tf_out_error(o, &e);
+	return tf_ctx_fail(ctx, &e);
+}

@@ -88,7 +88,7 @@ static void put_out(void *u, const char *p, size_t n)
 {
 	tf_speedscope_out *w = u;
 	if (tf_out_write(w->o, p, n) < 0 && w->rc == 0)
-		w->rc = TF_EIO;
+		w->rc = tf_writer_fail_out(w->ctx, w->o);
 }
 
 static void put_s(tf_speedscope_out *w, const char *s)
