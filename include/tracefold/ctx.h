@@ -22,8 +22,19 @@ typedef struct tf_track {
 	int64_t rank;          /* MPI rank / TAU node, -1 if unknown */
 	uint8_t kind;          /* tf_track_kind */
 	bool needs_sort;       /* reader cannot promise time order: buffer and sort per track */
+	bool gpu_in_place;     /* a GPU stream whose regions nest where they are instead of
+				* going under their launches (Score-P's GPU locations record
+				* none), even when sorted: what a timeline of one says */
 	int64_t sort_index;    /* Chrome thread_sort_index, else 0 */
 } tf_track;
+
+/* Whether the stack builder puts the track's regions under the CPU calls
+ * that launched them (docs/gpu.md): a GPU stream of a sorted track (Kineto)
+ * unless it nests in place; the timeline writers say so in their output. */
+static inline bool tf_track_gpu_joined(const tf_track *t)
+{
+	return t->kind == TF_TRACK_GPU && t->needs_sort && !t->gpu_in_place;
+}
 
 typedef struct tf_ctx tf_ctx;
 

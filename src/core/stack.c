@@ -411,8 +411,10 @@ static int nest_sorted(tf_stacks *s, tstate *t, tf_sorted *c)
 			sp.end_seq = t->stack[t->depth - 1].end_seq; /* it now ends where its parent does */
 			sp.flags |= TF_SPAN_CLIPPED;
 		}
+		/* a GPU stream here nests in place, as a streamed one does */
 		frame f = { .start_ns = sp.start_ns, .end_ns = sp.end_ns, .name = sp.name, .cat = sp.cat,
-			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true, .corr = sp.corr };
+			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true, .corr = sp.corr,
+			    .kind = !t->gpu ? TF_SPAN_KIND_CPU : sp.label ? TF_SPAN_KIND_GPU_LABEL : TF_SPAN_KIND_GPU };
 		TF_TRY(push_frame(s, t, &f));
 	}
 	TF_TRY(drain_events(s, t, &c->events, INT64_MAX, 1));
@@ -433,7 +435,8 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 		tf_sorter_close(s->sorter, track, &c);
 		return r;
 	}
-	r = tr && tr->kind == TF_TRACK_GPU ? flush_gpu(s, t, &c) : nest_sorted(s, t, &c);
+	t->gpu = tr && tr->kind == TF_TRACK_GPU; /* a reader may have said so after the first event */
+	r = tr && tf_track_gpu_joined(tr) ? flush_gpu(s, t, &c) : nest_sorted(s, t, &c);
 	if (r == TF_EIO)
 		tf_ctx_note(s->ctx, "cannot read back the temporary file of sorted tracks: %s", strerror(errno));
 	tf_sorter_close(s->sorter, track, &c);

@@ -184,6 +184,18 @@ static void put_meta(tf_chrome_out *w, const ctrack *c, const char *what)
 	put_s(w, ",\"args\":{");
 }
 
+/* A GPU stream's mark, for tracefold's Chrome reader (docs/chrome-out.md):
+ * Kineto's are its categories and its "stream N" thread names, which an
+ * OTF2 or Perfetto input does not have; launches 1 when its activities go
+ * under their launches, 0 when they nest in place (Score-P's). */
+static void put_gpu_mark(tf_chrome_out *w, const ctrack *c, const tf_track *t)
+{
+	if (t->kind != TF_TRACK_GPU)
+		return;
+	put_meta(w, c, "tracefold_gpu_stream");
+	put_s(w, tf_track_gpu_joined(t) ? "\"launches\":1}}" : "\"launches\":0}}");
+}
+
 static ctrack *tstate(tf_chrome_out *w, uint32_t track)
 {
 	if (track >= w->ntk) {
@@ -237,6 +249,7 @@ static int track_meta(tf_chrome_out *w, uint32_t track)
 		put_str(w, t->thread_name ? t->thread_name : t->thread_key);
 		put_s(w, "}}");
 	}
+	put_gpu_mark(w, c, t);
 	if (t->sort_index) {
 		put_meta(w, c, "thread_sort_index");
 		put_s(w, "\"sort_index\":");
@@ -274,6 +287,7 @@ static int pick_lane(tf_chrome_out *w, const tf_span *s)
 			put_s(w, "\"name\":");
 			put_q(w, name, (size_t)n);
 			put_s(w, "}}");
+			put_gpu_mark(w, &lc, tf_ctx_track_get(w->ctx, s->track));
 		}
 	}
 	c->lane = l;

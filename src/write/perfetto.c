@@ -69,9 +69,9 @@ typedef Perfetto__Protos__DebugAnnotation PB_Annot;
 #define UUID_LANE (1ull << 60)
 
 /* The debug annotation names (iid = the index). */
-enum { AN_REPAIRED = 1, AN_TAG, AN_COMMUNICATOR, AN_BYTES, AN_GPU, AN_CORRELATION, AN_COUNT };
+enum { AN_REPAIRED = 1, AN_TAG, AN_COMMUNICATOR, AN_BYTES, AN_GPU, AN_CORRELATION, AN_GPU_IN_PLACE, AN_COUNT };
 static const char *const annot_names[AN_COUNT] = { NULL, "repaired", "tag", "communicator", "bytes",
-						   "gpu", "correlation" };
+						   "gpu", "correlation", "gpu_in_place" };
 
 /* What is interned on a sequence (intern_once). */
 enum { IN_NAME, IN_CAT, IN_ANNOT };
@@ -531,6 +531,9 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 	on_lane(&e, s->track, &w->seq[s->track]);
 	if (s->kind != TF_SPAN_KIND_CPU) /* 1 a GPU activity, 2 a GPU annotation (docs/gpu.md) */
 		annot_int(w, &e, AN_GPU, s->kind);
+	/* a GPU stream that nests in place (Score-P's): read back, it does again */
+	if (s->kind != TF_SPAN_KIND_CPU && !tf_track_gpu_joined(tf_ctx_track_get(w->ctx, s->track)))
+		annot_int(w, &e, AN_GPU_IN_PLACE, 1);
 	if (s->corr) /* read back, it puts GPU work under its launch again */
 		annot_int(w, &e, AN_CORRELATION, (int64_t)s->corr);
 	return put_event(w, &e);
