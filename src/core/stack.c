@@ -479,6 +479,11 @@ static int finish_track(tf_stacks *s, uint32_t id)
 static int on_end_input(tf_sink *sink, uint32_t input)
 {
 	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
+	for (uint32_t i = 0; i < s->ntracks; i++) { /* for the timeline writers, first */
+		const tf_track *tr = tf_ctx_track_get(s->ctx, i);
+		if (tr && tr->input == input && s->tracks[i].seen)
+			tf_ctx_note_first_ns(s->ctx, s->tracks[i].first_ns);
+	}
 	for (int gpu = 0; gpu < 2; gpu++)
 		for (uint32_t i = 0; i < s->ntracks; i++) {
 			const tf_track *tr = tf_ctx_track_get(s->ctx, i);

@@ -111,6 +111,11 @@ typedef struct tf_perfetto_out {
 	size_t nchunk, capchunk, capzbuf;
 	tf_pairs pairs;        /* message and flow ends waiting for the other */
 	uint64_t nflows;       /* flow ids given out: unique in the trace */
+	const char *path;      /* for messages */
+	const char *const *inputs;
+	int ninputs;
+	bool have_shift;       /* times before 0: shift_ns (< 0) from the first written on */
+	int64_t shift_ns;
 	int rc;                /* first failure */
 } tf_perfetto_out;
 
@@ -380,6 +385,20 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
 	pseq *q = seq_state(w, track);
 	if (!q)
 		return w->rc = TF_ENOMEM;
+	/* TracePacket times are unsigned: a run that starts before 0 is
+	 * shifted to start at 0 (tf_time_shift), unchanged otherwise */
+	if (!w->have_shift) {
+		w->have_shift = true;
+		w->shift_ns = tf_time_shift(w->ctx, ts);
+	}
+	int64_t orig = ts;
+	if (w->shift_ns && __builtin_sub_overflow(orig, w->shift_ns, &ts))
+		ts = INT64_MAX;
+	if (ts < 0) {
+		tf_error e = { 0 };
+		return w->rc = tf_time_refuse(w->ctx, w->path, "Perfetto", w->inputs, w->ninputs, track, name, orig,
+					      w->shift_ns, &e);
+	}
 	k->p = (PB_Packet)PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	k->e = (PB_Event)PERFETTO__PROTOS__TRACK_EVENT__INIT;
 	k->in = (PB_Interned)PERFETTO__PROTOS__INTERNED_DATA__INIT;
@@ -695,6 +714,9 @@ static int perfetto_open(const tf_writer_args *a, const char *path, tf_span_sink
 	}
 	w->ctx = a->ctx;
 	w->st = tf_ctx_strtab(a->ctx);
+	w->path = path;
+	w->inputs = a->inputs;
+	w->ninputs = a->ninputs;
 	w->ids.max = INT32_MAX; /* ProcessDescriptor.pid and ThreadDescriptor.tid are int32 */
 	/* a gzipped file is compressed as a whole */
 	const perfetto_conf *conf = a->conf;
