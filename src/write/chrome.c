@@ -17,9 +17,10 @@
  * plain decimals, no trailing commas.  ts and dur are microseconds written
  * from the integer nanoseconds exactly ("12.345").  Epoch-sized timestamps
  * lose precision in the doubles browser viewers use, so they are shifted by
- * whole 1000 s to below ~2000 s (see shifted()); the shift is in
- * otherData.time_shift_ns.  Memory: per track, its open spans and the closed
- * ones that share their ancestors' start (on_open). */
+ * whole 1000 s to below ~2000 s (see shifted()), and a run that starts
+ * before 0 forward to after 0; the shift is in otherData.time_shift_ns.
+ * Memory: per track, its open spans and the closed ones that share their
+ * ancestors' start (on_open). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

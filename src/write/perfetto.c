@@ -23,7 +23,8 @@
  * absolute time on BOOTTIME (clock 6) instead.  Event names, categories and
  * annotation names are interned per sequence as they first appear (the iid
  * of a string is its string-table id).  Timestamps are the inputs' own
- * nanoseconds, unshifted (Perfetto keeps 64-bit ns).  Slices carry no self
+ * nanoseconds, unshifted (Perfetto keeps 64-bit ns), unless the run starts
+ * before 0 (tf_time_shift: Perfetto's times are unsigned).  Slices carry no self
  * time or call path (Perfetto computes self time; the other outputs have
  * call paths): only their repairs.  Packets go out as they are made, each
  * packed by protobuf-c into one reused buffer; memory: per track its
@@ -414,7 +415,7 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
 	if (ts >= q->last) { /* ns since the sequence's previous packet (clock 64) */
 		k->p.timestamp = (uint64_t)ts - (uint64_t)q->last; /* fits: ts >= last */
 		q->last = ts;
-	} else { /* earlier: absolute, as its two's complement when negative (docs/perfetto.md) */
+	} else { /* earlier: absolute (never before 0: shifted above) */
 		k->p.timestamp = (uint64_t)ts;
 		k->p.has_timestamp_clock_id = 1;
 		k->p.timestamp_clock_id = CLOCK_BOOTTIME;
