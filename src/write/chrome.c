@@ -133,12 +133,13 @@ static int64_t shifted(tf_chrome_out *w, int64_t ts, uint32_t track, tf_str name
 		int64_t lo = ts, f;
 		if (tf_ctx_first_ns(w->ctx, &f) && f < lo)
 			lo = f;
-		w->shift_ns = lo < 0 ? lo - lo % SHIFT_STEP - SHIFT_STEP
-			      : ts >= 2 * SHIFT_STEP ? ts - ts % SHIFT_STEP - SHIFT_STEP : 0;
+		w->shift_ns = ts >= 2 * SHIFT_STEP ? ts - ts % SHIFT_STEP - SHIFT_STEP : 0;
+		if (lo < 0 && __builtin_sub_overflow(lo - lo % SHIFT_STEP, SHIFT_STEP, &w->shift_ns))
+			w->shift_ns = lo; /* near INT64_MIN: to 0 */
 	}
 	int64_t r;
 	if (__builtin_sub_overflow(ts, w->shift_ns, &r))
-		return ts;
+		r = ts < 0 ? -1 : INT64_MAX;
 	if (r < 0 && !w->rc) { /* an input read later that starts earlier */
 		tf_error e = { 0 };
 		w->rc = tf_time_refuse(w->ctx, w->path, "the Chrome timeline's", w->inputs, w->ninputs, track, name, ts,
