@@ -22,8 +22,19 @@ typedef struct tf_track {
 	int64_t rank;          /* MPI rank / TAU node, -1 if unknown */
 	uint8_t kind;          /* tf_track_kind */
 	bool needs_sort;       /* reader cannot promise time order: buffer and sort per track */
+	bool gpu_in_place;     /* a GPU stream whose regions nest where they are instead of
+				* going under their launches (Score-P's GPU locations record
+				* none), even when sorted: what a timeline of one says */
 	int64_t sort_index;    /* Chrome thread_sort_index, else 0 */
 } tf_track;
+
+/* Whether the stack builder puts the track's regions under the CPU calls
+ * that launched them (docs/gpu.md): a GPU stream of a sorted track (Kineto)
+ * unless it nests in place; the timeline writers say so in their output. */
+static inline bool tf_track_gpu_joined(const tf_track *t)
+{
+	return t->kind == TF_TRACK_GPU && t->needs_sort && !t->gpu_in_place;
+}
 
 typedef struct tf_ctx tf_ctx;
 
@@ -91,6 +102,14 @@ tf_str tf_ctx_frame_name(tf_ctx *c, tf_str raw);
  * where ("truncated last record at byte N of 'F'").  Readers add them, commands
  * print them.  The first TF_CTX_MAX_NOTES are kept, later ones only counted. */
 #define TF_CTX_MAX_NOTES 64
+/* The earliest time of the run's regions and counters known so far: the
+ * stack builder notes each input's before it hands over the spans of its
+ * sorted tracks, so that a timeline writer whose times cannot be negative
+ * (Bazel's profiles start at -85 ms) can shift them all before it writes
+ * the first (docs/robustness.md, issue 26).  False when none is known. */
+void tf_ctx_note_first_ns(tf_ctx *c, int64_t ns);
+bool tf_ctx_first_ns(const tf_ctx *c, int64_t *ns);
+
 void tf_ctx_note(tf_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 size_t tf_ctx_nnotes(const tf_ctx *c);       /* all notes, kept or not */
 const char *tf_ctx_note_get(const tf_ctx *c, size_t i); /* NULL if not kept */

@@ -31,7 +31,23 @@ struct tf_ctx {
 	tf_error failure; /* the first failure not of an input (tf_ctx_fail); code 0: none */
 	char *fbuf;       /* scratch for a normalized name */
 	size_t capfbuf;
+	int64_t first_ns; /* tf_ctx_note_first_ns */
+	bool has_first;
 };
+
+void tf_ctx_note_first_ns(tf_ctx *c, int64_t ns)
+{
+	if (!c->has_first || ns < c->first_ns)
+		c->first_ns = ns;
+	c->has_first = true;
+}
+
+bool tf_ctx_first_ns(const tf_ctx *c, int64_t *ns)
+{
+	if (c->has_first)
+		*ns = c->first_ns;
+	return c->has_first;
+}
 
 tf_ctx *tf_ctx_new(void)
 {

@@ -410,8 +410,10 @@ static int nest_sorted(tf_stacks *s, tstate *t, tf_sorted *c)
 			sp.end_seq = t->stack[t->depth - 1].end_seq; /* it now ends where its parent does */
 			sp.flags |= TF_SPAN_CLIPPED;
 		}
+		/* a GPU stream here nests in place, as a streamed one does */
 		frame f = { .start_ns = sp.start_ns, .end_ns = sp.end_ns, .name = sp.name, .cat = sp.cat,
-			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true, .corr = sp.corr };
+			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true, .corr = sp.corr,
+			    .kind = !t->gpu ? TF_SPAN_KIND_CPU : sp.label ? TF_SPAN_KIND_GPU_LABEL : TF_SPAN_KIND_GPU };
 		TF_TRY(push_frame(s, t, &f));
 	}
 	TF_TRY(drain_events(s, t, &c->events, INT64_MAX, 1));
@@ -432,7 +434,8 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 		tf_sorter_close(s->sorter, track, &c);
 		return tf_sorter_failed(s->sorter, r);
 	}
-	r = tr && tr->kind == TF_TRACK_GPU ? flush_gpu(s, t, &c) : nest_sorted(s, t, &c);
+	t->gpu = tr && tr->kind == TF_TRACK_GPU; /* a reader may have said so after the first event */
+	r = tr && tf_track_gpu_joined(tr) ? flush_gpu(s, t, &c) : nest_sorted(s, t, &c);
 	tf_sorter_close(s->sorter, track, &c);
 	return tf_sorter_failed(s->sorter, r); /* the temporary file's, when it failed */
 }
@@ -473,6 +476,11 @@ static int finish_track(tf_stacks *s, uint32_t id)
 static int on_end_input(tf_sink *sink, uint32_t input)
 {
 	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
+	for (uint32_t i = 0; i < s->ntracks; i++) { /* for the timeline writers, first */
+		const tf_track *tr = tf_ctx_track_get(s->ctx, i);
+		if (tr && tr->input == input && s->tracks[i].seen)
+			tf_ctx_note_first_ns(s->ctx, s->tracks[i].first_ns);
+	}
 	for (int gpu = 0; gpu < 2; gpu++)
 		for (uint32_t i = 0; i < s->ntracks; i++) {
 			const tf_track *tr = tf_ctx_track_get(s->ctx, i);

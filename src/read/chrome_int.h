@@ -33,6 +33,7 @@ typedef struct tf_chrome_pending {
 	tf_str name;
 	int64_t sort_index;
 	bool has_name, has_sort;
+	uint8_t gpu;   /* tracefold_gpu_stream: 1 under its launches, 2 in place */
 } tf_chrome_pending;
 
 struct tf_chrome {

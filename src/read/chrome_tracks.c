@@ -59,6 +59,17 @@ static uint32_t track_find(tf_chrome *r, tf_str pk, tf_str tk)
 	return tf_ctx_track_find(r->ctx, r->input, pk, tk);
 }
 
+/* A GPU stream as tracefold's own timelines mark it (docs/chrome-out.md):
+ * gpu 1 its activities go under their launches, 2 they nest in place
+ * (Score-P's).  Its class keeps tf_chrome_settle_gpu from undoing it. */
+static int mark_gpu_stream(tf_chrome *r, uint32_t id, uint8_t gpu)
+{
+	tf_track *t = tf_ctx_track_get(r->ctx, id);
+	t->kind = TF_TRACK_GPU;
+	t->gpu_in_place = gpu == 2;
+	return tf_chrome_note_class(r, id, CAT_GPU);
+}
+
 int tf_chrome_track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_span *tid, uint32_t *out)
 {
 	const char *pt, *tt;
@@ -90,6 +101,8 @@ int tf_chrome_track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_spa
 				t->thread_name = pt_->name;
 			if (pt_->has_sort)
 				t->sort_index = pt_->sort_index;
+			if (pt_->gpu)
+				TF_TRY(mark_gpu_stream(r, id, pt_->gpu));
 		}
 	}
 	if (pn <= CACHE_KEY && tn <= CACHE_KEY) {
@@ -157,7 +170,7 @@ int tf_chrome_cat_class(tf_chrome *r, tf_str cat)
 
 int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f)
 {
-	tf_json_span key, val, aname = { 0 }, asort = { 0 }, alabels = { 0 };
+	tf_json_span key, val, aname = { 0 }, asort = { 0 }, alabels = { 0 }, alaunch = { 0 };
 	if (f->args.type == TF_JSON_OBJECT) {
 		tf_json_iter it;
 		tf_json_iter_begin(&it, &f->args);
@@ -168,6 +181,8 @@ int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f)
 				asort = val;
 			else if (tf_json_is(&key, "labels"))
 				alabels = val;
+			else if (tf_json_is(&key, "launches"))
+				alaunch = val;
 		}
 	}
 	if (asort.type == TF_JSON_NONE)
@@ -175,7 +190,8 @@ int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f)
 	const tf_json_span *nm = &f->name;
 	bool pname = tf_json_is(nm, "process_name"), tname = tf_json_is(nm, "thread_name");
 	bool tsort = tf_json_is(nm, "thread_sort_index"), plabels = tf_json_is(nm, "process_labels");
-	if (!(pname || tname || tsort || plabels))
+	bool gstream = tf_json_is(nm, "tracefold_gpu_stream");
+	if (!(pname || tname || tsort || plabels || gstream))
 		return 0;
 	const char *pt;
 	size_t pn;
@@ -193,9 +209,10 @@ int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f)
 	if (plabels && alabels.type == TF_JSON_STRING && !alabels.esc &&
 	    is_gpu_name((const char *)alabels.p, alabels.n))
 		TF_TRY(mark_gpu_process(r, pk));
-	int64_t si = 0;
+	int64_t si = 0, launches = 0;
 	bool has_sort = tsort && tf_json_i64(&asort, &si);
-	if ((tname && aname.type == TF_JSON_STRING) || has_sort) {
+	bool has_gpu = gstream && tf_json_i64(&alaunch, &launches);
+	if ((tname && aname.type == TF_JSON_STRING) || has_sort || has_gpu) {
 		tf_str tk, v = 0;
 		TF_TRY(tf_chrome_intern(r, &f->tid, 3, &tk));
 		if (tname)
@@ -206,6 +223,8 @@ int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f)
 		if (tname) {
 			p->name = v;
 			p->has_name = true;
+		} else if (has_gpu) {
+			p->gpu = launches ? 1 : 2;
 		} else {
 			p->sort_index = si;
 			p->has_sort = true;
@@ -215,6 +234,8 @@ int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f)
 			tf_track *t = tf_ctx_track_get(r->ctx, id);
 			if (tname)
 				t->thread_name = v;
+			else if (has_gpu)
+				TF_TRY(mark_gpu_stream(r, id, p->gpu));
 			else
 				t->sort_index = si;
 		}

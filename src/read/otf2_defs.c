@@ -515,6 +515,7 @@ static int define_tracks(rd *r)
 		 * launched them: a GPU stream is then a sorted track, nested after
 		 * the input's CPU threads, as a Kineto trace's is (docs/gpu.md) */
 		t->needs_sort = t->kind == TF_TRACK_GPU && L->launched;
+		t->gpu_in_place = t->kind == TF_TRACK_GPU && !L->launched;
 		L->track = id;
 	}
 	/* Score-P leaves metric locations unnamed: name them after what they record */

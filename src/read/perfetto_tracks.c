@@ -288,7 +288,8 @@ static int flows(tf_pf *r, const tf_event *base, const uint64_t *ids, size_t n, 
 
 /* What tracefold's writer says of a slice in its debug annotations: "gpu"
  * (1 a GPU activity, 2 a GPU annotation: its track is a GPU stream) and
- * "correlation" (the id that links a GPU activity to its launch). */
+ * "correlation" (the id that links a GPU activity to its launch), and
+ * "gpu_in_place" (its GPU stream nests in place, as Score-P's do). */
 static int gpu_annotations(tf_pf *r, uint32_t seq, const PB_Event *e, tf_event *ev)
 {
 	for (size_t i = 0; i < e->n_debug_annotations; i++) {
@@ -311,6 +312,8 @@ static int gpu_annotations(tf_pf *r, uint32_t seq, const PB_Event *e, tf_event *
 			tf_ctx_track_get(r->ctx, ev->track)->kind = TF_TRACK_GPU;
 			if (v == 2)
 				ev->flags |= TF_EVF_GPU_LABEL;
+		} else if (!strcmp(name, "gpu_in_place")) {
+			tf_ctx_track_get(r->ctx, ev->track)->gpu_in_place = true;
 		}
 	}
 	return 0;

@@ -17,9 +17,10 @@
  * plain decimals, no trailing commas.  ts and dur are microseconds written
  * from the integer nanoseconds exactly ("12.345").  Epoch-sized timestamps
  * lose precision in the doubles browser viewers use, so they are shifted by
- * whole 1000 s to below ~2000 s (see shifted()); the shift is in
- * otherData.time_shift_ns.  Memory: per track, its open spans and the closed
- * ones that share their ancestors' start (on_open). */
+ * whole 1000 s to below ~2000 s (see shifted()), and a run that starts
+ * before 0 forward to after 0; the shift is in otherData.time_shift_ns.
+ * Memory: per track, its open spans and the closed ones that share their
+ * ancestors' start (on_open). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,7 @@ typedef struct tf_chrome_out {
 	uint64_t nevents;
 	tf_pairs pairs;        /* message and flow ends waiting for the other */
 	uint64_t nflows;       /* flow ids written: unique in the trace */
+	const char *path;      /* for messages */
 	int rc;                /* first write failure */
 } tf_chrome_out;
 
@@ -119,17 +121,31 @@ static void put_i64(tf_chrome_out *w, int64_t v)
 
 #define SHIFT_STEP 1000000000000LL /* 1000 s in ns */
 
-static int64_t shifted(tf_chrome_out *w, int64_t ts)
+static int64_t shifted(tf_chrome_out *w, int64_t ts, uint32_t track, tf_str name)
 {
 	if (!w->have_shift) {
 		w->have_shift = true;
 		/* whole 1000 s, one step back: times stay below ~2000 s plus the
 		 * trace's length (exact as doubles to the ns), and events up to
-		 * 1000 s before the first one handed over stay positive */
+		 * 1000 s before the first one handed over stay positive; a run
+		 * that starts before 0 (Bazel's), which Perfetto's importer does
+		 * not take, goes forward by as many to start after 0 */
+		int64_t lo = ts, f;
+		if (tf_ctx_first_ns(w->ctx, &f) && f < lo)
+			lo = f;
 		w->shift_ns = ts >= 2 * SHIFT_STEP ? ts - ts % SHIFT_STEP - SHIFT_STEP : 0;
+		if (lo < 0 && __builtin_sub_overflow(lo - lo % SHIFT_STEP, SHIFT_STEP, &w->shift_ns))
+			w->shift_ns = lo; /* near INT64_MIN: to 0 */
 	}
 	int64_t r;
-	return __builtin_sub_overflow(ts, w->shift_ns, &r) ? ts : r;
+	if (__builtin_sub_overflow(ts, w->shift_ns, &r))
+		r = ts < 0 ? -1 : INT64_MAX;
+	if (r < 0 && !w->rc) { /* an input read later that starts earlier */
+		tf_error e = { 0 };
+		w->rc = tf_time_refuse(w->ctx, w->path, "the Chrome timeline's", w->inputs, w->ninputs, track, name, ts,
+				       w->shift_ns, &e);
+	}
+	return r;
 }
 
 /* "pid":P,"tid":T: integers, as the format wants them (string ids break
@@ -148,14 +164,14 @@ static void begin_event(tf_chrome_out *w)
 }
 
 /* {PH,"pid":P,"tid":T,"ts":TS: the start of every timed event. */
-static void put_head(tf_chrome_out *w, const char *ph, uint32_t track, int64_t ts_ns)
+static void put_head(tf_chrome_out *w, const char *ph, uint32_t track, int64_t ts_ns, tf_str name)
 {
 	begin_event(w);
 	put_s(w, ph);
 	put_s(w, ",");
 	put_ids(w, &w->tk[track]);
 	put_s(w, ",\"ts\":");
-	put_us(w, shifted(w, ts_ns));
+	put_us(w, shifted(w, ts_ns, track, name));
 }
 
 /* ,"name":N[,"cat":C] ("" for no name) */
@@ -182,6 +198,18 @@ static void put_meta(tf_chrome_out *w, const ctrack *c, const char *what)
 	put_s(w, "\",");
 	put_ids(w, c);
 	put_s(w, ",\"args\":{");
+}
+
+/* A GPU stream's mark, for tracefold's Chrome reader (docs/chrome-out.md):
+ * Kineto's are its categories and its "stream N" thread names, which an
+ * OTF2 or Perfetto input does not have; launches 1 when its activities go
+ * under their launches, 0 when they nest in place (Score-P's). */
+static void put_gpu_mark(tf_chrome_out *w, const ctrack *c, const tf_track *t)
+{
+	if (t->kind != TF_TRACK_GPU)
+		return;
+	put_meta(w, c, "tracefold_gpu_stream");
+	put_s(w, tf_track_gpu_joined(t) ? "\"launches\":1}}" : "\"launches\":0}}");
 }
 
 static ctrack *tstate(tf_chrome_out *w, uint32_t track)
@@ -237,6 +265,7 @@ static int track_meta(tf_chrome_out *w, uint32_t track)
 		put_str(w, t->thread_name ? t->thread_name : t->thread_key);
 		put_s(w, "}}");
 	}
+	put_gpu_mark(w, c, t);
 	if (t->sort_index) {
 		put_meta(w, c, "thread_sort_index");
 		put_s(w, "\"sort_index\":");
@@ -274,6 +303,7 @@ static int pick_lane(tf_chrome_out *w, const tf_span *s)
 			put_s(w, "\"name\":");
 			put_q(w, name, (size_t)n);
 			put_s(w, "}}");
+			put_gpu_mark(w, &lc, tf_ctx_track_get(w->ctx, s->track));
 		}
 	}
 	c->lane = l;
@@ -287,7 +317,7 @@ static void put_span_head(tf_chrome_out *w, const char *ph, const tf_span *s, in
 	int64_t tid = c->tid;
 	if (c->lane)
 		c->tid = c->lane_tid[c->lane];
-	put_head(w, ph, s->track, ts);
+	put_head(w, ph, s->track, ts, s->name);
 	c->tid = tid;
 }
 
@@ -400,7 +430,7 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 static void put_flow_end(tf_chrome_out *w, const tf_pend *p, const char *ph, const char *name, tf_str cat,
 			 const tf_pend *msg)
 {
-	put_head(w, ph, (uint32_t)p->track, p->ts);
+	put_head(w, ph, (uint32_t)p->track, p->ts, 0);
 	put_s(w, ",\"id\":");
 	put_i64(w, (int64_t)w->nflows);
 	put_s(w, ",\"name\":");
@@ -458,7 +488,8 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	if (ev->kind != TF_EV_COUNTER && ev->kind != TF_EV_INSTANT)
 		return w->rc;
 	TF_TRY(track_meta(w, ev->track));
-	put_head(w, ev->kind == TF_EV_COUNTER ? "\"ph\":\"C\"" : "\"ph\":\"i\",\"s\":\"t\"", ev->track, ev->ts_ns);
+	put_head(w, ev->kind == TF_EV_COUNTER ? "\"ph\":\"C\"" : "\"ph\":\"i\",\"s\":\"t\"", ev->track, ev->ts_ns,
+		 ev->name);
 	put_name_cat(w, ev->name, ev->cat);
 	if (ev->kind == TF_EV_COUNTER || (ev->flags & TF_EVF_MEMORY)) {
 		char b[40];
@@ -543,6 +574,7 @@ static int chrome_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	}
 	w->ctx = a->ctx;
 	w->st = tf_ctx_strtab(a->ctx);
+	w->path = path;
 	w->inputs = a->inputs;
 	w->input_formats = a->input_formats;
 	w->ninputs = a->ninputs;

@@ -199,6 +199,7 @@ static int otf2_open(const tf_writer_args *a, const char *path, tf_span_sink **s
 		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 	}
 	w->ctx = a->ctx;
+	w->inputs = a->inputs, w->ninputs = a->ninputs; /* for messages */
 	w->st = tf_ctx_strtab(a->ctx);
 	w->max_rank = w->run_max_rank = w->max_peer = -1;
 	w->min_ts = INT64_MAX;

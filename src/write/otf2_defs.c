@@ -233,10 +233,11 @@ int tf_otf2_out_write_defs(tf_otf2_out *w)
 						       l->nevents, l->group);
 	}
 	/* GPU streams whose activities went under their launches (sorted
-	 * tracks: Kineto, rocprofiler): read back, they do again */
+	 * tracks: Kineto, rocprofiler; not those that nest in place, as
+	 * Score-P's do, read from another timeline): read back, they do again */
 	for (uint32_t i = 0; i < w->nloc && e == OTF2_SUCCESS; i++) {
 		const tf_track *t = tf_ctx_track_get(w->ctx, w->loc[i].track);
-		if (w->loc[i].gpu && t && t->needs_sort) {
+		if (w->loc[i].gpu && t && tf_track_gpu_joined(t)) {
 			OTF2_AttributeValue v;
 			v.uint8 = 1;
 			e = OTF2_GlobalDefWriter_WriteLocationProperty(d, i, s_launches, OTF2_TYPE_UINT8, v);

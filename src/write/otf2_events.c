@@ -76,15 +76,23 @@ static uint32_t loc_of(tf_otf2_out *w, uint32_t track, uint32_t lane)
 }
 
 /* The time an event of location l is written at: its own, or, when the
- * location already has a later event, that one's (counted). */
-static uint64_t stamp(tf_otf2_out *w, oloc *l, int64_t ts)
+ * location already has a later event, that one's (counted).  OTF2's are
+ * unsigned: a run that starts before 0 is shifted to start at 0
+ * (tf_time_shift; the clock's offset is then 0), unchanged otherwise; a
+ * time still before 0 fails the run, nothing goes to libotf2. */
+static uint64_t stamp(tf_otf2_out *w, oloc *l, int64_t ts, tf_str name)
 {
-	if (ts < 0) { /* OTF2's are unsigned: the run fails, nothing goes to libotf2 */
+	if (!w->have_shift) {
+		w->have_shift = true;
+		w->shift_ns = tf_time_shift(w->ctx, ts);
+	}
+	int64_t orig = ts;
+	if (w->shift_ns && __builtin_sub_overflow(orig, w->shift_ns, &ts))
+		ts = INT64_MAX;
+	if (ts < 0) {
 		if (!w->rc) {
-			tf_error_set(&w->err, w->rc = TF_EFORMAT, NULL, -1, -1,
-				     "cannot write '%s': a timestamp before 0 (%lld ns); OTF2 timestamps are unsigned "
-				     "(--window can leave out what comes before 0)", w->path, (long long)ts);
-			tf_ctx_fail(w->ctx, &w->err); /* the run names the archive, not the input */
+			w->rc = tf_time_refuse(w->ctx, w->path, "OTF2", w->inputs, w->ninputs, l->track, name, orig,
+					       w->shift_ns, &w->err);
 		}
 		return 0;
 	}
@@ -110,15 +118,15 @@ static int write_pend(tf_otf2_out *w, uint32_t li, const pend *p)
 		OTF2_Type type = OTF2_TYPE_DOUBLE;
 		OTF2_MetricValue v;
 		v.floating_point = p->value;
-		e = OTF2_EvtWriter_Metric(l->ew, NULL, stamp(w, l, p->ts), p->ref, 1, &type, &v);
+		e = OTF2_EvtWriter_Metric(l->ew, NULL, stamp(w, l, p->ts, 0), p->ref, 1, &type, &v);
 	} else {
 		w->any_mpi = true;
 		uint32_t tag = (uint32_t)p->tag, peer = p->ref;
 		uint64_t bytes = p->bytes > 0 ? (uint64_t)p->bytes : 0;
 		if (p->kind == TF_EV_SEND)
-			e = OTF2_EvtWriter_MpiSend(l->ew, NULL, stamp(w, l, p->ts), peer, 0, tag, bytes);
+			e = OTF2_EvtWriter_MpiSend(l->ew, NULL, stamp(w, l, p->ts, 0), peer, 0, tag, bytes);
 		else
-			e = OTF2_EvtWriter_MpiRecv(l->ew, NULL, stamp(w, l, p->ts), peer, 0, tag, bytes);
+			e = OTF2_EvtWriter_MpiRecv(l->ew, NULL, stamp(w, l, p->ts, 0), peer, 0, tag, bytes);
 	}
 	return e == OTF2_SUCCESS ? 0 : tf_otf2_out_fail(w, e, "an event");
 }
@@ -183,7 +191,7 @@ int tf_otf2_out_on_open(tf_span_sink *sk, const tf_span *s)
 			OTF2_AttributeList_AddUint8(al, AT_GPU, (uint8_t)s->kind);
 	}
 	oloc *l = &w->loc[li];
-	OTF2_ErrorCode e = OTF2_EvtWriter_Enter(l->ew, al, stamp(w, l, s->start_ns), r);
+	OTF2_ErrorCode e = OTF2_EvtWriter_Enter(l->ew, al, stamp(w, l, s->start_ns, s->name), r);
 	return e == OTF2_SUCCESS ? w->rc : tf_otf2_out_fail(w, e, "an Enter event");
 }
 
@@ -210,7 +218,7 @@ int tf_otf2_out_on_close(tf_span_sink *sk, const tf_span *s)
 		OTF2_AttributeList_AddStringRef(al, AT_REPAIRED, tf_otf2_out_string_cstr(w, rep));
 	}
 	oloc *l = &w->loc[li];
-	OTF2_ErrorCode e = OTF2_EvtWriter_Leave(l->ew, al, stamp(w, l, s->end_ns), tf_otf2_out_named_ref(w, &w->regions, s->name));
+	OTF2_ErrorCode e = OTF2_EvtWriter_Leave(l->ew, al, stamp(w, l, s->end_ns, s->name), tf_otf2_out_named_ref(w, &w->regions, s->name));
 	if (e != OTF2_SUCCESS)
 		return tf_otf2_out_fail(w, e, "a Leave event");
 	if (k->depth)

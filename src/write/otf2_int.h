@@ -102,7 +102,11 @@ typedef struct tf_otf2_out {
 	int64_t max_peer;      /* the largest peer of a message written */
 	bool any_mpi;
 	bool any_corr;         /* a correlation id was written: its attribute is defined */
-	int64_t min_ts, max_ts;
+	int64_t min_ts, max_ts;     /* as written: shifted */
+	bool have_shift;           /* times before 0: shift_ns (< 0) from the first written on */
+	int64_t shift_ns;
+	const char *const *inputs; /* for messages */
+	int ninputs;
 	uint64_t moved, moved_ns; /* events written at a later time than their own */
 	uint64_t skipped_msgs; /* messages of a track without rank or to no rank */
 	/* processes of no track (a rank with no track, a GPU device's host):

@@ -23,7 +23,8 @@
  * absolute time on BOOTTIME (clock 6) instead.  Event names, categories and
  * annotation names are interned per sequence as they first appear (the iid
  * of a string is its string-table id).  Timestamps are the inputs' own
- * nanoseconds, unshifted (Perfetto keeps 64-bit ns).  Slices carry no self
+ * nanoseconds, unshifted (Perfetto keeps 64-bit ns), unless the run starts
+ * before 0 (tf_time_shift: Perfetto's times are unsigned).  Slices carry no self
  * time or call path (Perfetto computes self time; the other outputs have
  * call paths): only their repairs.  Packets go out as they are made, each
  * packed by protobuf-c into one reused buffer; memory: per track its
@@ -69,9 +70,9 @@ typedef Perfetto__Protos__DebugAnnotation PB_Annot;
 #define UUID_LANE (1ull << 60)
 
 /* The debug annotation names (iid = the index). */
-enum { AN_REPAIRED = 1, AN_TAG, AN_COMMUNICATOR, AN_BYTES, AN_GPU, AN_CORRELATION, AN_COUNT };
+enum { AN_REPAIRED = 1, AN_TAG, AN_COMMUNICATOR, AN_BYTES, AN_GPU, AN_CORRELATION, AN_GPU_IN_PLACE, AN_COUNT };
 static const char *const annot_names[AN_COUNT] = { NULL, "repaired", "tag", "communicator", "bytes",
-						   "gpu", "correlation" };
+						   "gpu", "correlation", "gpu_in_place" };
 
 /* What is interned on a sequence (intern_once). */
 enum { IN_NAME, IN_CAT, IN_ANNOT };
@@ -111,6 +112,11 @@ typedef struct tf_perfetto_out {
 	size_t nchunk, capchunk, capzbuf;
 	tf_pairs pairs;        /* message and flow ends waiting for the other */
 	uint64_t nflows;       /* flow ids given out: unique in the trace */
+	const char *path;      /* for messages */
+	const char *const *inputs;
+	int ninputs;
+	bool have_shift;       /* times before 0: shift_ns (< 0) from the first written on */
+	int64_t shift_ns;
 	int rc;                /* first failure */
 } tf_perfetto_out;
 
@@ -380,6 +386,20 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
 	pseq *q = seq_state(w, track);
 	if (!q)
 		return w->rc = TF_ENOMEM;
+	/* TracePacket times are unsigned: a run that starts before 0 is
+	 * shifted to start at 0 (tf_time_shift), unchanged otherwise */
+	if (!w->have_shift) {
+		w->have_shift = true;
+		w->shift_ns = tf_time_shift(w->ctx, ts);
+	}
+	int64_t orig = ts;
+	if (w->shift_ns && __builtin_sub_overflow(orig, w->shift_ns, &ts))
+		ts = INT64_MAX;
+	if (ts < 0) {
+		tf_error e = { 0 };
+		return w->rc = tf_time_refuse(w->ctx, w->path, "Perfetto", w->inputs, w->ninputs, track, name, orig,
+					      w->shift_ns, &e);
+	}
 	k->p = (PB_Packet)PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	k->e = (PB_Event)PERFETTO__PROTOS__TRACK_EVENT__INIT;
 	k->in = (PB_Interned)PERFETTO__PROTOS__INTERNED_DATA__INIT;
@@ -395,7 +415,7 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
 	if (ts >= q->last) { /* ns since the sequence's previous packet (clock 64) */
 		k->p.timestamp = (uint64_t)ts - (uint64_t)q->last; /* fits: ts >= last */
 		q->last = ts;
-	} else { /* earlier: absolute, as its two's complement when negative (docs/perfetto.md) */
+	} else { /* earlier: absolute (never before 0: shifted above) */
 		k->p.timestamp = (uint64_t)ts;
 		k->p.has_timestamp_clock_id = 1;
 		k->p.timestamp_clock_id = CLOCK_BOOTTIME;
@@ -531,6 +551,9 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 	on_lane(&e, s->track, &w->seq[s->track]);
 	if (s->kind != TF_SPAN_KIND_CPU) /* 1 a GPU activity, 2 a GPU annotation (docs/gpu.md) */
 		annot_int(w, &e, AN_GPU, s->kind);
+	/* a GPU stream that nests in place (Score-P's): read back, it does again */
+	if (s->kind != TF_SPAN_KIND_CPU && !tf_track_gpu_joined(tf_ctx_track_get(w->ctx, s->track)))
+		annot_int(w, &e, AN_GPU_IN_PLACE, 1);
 	if (s->corr) /* read back, it puts GPU work under its launch again */
 		annot_int(w, &e, AN_CORRELATION, (int64_t)s->corr);
 	return put_event(w, &e);
@@ -692,6 +715,9 @@ static int perfetto_open(const tf_writer_args *a, const char *path, tf_span_sink
 	}
 	w->ctx = a->ctx;
 	w->st = tf_ctx_strtab(a->ctx);
+	w->path = path;
+	w->inputs = a->inputs;
+	w->ninputs = a->ninputs;
 	w->ids.max = INT32_MAX; /* ProcessDescriptor.pid and ThreadDescriptor.tid are int32 */
 	/* a gzipped file is compressed as a whole */
 	const perfetto_conf *conf = a->conf;

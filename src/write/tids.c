@@ -113,3 +113,28 @@ void tf_tids_free(tf_tids *t)
 	free(t->pids);
 	t->pids = NULL;
 }
+
+int64_t tf_time_shift(tf_ctx *ctx, int64_t ts)
+{
+	int64_t lo = ts, f;
+	if (tf_ctx_first_ns(ctx, &f) && f < lo)
+		lo = f;
+	return lo < 0 ? lo : 0;
+}
+
+int tf_time_refuse(tf_ctx *ctx, const char *out, const char *format, const char *const *inputs, int ninputs,
+		   uint32_t track, tf_str name, int64_t ts, int64_t shift, tf_error *err)
+{
+	const tf_track *t = tf_ctx_track_get(ctx, track);
+	tf_strtab *st = tf_ctx_strtab(ctx);
+	const char *in = t && t->input < (uint32_t)ninputs ? inputs[t->input] : "?";
+	const char *pn = t ? tf_strtab_get(st, t->process_name ? t->process_name : t->process_key) : "?";
+	const char *tn = t ? tf_strtab_get(st, t->thread_name ? t->thread_name : t->thread_key) : "?";
+	tf_error_set(err, TF_EFORMAT, NULL, -1, -1,
+		     "cannot write '%s': '%.200s' of '%s' (process %.100s, thread %.100s) is at %lld ns, before 0 even "
+		     "shifted by the %lld ns chosen at the first time written, and %s times cannot be before 0 "
+		     "(--window can leave it out, or give the input that starts earliest first)",
+		     out, name ? tf_strtab_get(st, name) : "", in, pn, tn, (long long)ts, (long long)-shift, format);
+	tf_ctx_fail(ctx, err); /* under the read: the run names the output, not the input */
+	return TF_EFORMAT;
+}

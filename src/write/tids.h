@@ -57,4 +57,15 @@ void tf_lanes_free(tf_lanes *l);
 int tf_lane_name(tf_ctx *ctx, uint32_t track, uint32_t lane, char *buf, size_t n);
 void tf_tids_free(tf_tids *t);
 
+/* Times before 0 (Bazel's profiles start at -85 ms) in a timeline whose
+ * times are unsigned (Perfetto's, OTF2's; docs/robustness.md): the shift
+ * decided once, at the first time written (ts): the run's earliest time
+ * known then (tf_ctx_first_ns) when it is before 0, else 0.  A time that
+ * is still before 0 once shifted (an input read later that starts earlier)
+ * is refused by tf_time_refuse: err (TF_EFORMAT) and a warning name the
+ * output, the event (its name, input, process and thread) and its time. */
+int64_t tf_time_shift(tf_ctx *ctx, int64_t ts);
+int tf_time_refuse(tf_ctx *ctx, const char *out, const char *format, const char *const *inputs, int ninputs,
+		   uint32_t track, tf_str name, int64_t ts, int64_t shift, tf_error *err);
+
 #endif

@@ -137,11 +137,16 @@ $TF otf2 "$TMP/bp/traces.otf2" -o "$TMP/bpo" 2> "$TMP/bperr"
 check "a message to rank 200000 of a 1-rank run: said on stderr" grep -q "messages name peers up to rank 200000, beyond the run's ranks (0..0)" "$TMP/bperr"
 check "... the archive has 1 location, not 200,001" sh -c "test \$(ls '$TMP/bpo/traces' | wc -l) -eq 2"
 check "... and otf2-print reads it" sh -c "otf2-print '$TMP/bpo/traces.otf2' > /dev/null 2> '$TMP/perr' && test ! -s '$TMP/perr'"
-# negative timestamps: an error that says so, nothing left behind
+# negative timestamps (robustness.md, issue 26 item 7): a run that starts
+# before 0 is shifted to start at 0; a later input that starts earlier than
+# the first one written is an error that says so, nothing left behind
 printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":-5,"dur":10}]}' > "$TMP/neg.json"
-expect_exit 3 "a timestamp before 0: exit 3" $TF otf2 "$TMP/neg.json" -o "$TMP/neg"
+printf '{"traceEvents":[{"ph":"X","name":"b","pid":2,"tid":2,"ts":1,"dur":10}]}' > "$TMP/pos.json"
+check "a run that starts before 0: written from 0" sh -c "$TF -q otf2 '$TMP/neg.json' -o '$TMP/neg0' &&
+	otf2-print '$TMP/neg0/traces.otf2' | grep -E '^ENTER' | grep -q ' 0  Region: \"a\"'"
+expect_exit 3 "a later input before 0: exit 3" $TF otf2 "$TMP/pos.json" "$TMP/neg.json" -o "$TMP/neg"
 cp "$TMP/err" "$TMP/err1"
-check "... saying why (and nothing of libotf2's own printing)" sh -c "grep -q 'a timestamp before 0 (-5000 ns)' '$TMP/err1' && ! grep -q '^\[OTF2\]' '$TMP/err1'"
+check "... saying why (and nothing of libotf2's own printing)" sh -c "grep -q \"'a' of '$TMP/neg.json' (process 1, thread 1) is at -5000 ns, before 0\" '$TMP/err1' && ! grep -q '^\[OTF2\]' '$TMP/err1'"
 check "... and no archive or temporary folder" sh -c "test ! -e '$TMP/neg' && ! ls -a '$TMP' | grep -q '^\.neg\.'"
 # the pipelined OTF2 reader reads tracefold's attributes back the same way
 k=$(ls $DATA/chrome/kineto-resnet50-gpu/*.json.gz)

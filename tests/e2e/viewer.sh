@@ -32,7 +32,7 @@ for p,t in sorted({(e["pid"],e["tid"]) for e in ev if e["ph"]=="X"}):
     else:
         print("%s (pid %d, tid %d)" % (pn.get(p, "pid"), p, t))' "$1"; }
 i=0
-for t in $DATA/tau/mpi_small $DATA/otf2/scorep-ping-pong-mpi $DATA/chrome/pytorch-legacy-small/trace.json; do
+for t in $DATA/tau/mpi_small $DATA/otf2/scorep-ping-pong-mpi $DATA/chrome/pytorch-legacy-small/trace.json $DATA/otf2/scorep-mi300-hip $DATA/chrome/hta-simple-add-gpu/*.json.gz; do
 	i=$((i + 1)); b=$(basename "$t")
 	$TF -q chrome "$t" -o "$TMP/www/t$i.json" || { fail "$b: chrome"; continue; }
 	render "t$i.json" > "$TMP/dom$i"

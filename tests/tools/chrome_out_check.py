@@ -47,7 +47,10 @@ for k, e in enumerate(d["traceEvents"]):
         if depth[key] < 0:
             errs.append("event %d: E without its B" % k)
     if ph == "M":
-        if e["name"] not in ("process_name", "process_sort_index", "thread_name", "thread_sort_index"):
+        if e["name"] == "tracefold_gpu_stream":  # docs/chrome-out.md: a GPU stream's mark
+            if e.get("args", {}).get("launches") not in (0, 1):
+                errs.append("event %d: tracefold_gpu_stream args %r" % (k, e.get("args")))
+        elif e["name"] not in ("process_name", "process_sort_index", "thread_name", "thread_sort_index"):
             errs.append("event %d: metadata %r" % (k, e["name"]))
         continue
     if not isinstance(e.get("ts"), num) or isinstance(e.get("ts"), bool):
