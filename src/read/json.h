@@ -19,9 +19,9 @@
  *   -Infinity, which are not JSON but are what Python's json module writes
  *   for non-finite floats (-Infinity reads as a number, which no conversion
  *   accepts).  A string is anything between quotes (escapes are checked in
- *   skipped values, control characters nowhere).  Nested values are found
- *   by bracket pairing and strings (tf_json_skip_nested), then checked
- *   (tf_json_check_nested).
+ *   skipped values, control characters nowhere).  Nested values are read
+ *   and checked in one pass (tf_json_nested); tf_json_skip_nested, which
+ *   only pairs brackets, 64 bytes at a time, is kept for its tests.
  * - The hot primitives (whitespace, the SSE2 string and structure scanners,
  *   tf_json_string, tf_json_value) are static inline here so that a parser's
  *   event loop compiles as one piece; the rest is in json.c. */
@@ -167,8 +167,26 @@ int tf_json_skip_nested_slow(const unsigned char *p, const unsigned char *end, c
 			     tf_json_error *e);
 #endif
 
-int tf_json_check_nested(const unsigned char *p, const unsigned char *end, tf_json_error *e);
-bool tf_json_number_ok(const unsigned char *p, size_t n);
+int tf_json_nested(const unsigned char *p, const unsigned char *end, const unsigned char **out,
+		   tf_json_error *e);
+bool tf_json_number_slow(const unsigned char *p, size_t n);
+
+/* A number token [p, p + n) as JSON writes it (and -Infinity): plain
+ * integers and decimals here, the rest in json_check.c. */
+static inline bool tf_json_number(const unsigned char *p, size_t n)
+{
+	size_t i = p[0] == '-';
+	if (i < n && p[i] >= '1' && p[i] <= '9') {
+		while (++i < n && tf_json_digit[p[i]])
+			;
+		if (i < n && p[i] == '.' && i + 1 < n && tf_json_digit[p[i + 1]])
+			for (i += 2; i < n && tf_json_digit[p[i]]; i++)
+				;
+		if (i == n)
+			return true;
+	}
+	return tf_json_number_slow(p, n);
+}
 
 /* true, false, null, NaN, Infinity (see the top of this file). */
 static inline bool tf_json_literal_ok(const unsigned char *p, size_t n)
@@ -189,8 +207,8 @@ static inline __attribute__((always_inline)) int tf_json_value(const unsigned ch
 	if (c == '"')
 		return tf_json_string(p, end, v, out);
 	if (c == '{' || c == '[') {
-		int rc = tf_json_skip_nested(p, end, out, e);
-		if (rc != TF_JSON_OK || (rc = tf_json_check_nested(p, *out, e)) != TF_JSON_OK)
+		int rc = tf_json_nested(p, end, out, e);
+		if (rc != TF_JSON_OK)
 			return rc;
 		v->p = p;
 		v->n = (size_t)(*out - p);
@@ -198,7 +216,23 @@ static inline __attribute__((always_inline)) int tf_json_value(const unsigned ch
 		v->esc = 0;
 		return TF_JSON_OK;
 	}
-	const unsigned char *q = p;
+	const unsigned char *q = p + (c == '-');
+	if (q < end && *q >= '1' && *q <= '9') { /* most numbers: digits[.digits], checked as read */
+		while (++q < end && tf_json_digit[*q])
+			;
+		if (q + 1 < end && *q == '.' && tf_json_digit[q[1]])
+			for (q += 2; q < end && tf_json_digit[*q]; q++)
+				;
+		if (q < end && !tf_json_scalar[*q]) {
+			v->p = p;
+			v->n = (size_t)(q - p);
+			v->esc = 0;
+			v->type = TF_JSON_NUMBER;
+			*out = q;
+			return TF_JSON_OK;
+		}
+	}
+	q = p;
 	while (q < end && tf_json_scalar[*q])
 		q++;
 	if (q >= end)
@@ -209,7 +243,7 @@ static inline __attribute__((always_inline)) int tf_json_value(const unsigned ch
 	v->n = (size_t)(q - p);
 	v->esc = 0;
 	if (tf_json_digit[c] || c == '-') {
-		if (!tf_json_number_ok(p, v->n))
+		if (!tf_json_number(p, v->n))
 			return tf_json_fail(e, TF_JSON_ESYNTAX, p, "malformed JSON number", false);
 		v->type = TF_JSON_NUMBER;
 	} else {
@@ -270,11 +304,13 @@ int tf_json_skip_begin(tf_json_skip *s, const unsigned char *p, tf_json_error *e
  * bytes after it are not used). */
 ptrdiff_t tf_json_skip_feed(tf_json_skip *s, const unsigned char *p, const unsigned char *end, bool *done,
 			    tf_json_error *e);
-/* [p, end) is a whole nested value (tf_json_skip_nested found its end):
- * TF_JSON_OK, or a negative TF_JSON_E* with e filled when it is not JSON. */
-int tf_json_check_nested(const unsigned char *p, const unsigned char *end, tf_json_error *e);
-/* A number token as JSON writes it (and -Infinity). */
-bool tf_json_number_ok(const unsigned char *p, size_t n);
+/* p at '{' or '[': *out after its closing bracket, the value checked as
+ * strict JSON on the way (tf_json_value's nested values); TF_JSON_NEED when
+ * end cuts it, a negative TF_JSON_E* with e filled when it is not JSON. */
+int tf_json_nested(const unsigned char *p, const unsigned char *end, const unsigned char **out,
+		   tf_json_error *e);
+/* The general case of tf_json_number (exponents, a leading 0, -Infinity). */
+bool tf_json_number_slow(const unsigned char *p, size_t n);
 
 /* ---- strings ---- */
 

@@ -1,6 +1,6 @@
 /* json_check.c - the strict check of values that are skipped (json.h): the
- * resumable skip of a top-level value fed in pieces, and the check of a
- * nested value (an event's "args") after tf_json_skip_nested found its end.
+ * resumable skip of a top-level value fed in pieces, and the read of a
+ * nested value (an event's "args") from a buffer (tf_json_nested).
  *
  * Chrome's importer reads a trace with JSON.parse, which refuses the whole
  * file for one malformed byte anywhere; so does tracefold (docs/format-chrome.md
@@ -11,9 +11,11 @@
  * among \" \\ \/ \b \f \n \r \t \uXXXX.  Control characters inside strings
  * are not looked for: that would cost a second scan of every string.
  *
- * One byte-at-a-time state machine (strings go 16 bytes at a time through
- * tf_json_scan_str), resumable at any byte: its state is the container
- * stack, what comes next, and the token being read. */
+ * The resumable skip is a byte-at-a-time state machine (strings go 16
+ * bytes at a time through tf_json_scan_str), resumable at any byte: its
+ * state is the container stack, what comes next, and the token being read.
+ * tf_json_nested walks a value held whole in one pass with inner loops: it
+ * runs on every event's args (the machine made the read 1.5x slower). */
 #include "json.h"
 
 typedef unsigned char u8;
@@ -53,7 +55,7 @@ static inline bool num_final(int st)
 	return st == N_ZERO || st == N_INT || st == N_FRAC || st == N_EXP;
 }
 
-bool tf_json_number_ok(const u8 *p, size_t n)
+bool tf_json_number_slow(const u8 *p, size_t n)
 {
 	if (n == 9 && memcmp(p, "-Infinity", 9) == 0)
 		return true;
@@ -261,7 +263,8 @@ ptrdiff_t tf_json_skip_feed(tf_json_skip *s, const u8 *p, const u8 *end, bool *d
 }
 
 /* p after a string's opening quote, inside [p, end): just after its closing
- * quote, escapes checked; NULL with e filled (or at end: cut). */
+ * quote, escapes checked; NULL with e filled, or with e->code 0 when the
+ * string is cut by end. */
 static const u8 *check_string(const u8 *p, const u8 *end, tf_json_error *e)
 {
 	for (;;) {
@@ -288,11 +291,11 @@ static const u8 *check_string(const u8 *p, const u8 *end, tf_json_error *e)
 	}
 }
 
-/* The whole value is in the buffer: a direct walk with inner loops for
- * whitespace, strings and scalars, not the byte machine above (this runs on
- * every event's args: the machine cost half the read again, this about
- * a tenth; docs/performance.md). */
-int tf_json_check_nested(const u8 *p, const u8 *end, tf_json_error *e)
+/* p at '{' or '[' in a buffer that ends at end: *out after its closing
+ * bracket, the value checked on the way.  One pass with inner loops for
+ * whitespace, strings and scalars, not the byte machine above: this runs on
+ * every event's args (docs/performance.md "Strict JSON"). */
+int tf_json_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
 {
 	u8 stack[TF_JSON_MAX_DEPTH];
 	int d = 0;
@@ -301,7 +304,7 @@ int tf_json_check_nested(const u8 *p, const u8 *end, tf_json_error *e)
 		/* a value */
 		p = tf_json_skip_ws(p, end);
 		if (p >= end)
-			goto cut;
+			return TF_JSON_NEED;
 		u8 c = *p;
 		if (c == '{' || c == '[') {
 			if (d == TF_JSON_MAX_DEPTH)
@@ -309,7 +312,7 @@ int tf_json_check_nested(const u8 *p, const u8 *end, tf_json_error *e)
 			stack[d++] = c;
 			p = tf_json_skip_ws(p + 1, end);
 			if (p >= end)
-				goto cut;
+				return TF_JSON_NEED;
 			if (*p == (c == '{' ? '}' : ']')) {
 				d--;
 				p++;
@@ -321,30 +324,46 @@ int tf_json_check_nested(const u8 *p, const u8 *end, tf_json_error *e)
 		}
 		if (c == '"') {
 			if (!(p = check_string(p + 1, end, e)))
-				goto bad;
+				return e->code ? e->code : TF_JSON_NEED;
 			goto after;
+		}
+		if (c == '}' || c == ']')
+			return stack[d - 1] != (c == '}' ? '{' : '[')
+				       ? tf_json_fail(e, TF_JSON_EBRACKET, p, "mismatched bracket", true)
+				       : tf_json_fail(e, TF_JSON_EVALUE, p, "expected a JSON value", true);
+		if (c >= '1' && c <= '9') { /* an integer (most numbers in args): one loop */
+			const u8 *q = p + 1;
+			while (q < end && tf_json_digit[*q])
+				q++;
+			if (q < end && !tf_json_scalar[*q]) {
+				p = q;
+				goto after;
+			}
 		}
 		{
 			const u8 *q = p;
 			while (q < end && tf_json_scalar[*q])
 				q++;
+			if (q >= end)
+				return TF_JSON_NEED; /* the number or literal may go on */
 			if (q == p)
 				return tf_json_fail(e, TF_JSON_EVALUE, p, "expected a JSON value", true);
-			if (c == '-' || tf_json_digit[c] ? !tf_json_number_ok(p, (size_t)(q - p))
-							 : !tf_json_literal_ok(p, (size_t)(q - p)))
-				return tf_json_fail(e, c == '-' || tf_json_digit[c] ? TF_JSON_ESYNTAX : TF_JSON_ELITERAL, p,
-						    c == '-' || tf_json_digit[c] ? "malformed JSON number"
-										 : "invalid JSON literal", false);
+			bool num = c == '-' || tf_json_digit[c];
+			if (num ? !tf_json_number(p, (size_t)(q - p)) : !tf_json_literal_ok(p, (size_t)(q - p)))
+				return tf_json_fail(e, num ? TF_JSON_ESYNTAX : TF_JSON_ELITERAL, p,
+						    num ? "malformed JSON number" : "invalid JSON literal", false);
 			p = q;
 		}
 	after:
 		/* a value ended: ',' and the next, or the container's end */
 		for (;;) {
-			if (d == 0)
-				return p == end ? TF_JSON_OK : tf_json_fail(e, TF_JSON_ESYNTAX, p, "malformed JSON", false);
+			if (d == 0) {
+				*out = p;
+				return TF_JSON_OK;
+			}
 			p = tf_json_skip_ws(p, end);
 			if (p >= end)
-				goto cut;
+				return TF_JSON_NEED;
 			c = *p++;
 			if (c == ',')
 				break;
@@ -358,21 +377,16 @@ int tf_json_check_nested(const u8 *p, const u8 *end, tf_json_error *e)
 	key:
 		p = tf_json_skip_ws(p, end);
 		if (p >= end)
-			goto cut;
+			return TF_JSON_NEED;
 		if (*p != '"')
 			return tf_json_fail(e, TF_JSON_ESYNTAX, p, "expected a quoted key", true);
 		if (!(p = check_string(p + 1, end, e)))
-			goto bad;
+			return e->code ? e->code : TF_JSON_NEED;
 		p = tf_json_skip_ws(p, end);
 		if (p >= end)
-			goto cut;
+			return TF_JSON_NEED;
 		if (*p != ':')
 			return tf_json_fail(e, TF_JSON_ESYNTAX, p, "expected ':' after a key", true);
 		p++;
 	}
-bad:
-	if (e->code)
-		return e->code;
-cut: /* tf_json_skip_nested found the end: not reached */
-	return tf_json_fail(e, TF_JSON_ESYNTAX, end - 1, "malformed JSON", false);
 }

@@ -254,10 +254,13 @@ static void test_strict(void **state)
 				fail_msg("'%s': skip's fault at %td, want %d (%s)", c[i].s, e.at - p, c[i].at, e.msg);
 		}
 	}
-	assert_true(tf_json_number_ok((const u8 *)"-Infinity", 9));
-	assert_true(tf_json_number_ok((const u8 *)"0", 1));
-	assert_false(tf_json_number_ok((const u8 *)"00", 2));
-	assert_false(tf_json_number_ok((const u8 *)"-", 1));
+	assert_true(tf_json_number((const u8 *)"-Infinity", 9));
+	assert_true(tf_json_number((const u8 *)"0", 1));
+	assert_false(tf_json_number((const u8 *)"00", 2));
+	assert_false(tf_json_number((const u8 *)"-", 1));
+	assert_false(tf_json_number((const u8 *)"12.", 3));
+	assert_true(tf_json_number((const u8 *)"-12.50", 6));
+	assert_true(tf_json_number((const u8 *)"1.5e-3", 6));
 }
 
 static void test_unescape(void **state)
