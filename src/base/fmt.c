@@ -1,5 +1,6 @@
 /* fmt.c - values for people: "12.35 ms" for time units, integers else. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "fmt.h"
@@ -22,7 +23,14 @@ void tf_fmt_value(char *buf, size_t len, double v, const char *unit)
 {
 	double f = tf_unit_ns(unit);
 	if (f == 0) {
-		snprintf(buf, len, "%.0f", v);
+		/* a count clamped at INT64_MAX (tf_sat_add) comes as a double,
+		 * 2^63: the value printed is the clamped one, exactly */
+		if (v >= 9223372036854775807.0)
+			snprintf(buf, len, "%lld", (long long)INT64_MAX);
+		else if (v <= -9223372036854775808.0)
+			snprintf(buf, len, "%lld", (long long)INT64_MIN);
+		else
+			snprintf(buf, len, "%.0f", v);
 		return;
 	}
 	double ns = v * f, a = fabs(ns);

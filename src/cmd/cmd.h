@@ -121,6 +121,9 @@ void tf_input_opts_free(tf_input_opts *o);
 /* A --folded-type value: TYPE/UNIT, both non-empty (split at the last '/');
  * prints a usage error and returns false if it is not one. */
 bool tf_folded_type_ok(const char *cmd, const char *value);
+/* A -F value: the name of a row of tf_formats; prints a usage error listing
+ * them and returns false if it is not one. */
+bool tf_input_format_ok(const char *cmd, const char *value);
 /* The help lines of the input options (one row each in util.c, with the
  * hook that checks and stores its value), for each command's --help. */
 void tf_input_opts_help(void);

@@ -45,14 +45,16 @@ int tf_cmd_merge(int argc, char **argv)
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}
-	enum { O_OUTPUT, O_FOLDED_TYPE };
+	enum { O_OUTPUT, O_FOLDED_TYPE, O_FORMAT };
 	static const tf_opt opts[] = {
 		{ O_OUTPUT, "-o", "--output", true, "FILE", "where to write the profile ('-' = stdout); required" },
 		{ O_FOLDED_TYPE, NULL, "--folded-type", true, "TYPE/UNIT", "folded stack inputs: the sample type of "
 		  "their\nvalues (default samples/count)" },
+		{ O_FORMAT, "-F", "--input-format", true, "NAME", "read the inputs as NAME (an input format of\n"
+		  "'tracefold --help') instead of sniffing" },
 		{ 0, NULL, NULL, false, NULL, NULL },
 	};
-	const char *folded_type = NULL;
+	const char *folded_type = NULL, *format = NULL;
 	tf_optstate os = { 0 };
 	const char *v;
 	for (int id; (id = tf_opt_next("merge", argc, argv, opts, NULL, &os, &v)) != TF_OPT_DONE;) {
@@ -76,6 +78,13 @@ int tf_cmd_merge(int argc, char **argv)
 			}
 			folded_type = v;
 			break;
+		case O_FORMAT:
+			if (!tf_input_format_ok("merge", v)) {
+				rc = TF_EXIT_USAGE;
+				goto done;
+			}
+			format = v;
+			break;
 		}
 	}
 	if (!ninputs) {
@@ -96,7 +105,7 @@ int tf_cmd_merge(int argc, char **argv)
 	char note[64];
 	snprintf(note, sizeof(note), "tracefold %s merge", TRACEFOLD_VERSION);
 	tf_agg_comment(agg, note);
-	tf_load_opts lo = { .comments = true, .folded_type = folded_type };
+	tf_load_opts lo = { .comments = true, .folded_type = folded_type, .format = format };
 	rc = tf_load_inputs(ctx, agg, inputs, ninputs, &lo);
 	if (rc != TF_EXIT_OK)
 		goto done;

@@ -1,5 +1,6 @@
 /* util.c - what the commands share: messages, error reports, option values. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -93,12 +94,45 @@ bool tf_parse_i64(const char *s, long long *out)
 	return true;
 }
 
-bool tf_parse_double(const char *s, double *out)
+/* strtod for people's numbers: decimal only ([+-]digits[.digits][e[+-]digits]),
+ * so "0x10", "inf", "nan" and " 5" are refused as strtod alone would take
+ * them; a result below DBL_MIN (a subnormal, 1e-320) is taken as strtod
+ * gives it, one that overflows or underflows to zero is refused.  *end_out:
+ * where the number ends. */
+static bool parse_decimal(const char *s, double *out, const char **end_out)
 {
+	const char *p = s + (*s == '+' || *s == '-');
+	size_t digits = 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			digits++;
+	if (!digits)
+		return false;
+	if (*p == 'e' || *p == 'E') {
+		const char *q = p + 1 + (p[1] == '+' || p[1] == '-');
+		if (*q >= '0' && *q <= '9') {
+			while (*q >= '0' && *q <= '9')
+				q++;
+			p = q;
+		}
+	}
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || end == s || *end)
+	if (end != p || !isfinite(v) || (errno == ERANGE && v == 0))
+		return false;
+	*out = v;
+	*end_out = p;
+	return true;
+}
+
+bool tf_parse_double(const char *s, double *out)
+{
+	const char *end;
+	double v;
+	if (!parse_decimal(s, &v, &end) || *end)
 		return false;
 	*out = v;
 	return true;
@@ -194,10 +228,9 @@ bool tf_parse_duration_ns(const char *s, int64_t *ns_out)
 	static const struct { const char *unit; double scale; } units[] = {
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { NULL, 0 },
 	};
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0))
+	const char *end;
+	double v;
+	if (!parse_decimal(s, &v, &end) || !(v >= 0))
 		return false;
 	for (int i = 0; units[i].unit; i++)
 		if (!strcmp(end, units[i].unit)) {
@@ -247,16 +280,22 @@ typedef struct in_row {
 	in_set set;
 } in_row;
 
-static int set_format(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+bool tf_input_format_ok(const char *cmd, const char *v)
 {
-	if (tf_format_by_name(v)) {
-		o->format = v;
-		return 0;
-	}
+	if (tf_format_by_name(v))
+		return true;
 	char names[256];
 	tf_formats_list(-1, names, sizeof(names));
 	tf_usage_error(cmd, "unknown input format '%s' (one of: %s)", v, names);
-	return -1;
+	return false;
+}
+
+static int set_format(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	if (!tf_input_format_ok(cmd, v))
+		return -1;
+	o->format = v;
+	return 0;
 }
 
 static int set_counters(const char *cmd, const char *opt, const char *v, tf_input_opts *o)

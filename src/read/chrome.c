@@ -60,15 +60,19 @@ static void array_end(tf_chrome *r)
 	r->state = r->object_form ? S_TOP_NEXT : S_DONE;
 }
 
-/* Feeds bytes to the resumable skip of a top-level value; returns bytes used
- * and sets state S_TOP_NEXT when the value ended. */
-static size_t skip_feed(tf_chrome *r, const u8 *p, const u8 *end)
+/* Feeds bytes to the resumable skip of a top-level value (checked as
+ * strict JSON); *np after the bytes used, state S_TOP_NEXT when the value
+ * ended. */
+static int skip_feed(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 {
 	bool done;
-	size_t n = tf_json_skip_feed(&r->skip, p, end, &done);
+	ptrdiff_t n = tf_json_skip_feed(&r->skip, p, end, &done, &r->jerr);
+	if (n < 0)
+		return tf_chrome_fail_json(r);
 	if (done)
 		r->state = S_TOP_NEXT;
-	return n;
+	*np = p + n;
+	return R_OK;
 }
 
 /* q at an event's '{': parses and emits it (R_NEED if it is cut). */
@@ -122,10 +126,8 @@ static int top_start(tf_chrome *r, const u8 *q, const u8 *end, const u8 **np)
 static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 {
 	const u8 *q = p;
-	if (r->state == S_TOP_SKIP) {
-		*np = p + skip_feed(r, p, end);
-		return R_OK;
-	}
+	if (r->state == S_TOP_SKIP)
+		return skip_feed(r, p, end, np);
 	if (r->state == S_START && *q == 0xEF) {
 		if (end - q < 3)
 			return R_NEED;
@@ -195,8 +197,7 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			q += used;
 		}
 		r->state = S_TOP_SKIP;
-		*np = q + skip_feed(r, q, end);
-		return R_OK;
+		return skip_feed(r, q, end, np);
 	case S_TOP_NEXT:
 		if (c == ',')
 			r->state = S_TOP_KEY;

@@ -236,18 +236,43 @@ static bool json_start(const char *s, size_t n)
 	return strchr(" \t{[\"]-0123456789", s[i]) != NULL;
 }
 
+/* A first line cut by the head (a stack deeper than 4 KiB of frames, as
+ * 'tracefold fold' writes for deep recursion): what was seen must be frames,
+ * a;b;c..., of text (no control bytes but tab), none of them empty, at
+ * least 8 of them (a deep stack, not a paragraph of prose), and not JSON.
+ * Its value is past the head, so this says only "maybe": a format sure of
+ * the input wins. */
+static bool cut_frames(const char *s, size_t n)
+{
+	if (json_start(s, n) || s[0] == ';')
+		return false;
+	unsigned semis = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return false;
+		if (c == ';' && (i + 1 < n && s[i + 1] == ';'))
+			return false;
+		semis += c == ';';
+	}
+	return semis >= 8;
+}
+
 /* The sniff of folded stacks: head, n bytes of it (decompressed), whole
- * if they are the whole file. */
-static bool sniff_head(const char *head, size_t n, bool whole)
+ * if they are the whole file.  TF_SNIFF_MAYBE for a first line cut by the
+ * head (cut_frames). */
+static int sniff_head(const char *head, size_t n, bool whole)
 {
 	if (!n || memchr(head, '\0', n))
-		return false;
+		return TF_SNIFF_NO;
 	size_t p = 0;
 	unsigned lines = 0, good = 0;  /* whole non-empty lines, and those that fit */
 	while (p < n) {
 		const char *nl = memchr(head + p, '\n', n - p);
 		size_t e = nl ? (size_t)(nl - head) : n;
-		if (!nl && !whole) /* cut by the 4 KiB: not judged */
+		if (!nl && !whole && !lines) /* the first line cut by the 4 KiB */
+			return cut_frames(head + p, e - p) ? TF_SNIFF_MAYBE : TF_SNIFF_NO;
+		if (!nl && !whole) /* a later line cut: not judged */
 			break;
 		size_t len = e - p;
 		if (len && head[p + len - 1] == '\r')
@@ -257,13 +282,13 @@ static bool sniff_head(const char *head, size_t n, bool whole)
 			/* the first line decides, and text whose first line happens
 			 * to end in a number ("# Notes, 2021") has few such lines */
 			if (!lines && (!fits || json_start(head + p, len)))
-				return false;
+				return TF_SNIFF_NO;
 			lines++;
 			good += fits;
 		}
 		p = e + 1;
 	}
-	return lines > 0 && 2 * good >= lines;
+	return lines > 0 && 2 * good >= lines ? TF_SNIFF_YES : TF_SNIFF_NO;
 }
 
 bool tf_folded_sniff(const char *path)
@@ -272,14 +297,14 @@ bool tf_folded_sniff(const char *path)
 	tf_error err;
 	tf_error_clear(&err);
 	ptrdiff_t got = tf_file_head(path, head, sizeof(head), &err);
-	return got > 0 && sniff_head(head, (size_t)got, (size_t)got < sizeof(head));
+	return got > 0 && sniff_head(head, (size_t)got, (size_t)got < sizeof(head)) != TF_SNIFF_NO;
 }
 
 /* Whole means not cut by the head's size here (a cut gzip stream too: its
  * last line is judged like any other). */
 static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n, bool whole)
 {
-	return !is_dir && sniff_head((const char *)head, n, n < TF_SNIFF_HEAD) ? TF_SNIFF_YES : TF_SNIFF_NO;
+	return is_dir ? TF_SNIFF_NO : sniff_head((const char *)head, n, n < TF_SNIFF_HEAD);
 }
 
 static int read_profile(tf_agg *agg, const char *path, const tf_profile_opts *po, tf_error *err)

@@ -1,5 +1,5 @@
 /* json.c - the generic JSON tokenizer (json.h): errors, nested values,
- * object members, the resumable skip, string decoding, exact decimal
+ * object members, string decoding, exact decimal
  * conversion, ids.  The hot scanners are static inline in json.h. */
 #include <math.h>
 #include <stdio.h>
@@ -189,68 +189,6 @@ bool tf_json_iter_next(tf_json_iter *it, tf_json_span *key, tf_json_span *val)
 		return false;
 	it->p = p;
 	return true;
-}
-
-/* ---- resumable skip ---- */
-
-int tf_json_skip_begin(tf_json_skip *s, const u8 *p, tf_json_error *e)
-{
-	u8 c = *p;
-	s->depth = 0;
-	s->str = s->esc = s->scalar = false;
-	if (c == '"') {
-		s->str = true;
-		return 1;
-	}
-	if (c == '{' || c == '[') {
-		s->depth = 1;
-		return 1;
-	}
-	if (tf_json_scalar[c]) {
-		s->scalar = true;
-		return 0;
-	}
-	return tf_json_fail(e, TF_JSON_EVALUE, p, "expected a JSON value", true);
-}
-
-size_t tf_json_skip_feed(tf_json_skip *s, const u8 *p, const u8 *end, bool *done)
-{
-	const u8 *p0 = p;
-	*done = false;
-	while (p < end) {
-		u8 c = *p;
-		if (s->str) {
-			p++;
-			if (s->esc)
-				s->esc = false;
-			else if (c == '\\')
-				s->esc = true;
-			else if (c == '"') {
-				s->str = false;
-				if (s->depth == 0)
-					goto done;
-			}
-			continue;
-		}
-		if (s->scalar) {
-			if (tf_json_scalar[c]) {
-				p++;
-				continue;
-			}
-			goto done;
-		}
-		p++;
-		if (c == '"')
-			s->str = true;
-		else if (c == '{' || c == '[')
-			s->depth++;
-		else if ((c == '}' || c == ']') && --s->depth == 0)
-			goto done;
-	}
-	return (size_t)(p - p0);
-done:
-	*done = true;
-	return (size_t)(p - p0);
 }
 
 /* ---- strings ---- */

@@ -13,14 +13,15 @@
  *   negative TF_JSON_E* code with a tf_json_error filled: the byte at fault
  *   and a message.  The caller turns `at` into its own position (a byte
  *   offset in its input).
- * - What is accepted: a string is anything between quotes (escapes are only
- *   decoded, not checked); a number is any run of [0-9A-Za-z+.-] that starts
- *   with a digit or '-', checked only when converted (tf_json_is_decimal,
- *   tf_json_decimal_scaled); literals are true, false, null and also NaN and
- *   Infinity, which are not JSON but are what Python's json module writes
+ * - What is accepted: strict JSON, as JSON.parse (Chrome's importer) takes
+ *   it, everywhere, skipped values included (json_check.c): a number in
+ *   JSON's syntax, literals true, false, null and also NaN, Infinity and
+ *   -Infinity, which are not JSON but are what Python's json module writes
  *   for non-finite floats (-Infinity reads as a number, which no conversion
- *   accepts).  Nested values are checked for bracket pairing and strings,
- *   nothing else.
+ *   accepts).  A string is anything between quotes (escapes are checked in
+ *   skipped values, control characters nowhere).  Nested values are read
+ *   and checked in one pass (tf_json_nested); tf_json_skip_nested, which
+ *   only pairs brackets, 64 bytes at a time, is kept for its tests.
  * - The hot primitives (whitespace, the SSE2 string and structure scanners,
  *   tf_json_string, tf_json_value) are static inline here so that a parser's
  *   event loop compiles as one piece; the rest is in json.c. */
@@ -166,6 +167,27 @@ int tf_json_skip_nested_slow(const unsigned char *p, const unsigned char *end, c
 			     tf_json_error *e);
 #endif
 
+int tf_json_nested(const unsigned char *p, const unsigned char *end, const unsigned char **out,
+		   tf_json_error *e);
+bool tf_json_number_slow(const unsigned char *p, size_t n);
+
+/* A number token [p, p + n) as JSON writes it (and -Infinity): plain
+ * integers and decimals here, the rest in json_check.c. */
+static inline bool tf_json_number(const unsigned char *p, size_t n)
+{
+	size_t i = p[0] == '-';
+	if (i < n && p[i] >= '1' && p[i] <= '9') {
+		while (++i < n && tf_json_digit[p[i]])
+			;
+		if (i < n && p[i] == '.' && i + 1 < n && tf_json_digit[p[i + 1]])
+			for (i += 2; i < n && tf_json_digit[p[i]]; i++)
+				;
+		if (i == n)
+			return true;
+	}
+	return tf_json_number_slow(p, n);
+}
+
 /* true, false, null, NaN, Infinity (see the top of this file). */
 static inline bool tf_json_literal_ok(const unsigned char *p, size_t n)
 {
@@ -185,7 +207,7 @@ static inline __attribute__((always_inline)) int tf_json_value(const unsigned ch
 	if (c == '"')
 		return tf_json_string(p, end, v, out);
 	if (c == '{' || c == '[') {
-		int rc = tf_json_skip_nested(p, end, out, e);
+		int rc = tf_json_nested(p, end, out, e);
 		if (rc != TF_JSON_OK)
 			return rc;
 		v->p = p;
@@ -194,7 +216,23 @@ static inline __attribute__((always_inline)) int tf_json_value(const unsigned ch
 		v->esc = 0;
 		return TF_JSON_OK;
 	}
-	const unsigned char *q = p;
+	const unsigned char *q = p + (c == '-');
+	if (q < end && *q >= '1' && *q <= '9') { /* most numbers: digits[.digits], checked as read */
+		while (++q < end && tf_json_digit[*q])
+			;
+		if (q + 1 < end && *q == '.' && tf_json_digit[q[1]])
+			for (q += 2; q < end && tf_json_digit[*q]; q++)
+				;
+		if (q < end && !tf_json_scalar[*q]) {
+			v->p = p;
+			v->n = (size_t)(q - p);
+			v->esc = 0;
+			v->type = TF_JSON_NUMBER;
+			*out = q;
+			return TF_JSON_OK;
+		}
+	}
+	q = p;
 	while (q < end && tf_json_scalar[*q])
 		q++;
 	if (q >= end)
@@ -205,6 +243,8 @@ static inline __attribute__((always_inline)) int tf_json_value(const unsigned ch
 	v->n = (size_t)(q - p);
 	v->esc = 0;
 	if (tf_json_digit[c] || c == '-') {
+		if (!tf_json_number(p, v->n))
+			return tf_json_fail(e, TF_JSON_ESYNTAX, p, "malformed JSON number", false);
 		v->type = TF_JSON_NUMBER;
 	} else {
 		if (!tf_json_literal_ok(p, v->n))
@@ -244,21 +284,33 @@ static inline void tf_json_iter_begin(tf_json_iter *it, const tf_json_span *obj)
 /* The next member: true with key (a string span) and val, false at the end. */
 bool tf_json_iter_next(tf_json_iter *it, tf_json_span *key, tf_json_span *val);
 
-/* ---- resumable skip ---- */
+/* ---- resumable skip, strict (json_check.c) ---- */
 
 /* Skips one value fed in pieces of any size, for values too big to hold in
- * one buffer: counts brackets without matching them, skips strings. */
+ * one buffer, and checks it as JSON.parse would (json_check.c has the
+ * rules): what comes next, the open containers, the token being read. */
 typedef struct tf_json_skip {
 	int depth;
-	bool str, esc, scalar;
+	uint8_t expect, tok, sub, esc, key;
+	const char *lit;                     /* the literal being read */
+	uint8_t stack[TF_JSON_MAX_DEPTH];    /* '{' or '[' per open container */
 } tf_json_skip;
 
 /* p at a value's first byte (not whitespace): starts skipping it.  Returns
- * the bytes used (0 or 1), or TF_JSON_EVALUE when no value starts there. */
+ * 0 (feed p on), or TF_JSON_EVALUE when no value starts there. */
 int tf_json_skip_begin(tf_json_skip *s, const unsigned char *p, tf_json_error *e);
-/* Feeds [p, end): returns the bytes used; *done is set when the value ended
- * (then the bytes after it are not used). */
-size_t tf_json_skip_feed(tf_json_skip *s, const unsigned char *p, const unsigned char *end, bool *done);
+/* Feeds [p, end): returns the bytes used, or a negative TF_JSON_E* with e
+ * filled (the byte at fault); *done is set when the value ended (then the
+ * bytes after it are not used). */
+ptrdiff_t tf_json_skip_feed(tf_json_skip *s, const unsigned char *p, const unsigned char *end, bool *done,
+			    tf_json_error *e);
+/* p at '{' or '[': *out after its closing bracket, the value checked as
+ * strict JSON on the way (tf_json_value's nested values); TF_JSON_NEED when
+ * end cuts it, a negative TF_JSON_E* with e filled when it is not JSON. */
+int tf_json_nested(const unsigned char *p, const unsigned char *end, const unsigned char **out,
+		   tf_json_error *e);
+/* The general case of tf_json_number (exponents, a leading 0, -Infinity). */
+bool tf_json_number_slow(const unsigned char *p, size_t n);
 
 /* ---- strings ---- */
 

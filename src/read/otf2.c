@@ -258,19 +258,74 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	return rc;
 }
 
+/* Where the NUL ending the string at h[at] is, plus one; 0 if none. */
+static size_t string_end(const unsigned char *h, size_t n, size_t at)
+{
+	const unsigned char *z = at < n ? memchr(h + at, 0, n - at) : NULL;
+	return z ? (size_t)(z - h) + 1 : 0;
+}
+
+/* The counts of an anchor file, checked against its size before libotf2
+ * reads it: OTF2_AnchorFile_Load trusts the property count and reads that
+ * many pairs of strings, empty ones past the end of the file, so one
+ * damaged byte (a string's NUL, the count) cost seconds to minutes of
+ * libotf2's time and gigabytes (tests/e2e/inputs26.sh).  The layout
+ * (libotf2's OTF2_AnchorFile.c): chunk type, endianness ('B' little, '#'
+ * big), "OTF2\0", anchor format, 38 bytes of numbers, three strings
+ * (machine, creator, description), and from anchor format 2 on a uint32
+ * property count and that many name/value string pairs.  Returns the
+ * offset of the fault, or -1. */
+static int64_t anchor_fault(const unsigned char *h, size_t n)
+{
+	if (n < 8 + 38 || (h[1] != 0x42 && h[1] != 0x23))
+		return n < 8 + 38 ? (int64_t)n : 1;
+	size_t at = 8 + 38;
+	for (int i = 0; i < 3; i++)
+		if (!(at = string_end(h, n, at)))
+			return (int64_t)n;
+	if (h[7] < 2)
+		return -1;
+	if (at + 4 > n)
+		return (int64_t)n;
+	const unsigned char *c = h + at;
+	uint32_t props = h[1] == 0x42 ? (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24
+				     : (uint32_t)c[3] | (uint32_t)c[2] << 8 | (uint32_t)c[1] << 16 | (uint32_t)c[0] << 24;
+	size_t start = at;
+	at += 4;
+	if ((uint64_t)props * 2 > n - at) /* two strings of one byte at least each */
+		return (int64_t)start;
+	for (uint64_t i = 0; i < 2 * (uint64_t)props; i++)
+		if (!(at = string_end(h, n, at)))
+			return (int64_t)n;
+	return -1;
+}
+
+/* How much of an anchor is checked: real ones are a few hundred bytes
+ * (their properties); a larger one is handed to libotf2 unchecked. */
+#define ANCHOR_CHECK_BYTES (1u << 20)
+
 /* The anchor of path, checked: libotf2 leaks its file handle when
  * OTF2_Reader_Open fails on a file that is no anchor at all, so the magic
- * is looked at first. */
+ * is looked at first, and then its counts (anchor_fault). */
 static int checked_anchor(const char *path, char *anchor, size_t len, tf_error *err)
 {
 	TF_TRY(anchor_of(path, anchor, len, err));
-	unsigned char head[8];
-	ptrdiff_t nh = tf_file_head(anchor, head, sizeof(head), err);
+	unsigned char *head = malloc(ANCHOR_CHECK_BYTES);
+	if (!head)
+		return tf_error_set(err, TF_ENOMEM, anchor, -1, -1, "out of memory");
+	ptrdiff_t nh = tf_file_head(anchor, head, ANCHOR_CHECK_BYTES, err);
+	int rc = 0;
+	int64_t at;
 	if (nh < 0)
-		return (int)nh;
-	if (!is_anchor_head(head, (size_t)nh))
-		return tf_error_set(err, TF_EFORMAT, anchor, 0, -1, "not an OTF2 anchor file");
-	return 0;
+		rc = (int)nh;
+	else if (!is_anchor_head(head, (size_t)nh))
+		rc = tf_error_set(err, TF_EFORMAT, anchor, 0, -1, "not an OTF2 anchor file");
+	else if ((size_t)nh < ANCHOR_CHECK_BYTES && (at = anchor_fault(head, (size_t)nh)) >= 0)
+		rc = tf_error_set(err, TF_EFORMAT, anchor, at, -1,
+				  "damaged OTF2 anchor file: its strings or its property count do not fit its %td bytes",
+				  nh);
+	free(head);
+	return rc;
 }
 
 /* Opens r->anchor and reads and resolves its global definitions into r

@@ -620,12 +620,14 @@ static int read_dir(tau_rd *rd, const char *dir)
 	trc_file *files = NULL;
 	size_t n = 0;
 	bool per_thread = false;
-	int rc = tf_tau_list_dir(dir, &files, &n, &per_thread, rd->err);
+	const tf_read_opts *ro = tf_ctx_opts(rd->ctx);
+	const char *opt = ro->edf_path;
+	int rc = tf_tau_edf_conflict(dir, opt, rd->err);
+	if (rc >= 0)
+		rc = tf_tau_list_dir(dir, &files, &n, &per_thread, rd->err);
 	if (rc >= 0 && n == 0)
 		rc = tf_error_set(rd->err, TF_EFORMAT, dir, -1, -1,
 				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
-	const tf_read_opts *ro = tf_ctx_opts(rd->ctx);
-	const char *opt = ro->edf_path;
 	if (rc >= 0 && ro->part_mask && n != ro->npart_mask) /* parts are positions in the listing */
 		rc = tf_error_set(rd->err, TF_EFORMAT, dir, -1, -1,
 				  "%zu trace files now, %zu when the run was planned: the directory changed "
@@ -700,7 +702,9 @@ static int parts(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err)
 	trc_file *files = NULL;
 	size_t n = 0;
 	bool per_thread = false;
-	int rc = tf_tau_list_dir(path, &files, &n, &per_thread, err);
+	int rc = tf_tau_edf_conflict(path, tf_ctx_opts(ctx)->edf_path, err);
+	if (rc >= 0)
+		rc = tf_tau_list_dir(path, &files, &n, &per_thread, err);
 	if (rc >= 0 && n == 0)
 		rc = tf_error_set(err, TF_EFORMAT, path, -1, -1,
 				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");

@@ -140,6 +140,9 @@ char *tf_tau_beside(const char *dir, const char *name);
 /* The EDF that goes with a lone .trc (opt: --edf); NULL if none exists
  * (malloc'd). */
 char *tf_tau_edf_for_trc(const char *trc, const char *opt);
+/* 0, or TF_EUSAGE (err names both) when --edf opt is given with directory
+ * dir that holds an EDF of its own (any regular *.edf file in it). */
+int tf_tau_edf_conflict(const char *dir, const char *opt, tf_error *err);
 /* Lists the directory's trace files: per-thread tautrace files if any,
  * else every other *.trc (a merged tau.trc), in node, context, thread
  * order. */

@@ -139,6 +139,37 @@ char *tf_tau_edf_for_trc(const char *trc, const char *opt)
 	return p;
 }
 
+/* --edf is for a lone .trc (tf_tau_edf_for_trc): given with a directory
+ * that holds event definitions of its own, it would replace them for every
+ * node (another run's ids: bad_event and unknown_event_id counts, exit 0),
+ * so that is refused as a usage error naming both.  A directory without an
+ * EDF of its own takes --edf for its trace files. */
+int tf_tau_edf_conflict(const char *dir, const char *opt, tf_error *err)
+{
+	if (!opt)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0; /* reading it says why */
+	char own[256] = "";
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t k = strlen(de->d_name);
+		if (k < sizeof(own) && tf_tau_ends_with(de->d_name, ".edf") && (!own[0] || strcmp(de->d_name, own) < 0)) {
+			char *p = tf_tau_beside(dir, de->d_name);
+			if (p)
+				memcpy(own, de->d_name, k + 1);
+			free(p);
+		}
+	}
+	closedir(d);
+	if (!own[0])
+		return 0;
+	return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+			    "--edf '%s' is for a lone .trc file, and '%s' is a TAU directory with event definitions "
+			    "of its own (%s): leave --edf out to read them", opt, dir, own);
+}
+
 static int cmp_trc(const void *a, const void *b)
 {
 	const trc_file *x = a, *y = b;

@@ -187,7 +187,9 @@ static void test_skip(void **state)
 			bool done = false;
 			while (!done && q < end) {
 				const u8 *pe = piece ? end : q + 1;
-				q += tf_json_skip_feed(&sk, q, pe, &done);
+				ptrdiff_t n = tf_json_skip_feed(&sk, q, pe, &done, &e);
+				assert_true(n >= 0);
+				q += n;
 			}
 			assert_true(done);
 			if ((size_t)(q - p) != c[i].len)
@@ -201,6 +203,64 @@ static void test_skip(void **state)
 	assert_int_equal(tf_json_skip_begin(&sk, s, &e), TF_JSON_EVALUE);
 	assert_string_equal(e.msg, "expected a JSON value (found ':')");
 	assert_ptr_equal(e.at, s);
+}
+
+/* Strict JSON in skipped values (json_check.c): what JSON.parse refuses is
+ * refused, with the byte at fault (the token's first byte), whole
+ * (tf_json_value) and fed in pieces of one byte (the resumable skip). */
+static void test_strict(void **state)
+{
+	(void)state;
+	static const struct { const char *s; int at; } c[] = {
+		{ "{\"a\":tru}", 5 },          { "{\"a\":01}", 5 },        { "[1.]", 1 },
+		{ "[.5]", 1 },                   { "[+1]", 1 },                { "[0x10]", 1 },
+		{ "[1,]", 3 },                   { "{\"a\":1,}", 7 },         { "{\"a\" 1}", 5 },
+		{ "[1 2]", 3 },                  { "{1:2}", 1 },               { "[\"\\x\"]", 3 },
+		{ "[\"\\u12G4\"]", 6 },      { "[truex]", 1 },             { "[-]", 1 },
+		{ "[1e]", 1 },                   { "{\"a\":[1,{\"b\":nul}]}", 13 },
+		{ "[-Infinity, NaN, Infinity, true, false, null, 0, -0.5e-3, 10E+2, \"\\u00e9\\n\", [], {}]", -1 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const u8 *p = (const u8 *)c[i].s, *end = p + strlen(c[i].s), *out;
+		tf_json_span v;
+		tf_json_error e;
+		char padded[256];
+		snprintf(padded, sizeof(padded), "%s ", c[i].s); /* a scalar needs the byte after it */
+		const u8 *pp = (const u8 *)padded;
+		int rc = tf_json_value(pp, pp + strlen(padded), &v, &out, &e);
+		if (c[i].at < 0) {
+			assert_int_equal(rc, TF_JSON_OK);
+		} else {
+			if (rc >= 0)
+				fail_msg("'%s' accepted", c[i].s);
+			if (e.at - pp != c[i].at)
+				fail_msg("'%s': fault at %td, want %d (%s)", c[i].s, e.at - pp, c[i].at, e.msg);
+		}
+		/* byte by byte through the resumable skip */
+		tf_json_skip sk;
+		assert_int_equal(tf_json_skip_begin(&sk, p, &e), 0);
+		const u8 *q = p;
+		bool done = false;
+		ptrdiff_t n = 0;
+		while (!done && q < end && (n = tf_json_skip_feed(&sk, q, q + 1, &done, &e)) >= 0)
+			q += n;
+		if (c[i].at < 0) {
+			assert_true(done && q == end);
+		} else {
+			if (n >= 0)
+				fail_msg("'%s' accepted by the skip", c[i].s);
+			/* the skip sees a bad token at the byte that breaks it */
+			if (e.at - p < c[i].at || e.at - p > c[i].at + 6)
+				fail_msg("'%s': skip's fault at %td, want %d (%s)", c[i].s, e.at - p, c[i].at, e.msg);
+		}
+	}
+	assert_true(tf_json_number((const u8 *)"-Infinity", 9));
+	assert_true(tf_json_number((const u8 *)"0", 1));
+	assert_false(tf_json_number((const u8 *)"00", 2));
+	assert_false(tf_json_number((const u8 *)"-", 1));
+	assert_false(tf_json_number((const u8 *)"12.", 3));
+	assert_true(tf_json_number((const u8 *)"-12.50", 6));
+	assert_true(tf_json_number((const u8 *)"1.5e-3", 6));
 }
 
 static void test_unescape(void **state)
@@ -393,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_iter),
 		cmocka_unit_test(test_skip),
+		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_unescape),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_ids),
