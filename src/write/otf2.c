@@ -14,7 +14,8 @@
  * tree (machine -> node), a location group per process (rank N) and one
  * per GPU device (created by its process), locations with their event
  * counts, regions (each name once), metrics, the MPI communicator, the
- * attributes and the clock (1 ns ticks, the inputs' own timestamps).
+ * attributes and the clock (1 ns ticks, the inputs' own timestamps; a
+ * run that starts before 0 shifted to start at 0: tids.c tf_time_shift).
  *
  * A location's events must be in time order.  The stack builder closes
  * the regions that ended before a counter or message before it hands the
@@ -248,7 +249,9 @@ const tf_writer tf_writer_otf2 = {
 		"Enter/Leave per region in the nesting the stack builder rebuilt (equal\n"
 		"timestamps never cross), counters as metrics, MPI messages as\n"
 		"MpiSend/MpiRecv on MPI_COMM_WORLD; 1 ns clock ticks, the inputs' own\n"
-		"times; repairs as the attribute tracefold::repaired.  An archive already\n"
-		"at DIR is replaced; a folder holding anything else (a Score-P experiment\n"
-		"folder) is refused and kept (docs/otf2-out.md).\n",
+		"times (a run that starts before 0 shifted to start at 0); repairs as\n"
+		"the attribute tracefold::repaired.  The archive is written aside and\n"
+		"swapped in whole: one already at DIR is replaced; a folder holding\n"
+		"anything else (a Score-P experiment folder) is refused and kept, or\n"
+		"with --force written beside it (docs/otf2-out.md).\n",
 };

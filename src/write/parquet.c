@@ -712,5 +712,8 @@ const tf_writer tf_writer_parquet = {
 		"the stack rules and repairs), counters, instants, messages (each send\n"
 		"paired with its receive), flows, tracks and call_paths (docs/schema.md).\n"
 		"Query them with DuckDB: SELECT name, sum(self_ns) FROM\n"
-		"read_parquet('DIR/slices/**/*.parquet') GROUP BY name.\n",
+		"read_parquet('DIR/slices/**/*.parquet') GROUP BY name.  The tables are\n"
+		"written aside and swapped in whole: an earlier run's at DIR are\n"
+		"replaced in full; a folder holding anything else is refused and kept, or\n"
+		"with --force written beside it.\n",
 };
