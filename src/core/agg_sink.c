@@ -2,7 +2,8 @@
  * a closed span adds 1 call and its self time to its call path under its
  * track's labels, as wall time for a CPU region and as gpu time for a GPU
  * activity (the "gpu/nanoseconds" sample type, made when the first one
- * comes; a GPU annotation adds a call and no time: docs/gpu.md); a selected counter
+ * comes; a GPU annotation, the GPU-side copy of a CPU range, adds nothing:
+ * docs/gpu.md); a selected counter
  * adds its value to the call path active when it fired ("[no region]"
  * outside any region). */
 #include <stdbool.h>
@@ -155,9 +156,9 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
 	uint32_t ls;
 	int64_t at = s->kind == TF_SPAN_KIND_GPU && s->launch_ns != TF_SPAN_END_UNKNOWN ? s->launch_ns : s->start_ns;
+	if (s->kind == TF_SPAN_KIND_GPU_LABEL) /* a GPU-side copy of a CPU range: not a call (docs/gpu.md) */
+		return 0;
 	TF_TRY(sample_labels(k, s->track, at, &ls));
-	if (s->kind == TF_SPAN_KIND_GPU_LABEL) /* a call, no time of its own */
-		return tf_agg_add(k->agg, s->node, ls, k->t_calls, 1);
 	if (s->kind == TF_SPAN_KIND_GPU)
 		return add_gpu(k, s, ls);
 	if (k->dense_cw) {

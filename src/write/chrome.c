@@ -288,7 +288,7 @@ static int pick_lane(tf_chrome_out *w, const tf_span *s)
 		return 0;
 	uint32_t l;
 	bool is_new;
-	TF_TRY(tf_lanes_pick(&c->lanes, s->start_ns, s->end_ns, &l, &is_new));
+	TF_TRY(tf_lanes_pick(&c->lanes, s->kind == TF_SPAN_KIND_GPU_LABEL, s->start_ns, s->end_ns, &l, &is_new));
 	if (is_new) {
 		if (tf_grow((void **)&c->lane_tid, &c->caplanetid, l + 1, sizeof(int64_t)) < 0)
 			return TF_ENOMEM;
@@ -296,7 +296,7 @@ static int pick_lane(tf_chrome_out *w, const tf_span *s)
 		if (l > 0) {
 			TF_TRY(tf_tids_extra(&w->ids, c->pid, &c->lane_tid[l]));
 			char name[600];
-			int n = tf_lane_name(w->ctx, s->track, l, name, sizeof(name));
+			int n = tf_lane_name(w->ctx, s->track, &c->lanes, l, name, sizeof(name));
 			ctrack lc = *c;
 			lc.tid = c->lane_tid[l];
 			put_meta(w, &lc, "thread_name");

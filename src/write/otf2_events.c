@@ -64,7 +64,7 @@ static uint32_t loc_of(tf_otf2_out *w, uint32_t track, uint32_t lane)
 		k->lane_loc[k->nlanes] = NONE;
 	if (k->lane_loc[lane] == NONE) {
 		char name[600];
-		tf_lane_name(w->ctx, track, lane, name, sizeof(name));
+		tf_lane_name(w->ctx, track, &k->lanes, lane, name, sizeof(name));
 		tf_str s = tf_strtab_intern_cstr(w->st, name);
 		if (s == (tf_str)-1) {
 			tf_otf2_out_oom(w);
@@ -166,7 +166,7 @@ int tf_otf2_out_on_open(tf_span_sink *sk, const tf_span *s)
 		k->lane = 0;
 		if (s->kind != TF_SPAN_KIND_CPU && s->end_ns != TF_SPAN_END_UNKNOWN) {
 			bool is_new;
-			if (tf_lanes_pick(&k->lanes, s->start_ns, s->end_ns, &k->lane, &is_new) < 0)
+			if (tf_lanes_pick(&k->lanes, s->kind == TF_SPAN_KIND_GPU_LABEL, s->start_ns, s->end_ns, &k->lane, &is_new) < 0)
 				return tf_otf2_out_oom(w);
 		}
 	}

@@ -510,11 +510,11 @@ static int pick_lane(tf_perfetto_out *w, uint32_t track, pseq *q, const tf_span 
 {
 	uint32_t l;
 	bool is_new;
-	if (tf_lanes_pick(&q->lanes, s->start_ns, s->end_ns, &l, &is_new) < 0)
+	if (tf_lanes_pick(&q->lanes, s->kind == TF_SPAN_KIND_GPU_LABEL, s->start_ns, s->end_ns, &l, &is_new) < 0)
 		return w->rc = TF_ENOMEM;
 	if (is_new && l > 0) {
 		char name[600];
-		tf_lane_name(w->ctx, track, l, name, sizeof(name));
+		tf_lane_name(w->ctx, track, &q->lanes, l, name, sizeof(name));
 		PB_Track td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
 		td.has_uuid = td.has_parent_uuid = 1;
 		td.uuid = UUID_LANE | (uint64_t)track << 16 | l;

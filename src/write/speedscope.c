@@ -173,7 +173,7 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 		t->lane = 0;
 		if (s->kind != TF_SPAN_KIND_CPU && s->end_ns != TF_SPAN_END_UNKNOWN) {
 			bool is_new;
-			TF_TRY(tf_lanes_pick(&t->lanes, s->start_ns, s->end_ns, &t->lane, &is_new));
+			TF_TRY(tf_lanes_pick(&t->lanes, s->kind == TF_SPAN_KIND_GPU_LABEL, s->start_ns, s->end_ns, &t->lane, &is_new));
 		}
 	}
 	int64_t f = frame_index(w, tf_cpath_get(w->cp, s->node)->frame);
@@ -367,7 +367,7 @@ static void put_prof_name(tf_speedscope_out *w, const sprof *p)
 	else
 		n = snprintf(buf, sizeof(buf), "rank %" PRId64 ", ", t->rank);
 	if (p->lane)
-		n += tf_lane_name(w->ctx, p->track, p->lane, buf + n, sizeof(buf) - (size_t)n);
+		n += tf_lane_name(w->ctx, p->track, &w->tk[p->track].lanes, p->lane, buf + n, sizeof(buf) - (size_t)n);
 	else
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%.500s",
 			      tf_strtab_get(w->st, t->thread_name ? t->thread_name : t->thread_key));

@@ -76,17 +76,29 @@ int tf_tids_extra(tf_tids *t, int64_t pid, int64_t *tid)
 	return id_for(t, false, 0, tid_key, pid, tid);
 }
 
-int tf_lanes_pick(tf_lanes *l, int64_t start, int64_t end, uint32_t *lane, bool *is_new)
+/* A new lane of the kind, ending at end.  Returns 0 or TF_ENOMEM. */
+static int lane_add(tf_lanes *l, bool label, int64_t end)
 {
+	if (tf_grow((void **)&l->end, &l->cap, l->n + 1, sizeof(int64_t)) < 0 ||
+	    tf_grow((void **)&l->label, &l->caplabel, l->n + 1, 1) < 0)
+		return TF_ENOMEM;
+	l->end[l->n] = end;
+	l->label[l->n++] = label;
+	return 0;
+}
+
+int tf_lanes_pick(tf_lanes *l, bool label, int64_t start, int64_t end, uint32_t *lane, bool *is_new)
+{
+	/* lane 0 is the track's own, for activities, even when an annotation
+	 * comes first (it starts before the kernels inside it) */
+	if (label && l->n == 0)
+		TF_TRY(lane_add(l, false, INT64_MIN));
 	uint32_t k = 0;
-	while (k < l->n && l->end[k] > start)
+	while (k < l->n && (l->end[k] > start || l->label[k] != label))
 		k++;
 	*is_new = k == l->n;
-	if (*is_new) {
-		if (tf_grow((void **)&l->end, &l->cap, k + 1, sizeof(int64_t)) < 0)
-			return TF_ENOMEM;
-		l->n++;
-	}
+	if (*is_new)
+		TF_TRY(lane_add(l, label, end));
 	l->end[k] = end;
 	*lane = k;
 	return 0;
@@ -95,15 +107,26 @@ int tf_lanes_pick(tf_lanes *l, int64_t start, int64_t end, uint32_t *lane, bool 
 void tf_lanes_free(tf_lanes *l)
 {
 	free(l->end);
+	free(l->label);
 	l->end = NULL;
-	l->n = l->cap = 0;
+	l->label = NULL;
+	l->n = l->cap = l->caplabel = 0;
 }
 
-int tf_lane_name(tf_ctx *ctx, uint32_t track, uint32_t lane, char *buf, size_t n)
+int tf_lane_name(tf_ctx *ctx, uint32_t track, const tf_lanes *l, uint32_t lane, char *buf, size_t n)
 {
 	const tf_track *t = tf_ctx_track_get(ctx, track);
 	tf_str name = t->thread_name ? t->thread_name : t->thread_key;
-	return snprintf(buf, n, "%.500s (overlap %u)", tf_strtab_get(tf_ctx_strtab(ctx), name), lane);
+	const char *s = tf_strtab_get(tf_ctx_strtab(ctx), name);
+	bool label = lane < l->n && l->label[lane];
+	uint32_t k = 0; /* the lanes of its kind before it */
+	for (uint32_t i = label ? 0 : 1; i < lane && i < l->n; i++)
+		k += l->label[i] == label;
+	if (!label)
+		return snprintf(buf, n, "%.500s (overlap %u)", s, k + 1);
+	if (!k)
+		return snprintf(buf, n, "%.500s annotations", s);
+	return snprintf(buf, n, "%.500s annotations (overlap %u)", s, k);
 }
 
 void tf_tids_free(tf_tids *t)

@@ -44,17 +44,25 @@ int tf_tids_extra(tf_tids *t, int64_t pid, int64_t *tid);
 /* The lanes of a track: a GPU stream's activities are not nested, and one
  * that starts before the previous one ended goes to another lane (a
  * thread or track "NAME (overlap N)"), so that each lane's slices nest.
- * Lane 0 is the track itself. */
+ * Lane 0 is the track itself and holds activities.  A stream's annotations
+ * (Kineto's gpu_user_annotation: the GPU-side copy of a CPU range, which
+ * holds kernels but is none) have lanes of their own, "NAME annotations"
+ * (then "NAME annotations (overlap N)" where they overlap), so that they
+ * never push an activity off lane 0 (docs/gpu.md). */
 typedef struct tf_lanes {
 	int64_t *end;      /* the end of the last span on each lane */
-	uint32_t n, cap;
+	uint8_t *label;    /* whether each lane holds annotations */
+	uint32_t n, cap, caplabel;
 } tf_lanes;
-/* The first lane whose last span ended by start, a new one when none has
- * (*is_new); it now ends at end.  Returns 0 or TF_ENOMEM. */
-int tf_lanes_pick(tf_lanes *l, int64_t start, int64_t end, uint32_t *lane, bool *is_new);
+/* The first lane of the span's kind (label: an annotation) whose last span
+ * ended by start, a new one when none has (*is_new); it now ends at end.
+ * Returns 0 or TF_ENOMEM. */
+int tf_lanes_pick(tf_lanes *l, bool label, int64_t start, int64_t end, uint32_t *lane, bool *is_new);
 void tf_lanes_free(tf_lanes *l);
-/* "NAME (overlap N)": the name of lane N > 0 of a track, into buf. */
-int tf_lane_name(tf_ctx *ctx, uint32_t track, uint32_t lane, char *buf, size_t n);
+/* The name of lane N > 0 of a track, into buf: "NAME (overlap K)" for the
+ * K-th lane of activities past lane 0, "NAME annotations" and "NAME
+ * annotations (overlap K)" for annotations' lanes. */
+int tf_lane_name(tf_ctx *ctx, uint32_t track, const tf_lanes *l, uint32_t lane, char *buf, size_t n);
 void tf_tids_free(tf_tids *t);
 
 /* Times before 0 (Bazel's profiles start at -85 ms) in a timeline whose

@@ -335,14 +335,14 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
             diag["begin_unclosed_ns"] += last - ts
             note("begin_unclosed", tk, name, ts, last, last - ts)
             spans.append([ts, last, name, i, "LAST", None])
-        tot["calls"] += len(spans)
+        # an annotation on a GPU stream (gpu_user_annotation) is Kineto's
+        # GPU-side copy of a record_function range whose CPU side is
+        # already a call: neither a call nor time (docs/gpu.md)
+        tot["calls"] += sum(1 for s in spans if not (is_gpu(tk, tr) and s[3] in gpu_label))
         if is_gpu(tk, tr):
             for s in sorted(spans, key=lambda s: (s[0], -s[1], s[3])):
                 name, dur = s[2], s[1] - s[0]
-                if s[3] in gpu_label:   # an annotation: a call, no time
-                    f(name)["calls"] += 1
-                    p = paths.setdefault(name, {"calls": 0, "self_ns": 0, "gpu_ns": 0})
-                    p["calls"] += 1
+                if s[3] in gpu_label:
                     continue
                 path = launch.get(corr.get(s[3]), ["[unattributed gpu]"]) + [name]
                 f(name)["calls"] += 1
