@@ -1,4 +1,5 @@
-/* pair.c - pairing the two ends of messages and flows (pair.h). */
+/* pair.c - pairing the two ends of messages and flows, and the GPU
+ * activities a flow ends on (pair.h). */
 #include "pair.h"
 #include "grow.h"
 #include "tracefold/err.h"
@@ -105,4 +106,38 @@ void tf_pairs_free(tf_pairs *q)
 	free_queue(&q->recvs);
 	free_queue(&q->starts);
 	free_queue(&q->ends);
+}
+
+int tf_gpu_recent_add(tf_gpu_recent *r, int64_t start, int64_t end, uint64_t corr, int64_t slice)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < r->n; i++) /* later events are at start or after */
+		if (r->v[i].end >= start)
+			r->v[k++] = r->v[i];
+	r->n = k;
+	if (tf_grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)) < 0)
+		return TF_ENOMEM;
+	r->v[r->n++] = (struct tf_gpu_act){ start, end, slice, corr };
+	return 0;
+}
+
+int64_t tf_gpu_recent_find(const tf_gpu_recent *r, int64_t ts, uint64_t id)
+{
+	int64_t any = -1;
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct tf_gpu_act *a = &r->v[i];
+		if (a->start > ts || a->end < ts)
+			continue;
+		if (id && a->corr == id)
+			return a->slice;
+		any = a->slice;
+	}
+	return any;
+}
+
+void tf_gpu_recent_free(tf_gpu_recent *r)
+{
+	free(r->v);
+	r->v = NULL;
+	r->n = r->cap = 0;
 }

@@ -51,4 +51,27 @@ int tf_pair_event(tf_pairs *q, const tf_event *ev, int64_t rank, uint32_t input,
 /* The ends that never met their partner: v[i] with !used of each queue. */
 void tf_pairs_free(tf_pairs *q);
 
+/* The activities of a GPU stream that a flow event may still end on.  A
+ * stream's activities come as spans of their own, each closed before the
+ * next opens (they are not nested), and a flow event at a kernel's start
+ * (Kineto's ac2g finish) comes after it: the enclosing slice of such an
+ * event is found here, not among the open spans.  An annotation (GPU-side
+ * range, TF_SPAN_KIND_GPU_LABEL) is never added: a flow ends on the
+ * activity.  Memory: the activities not ended at the last start. */
+typedef struct tf_gpu_recent {
+	struct tf_gpu_act {
+		int64_t start, end, slice;
+		uint64_t corr;
+	} *v;
+	uint32_t n, cap;
+} tf_gpu_recent;
+/* An activity, in start order (those ended before its start are dropped).
+ * Returns 0 or TF_ENOMEM. */
+int tf_gpu_recent_add(tf_gpu_recent *r, int64_t start, int64_t end, uint64_t corr, int64_t slice);
+/* The slice a flow event at ts with id `id` ends on: the activity holding
+ * ts whose correlation id is id (Kineto's flow ids are the correlation
+ * ids), else the latest started that holds ts; -1 none. */
+int64_t tf_gpu_recent_find(const tf_gpu_recent *r, int64_t ts, uint64_t id);
+void tf_gpu_recent_free(tf_gpu_recent *r);
+
 #endif

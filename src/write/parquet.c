@@ -40,7 +40,7 @@ static const char *const table_name[NTABLES + 1] = {
 
 /* column tables: name, type, nullable, dict, delta */
 enum { S_ID, S_TRACK, S_RANK, S_THREAD, S_START, S_END, S_DUR, S_SELF, S_DEPTH, S_NAME, S_RAW, S_CAT, S_PATH, S_PARENT,
-       S_CLIPPED, S_CUT, S_UNCLOSED, S_EARLY, S_NEG, S_LIMITED, S_N };
+       S_CLIPPED, S_CUT, S_UNCLOSED, S_EARLY, S_NEG, S_LIMITED, S_KIND, S_N };
 static const pq_col slices_cols[S_N] = {
 	{ "slice_id", PQ_INT64, false, false, true, false },
 	{ "track_id", PQ_INT64, false, false, false, false },
@@ -62,6 +62,7 @@ static const pq_col slices_cols[S_N] = {
 	{ "closed_early", PQ_BOOL, false, false, false, false },
 	{ "negative_duration", PQ_BOOL, false, false, false, false },
 	{ "depth_limited", PQ_BOOL, false, false, false, false },
+	{ "kind", PQ_STRING, false, true, false, false },
 };
 enum { C_TRACK, C_RANK, C_TS, C_NAME, C_VALUE, C_PATH, C_SLICE, C_N };
 static const pq_col counters_cols[C_N] = {
@@ -155,6 +156,7 @@ typedef struct trackst {
 	int64_t *open;         /* slice ids of the open spans, outermost first */
 	uint32_t depth, cap;
 	bool seen;             /* it had a span or event (the tracks a part lists) */
+	tf_gpu_recent gpu;     /* a GPU stream's activities a flow may still end on */
 } trackst;
 
 typedef struct tf_events {
@@ -312,6 +314,10 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 	if (!t || tf_grow((void **)&t->open, &t->cap, t->depth + 1, sizeof(int64_t)) < 0)
 		return TF_ENOMEM;
 	t->open[t->depth++] = w->next_slice++;
+	/* a stream's activity closes before the flow events at its start come */
+	if (s->kind == TF_SPAN_KIND_GPU && s->depth == 1 &&
+	    tf_gpu_recent_add(&t->gpu, s->start_ns, s->end_ns, s->corr, t->open[t->depth - 1]) < 0)
+		return TF_ENOMEM;
 	return w->rc;
 }
 
@@ -349,6 +355,11 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	pq_bool(f, S_EARLY, s->flags & TF_SPAN_CLOSED_EARLY);
 	pq_bool(f, S_NEG, s->flags & TF_SPAN_NEG_DURATION);
 	pq_bool(f, S_LIMITED, s->flags & TF_SPAN_DEPTH_LIMITED);
+	/* what its time is: a GPU annotation's range holds activities, so a
+	 * GPU track's sum(dur_ns) is over kind 'gpu' (docs/schema.md) */
+	static const char *const kinds[] = { "cpu", "gpu", "gpu_annotation" };
+	const char *kn = kinds[s->kind <= TF_SPAN_KIND_GPU_LABEL ? s->kind : 0];
+	pq_str(f, S_KIND, kn, strlen(kn));
 	return end_row(w, f);
 }
 
@@ -440,6 +451,8 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	case TF_EV_RECV:
 	case TF_EV_FLOW: {
 		const tf_track *tr = tf_ctx_track_get(w->ctx, ev->track);
+		if (slice < 0 && ev->kind == TF_EV_FLOW) /* on a GPU stream: the activity it ends on */
+			slice = tf_gpu_recent_find(&t->gpu, ev->ts_ns, ev->id);
 		return tf_pair_event(&w->pairs, ev, rank, tr ? tr->input : 0, slice, message_pair, flow_pair, w);
 	}
 	default:
@@ -518,8 +531,10 @@ static void events_free(tf_events *w, bool abort)
 		free(w->tab[t].files);
 		tf_hmap_free(&w->tab[t].by_rank);
 	}
-	for (uint32_t i = 0; i < w->ntk; i++)
+	for (uint32_t i = 0; i < w->ntk; i++) {
 		free(w->tk[i].open);
+		tf_gpu_recent_free(&w->tk[i].gpu);
+	}
 	free(w->tk);
 	tf_pairs_free(&w->pairs);
 	free(w);
