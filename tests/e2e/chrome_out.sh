@@ -5,6 +5,18 @@
 # a Chrome input's profile survives the round trip exactly.
 . tests/lib.sh
 calls() { $TF -q top -n 0 --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls_total"])'; }
+# the GPU annotations of a Kineto input (gpu_user_annotation: written on a
+# track of their own, not calls: docs/gpu.md), from the input itself
+annotations() {
+	case $1 in
+	*.json|*.json.gz) python3 -c '
+import gzip,json,sys
+d=json.load((gzip.open if sys.argv[1].endswith(".gz") else open)(sys.argv[1], "rt"))
+print(sum(1 for e in (d["traceEvents"] if isinstance(d, dict) else d)
+          if isinstance(e, dict) and e.get("cat") == "gpu_user_annotation" and e.get("ph") in ("X", "B")))' "$1" ;;
+	*) echo 0 ;;
+	esac
+}
 i=0
 for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet50-gpu/*.json* \
 	$DATA/chrome/catapult-unclosed-slices/*.json $DATA/chrome/viztracer-asyncio/*.json \
@@ -19,12 +31,12 @@ for t in $DATA/chrome/pytorch-legacy-small/trace.json $DATA/chrome/kineto-resnet
 	i=$((i + 1)); b="$(basename "$(dirname "$t")")/$(basename "$t")"
 	out=$TMP/o$i.trace.json
 	$TF -q chrome "$t" -o "$out" || { fail "$b: chrome"; continue; }
-	n=$(calls "$t"); c=$(kind "$t" counter); s=$(kind "$t" instant)
+	n=$(($(calls "$t") + $(annotations "$t"))); c=$(kind "$t" counter); s=$(kind "$t" instant)
 	case $t in
 	*.json|*.json.gz|*.jsonl|*.pfw|*.pfw.gz) f=$(python3 tests/tools/chrome_flow_pairs.py "$t") ;; # from the input itself
 	*) f=$(kind "$t" send); [ "$f" = "$(kind "$t" recv)" ] || fail "$b: fixture with unmatched messages" ;;
 	esac
-	check "$b: strict JSON, $n X (the aggregate's calls), $c C, $s i events, $f arrows" \
+	check "$b: strict JSON, $n X (the aggregate's calls and the GPU annotations), $c C, $s i events, $f arrows" \
 		python3 tests/tools/chrome_out_check.py "$out" "$n" "$c" "$s" "$f"
 	case $t in *.json|*.json.gz|*.jsonl|*.pfw|*.pfw.gz)
 		table "$t" > "$TMP/a"; table "$out" > "$TMP/b"

@@ -12,7 +12,9 @@ Checks:
     count is the one its definition states;
   - CPU threads are in process location groups, GPU streams in accelerator
     groups created by a process group, every process group has a CPU thread;
-  - Enter events = the regions of the input (top's calls_total), Metric
+  - Enter events = the regions of the input (top's calls_total) plus the
+    GPU annotations (an Enter with attribute tracefold::gpu = 2: the GPU-side
+    copy of a record_function range, no call, docs/gpu.md), Metric
     events = info's counter samples, MpiSend / MpiRecv = info's messages
     sent / received; metric names = info's counter names;
   - regions and strings are defined once (no two regions of one name and
@@ -37,6 +39,7 @@ def main():
     top = json.load(open(top_path))
     bad = []
     counts = {"Enter": 0, "Leave": 0, "Metric": 0, "MpiSend": 0, "MpiRecv": 0}
+    annotations = 0
     lines = []
     with otf2.reader.open(anchor) as tr:
         d = tr.definitions
@@ -76,6 +79,9 @@ def main():
                 counts[kind] += 1
             name = ""
             if kind == "Enter":
+                at = ev.attributes
+                if at and any(a.name == "tracefold::gpu" and v == 2 for a, v in at.items()):
+                    annotations += 1
                 st["stack"].append(ev.region.name)
                 name = ev.region.name
             elif kind == "Leave":
@@ -99,8 +105,9 @@ def main():
     if metric_names != want_names:
         bad.append("metrics %s, info's counters %s" % (metric_names[:5], want_names[:5]))
     calls = top.get("calls_total")
-    if calls is not None and counts["Enter"] != calls:
-        bad.append("%d Enter events, the input has %d regions" % (counts["Enter"], calls))
+    if calls is not None and counts["Enter"] - annotations != calls:
+        bad.append("%d Enter events (%d GPU annotations), the input has %d regions"
+                   % (counts["Enter"], annotations, calls))
     if counts["Enter"] != counts["Leave"]:
         bad.append("%d Enter, %d Leave" % (counts["Enter"], counts["Leave"]))
     samples = sum(c["samples"] for c in info["counters"])
