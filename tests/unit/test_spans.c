@@ -89,9 +89,10 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 		memset(c->self + c->nnodes, 0, (n - c->nnodes) * sizeof(int64_t));
 		c->nnodes = n;
 	}
-	c->calls[s->node]++;
-	if (s->kind != TF_SPAN_KIND_GPU_LABEL) /* an annotation on a GPU stream: a call, no time */
+	if (s->kind != TF_SPAN_KIND_GPU_LABEL) { /* a GPU annotation: no call, no time (docs/gpu.md) */
+		c->calls[s->node]++;
 		c->self[s->node] += s->self_ns;
+	}
 	for (int b = 0; b < 6; b++)
 		if (s->flags & (1u << b))
 			c->flag_n[b]++;
