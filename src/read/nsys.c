@@ -479,6 +479,13 @@ static const char *const nsight_tables[] = {
 static int read_all(nsys *r)
 {
 	bool any = false;
+	sqlite3_stmt *q;
+	/* a damaged database says so here, not as "no Nsight tables" */
+	TF_TRY(prepare(r, "SELECT count(*) FROM sqlite_master", &q));
+	int s = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (s != SQLITE_ROW)
+		return tf_error_set(r->err, TF_EFORMAT, r->path, -1, -1, "SQLite: %s", sqlite3_errstr(s));
 	for (int i = 0; nsight_tables[i]; i++)
 		any |= table_has(r, nsight_tables[i]);
 	if (!any)
