@@ -18,7 +18,6 @@
  * to the stack builder is pid << 32 | correlationId (ids are scoped per
  * input there).  Every track is sorted by the stack builder (needs_sort):
  * a thread's calls come from several tables. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -481,9 +480,15 @@ static int read_all(nsys *r)
 	bool any = false;
 	sqlite3_stmt *q;
 	/* a damaged database says so here, not as "no Nsight tables" */
-	TF_TRY(prepare(r, "SELECT count(*) FROM sqlite_master", &q));
-	int s = sqlite3_step(q);
-	sqlite3_finalize(q);
+	int s = sqlite3_prepare_v2(r->db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL);
+	if (s == SQLITE_OK) {
+		s = sqlite3_step(q);
+		sqlite3_finalize(q);
+	}
+	if (s == SQLITE_NOTADB) /* sniffed from the decompressed head: a gzipped export */
+		return tf_error_set(r->err, TF_EFORMAT, r->path, 0, -1,
+				    "not a SQLite database as it is (an Nsight Systems export is read as the "
+				    "file itself: decompress it first)");
 	if (s != SQLITE_ROW)
 		return tf_error_set(r->err, TF_EFORMAT, r->path, -1, -1, "SQLite: %s", sqlite3_errstr(s));
 	for (int i = 0; nsight_tables[i]; i++)
@@ -513,16 +518,9 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 {
 	nsys r = { .path = path, .input = input, .ctx = ctx, .sink = sink, .st = tf_ctx_strtab(ctx), .err = err,
 		   .cache_track = UINT32_MAX };
-	unsigned char magic[16] = { 0 };
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return tf_error_set(err, TF_EIO, path, -1, -1, "cannot open: %s", strerror(errno));
-	size_t got = fread(magic, 1, sizeof(magic), f);
-	fclose(f);
-	if (got < 16 || memcmp(magic, "SQLite format 3", 16) != 0)
-		return tf_error_set(err, TF_EFORMAT, path, 0, -1,
-				    "not a SQLite database (an Nsight Systems export is read as the file "
-				    "itself: decompress it first)");
+	if (!strcmp(path, "-"))
+		return tf_error_set(err, TF_EUSAGE, path, -1, -1,
+				    "an Nsight Systems export cannot be read from standard input (SQLite reads a file)");
 	if (sqlite3_open_v2(path, &r.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		tf_error_set(err, TF_EFORMAT, path, -1, -1, "SQLite: %s", r.db ? sqlite3_errmsg(r.db) : "out of memory");
 		sqlite3_close(r.db);
@@ -546,8 +544,7 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 
 const tf_format tf_format_nsys = {
 	.name = "nsys",
-	.description = "Nsight Systems SQLite exports (nsys export --type sqlite: CUDA kernels, memcpy, memset, "
-		       "runtime calls, NVTX ranges, synchronization)",
+	.description = "Nsight Systems SQLite exports (nsys export --type sqlite: CUDA activity, runtime, NVTX)",
 	.sniff = sniff,
 	.read = read_input, /* one part: GPU activities go under launches of any thread */
 };
