@@ -45,7 +45,7 @@ typedef struct nsys {
 	uint64_t index;
 	bool strings;              /* StringIds (id, value) is there */
 	char missing[400];         /* what was looked for and not found */
-	int64_t cache_key;         /* the last track looked up, by its key */
+	int64_t cache_key[3];      /* the last track looked up: globalTid or pid, device, stream */
 	uint32_t cache_track;
 } nsys;
 
@@ -124,8 +124,8 @@ static tf_str intern_int(nsys *r, int64_t v)
  * process gtid's pid on device dev. */
 static int track_of(nsys *r, int64_t gtid, int64_t dev, int64_t stream, uint32_t *out)
 {
-	int64_t key = stream < 0 ? gtid : (int64_t)((uint64_t)PID_OF(gtid) << 40 ^ (uint64_t)dev << 32 ^ (uint64_t)stream) ^ INT64_MIN;
-	if (r->cache_track != UINT32_MAX && key == r->cache_key) {
+	int64_t key[3] = { stream < 0 ? gtid : PID_OF(gtid), stream < 0 ? -1 : dev, stream };
+	if (r->cache_track != UINT32_MAX && !memcmp(key, r->cache_key, sizeof(key))) {
 		*out = r->cache_track;
 		return 0;
 	}
@@ -151,7 +151,7 @@ static int track_of(nsys *r, int64_t gtid, int64_t dev, int64_t stream, uint32_t
 			t->thread_name = tk;
 		}
 	}
-	r->cache_key = key;
+	memcpy(r->cache_key, key, sizeof(key));
 	r->cache_track = id;
 	*out = id;
 	return 0;

@@ -4,8 +4,8 @@
 # itself: GPU time per process, device and stream, per call path (NVTX stack
 # + runtime call of the same correlationId + activity, or [unattributed
 # gpu]), the CPU calls' wall self time per call path and calls per frame,
-# all exactly.  Then info, the timelines (the gpu profile survives chrome and
-# perfetto), events, a SQLite file that is no Nsight export, a missing table
+# all exactly.  Then info, the timelines (the gpu profile survives chrome,
+# perfetto and otf2), events, a SQLite file that is no Nsight export, a missing table
 # named in a note, and two files as two inputs.
 . tests/lib.sh
 F=$DATA/nsys/h100-2gpu/h100_2gpu_1s.sqlite
@@ -54,8 +54,8 @@ assert names == {"python3"}, names
 assert not i["notes"], i["notes"]' "$TMP/o.json" "$TMP/info.json"
 check "info names the format" sh -c "$TF -q info '$F' | grep -q 'format nsys'"
 # timelines: the gpu profile comes back from chrome and perfetto
-for f in chrome perfetto; do
-	o=$TMP/rt.$f
+for f in chrome perfetto otf2; do
+	o=$TMP/rt_otf2
 	[ $f = perfetto ] && o=$TMP/rt.pftrace
 	[ $f = chrome ] && o=$TMP/rt.json
 	if $TF -q $f "$F" -o "$o"; then
