@@ -45,7 +45,7 @@ typedef struct nsys {
 	uint64_t index;
 	bool strings;              /* StringIds (id, value) is there */
 	char missing[400];         /* what was looked for and not found */
-	int64_t cache_key[3];      /* the last track looked up: globalTid or pid, device, stream */
+	int64_t cache_key[4];      /* the last track looked up: gpu, globalTid or pid, device, stream */
 	uint32_t cache_track;
 } nsys;
 
@@ -120,18 +120,18 @@ static tf_str intern_int(nsys *r, int64_t v)
 	return intern(r, b);
 }
 
-/* The track of a thread (gtid) or, with stream >= 0, of a GPU stream of
- * process gtid's pid on device dev. */
-static int track_of(nsys *r, int64_t gtid, int64_t dev, int64_t stream, uint32_t *out)
+/* The track of a thread (gtid) or, with gpu, of the GPU stream of process
+ * gtid's pid on device dev. */
+static int track_of(nsys *r, int64_t gtid, bool gpu, int64_t dev, int64_t stream, uint32_t *out)
 {
-	int64_t key[3] = { stream < 0 ? gtid : PID_OF(gtid), stream < 0 ? -1 : dev, stream };
+	int64_t key[4] = { gpu, gpu ? PID_OF(gtid) : gtid, gpu ? dev : 0, gpu ? stream : 0 };
 	if (r->cache_track != UINT32_MAX && !memcmp(key, r->cache_key, sizeof(key))) {
 		*out = r->cache_track;
 		return 0;
 	}
 	char b[64];
 	tf_str pk = intern_int(r, PID_OF(gtid)), tk;
-	if (stream < 0) {
+	if (!gpu) {
 		tk = intern_int(r, TID_OF(gtid));
 	} else {
 		snprintf(b, sizeof(b), "GPU %" PRId64 " stream %" PRId64, dev, stream);
@@ -146,7 +146,7 @@ static int track_of(nsys *r, int64_t gtid, int64_t dev, int64_t stream, uint32_t
 	if (tf_ctx_track_count(r->ctx) != before) {
 		tf_track *t = tf_ctx_track_get(r->ctx, id);
 		t->needs_sort = true;
-		if (stream >= 0) {
+		if (gpu) {
 			t->kind = TF_TRACK_GPU;
 			t->thread_name = tk;
 		}
@@ -237,7 +237,7 @@ static int gpu_row(nsys *r, sqlite3_stmt *q)
 	if (complete(r, q, &ev))
 		return 0;
 	int64_t gpid = sqlite3_column_int64(q, 2);
-	TF_TRY(track_of(r, gpid, sqlite3_column_int64(q, 3), sqlite3_column_int64(q, 4), &ev.track));
+	TF_TRY(track_of(r, gpid, true, sqlite3_column_int64(q, 3), sqlite3_column_int64(q, 4), &ev.track));
 	uint64_t corr = (uint64_t)sqlite3_column_int64(q, 5) & 0xFFFFFFFFu;
 	ev.corr = corr ? (uint64_t)PID_OF(gpid) << 32 | corr : 0;
 	int what = sqlite3_column_int(q, 7);
@@ -329,7 +329,7 @@ static int cpu_row(nsys *r, sqlite3_stmt *q)
 		return 0;
 	}
 	int64_t gtid = sqlite3_column_int64(q, 2);
-	TF_TRY(track_of(r, gtid, 0, -1, &ev.track));
+	TF_TRY(track_of(r, gtid, false, 0, 0, &ev.track));
 	const char *name = (const char *)sqlite3_column_text(q, 4);
 	char b[200];
 	if (what == 0) {
