@@ -22,7 +22,7 @@
 # (gcc -MMD -MP: build/**/*.d).
 
 CC       ?= gcc
-PKGS     := libprotobuf-c zlib otf2 libzstd
+PKGS     := libprotobuf-c zlib otf2 libzstd sqlite3
 # ISA-L's inflate (Debian libisal-dev) where it is installed, zlib's
 # otherwise; ISAL=0 builds with zlib alone (tracefold --version says which)
 ISAL     ?= $(shell pkg-config --exists libisal 2>/dev/null && echo 1)

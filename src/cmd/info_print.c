@@ -133,6 +133,8 @@ void tf_info_print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin
 		printf("gpu: %" PRIu64 " activities, %s (streams busy %s); under their launch: %s (%.1f%%)\n", gn,
 		       fmt_dur(gt, b1, sizeof(b1)), fmt_dur(gb, b3, sizeof(b3)), fmt_dur(ga, b2, sizeof(b2)),
 		       gt ? 100.0 * (double)ga / (double)gt : 100.0);
+		printf("  "); /* the share again, with why the rest is unattributed */
+		tf_gpu_coverage_text(stdout, d, gt, tf_sat_sub(gt, ga));
 	}
 	printf("events: %" PRIu64 " decoded\n", d->n[TF_DIAG_events_read]);
 	for (int i = 0; i < TF_DIAG_COUNT; i++) {
@@ -270,6 +272,18 @@ void tf_info_print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin
 		       (long long)s->min_ns, (long long)s->max_ns, (long long)tf_sat_sub(s->max_ns, s->min_ns));
 	else
 		printf("  \"time_span\": null,\n");
+	uint64_t gn = 0;
+	int64_t gt = 0, ga = 0;
+	for (size_t i = 0; i < s->ntrk; i++) {
+		gn += s->trk[i].gpu_n;
+		gt = tf_sat_add(gt, s->trk[i].gpu_ns);
+		ga = tf_sat_add(ga, s->trk[i].gpu_att_ns);
+	}
+	if (gn) { /* docs/gpu.md "Coverage" */
+		printf("  \"gpu_coverage\": ");
+		tf_gpu_coverage_json(stdout, d, gt, tf_sat_sub(gt, ga), "  ");
+		printf(",\n");
+	}
 	printf("  \"diagnostics\": {");
 	int any = 0;
 	for (int i = 0; i < TF_DIAG_COUNT; i++) {

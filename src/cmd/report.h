@@ -94,4 +94,15 @@ int tf_table_add(tf_table *t, const char *const *cells);
 void tf_table_print(const tf_table *t, FILE *f, int markdown);
 void tf_table_free(tf_table *t);
 
+/* GPU coverage (coverage.c, docs/gpu.md "Coverage"): of total_ns of GPU
+ * time, unattributed_ns under "[unattributed gpu]", the reasons from d's
+ * gpu_unattributed_* counters (d NULL or without them: a profile, reasons
+ * not known).  The text is one line "gpu: 97.3% of 1.93 s under a CPU call
+ * path; unattributed ...: N activities (T) REASON, ..."; the JSON one object,
+ * its inner lines indented by indent. */
+struct tf_diag;
+void tf_gpu_coverage_text(FILE *f, const struct tf_diag *d, int64_t total_ns, int64_t unattributed_ns);
+void tf_gpu_coverage_json(FILE *f, const struct tf_diag *d, int64_t total_ns, int64_t unattributed_ns,
+			  const char *indent);
+
 #endif

@@ -310,6 +310,8 @@ typedef struct top_view {
 	rankstat *rs;
 	int nranks;
 	const char *tname, *unit;
+	int64_t unattributed; /* gpu: the time under "[unattributed gpu]", -1 another type */
+	const tf_diag *diag;  /* the run's, for the reasons */
 } top_view;
 
 /* The functions of type t of agg sorted by a->by, and their ranks' spread. */
@@ -333,6 +335,12 @@ static int top_compute(const top_args *a, tf_agg *agg, int t, top_view *v)
 		v->order[i] = i;
 	g_sort = (top_ctx){ &v->s, a->by, agg };
 	qsort(v->order, v->s.n, sizeof(uint32_t), cmp_fn);
+	v->unattributed = -1;
+	if (!strcmp(v->tname, "gpu") && tf_unit_ns(v->unit) == 1) { /* docs/gpu.md "Coverage" */
+		tf_str u = tf_strtab_intern_cstr(st, "[unattributed gpu]");
+		int64_t k = u ? tf_fnstats_find(&v->s, u) : -1;
+		v->unattributed = k >= 0 ? v->s.fn[k].total : 0;
+	}
 	v->nsel = a->count == 0 || (unsigned long long)a->count > v->s.n ? v->s.n : (size_t)a->count;
 	v->rs = calloc(v->nsel + 1, sizeof(rankstat));
 	v->nranks = v->rs ? rank_stats(agg, &v->s, v->order, v->nsel, v->rs) : -1;
@@ -390,7 +398,12 @@ static void top_json(const top_args *a, const tf_strtab *st, const top_view *v)
 		else
 			printf("\"rank_total\": null}");
 	}
-	printf("%s]\n}\n", v->nsel ? "\n  " : "");
+	printf("%s]", v->nsel ? "\n  " : "");
+	if (v->unattributed >= 0) {
+		printf(",\n  \"coverage\": ");
+		tf_gpu_coverage_json(stdout, v->diag, s->total, v->unattributed, "  ");
+	}
+	printf("\n}\n");
 }
 
 /* The rows of the text and Markdown table into tb (its header added). */
@@ -479,6 +492,10 @@ static int top_table(const top_args *a, const tf_strtab *st, const top_view *v)
 	       v->tname, v->unit, tot, calls_txt, s->n, ranks_txt, v->nsel, by_name(a->by));
 	tf_table_print(&tb, stdout, md);
 	tf_table_free(&tb);
+	if (v->unattributed >= 0) {
+		printf(md ? "\n" : "");
+		tf_gpu_coverage_text(stdout, v->diag, s->total, v->unattributed);
+	}
 	return TF_EXIT_OK;
 }
 
@@ -498,7 +515,7 @@ int tf_cmd_top(int argc, char **argv)
 	}
 	if (rc == TF_EXIT_OK && (rc = top_parse(&a, argc, argv, &helped)) == TF_EXIT_OK && !helped &&
 	    (rc = tf_load_report(ctx, agg, a.inputs, a.ninputs, &a.iopts, a.type_name, &t)) == TF_EXIT_OK &&
-	    (rc = top_compute(&a, agg, t, &v)) == TF_EXIT_OK) {
+	    (v.diag = tf_ctx_diag(ctx), rc = top_compute(&a, agg, t, &v)) == TF_EXIT_OK) {
 		if (a.fmt == FMT_JSON)
 			top_json(&a, tf_agg_strtab(agg), &v);
 		else

@@ -36,6 +36,12 @@ struct tf_gpu_join {
 	tf_runs launch_runs;
 	tf_str unnamed;        /* "[unnamed]", interned on first use */
 	tf_str unattributed;   /* "[unattributed gpu]", likewise */
+	/* the smallest correlation id of the input's launches per numbering
+	 * (the id's upper 32 bits: a reader whose ids are per process puts the
+	 * process there), to tell a launch before the trace from one missing
+	 * (docs/gpu.md "Coverage"); few numberings, searched in turn */
+	struct corr_min { uint64_t hi, min; } *cmin;
+	uint32_t ncmin, capcmin;
 };
 
 static uint64_t launch_key(uint32_t input, uint64_t corr)
@@ -62,6 +68,16 @@ int tf_gpu_join_launch(tf_gpu_join *g, uint32_t track, uint64_t corr, uint32_t n
 	if (tf_grow((void **)&g->launch, &g->caplaunch, g->nlaunch + 1, sizeof(launch)) < 0)
 		return TF_ENOMEM;
 	g->launch[g->nlaunch++] = (launch){ launch_key(track_input(g, track), corr), node, g->launch_seq++, start_ns };
+	uint32_t i = 0;
+	while (i < g->ncmin && g->cmin[i].hi != corr >> 32)
+		i++;
+	if (i == g->ncmin) {
+		if (tf_grow((void **)&g->cmin, &g->capcmin, i + 1, sizeof(*g->cmin)) < 0)
+			return TF_ENOMEM;
+		g->cmin[g->ncmin++] = (struct corr_min){ corr >> 32, corr };
+	}
+	if (corr < g->cmin[i].min)
+		g->cmin[i].min = corr;
 	g->launch_dirty = true;
 	size_t budget = tf_ctx_opts(g->ctx)->sort_mem_bytes / 2;
 	if (budget && (size_t)g->nlaunch * sizeof(launch) >= budget && tf_sorter_spill_open(g->so) == 1) {
@@ -82,6 +98,9 @@ void tf_gpu_join_forget(tf_gpu_join *g)
 	g->nlaunch = g->caplaunch = 0;
 	g->launch_dirty = false;
 	tf_runs_free(&g->launch_runs);
+	free(g->cmin);
+	g->cmin = NULL;
+	g->ncmin = g->capcmin = 0;
 }
 
 static void sort_launches(tf_gpu_join *g)
@@ -220,6 +239,18 @@ static int join_launches(tf_gpu_join *g, tf_merge *sm, uint32_t input, tf_runs *
 	return r;
 }
 
+/* Why an activity with correlation id corr found no launch: none in the
+ * trace, or one before it (its id below every launch's of its numbering). */
+static tf_diag_id unattributed_why(const tf_gpu_join *g, uint64_t corr)
+{
+	if (!corr)
+		return TF_DIAG_gpu_unattributed_no_corr;
+	for (uint32_t i = 0; i < g->ncmin; i++)
+		if (g->cmin[i].hi == corr >> 32)
+			return corr < g->cmin[i].min ? TF_DIAG_gpu_unattributed_early : TF_DIAG_gpu_unattributed_no_launch;
+	return TF_DIAG_gpu_unattributed_no_launch;
+}
+
 /* ---- a GPU stream ---- */
 
 int tf_gpu_stream_open(tf_gpu_join *g, uint32_t track, tf_sorted *c, tf_gpu_stream *gs)
@@ -282,6 +313,7 @@ int tf_gpu_stream_span(tf_gpu_stream *gs, const tf_sorted_span *sp, tf_span *out
 			TF_TRY(tf_intern_once(g->ctx, &g->unattributed, "[unattributed gpu]"));
 			parent = tf_cpath_child(g->cp, TF_CPATH_ROOT, g->unattributed);
 			tf_diag_repair(g->diag, TF_DIAG_gpu_unattributed, dur);
+			tf_diag_repair(g->diag, unattributed_why(g, sp->corr), dur);
 		} else {
 			tf_diag_repair(g->diag, TF_DIAG_gpu_attributed, dur);
 		}

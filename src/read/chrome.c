@@ -526,7 +526,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 
 const tf_format tf_format_chrome = {
 	.name = "chrome",
-	.description = "Chrome trace-event JSON (Chrome, Perfetto, PyTorch/Kineto, rocprofiler, TAU json)",
+	.description = "Chrome trace-event JSON (Chrome, Perfetto, PyTorch/Kineto, JAX/XLA, rocprofiler, TAU json)",
 	.sniff = sniff,
 	.read = read_input, /* one part */
 };

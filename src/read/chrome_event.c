@@ -222,7 +222,9 @@ static void python_ids(const tf_chrome_fields *f, tf_event *ev)
 			ev->parent_id = tf_json_id(&val);
 }
 
-/* args.correlation of a GPU activity or launch (Kineto), 0 when none. */
+/* args.correlation of a GPU activity or launch (Kineto), or its
+ * args.correlation_id (the XLA profiler's, on the kernel and on the host
+ * call that launched it: cuLaunchKernel, cuGraphLaunch); 0 when none. */
 static uint64_t correlation(const tf_chrome_fields *f)
 {
 	if (f->args.type != TF_JSON_OBJECT)
@@ -231,7 +233,7 @@ static uint64_t correlation(const tf_chrome_fields *f)
 	tf_json_span key, val;
 	tf_json_iter_begin(&it, &f->args);
 	while (tf_json_iter_next(&it, &key, &val))
-		if (tf_json_is(&key, "correlation"))
+		if (tf_json_is(&key, "correlation") || tf_json_is(&key, "correlation_id"))
 			return tf_json_id(&val);
 	return 0;
 }
@@ -307,7 +309,10 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 		TF_TRY(tf_chrome_note_class(r, ev.track, cls));
 	if (cls == CAT_PYTHON && ph == 'X')
 		python_ids(f, &ev);
-	if ((cls == CAT_GPU || cls == CAT_LAUNCH || cls == CAT_GPU_LABEL || cls == CAT_SYNC) && (ph == 'X' || ph == 'B')) {
+	/* XLA's events have no category: every region of its trace may carry
+	 * a correlation id (its GPU streams are its /device:GPU:N processes) */
+	if ((cls == CAT_GPU || cls == CAT_LAUNCH || cls == CAT_GPU_LABEL || cls == CAT_SYNC || r->xla) &&
+	    (ph == 'X' || ph == 'B')) {
 		if (cls == CAT_GPU_LABEL)
 			ev.flags |= TF_EVF_GPU_LABEL;
 		ev.corr = correlation(f);

@@ -69,6 +69,9 @@ struct tf_chrome {
 	bool lines;            /* JSON lines: events separated by newlines, no commas */
 	bool has_events;       /* object form: a traceEvents array was met */
 	bool nl;               /* a newline since the last event (S_ARR_NEXT) */
+	bool xla;              /* an XLA/JAX profiler trace: a process named /device:... or
+				* /host:...; its events' args.correlation_id link launches and
+				* kernels (docs/format-jax.md) */
 
 	/* scratch for decoded strings: 0 name, 1 cat, 2 pid, 3 tid */
 	char *scr[NSCRATCH];

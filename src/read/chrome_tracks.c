@@ -6,11 +6,14 @@
 #include <string.h>
 #include "chrome_int.h"
 
-/* "GPU0", "GPU 1" (rocprofiler's process names, Kineto's process labels);
- * not Chrome's "GPU Process", whose threads are CPU threads. */
+/* "GPU0", "GPU 1" (rocprofiler's process names, Kineto's process labels),
+ * "/device:GPU:0" (the XLA profiler's: JAX, TensorFlow); not Chrome's "GPU
+ * Process", whose threads are CPU threads. */
 static bool is_gpu_name(const char *t, size_t n)
 {
 	size_t i = 3;
+	if (n > 12 && memcmp(t, "/device:GPU:", 12) == 0)
+		return t[12] >= '0' && t[12] <= '9';
 	if (n < 4 || memcmp(t, "GPU", 3) != 0)
 		return false;
 	if (t[i] == ' ' && n > 4)
@@ -203,6 +206,9 @@ int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f)
 		tf_str v;
 		TF_TRY(tf_chrome_intern(r, &aname, 0, &v));
 		tf_ctx_set_process_name(r->ctx, r->input, pk, v);
+		const char *vt = tf_strtab_get(r->st, v);
+		if (!strncmp(vt, "/device:", 8) || !strncmp(vt, "/host:", 6))
+			r->xla = true; /* the XLA profiler's planes */
 		if (is_gpu_name(tf_strtab_get(r->st, v), tf_strtab_len(r->st, v)))
 			TF_TRY(mark_gpu_process(r, pk));
 	}

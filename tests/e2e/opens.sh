@@ -53,6 +53,10 @@ opens 3 "profile --label-steps (a pre-pass)" "$G" $TF -q profile --label-steps "
 opens 3 "diff --gate (the steps: a pre-pass)" "$DATA/gate/a0.json.gz" $TF -q diff --gate "$DATA/gate/a0.json.gz,$DATA/gate/a1.json.gz" \
 	"$DATA/gate/a2.json.gz,$DATA/gate/a3.json.gz"
 opens 3 "info --window 0s:3600s (a pre-pass)" "$G" $TF -q info --window 0s:3600s "$G"
+# an Nsight Systems export: sniffed, then opened by SQLite
+N=$DATA/nsys/h100-2gpu/h100_2gpu_1s.sqlite
+opens 2 "top $(basename "$N")" "$N" $TF -q top "$N"
+opens 2 "profile -j 2 $(basename "$N")" "$N" $TF -q profile -j 2 "$N" -o "$TMP/o.pb.gz"
 # a directory: each trace file in it read once, with or without threads
 for d in "$DATA/tau/mpi_small" "$DATA/otf2/scorep-ping-pong-mpi"; do
 	for j in 1 2; do
