@@ -82,13 +82,8 @@ static uint32_t loc_of(tf_otf2_out *w, uint32_t track, uint32_t lane)
  * time still before 0 fails the run, nothing goes to libotf2. */
 static uint64_t stamp(tf_otf2_out *w, oloc *l, int64_t ts, tf_str name)
 {
-	if (!w->have_shift) {
-		w->have_shift = true;
-		w->shift_ns = tf_time_shift(w->ctx, ts);
-	}
 	int64_t orig = ts;
-	if (w->shift_ns && __builtin_sub_overflow(orig, w->shift_ns, &ts))
-		ts = INT64_MAX;
+	ts = tf_time_shifted(w->ctx, &w->have_shift, &w->shift_ns, orig);
 	if (ts < 0) {
 		if (!w->rc) {
 			w->rc = tf_time_refuse(w->ctx, w->path, "OTF2", w->inputs, w->ninputs, l->track, name, orig,

@@ -388,13 +388,8 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
 		return w->rc = TF_ENOMEM;
 	/* TracePacket times are unsigned: a run that starts before 0 is
 	 * shifted to start at 0 (tf_time_shift), unchanged otherwise */
-	if (!w->have_shift) {
-		w->have_shift = true;
-		w->shift_ns = tf_time_shift(w->ctx, ts);
-	}
 	int64_t orig = ts;
-	if (w->shift_ns && __builtin_sub_overflow(orig, w->shift_ns, &ts))
-		ts = INT64_MAX;
+	ts = tf_time_shifted(w->ctx, &w->have_shift, &w->shift_ns, orig);
 	if (ts < 0) {
 		tf_error e = { 0 };
 		return w->rc = tf_time_refuse(w->ctx, w->path, "Perfetto", w->inputs, w->ninputs, track, name, orig,

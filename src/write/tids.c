@@ -145,6 +145,18 @@ int64_t tf_time_shift(tf_ctx *ctx, int64_t ts)
 	return lo < 0 ? lo : 0;
 }
 
+int64_t tf_time_shifted(tf_ctx *ctx, bool *have, int64_t *shift, int64_t ts)
+{
+	if (!*have) {
+		*have = true;
+		*shift = tf_time_shift(ctx, ts);
+	}
+	int64_t r = ts;
+	if (*shift && __builtin_sub_overflow(ts, *shift, &r))
+		r = INT64_MAX;
+	return r;
+}
+
 int tf_time_refuse(tf_ctx *ctx, const char *out, const char *format, const char *const *inputs, int ninputs,
 		   uint32_t track, tf_str name, int64_t ts, int64_t shift, tf_error *err)
 {

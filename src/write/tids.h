@@ -73,6 +73,10 @@ void tf_tids_free(tf_tids *t);
  * is refused by tf_time_refuse: err (TF_EFORMAT) and a warning name the
  * output, the event (its name, input, process and thread) and its time. */
 int64_t tf_time_shift(tf_ctx *ctx, int64_t ts);
+/* ts shifted by the writer's shift (*shift, decided by tf_time_shift at
+ * the first call, when *have is still false); INT64_MAX where the
+ * difference overflows. */
+int64_t tf_time_shifted(tf_ctx *ctx, bool *have, int64_t *shift, int64_t ts);
 int tf_time_refuse(tf_ctx *ctx, const char *out, const char *format, const char *const *inputs, int ninputs,
 		   uint32_t track, tf_str name, int64_t ts, int64_t shift, tf_error *err);
 
