@@ -83,8 +83,14 @@ static void missing(nsys *r, const char *what)
 
 /* Every column of cols (NULL-terminated) in table; else says the first
  * missing one and returns false. */
-static bool cols_have(nsys *r, const char *table, const char *const *cols)
+/* Whether table is there with every one of cols; what is not is named
+ * in the note of what is missing (the table is then not read). */
+static bool table_ready(nsys *r, const char *table, const char *const *cols)
 {
+	if (!table_has(r, table)) {
+		missing(r, table);
+		return false;
+	}
 	for (int i = 0; cols[i]; i++)
 		if (!col_has(r, table, cols[i])) {
 			char b[160];
@@ -265,11 +271,7 @@ static int gpu_table(nsys *r, const char *table, int what)
 	static const char *const need[] = { "start", "end", "globalPid", "deviceId", "streamId", "correlationId", NULL };
 	static const char *const knames[] = { "demangledName", "shortName", "mangledName", NULL };
 	static const char *const none[] = { NULL };
-	if (!table_has(r, table)) {
-		missing(r, table);
-		return 0;
-	}
-	if (!cols_have(r, table, need))
+	if (!table_ready(r, table, need))
 		return 0;
 	char sel[300], joins[300], extra[200], sql[1200];
 	if (what == 0)
@@ -356,11 +358,7 @@ static int runtime_table(nsys *r)
 	static const char *const need[] = { "start", "end", "globalTid", "correlationId", NULL };
 	static const char *const names[] = { "nameId", NULL };
 	const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
-	if (!table_has(r, table)) {
-		missing(r, table);
-		return 0;
-	}
-	if (!cols_have(r, table, need))
+	if (!table_ready(r, table, need))
 		return 0;
 	char sel[200], joins[200], sql[700];
 	name_expr(r, table, "", names, "NULL", sel, sizeof(sel), joins, sizeof(joins));
@@ -377,11 +375,7 @@ static int nvtx_table(nsys *r)
 	static const char *const need[] = { "start", "end", "globalTid", "eventType", NULL };
 	static const char *const names[] = { "textId", NULL };
 	const char *table = "NVTX_EVENTS";
-	if (!table_has(r, table)) {
-		missing(r, table);
-		return 0;
-	}
-	if (!cols_have(r, table, need))
+	if (!table_ready(r, table, need))
 		return 0;
 	char sel[200], joins[200], sql[700];
 	/* the text itself first, its id second */
@@ -402,11 +396,7 @@ static int sync_table(nsys *r)
 {
 	static const char *const need[] = { "start", "end", "globalPid", "correlationId", NULL };
 	const char *table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", *rt = "CUPTI_ACTIVITY_KIND_RUNTIME";
-	if (!table_has(r, table)) {
-		missing(r, table);
-		return 0;
-	}
-	if (!cols_have(r, table, need) || !table_has(r, rt) || !col_has(r, rt, "correlationId") ||
+	if (!table_ready(r, table, need) || !table_has(r, rt) || !col_has(r, rt, "correlationId") ||
 	    !col_has(r, rt, "globalTid"))
 		return 0;
 	bool label = col_has(r, table, "syncType") && table_has(r, "ENUM_CUPTI_SYNC_TYPE");
