@@ -32,12 +32,20 @@ void tf_gpu_coverage_text(FILE *f, const tf_diag *d, int64_t total_ns, int64_t u
 	}
 	fprintf(f, "; unattributed %s", u);
 	const char *sep = ": ";
+	size_t nwhy = 0;
+	for (size_t i = 0; d && i < sizeof(why) / sizeof(why[0]); i++)
+		nwhy += d->n[why[i].id] != 0;
 	for (size_t i = 0; d && i < sizeof(why) / sizeof(why[0]); i++) {
 		if (!d->n[why[i].id])
 			continue;
-		char w[32];
-		tf_fmt_value(w, sizeof(w), (double)d->ns[why[i].id], "nanoseconds");
-		fprintf(f, "%s%" PRIu64 " activities (%s) %s", sep, d->n[why[i].id], w, why[i].text);
+		/* one reason: its time is the unattributed time just said */
+		char w[40] = "";
+		if (nwhy > 1) {
+			char v[32];
+			tf_fmt_value(v, sizeof(v), (double)d->ns[why[i].id], "nanoseconds");
+			snprintf(w, sizeof(w), " (%s)", v);
+		}
+		fprintf(f, "%s%" PRIu64 " activities%s %s", sep, d->n[why[i].id], w, why[i].text);
 		sep = ", ";
 	}
 	if (!strcmp(sep, ": ")) /* a profile: its inputs' diagnostics are not in it */
