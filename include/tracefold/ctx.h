@@ -70,6 +70,9 @@ typedef struct tf_read_opts {
 	/* stable names (names.h): the rules applied to the frames of call
 	 * paths (TF_NAMES_*; tf_ctx_new: all of them; --raw-names: none) */
 	unsigned name_rules;
+	/* --backward-to-forward: backward ops under their forward op's call
+	 * path (docs/gpu.md "Backward under forward") */
+	bool backward_to_forward;
 } tf_read_opts;
 
 tf_ctx *tf_ctx_new(void);

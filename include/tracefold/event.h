@@ -63,6 +63,11 @@ typedef struct tf_event {
 	 * input says (Kineto's "Python parent id"; id is its "Python id"); 0 none */
 	uint64_t parent_id;
 	uint32_t flags;   /* TF_EVF_* */
+	/* TF_EV_COMPLETE/BEGIN: a backward op's key, the same on every region
+	 * of one autograd node's run (Kineto's "Fwd thread id" > 0 and
+	 * "Sequence number": the engine's evaluate_function wrapper and the op
+	 * inside it); read only with --backward-to-forward; 0 none */
+	uint64_t bwd_key;
 } tf_event;
 
 /* tf_event.flags */

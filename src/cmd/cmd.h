@@ -101,6 +101,7 @@ typedef struct tf_input_opts {
 	const char *folded_type; /* --folded-type TYPE/UNIT: tf_pipeline_opts.folded_type */
 	unsigned names_off;      /* stable-name rules turned off (TF_NAMES_*: --raw-names all,
 				  * --step-frames the ProfilerStep one) */
+	bool backward_to_forward; /* --backward-to-forward (docs/gpu.md) */
 } tf_input_opts;
 /* If argv[*i] is one of the input options, consumes it and its value and
  * returns 1; returns 0 if it is not one; prints a usage error for a missing

@@ -405,6 +405,12 @@ static int set_names(const char *cmd, const char *opt, const char *v, tf_input_o
 	return 0;
 }
 
+static int set_bwd(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	o->backward_to_forward = true;
+	return 0;
+}
+
 static int set_folded_type(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
 {
 	if (!tf_folded_type_ok(cmd, v))
@@ -456,6 +462,8 @@ static const in_row input_rows[] = {
 	{ NULL, "--raw-names", NULL, "keep frame names as the trace has them (no stable names:\n' at 0x...' addresses, "
 	  "NVTX seq/op_id, ProfilerStep#N;\ndocs/stack-rules.md \"Stable names\")", set_names },
 	{ NULL, "--step-frames", NULL, "keep one ProfilerStep#N frame per step (the other rules\nstay)", set_names },
+	{ NULL, "--backward-to-forward", NULL, "PyTorch: each backward op (and the GPU work it launched)\nunder "
+	  "its forward op's call path, below [backward]\n(docs/gpu.md \"Backward under forward\")", set_bwd },
 	{ NULL, "--folded-type", "TYPE/UNIT", "folded stacks: the sample type of their values\n(default samples/count)",
 	  set_folded_type },
 	{ "-j", "--jobs", "N", "read the inputs' parts (files, TAU threads, OTF2\nlocations) on N threads (default: one "
@@ -532,6 +540,7 @@ void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx)
 		r->sort_mem_bytes = o->sort_mem_bytes;
 	r->tmp_dir = getenv("TMPDIR");
 	r->name_rules = TF_NAMES_ALL & ~o->names_off;
+	r->backward_to_forward = o->backward_to_forward;
 }
 
 void tf_input_opts_free(tf_input_opts *o)

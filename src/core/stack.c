@@ -70,6 +70,7 @@ typedef struct tstate {
 	uint8_t seen;
 	uint8_t mode;      /* 0 unknown, 1 streamed, 2 sorted (tf_track.needs_sort) */
 	uint8_t gpu;       /* streamed: a GPU stream (tf_track.kind, known when it is defined) */
+	uint32_t bwd_root; /* --backward-to-forward: level (1-based) of the backward op open, 0 none */
 } tstate;
 
 struct tf_stacks {
@@ -89,6 +90,7 @@ struct tf_stacks {
 	tf_filter *filter;     /* the one consumer, in front of the others (tf_stacks_new) */
 	tf_sorter *sorter;     /* sorted tracks' buffers (sorter.c) */
 	tf_gpu_join *gpu;      /* launches and GPU streams (gpu_join.c) */
+	tf_bwd *bwd;           /* --backward-to-forward (bwd.c); NULL without it */
 };
 
 /* ---- consumers ---- */
@@ -128,6 +130,8 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_fla
 {
 	frame *f = &t->stack[--t->depth];
 	f->flags |= add_flags;
+	if (t->bwd_root > t->depth)
+		t->bwd_root = 0;
 	int64_t dur = tf_sat_sub(end_ns, f->start_ns);
 	if (dur < 0) {
 		tf_diag_repair(s->diag, TF_DIAG_negative_duration, tf_sat_sub(0, dur));
@@ -163,6 +167,15 @@ static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
 		f.name = s->unnamed;
 	}
 	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_CPATH_ROOT;
+	uint32_t track = (uint32_t)(t - s->tracks);
+	if (s->bwd && f.kind == TF_SPAN_KIND_CPU && !t->bwd_root) { /* a backward op: under its forward op */
+		int r = tf_bwd_parent(s->bwd, track, f.start_ns, f.end_known ? tf_sat_sub(f.end_ns, f.start_ns) : 0,
+				      &parent);
+		if (r < 0)
+			return r;
+		if (r)
+			t->bwd_root = t->depth + 1;
+	}
 	f.node = parent;
 	f.child_ns = 0;
 	if (t->depth < TF_STACK_MAX_DEPTH) {
@@ -178,8 +191,10 @@ static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
 		s->diag->n[TF_DIAG_depth_limited]++;
 		f.flags |= TF_SPAN_DEPTH_LIMITED;
 	}
+	if (s->bwd && f.kind == TF_SPAN_KIND_CPU)
+		TF_TRY(tf_bwd_forward(s->bwd, track, f.start_ns, f.node));
 	t->stack[t->depth++] = f;
-	return emit_open(s, (uint32_t)(t - s->tracks), &t->stack[t->depth - 1], t->depth);
+	return emit_open(s, track, &t->stack[t->depth - 1], t->depth);
 }
 
 static tstate *track_state(tf_stacks *s, uint32_t track)
@@ -283,6 +298,8 @@ static bool is_region(uint8_t kind)
 static int on_event(tf_sink *sink, const tf_event *ev)
 {
 	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
+	if (s->bwd) /* fwdbwd flows and backward keys, whoever wants them */
+		TF_TRY(tf_bwd_note(s->bwd, ev));
 	bool region = is_region(ev->kind), wanted = tf_span_sink_wants(&s->wants, ev);
 	/* regions and counters bound a track's time (its last timestamp closes
 	 * what is still open); other events only go to consumers that want them */
@@ -454,6 +471,7 @@ static void note_span(tf_stacks *s, const tstate *t)
 static int finish_track(tf_stacks *s, uint32_t id)
 {
 	tstate *t = &s->tracks[id];
+	TF_TRY(tf_bwd_track_open(s->bwd, id));
 	if (tf_sorter_holds(s->sorter, id))
 		TF_TRY(flush_sorted(s, t));
 	while (t->depth) {
@@ -467,7 +485,16 @@ static int finish_track(tf_stacks *s, uint32_t id)
 				TF_TRY(s->consumer[i]->end_track(s->consumer[i], id));
 	note_span(s, t);
 	t->seen = 0;
+	tf_bwd_track_done(s->bwd, id);
 	return 0;
+}
+
+/* The order tracks are nested in: CPU tracks, then (--backward-to-forward)
+ * those with backward ops, which need the forward ops' call paths, then
+ * GPU streams, which need their launches'. */
+static int track_pass(const tf_stacks *s, uint32_t id, const tf_track *tr)
+{
+	return tr && tr->kind == TF_TRACK_GPU ? 2 : tf_bwd_track_ends(s->bwd, id) ? 1 : 0;
 }
 
 /* The CPU tracks of the input first: their launches are where its GPU
@@ -481,13 +508,14 @@ static int on_end_input(tf_sink *sink, uint32_t input)
 		if (tr && tr->input == input && s->tracks[i].seen)
 			tf_ctx_note_first_ns(s->ctx, s->tracks[i].first_ns);
 	}
-	for (int gpu = 0; gpu < 2; gpu++)
+	for (int pass = 0; pass < 3; pass++)
 		for (uint32_t i = 0; i < s->ntracks; i++) {
 			const tf_track *tr = tf_ctx_track_get(s->ctx, i);
-			if (tr && tr->input == input && (tr->kind == TF_TRACK_GPU) == gpu)
+			if (tr && tr->input == input && track_pass(s, i, tr) == pass)
 				TF_TRY(finish_track(s, i));
 		}
 	tf_gpu_join_forget(s->gpu);
+	tf_bwd_forget(s->bwd);
 	return 0;
 }
 
@@ -522,7 +550,9 @@ tf_stacks *tf_stacks_new(tf_ctx *ctx, tf_cpath *cp, tf_filter *filter)
 	s->sink.end_input = on_end_input;
 	s->sorter = tf_sorter_new(ctx);
 	s->gpu = s->sorter ? tf_gpu_join_new(ctx, cp, s->sorter) : NULL;
-	if (!s->gpu || (filter && tf_stacks_add_consumer(s, tf_filter_spans(filter)) < 0)) {
+	if (tf_ctx_opts(ctx)->backward_to_forward)
+		s->bwd = tf_bwd_new(ctx, cp);
+	if (!s->gpu || (tf_ctx_opts(ctx)->backward_to_forward && !s->bwd) || (filter && tf_stacks_add_consumer(s, tf_filter_spans(filter)) < 0)) {
 		tf_stacks_free(s);
 		return NULL;
 	}
@@ -540,6 +570,7 @@ void tf_stacks_free(tf_stacks *s)
 		tf_hmap_free(&s->tracks[i].pyidx);
 	}
 	free(s->tracks);
+	tf_bwd_free(s->bwd);
 	tf_gpu_join_free(s->gpu);
 	tf_sorter_free(s->sorter);
 	free(s);
@@ -549,12 +580,10 @@ tf_sink *tf_stacks_sink(tf_stacks *s) { return &s->sink; }
 
 int tf_stacks_finish(tf_stacks *s)
 {
-	for (int gpu = 0; gpu < 2; gpu++) /* CPU tracks first, as at the end of an input */
-		for (uint32_t i = 0; i < s->ntracks; i++) {
-			const tf_track *tr = tf_ctx_track_get(s->ctx, i);
-			if ((tr && tr->kind == TF_TRACK_GPU) == gpu)
+	for (int pass = 0; pass < 3; pass++) /* CPU tracks first, as at the end of an input */
+		for (uint32_t i = 0; i < s->ntracks; i++)
+			if (track_pass(s, i, tf_ctx_track_get(s->ctx, i)) == pass)
 				TF_TRY(finish_track(s, i));
-		}
 	return 0;
 }
 

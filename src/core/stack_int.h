@@ -128,6 +128,34 @@ int tf_gpu_stream_open(tf_gpu_join *g, uint32_t track, tf_sorted *c, tf_gpu_stre
 int tf_gpu_stream_span(tf_gpu_stream *gs, const tf_sorted_span *sp, tf_span *out);
 void tf_gpu_stream_close(tf_gpu_stream *gs);
 
+/* ---- backward ops under forward ops (bwd.c, docs/gpu.md) ---- */
+
+typedef struct tf_bwd tf_bwd;
+
+/* --backward-to-forward's links of an input.  All borrowed. */
+tf_bwd *tf_bwd_new(tf_ctx *ctx, tf_cpath *cp);
+void tf_bwd_free(tf_bwd *b); /* NULL-safe */
+/* Every event as it is read: keeps Kineto's fwdbwd flows and the first
+ * start of each backward key (tf_event.bwd_key) of a track. */
+int tf_bwd_note(tf_bwd *b, const tf_event *ev);
+/* Does track hold backward ops?  Then it is nested after the input's other
+ * CPU tracks, whose forward ops it needs.  False when b is NULL. */
+bool tf_bwd_track_ends(const tf_bwd *b, uint32_t track);
+/* Before track is nested: where its backward ops start (NULL-safe). */
+int tf_bwd_track_open(tf_bwd *b, uint32_t track);
+/* A CPU region of track opened at start_ns with call path node: the
+ * forward op of a link when a flow starts there. */
+int tf_bwd_forward(tf_bwd *b, uint32_t track, int64_t start_ns, uint32_t node);
+/* A CPU region of track opening at start_ns, outside any backward op: 1
+ * when it is a backward op, with *parent its forward op's call path +
+ * "[backward]" when the link is found (bwd_linked; else bwd_unlinked and
+ * *parent unchanged), 0 when it is none, or a negative TF_E*. */
+int tf_bwd_parent(tf_bwd *b, uint32_t track, int64_t start_ns, int64_t dur_ns, uint32_t *parent);
+/* The track is nested: its state goes (NULL-safe). */
+void tf_bwd_track_done(tf_bwd *b, uint32_t track);
+/* An input is done: its flow ids mean nothing to the next (NULL-safe). */
+void tf_bwd_forget(tf_bwd *b);
+
 /* *slot: text, interned on first use ("[unnamed]", "[unattributed gpu]"). */
 static inline int tf_intern_once(tf_ctx *ctx, tf_str *slot, const char *text)
 {

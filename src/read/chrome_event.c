@@ -222,6 +222,30 @@ static void python_ids(const tf_chrome_fields *f, tf_event *ev)
 			ev->parent_id = tf_json_id(&val);
 }
 
+/* A backward op's key (event.h bwd_key): Kineto's "Fwd thread id" (> 0
+ * on the ops the autograd engine runs, 0 on forward ops) and "Sequence
+ * number", the same on the engine's evaluate_function wrapper and the op
+ * inside it (docs/gpu.md "Backward under forward"); 0 when none. */
+static uint64_t bwd_key(const tf_chrome_fields *f)
+{
+	if (f->args.type != TF_JSON_OBJECT)
+		return 0;
+	tf_json_iter it;
+	tf_json_span key, val;
+	uint64_t thread = 0, seq = 0;
+	bool has_seq = false;
+	tf_json_iter_begin(&it, &f->args);
+	while (tf_json_iter_next(&it, &key, &val))
+		if (tf_json_is(&key, "Fwd thread id"))
+			thread = tf_json_id(&val);
+		else if (tf_json_is(&key, "Sequence number")) {
+			seq = tf_json_id(&val);
+			has_seq = true;
+		}
+	/* thread >= 1 keeps the key non-zero whatever the sequence number */
+	return thread && has_seq ? thread << 40 ^ seq : 0;
+}
+
 /* args.correlation of a GPU activity or launch (Kineto), or its
  * args.correlation_id (the XLA profiler's, on the kernel and on the host
  * call that launched it: cuLaunchKernel, cuGraphLaunch); 0 when none. */
@@ -309,6 +333,8 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 		TF_TRY(tf_chrome_note_class(r, ev.track, cls));
 	if (cls == CAT_PYTHON && ph == 'X')
 		python_ids(f, &ev);
+	if (cls == CAT_CPU && (ph == 'X' || ph == 'B') && tf_ctx_opts(r->ctx)->backward_to_forward)
+		ev.bwd_key = bwd_key(f);
 	/* XLA's events have no category: every region of its trace may carry
 	 * a correlation id (its GPU streams are its /device:GPU:N processes) */
 	if ((cls == CAT_GPU || cls == CAT_LAUNCH || cls == CAT_GPU_LABEL || cls == CAT_SYNC || r->xla) &&
