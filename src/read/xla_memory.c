@@ -301,6 +301,8 @@ static int read_profile(xm *r, const unsigned char *buf, size_t len)
 {
 	tf_json_span root, k, v;
 	tf_json_error e;
+	if (len == 0) /* buf is NULL then */
+		return tf_error_set(r->err, TF_EFORMAT, r->path, 0, -1, "empty file (an XLA memory profile is a JSON object)");
 	const unsigned char *p = tf_json_skip_ws(buf, buf + len), *after;
 	if (p >= buf + len || *p != '{')
 		return tf_error_set(r->err, TF_EFORMAT, r->path, (int64_t)(p - buf), -1,

@@ -36,6 +36,7 @@ seeds = {
     "wrong-types": json.dumps({"memoryProfilePerAllocator": {"a": {"memoryProfileSnapshots": [1, [], {"timeOffsetPs": "-5"},
                                {"timeOffsetPs": "x"}, {"activityMetadata": 3}]}, "b": [], "c": {"memoryProfileSnapshots": {}}}}).encode(),
     "empty": b'{"memoryProfilePerAllocator": {}}',
+    "empty-file": b"",  # found by make fuzz: a NULL buffer
     "no-map": b'{"numHosts": 1, "memoryProfileSnapshots": []}',
     "trailing": json.dumps(profile(base[:1])).encode() + b" x",
 }
