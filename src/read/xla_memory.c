@@ -274,7 +274,8 @@ static int allocator(xm *r, tf_str host, const tf_json_span *name, const tf_json
 			r->ns++;
 		}
 	/* the profiler writes them in time order; a track is streamed in order */
-	qsort(r->s, r->ns, sizeof(*r->s), snap_cmp);
+	if (r->ns > 1)
+		qsort(r->s, r->ns, sizeof(*r->s), snap_cmp);
 	for (size_t i = 0; i < r->ns; i++) {
 		const snap *s = &r->s[i];
 		TF_TRY(counter(r, track, s->ts_ns, r->c_heap, s->heap));
