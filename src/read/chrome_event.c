@@ -210,10 +210,10 @@ static int do_counter(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 /* A memory dump's hex string ("1a2b", Chrome's memory-infra; also "0x1a2b"). */
 static bool hex_value(const tf_json_span *v, double *out)
 {
-	const u8 *p = v->p, *e = v->p + v->n;
 	uint64_t x = 0;
-	if (v->type != TF_JSON_STRING || v->esc)
+	if (v->type != TF_JSON_STRING || v->esc) /* also an absent one: p is NULL */
 		return false;
+	const u8 *p = v->p, *e = v->p + v->n;
 	if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
 	if (p == e || e - p > 16)
