@@ -229,13 +229,18 @@ static bool hex_value(const tf_json_span *v, double *out)
 	return true;
 }
 
-/* One counter "memory:<key>" of a memory dump (ev: its time and track). */
+/* One counter "memory:<key>" of a memory dump (ev: its time and track;
+ * NULL: only say whether there is one). */
 static int dump_counter(tf_chrome *r, tf_event *ev, const tf_json_span *key, const tf_json_span *val)
 {
 	const char *kt;
 	size_t kn;
-	if (!hex_value(val, &ev->value))
+	double x;
+	if (!hex_value(val, &x))
 		return 0;
+	if (!ev)
+		return 1;
+	ev->value = x;
 	TF_TRY(tf_chrome_text(r, key, 1, &kt, &kn));
 	TF_TRY(grow(&r->tmp, &r->tmp_cap, kn + 8));
 	memcpy(r->tmp, "memory:", 7);
@@ -262,7 +267,7 @@ static tf_json_span member(const tf_json_span *obj, const char *key)
 /* v (process memory dump) and V (global): each allocator's attrs.size.value
  * in args.dumps.allocators a counter memory:<allocator>, each hex value of
  * args.dumps.process_totals memory:<name> (docs/format-chrome.md "Memory
- * dumps"); a dump with none of them is counted ev_other. */
+ * dumps").  ev NULL: only counts them.  Returns how many, or < 0. */
 static int do_memory_dump(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 {
 	tf_json_iter it;
@@ -270,7 +275,8 @@ static int do_memory_dump(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 	tf_json_span dumps = member(&f->args, "dumps");
 	tf_json_span allocs = member(&dumps, "allocators"), totals = member(&dumps, "process_totals");
 	int n = 0, rc;
-	ev->kind = TF_EV_COUNTER;
+	if (ev)
+		ev->kind = TF_EV_COUNTER;
 	if (allocs.type == TF_JSON_OBJECT)
 		for (tf_json_iter_begin(&it, &allocs); tf_json_iter_next(&it, &k, &v);) {
 			size = member(&v, "attrs");
@@ -286,9 +292,7 @@ static int do_memory_dump(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 				return rc;
 			n += rc;
 		}
-	if (n == 0)
-		tf_count_skip(r->ctx, TF_DIAG_ev_other);
-	return 0;
+	return n;
 }
 
 /* A Kineto Python frame's "Python id" and "Python parent id" (0: none). */
@@ -347,7 +351,13 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 	case 'b': case 'n': case 'e':
 	case 'S': case 'T': case 'p': case 'F': ev.kind = TF_EV_ASYNC; break;
 	case 'M': ev.kind = TF_EV_METADATA; break;
-	case 'v': case 'V': ev.kind = TF_EV_COUNTER; break; /* memory dumps */
+	case 'v': case 'V': /* memory dumps: one with nothing read is of no use, as before */
+		if (do_memory_dump(r, f, NULL) > 0) {
+			ev.kind = TF_EV_COUNTER;
+			break;
+		}
+		tf_count_skip(r->ctx, TF_DIAG_ev_other);
+		return 0;
 	default:
 		tf_count_skip(r->ctx, TF_DIAG_ev_other);
 		return 0;
@@ -414,8 +424,10 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 					ev.id = tf_json_id(&v);
 		}
 	}
-	if (ph == 'v' || ph == 'V')
-		return do_memory_dump(r, f, &ev);
+	if (ph == 'v' || ph == 'V') {
+		int rc = do_memory_dump(r, f, &ev);
+		return rc < 0 ? rc : 0;
+	}
 	if (ph == 'C') {
 		ev.name = 0; /* set per value */
 		return do_counter(r, f, &ev);

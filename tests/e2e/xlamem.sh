@@ -7,9 +7,10 @@
 # peak against tests/tools/xla_memory_check.py, which reads the JSON with
 # Python.  Memory dumps: a hand-made trace (tests/data/chrome/memory-infra-dumps)
 # whose allocator sizes and process totals must be counters memory:NAME
-# (tests/tools/memdump_check.py).  With the previous binary 15 of the 20
-# checks fail (the profile is no input tracefold reads, the dumps are
-# ev_other and no counter); the oracle's own and the four refusals pass.
+# (tests/tools/memdump_check.py).  With the previous binary 13 of the 18
+# checks fail, and so do its profile and chrome commands (the profile is no
+# input tracefold reads, the dumps are ev_other and no counter); the
+# oracle's own and the four refusals pass.
 . tests/lib.sh
 m=$DATA/jax/xla-memory-synthetic/tpu-host-0.memory_profile.json.gz
 check "the oracle on the profile alone: 2 allocators, their activities and peaks (the fixture's README)" sh -c "
@@ -71,6 +72,11 @@ i=json.loads(subprocess.run(sys.argv[1:], capture_output=True, check=True).stdou
 d=i["diagnostics"]
 assert d["ev_counter"] == 12 and d["ev_other"] == 2 and not d["bad_event"], d
 assert len(i["counters"]) == 7, i["counters"]' $TF -q info --format json "$d"
+printf '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":9},{"ph":"V"},{"ph":"v","args":{"dumps":{"process_totals":{"resident_set_bytes":"10"}}}},{"ph":"v","ts":2,"pid":1,"tid":1,"args":{"dumps":{"allocators":{"m":{"attrs":{"size":{"value":"zz"}}}}}}}]' > "$TMP/notime.json"
+check "a dump without ts: ev_other when nothing in it is read (as before), bad_event when a value is" python3 -c '
+import json,subprocess,sys
+d=json.loads(subprocess.run(sys.argv[1:], capture_output=True, check=True).stdout)["diagnostics"]
+assert d["ev_other"] == 2 and d["bad_event"] == 1 and d["ev_counter"] == 0, d' $TF -q info --format json "$TMP/notime.json"
 check "-c memory:malloc: the browser's two malloc sizes at the call path they fired in" sh -c "
 	$TF -q fold -c memory:malloc --sample-type memory:malloc -o - '$d' | grep -qx 'RunTask 2048000'"
 finish

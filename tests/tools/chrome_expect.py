@@ -233,11 +233,7 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
         diag["counter_events"] += 1
 
     def memory_dump(e):
-        try:
-            ts = ns(e["ts"])
-        except (KeyError, Bad):
-            diag["bad_event"] += 1
-            return
+        # a dump with no value to read is skipped (ev_other) whatever its ts
         a = e.get("args") if isinstance(e.get("args"), dict) else {}
         d = a.get("dumps") if isinstance(a.get("dumps"), dict) else {}
         vals = []
@@ -248,10 +244,18 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
             vals.append(("memory:" + name, v))
         pt = d.get("process_totals") if isinstance(d.get("process_totals"), dict) else {}
         vals += [("memory:" + k, v) for k, v in pt.items()]
+        vals = [(name, v) for name, v in vals
+                if isinstance(v, str) and re.fullmatch(r"(0[xX])?[0-9a-fA-F]{1,16}", v)]
+        if not vals:
+            return
+        try:
+            ts = ns(e["ts"])
+        except (KeyError, Bad):
+            diag["bad_event"] += 1
+            return
         for name, v in vals:
-            if isinstance(v, str) and re.fullmatch(r"(0[xX])?[0-9a-fA-F]{1,16}", v):
-                see(track(e), ts)
-                counter(name, Decimal(int(v, 16)))
+            see(track(e), ts)
+            counter(name, Decimal(int(v, 16)))
 
     for i, e in enumerate(evs):
         if not isinstance(e, dict) or not e:
