@@ -207,6 +207,94 @@ static int do_counter(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 	return 0;
 }
 
+/* A memory dump's hex string ("1a2b", Chrome's memory-infra; also "0x1a2b"). */
+static bool hex_value(const tf_json_span *v, double *out)
+{
+	uint64_t x = 0;
+	if (v->type != TF_JSON_STRING || v->esc) /* also an absent one: p is NULL */
+		return false;
+	const u8 *p = v->p, *e = v->p + v->n;
+	if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (p == e || e - p > 16)
+		return false;
+	for (; p < e; p++) {
+		int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 :
+			*p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+		if (d < 0)
+			return false;
+		x = x << 4 | (uint64_t)d;
+	}
+	*out = (double)x;
+	return true;
+}
+
+/* One counter "memory:<key>" of a memory dump (ev: its time and track;
+ * NULL: only say whether there is one). */
+static int dump_counter(tf_chrome *r, tf_event *ev, const tf_json_span *key, const tf_json_span *val)
+{
+	const char *kt;
+	size_t kn;
+	double x;
+	if (!hex_value(val, &x))
+		return 0;
+	if (!ev)
+		return 1;
+	ev->value = x;
+	TF_TRY(tf_chrome_text(r, key, 1, &kt, &kn));
+	TF_TRY(grow(&r->tmp, &r->tmp_cap, kn + 8));
+	memcpy(r->tmp, "memory:", 7);
+	memcpy(r->tmp + 7, kt, kn);
+	if ((ev->name = tf_strtab_intern(r->st, r->tmp, kn + 7)) == (tf_str)-1)
+		return TF_ENOMEM;
+	TF_TRY(emit(r, ev));
+	return 1;
+}
+
+/* The member key of an object span (TF_JSON_NONE when it is not there). */
+static tf_json_span member(const tf_json_span *obj, const char *key)
+{
+	tf_json_iter it;
+	tf_json_span k, v, none = { 0 };
+	if (obj->type != TF_JSON_OBJECT)
+		return none;
+	for (tf_json_iter_begin(&it, obj); tf_json_iter_next(&it, &k, &v);)
+		if (tf_json_is(&k, key))
+			return v;
+	return none;
+}
+
+/* v (process memory dump) and V (global): each allocator's attrs.size.value
+ * in args.dumps.allocators a counter memory:<allocator>, each hex value of
+ * args.dumps.process_totals memory:<name> (docs/format-chrome.md "Memory
+ * dumps").  ev NULL: only counts them.  Returns how many, or < 0. */
+static int do_memory_dump(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
+{
+	tf_json_iter it;
+	tf_json_span k, v, size;
+	tf_json_span dumps = member(&f->args, "dumps");
+	tf_json_span allocs = member(&dumps, "allocators"), totals = member(&dumps, "process_totals");
+	int n = 0, rc;
+	if (ev)
+		ev->kind = TF_EV_COUNTER;
+	if (allocs.type == TF_JSON_OBJECT)
+		for (tf_json_iter_begin(&it, &allocs); tf_json_iter_next(&it, &k, &v);) {
+			size = member(&v, "attrs");
+			size = member(&size, "size");
+			size = member(&size, "value");
+			if ((rc = dump_counter(r, ev, &k, &size)) < 0)
+				return rc;
+			n += rc;
+		}
+	if (totals.type == TF_JSON_OBJECT)
+		for (tf_json_iter_begin(&it, &totals); tf_json_iter_next(&it, &k, &v);) {
+			if ((rc = dump_counter(r, ev, &k, &v)) < 0)
+				return rc;
+			n += rc;
+		}
+	return n;
+}
+
 /* A Kineto Python frame's "Python id" and "Python parent id" (0: none). */
 static void python_ids(const tf_chrome_fields *f, tf_event *ev)
 {
@@ -287,6 +375,13 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 	case 'b': case 'n': case 'e':
 	case 'S': case 'T': case 'p': case 'F': ev.kind = TF_EV_ASYNC; break;
 	case 'M': ev.kind = TF_EV_METADATA; break;
+	case 'v': case 'V': /* memory dumps: one with nothing read is of no use, as before */
+		if (do_memory_dump(r, f, NULL) > 0) {
+			ev.kind = TF_EV_COUNTER;
+			break;
+		}
+		tf_count_skip(r->ctx, TF_DIAG_ev_other);
+		return 0;
 	default:
 		tf_count_skip(r->ctx, TF_DIAG_ev_other);
 		return 0;
@@ -354,6 +449,10 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 				if (tf_json_is(&k, "local") || tf_json_is(&k, "global"))
 					ev.id = tf_json_id(&v);
 		}
+	}
+	if (ph == 'v' || ph == 'V') {
+		int rc = do_memory_dump(r, f, &ev);
+		return rc < 0 ? rc : 0;
 	}
 	if (ph == 'C') {
 		ev.name = 0; /* set per value */

@@ -17,6 +17,7 @@ extern const tf_format tf_format_perfetto;
 extern const tf_format tf_format_pprof;
 extern const tf_format tf_format_folded;
 extern const tf_format tf_format_nsys;
+extern const tf_format tf_format_xla_memory;
 
 const tf_format *const tf_formats[] = {
 	&tf_format_pprof,
@@ -26,6 +27,7 @@ const tf_format *const tf_formats[] = {
 	&tf_format_chrome,
 	&tf_format_perfetto,
 	&tf_format_nsys,
+	&tf_format_xla_memory,
 	NULL,
 };
 

@@ -37,7 +37,11 @@ Prints JSON:
   counters        {name: {samples, min, max, sum}} of the C events' values:
                   one per numeric member of args (number or numeric string),
                   named NAME, or NAME.KEY when an event has several
-                  (docs/format-chrome.md); diag counter_events = their number
+                  (docs/format-chrome.md); diag counter_events = their number.
+                  Memory dumps (v, V) add memory:ALLOCATOR, each
+                  args.dumps.allocators[ALLOCATOR].attrs.size.value, and
+                  memory:KEY, each args.dumps.process_totals[KEY], that is a
+                  hex string (Chrome's memory-infra writes byte counts so)
   events, tracks, trace_spans (cat "Trace" X events seen), max_depth, form
 
 Names: a missing, null or empty name is "[unnamed]"; \\u0000 becomes U+FFFD."""
@@ -220,6 +224,39 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
         if tr["last"] is None or t > tr["last"]:
             tr["last"] = t
 
+    def counter(name, v):
+        c = counters.setdefault(name, {"samples": 0, "min": None, "max": None, "sum": Decimal(0)})
+        c["samples"] += 1
+        c["min"] = v if c["min"] is None else min(c["min"], v)
+        c["max"] = v if c["max"] is None else max(c["max"], v)
+        c["sum"] += v
+        diag["counter_events"] += 1
+
+    def memory_dump(e):
+        # a dump with no value to read is skipped (ev_other) whatever its ts
+        a = e.get("args") if isinstance(e.get("args"), dict) else {}
+        d = a.get("dumps") if isinstance(a.get("dumps"), dict) else {}
+        vals = []
+        al = d.get("allocators") if isinstance(d.get("allocators"), dict) else {}
+        for name, v in al.items():
+            for k in ("attrs", "size", "value"):
+                v = v.get(k) if isinstance(v, dict) else None
+            vals.append(("memory:" + name, v))
+        pt = d.get("process_totals") if isinstance(d.get("process_totals"), dict) else {}
+        vals += [("memory:" + k, v) for k, v in pt.items()]
+        vals = [(name, v) for name, v in vals
+                if isinstance(v, str) and re.fullmatch(r"(0[xX])?[0-9a-fA-F]{1,16}", v)]
+        if not vals:
+            return
+        try:
+            ts = ns(e["ts"])
+        except (KeyError, Bad):
+            diag["bad_event"] += 1
+            return
+        for name, v in vals:
+            see(track(e), ts)
+            counter(name, Decimal(int(v, 16)))
+
     for i, e in enumerate(evs):
         if not isinstance(e, dict) or not e:
             diag["bad_event"] += 1
@@ -229,6 +266,9 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
             b = e["args"].get("Bytes")
             if isinstance(b, (int, float, Decimal)) and b > 0:
                 diag["allocations"] += 1
+        if ph in ("v", "V"):
+            memory_dump(e)
+            continue
         if ph not in ("X", "B", "E", "C"):
             continue
         if ph == "X" and e.get("cat") == "Trace":     # Kineto's whole-trace span
