@@ -63,6 +63,10 @@ typedef struct tf_event {
 	 * input says (Kineto's "Python parent id"; id is its "Python id"); 0 none */
 	uint64_t parent_id;
 	uint32_t flags;   /* TF_EVF_* */
+	/* TF_EV_COMPLETE/BEGIN of a GPU activity: the framework op it ran for
+	 * (XLA's tf_op: the JAX op path), a frame between the launch's call
+	 * path and the activity (docs/gpu.md "The op of an activity"); 0 none */
+	tf_str op;
 } tf_event;
 
 /* tf_event.flags */
