@@ -273,14 +273,14 @@ static int read_event(xreader *r, const XLine *ln, const XEvent *e, uint32_t tra
 	int64_t s_ps = e->offset_ps, e_ps, ts, end;
 	if (__builtin_add_overflow(s_ps, e->duration_ps, &e_ps) ||
 	    __builtin_add_overflow(ln->timestamp_ns, ps_to_ns(s_ps), &ts) ||
-	    __builtin_add_overflow(ln->timestamp_ns, ps_to_ns(e_ps), &end) || (end < 0 && ts > 0)) {
+	    __builtin_add_overflow(ln->timestamp_ns, ps_to_ns(e_ps), &end)) {
 		tf_count_skip(r->ctx, TF_DIAG_bad_event);
 		return 0;
 	}
 	xstats x = { 0 };
 	read_stats(r, e->stats, e->n_stats, &x);
 	read_stats(r, m->stats, m->n_stats, &x);
-	tf_event ev = { .kind = TF_EV_COMPLETE, .phase = 'X', .track = track, .name = name, .ts_ns = ts,
+	tf_event ev = { .kind = TF_EV_COMPLETE, .track = track, .name = name, .ts_ns = ts,
 			.dur_ns = end - ts, .index = idx, .corr = x.corr, .msg = { .peer = -1, .comm = -1 } };
 	if (gpu) {
 		TF_TRY(gpu_op(r, &x, name, &ev.op));
@@ -369,7 +369,7 @@ static int read_space(xreader *r, const XSpace *xs)
 			skip_events(r, plane_events(pl));
 	}
 	if (!timeline)
-		return tf_error_set(r->err, TF_EFORMAT, r->path, -1, -1,
+		return tf_error_set(r->err, TF_EFORMAT, r->path, 0, -1,
 				    "an XPlane without a /host:CPU or /device:GPU:N plane: no timeline to read");
 	return 0;
 }
@@ -407,20 +407,22 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 /* A protobuf has no magic.  An XSpace starts with its first plane (field
  * 1: 0x0a, length), whose name (field 2) comes after its id (field 1): a
  * name starting with '/' ("/host:...", "/device:...") says XPlane; so does
- * the name *.xplane.pb (gzipped or not) with a first byte 0x0a.  A Perfetto
- * trace (also 0x0a, length) has a TracePacket there, which has no string
- * field 2 holding a '/' path, and is sniffed after this row. */
+ * the name *.xplane.pb (gzipped or not) with a first byte 0x0a (or empty).
+ * A Perfetto trace (also 0x0a, length) has a TracePacket there, which has
+ * no string field 2 holding a '/' path, and is sniffed after this row. */
 static int sniff(const char *path, int is_dir, const unsigned char *h, size_t n, bool whole)
 {
-	if (is_dir || n < 4 || h[0] != 0x0a)
+	if (is_dir || (n && h[0] != 0x0a))
 		return TF_SNIFF_NO;
 	size_t pl = strlen(path);
 	static const char *const sfx[] = { ".xplane.pb", ".xplane.pb.gz", NULL };
 	for (int i = 0; sfx[i]; i++) {
 		size_t k = strlen(sfx[i]);
 		if (pl > k && !strcmp(path + pl - k, sfx[i]))
-			return TF_SNIFF_YES;
+			return TF_SNIFF_YES; /* empty too: the reader says what is wrong */
 	}
+	if (n < 4)
+		return TF_SNIFF_NO;
 	size_t i = 1;
 	while (i < n && i < 11 && (h[i] & 0x80)) /* the plane's length */
 		i++;

@@ -14,7 +14,8 @@ typedef struct pbuf {
 } pbuf;
 
 /* One field: its number, wire type, and value (varint v, or bytes at
- * d[0..len) for length-delimited).  0 at the end, -1 damaged. */
+ * d[0..len) for length-delimited).  0 at the end, -1 damaged, -2 a length
+ * past the end of b (d[0..len): what there is of it). */
 typedef struct pfield {
 	uint64_t num, v;
 	unsigned wt;
@@ -57,9 +58,13 @@ static int next_field(pbuf *b, pfield *f)
 		return 1;
 	}
 	case 2:
-		if (varint(b, &f->v) < 0 || f->v > b->n - b->i)
+		if (varint(b, &f->v) < 0)
 			return -1;
 		f->d = b->p + b->i;
+		if (f->v > b->n - b->i) {
+			f->len = b->n - b->i;
+			return -2;
+		}
 		f->len = (size_t)f->v;
 		b->i += f->len;
 		return 1;
@@ -229,32 +234,43 @@ static const struct { uint8_t msg, num, wt, sub; } schema[] = {
 	{ M_SMETA, 1, 0, M_NONE }, { M_SMETA, 2, 2, M_NONE }, { M_SMETA, 3, 2, M_NONE },
 };
 
+static int sub_message(int msg, const pfield *f, int *sub)
+{
+	for (size_t k = 0; k < sizeof(schema) / sizeof(schema[0]); k++)
+		if (schema[k].msg == msg && schema[k].num == f->num) {
+			*sub = schema[k].sub;
+			return schema[k].wt == f->wt ? 0 : -1;
+		}
+	*sub = M_NONE;
+	return 0;
+}
+
+/* The innermost damage: a message cut short is walked as far as it goes. */
 static size_t walk(const uint8_t *base, const uint8_t *p, size_t n, int msg, const char **why)
 {
 	pbuf b = { p, n, 0 };
 	pfield f;
 	for (;;) {
-		size_t at = b.i;
-		int r = next_field(&b, &f);
+		size_t at = (size_t)(p - base) + b.i;
+		int r = next_field(&b, &f), sub;
 		if (r == 0)
 			return SIZE_MAX;
-		if (r < 0) {
-			*why = "a field cut short or without a valid tag (truncated or not an XPlane)";
-			return (size_t)(p - base) + at;
+		if (r == -1) {
+			*why = "a field cut short or without a valid tag or wire type (truncated, or not an XPlane)";
+			return at;
 		}
-		for (size_t k = 0; k < sizeof(schema) / sizeof(schema[0]); k++) {
-			if (schema[k].msg != msg || schema[k].num != f.num)
-				continue;
-			if (schema[k].wt != f.wt) {
-				*why = "a field of the wrong wire type for the XPlane schema";
-				return (size_t)(p - base) + at;
-			}
-			if (schema[k].sub != M_NONE) {
-				size_t bad = walk(base, f.d, f.len, schema[k].sub, why);
-				if (bad != SIZE_MAX)
-					return bad;
-			}
-			break;
+		if (sub_message(msg, &f, &sub) < 0) {
+			*why = "a field of the wrong wire type for the XPlane schema";
+			return at;
+		}
+		if (sub != M_NONE) {
+			size_t bad = walk(base, f.d, f.len, sub, why);
+			if (bad != SIZE_MAX)
+				return bad;
+		}
+		if (r == -2) {
+			*why = "a field whose length runs past the end of the data (truncated file)";
+			return at;
 		}
 	}
 }

@@ -52,12 +52,13 @@ $TF -q convert "$S" -o "$TMP/own.pb.gz" -o "$TMP/own.folded" --to chrome -o "$TM
 $TF -q perfetto "$S" -o "$TMP/own.pftrace"
 $TF -q otf2 "$S" -o "$TMP/own.otf2"
 names=$($TF --help | sed -n '/^input formats/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
-check "tracefold --help lists seven input formats" test "$(echo $names)" = "otf2 tau chrome perfetto nsys pprof folded"
+check "tracefold --help lists eight input formats" test "$(echo $names)" = "otf2 tau chrome xplane perfetto nsys pprof folded"
 for n in $names; do
 	case $n in
 	otf2) in=$TMP/own.otf2;; tau) in=$T/mpi_small;; chrome) in=$TMP/own.json;;
 	perfetto) in=$TMP/own.pftrace;; pprof) in=$TMP/own.pb.gz;; folded) in=$TMP/own.folded;;
 	nsys) in=$DATA/nsys/h100-2gpu/h100_2gpu_1s.sqlite;; # read, not written, by tracefold
+	xplane) in=$DATA/jax/jax0112-h200-mlp/vm.xplane.pb;; # likewise
 	*) fail "no input for -F $n in this test"; continue;;
 	esac
 	expect_exit 0 "top -F $n" $TF -q top -F $n "$in"
@@ -67,7 +68,7 @@ for n in $names; do
 done
 expect_exit 2 "merge -F nosuch: usage error" $TF merge -F nosuch "$TMP/own.folded" -o "$TMP/m.pb.gz"
 cp "$TMP/err" "$TMP/e1"
-check "... listing the formats" grep -q "one of: pprof, folded, otf2, tau, chrome, perfetto or nsys" "$TMP/e1"
+check "... listing the formats" grep -q "one of: pprof, folded, otf2, tau, chrome, xplane, perfetto or nsys" "$TMP/e1"
 
 # ---- 9. --edf applies only to lone .trc files
 mkdir -p "$TMP/lone" && cp "$T/tiny/tautrace.0.0.0.trc" "$TMP/lone/lone.trc"
