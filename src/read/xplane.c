@@ -329,6 +329,9 @@ static int read_plane(xreader *r, const XPlane *pl, bool gpu)
 	for (size_t i = 0; i < pl->n_lines; i++) {
 		const XLine *ln = pl->lines[i];
 		if (derived_line(ln)) {
+			if (ln->n_events)
+				tf_ctx_note(r->ctx, "'%s': line '%s' of plane '%s' (%zu events) is xprof's derived line, "
+					    "not a timeline: skipped", r->path, ln->name, pl->name, ln->n_events);
 			skip_events(r, ln->n_events);
 			continue;
 		}
@@ -365,8 +368,11 @@ static int read_space(xreader *r, const XSpace *xs)
 		timeline |= host || gpu;
 		if (host || gpu)
 			TF_TRY(read_plane(r, pl, gpu));
-		else
+		else if (plane_events(pl)) {
+			tf_ctx_note(r->ctx, "'%s': plane '%s' (%zu events) is not a timeline tracefold reads: skipped",
+				    r->path, pl->name, plane_events(pl));
 			skip_events(r, plane_events(pl));
+		}
 	}
 	if (!timeline)
 		return tf_error_set(r->err, TF_EFORMAT, r->path, 0, -1,

@@ -4,7 +4,7 @@
 # the HLO instruction of its module's HloProto).  Oracle:
 # tests/tools/xplane_check.py, which decodes the protobuf wire format
 # itself; and the trace JSON of the same session (tests/tools/jax_check.py).
-# With the binary before the reader, 11 of the 18 checks fail (the fold and
+# With the binary before the reader, 12 of the 19 checks fail (the fold and
 # top runs fail too); those that pass hold either way: the oracles' three,
 # the exit status of the three damaged files (unreadable to it too), the
 # Perfetto trace.
@@ -99,6 +99,8 @@ import json,sys
 d=json.load(open(sys.argv[1]))["diagnostics"]
 assert d["xplane_not_timeline"] == 2 and d["xplane_memory_event"] == 1, d
 assert d["gpu_op_unknown"] == 2 and d["gpu_op_unknown_ns"] == 1600, d' "$TMP/hi.json"
+$TF info "$TMP/h.xplane.pb" > "$TMP/hinfo.txt" 2>&1
+check "hand-made: info's note names the derived line it skipped" grep -q "line 'XLA Ops' of plane '/device:GPU:0' (1 events) is xprof's derived line" "$TMP/hinfo.txt"
 # damaged files: an error naming the file and the byte where it goes wrong
 head -c 100000 "$x" > "$TMP/cut.xplane.pb"
 expect_exit 3 "truncated: exit 3" $TF -q top "$TMP/cut.xplane.pb"
