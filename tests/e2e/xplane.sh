@@ -4,7 +4,7 @@
 # the HLO instruction of its module's HloProto).  Oracle:
 # tests/tools/xplane_check.py, which decodes the protobuf wire format
 # itself; and the trace JSON of the same session (tests/tools/jax_check.py).
-# With the binary before the reader, 12 of the 19 checks fail (the fold and
+# With the binary before the reader, 13 of the 20 checks fail (the fold and
 # top runs fail too); those that pass hold either way: the oracles' three,
 # the exit status of the three damaged files (unreadable to it too), the
 # Perfetto trace.
@@ -72,6 +72,11 @@ d=i["diagnostics"]
 assert d["gpu_attributed_ns"] == o["gpu_ns"] and not d["gpu_unattributed_ns"], d
 assert d["gpu_op_unknown"] == o["op_unknown"]["activities"] and d["gpu_op_unknown_ns"] == o["op_unknown"]["gpu_ns"], d
 assert d["xplane_memory_event"] == 60 and d["xplane_not_timeline"] == 0, d' "$TMP/o.json" "$TMP/info.json"
+for m in 1 64; do # spilled spans (1), the launch table too (64): the op frame kept
+	$TF -q fold --sort-mem $m --sample-type gpu "$x" -o "$TMP/s$m.folded"
+done
+check "--sort-mem 1 and 64 (spans and launches in the temporary file): the same gpu profile, op frames kept" \
+	sh -c "cmp '$TMP/gpu.folded' '$TMP/s1.folded' && cmp '$TMP/gpu.folded' '$TMP/s64.folded'"
 gzip -c "$x" > "$TMP/vm.xplane.pb.gz"
 $TF -q fold --sample-type gpu "$TMP/vm.xplane.pb.gz" -o "$TMP/gz.folded"
 check "gzipped: the same gpu profile" cmp "$TMP/gpu.folded" "$TMP/gz.folded"
