@@ -47,7 +47,7 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LIB_DIRS := base core io parquet read write pipeline parallel
 LIB_SRC  := $(sort $(wildcard $(patsubst %,src/%/*.c,$(LIB_DIRS))))
 CMD_SRC  := $(sort $(wildcard src/cmd/*.c))
-PROTOS   := profile perfetto_trace
+PROTOS   := profile perfetto_trace xplane
 GEN_C    := $(patsubst %,build/gen/%.pb-c.c,$(PROTOS))
 GEN_H    := $(patsubst %,build/gen/%.pb-c.h,$(PROTOS))
 

@@ -68,6 +68,10 @@ typedef struct tf_event {
 	 * "Sequence number": the engine's evaluate_function wrapper and the op
 	 * inside it); read only with --backward-to-forward; 0 none */
 	uint64_t bwd_key;
+	/* TF_EV_COMPLETE/BEGIN of a GPU activity: the framework op it ran for
+	 * (XLA's tf_op: the JAX op path), a frame between the launch's call
+	 * path and the activity (docs/gpu.md "The op of an activity"); 0 none */
+	tf_str op;
 } tf_event;
 
 /* tf_event.flags */

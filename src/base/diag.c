@@ -19,7 +19,8 @@ bool tf_diag_timed(tf_diag_id id)
 {
 	return tf_diag_severity(id) == TF_SEV_REPAIR || id == TF_DIAG_window_clipped || id == TF_DIAG_gpu_attributed ||
 	       id == TF_DIAG_gpu_unattributed || id == TF_DIAG_gpu_unattributed_no_corr ||
-	       id == TF_DIAG_gpu_unattributed_early || id == TF_DIAG_gpu_unattributed_no_launch;
+	       id == TF_DIAG_gpu_unattributed_early || id == TF_DIAG_gpu_unattributed_no_launch ||
+	       id == TF_DIAG_gpu_op_unknown;
 }
 
 tf_severity tf_diag_severity(tf_diag_id id) { return diag_table[id].sev; }

@@ -317,6 +317,12 @@ int tf_gpu_stream_span(tf_gpu_stream *gs, const tf_sorted_span *sp, tf_span *out
 		} else {
 			tf_diag_repair(g->diag, TF_DIAG_gpu_attributed, dur);
 		}
+		if (sp->op) { /* the op it ran for (XLA's tf_op): between launch and kernel */
+			tf_str oname = tf_ctx_frame_name(g->ctx, sp->op);
+			if (oname == (tf_str)-1)
+				return TF_ENOMEM;
+			parent = tf_cpath_child(g->cp, parent, oname);
+		}
 	}
 	tf_str fname = tf_ctx_frame_name(g->ctx, name);
 	uint32_t node = parent == (uint32_t)-1 || fname == (tf_str)-1 ? (uint32_t)-1

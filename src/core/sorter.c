@@ -23,6 +23,7 @@ typedef struct bemark {
 	uint8_t is_end;
 	uint8_t label;            /* TF_EVF_GPU_LABEL */
 	uint64_t corr;
+	tf_str op;                /* tf_event.op */
 } bemark;
 
 typedef struct strack {
@@ -189,7 +190,8 @@ static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, uin
 	t->mem_bytes += sizeof(*t->spans);
 	if (dur == TF_DUR_UNTIL_END) { /* still running when tracing stopped */
 		t->spans[t->nspans++] = (tf_sorted_span){ ev->ts_ns, INT64_MIN, ev->name, ev->cat, seq, TF_END_LAST,
-							  TF_SPAN_UNCLOSED, ev->flags & TF_EVF_GPU_LABEL, ev->corr };
+							  TF_SPAN_UNCLOSED, ev->flags & TF_EVF_GPU_LABEL, ev->corr,
+							  ev->op };
 		return 0;
 	}
 	uint32_t flags = 0;
@@ -199,7 +201,7 @@ static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, uin
 		dur = 0;
 	}
 	t->spans[t->nspans++] = (tf_sorted_span){ ev->ts_ns, tf_sat_add(ev->ts_ns, dur), ev->name, ev->cat, seq,
-						  TF_END_X, flags, ev->flags & TF_EVF_GPU_LABEL, ev->corr };
+						  TF_END_X, flags, ev->flags & TF_EVF_GPU_LABEL, ev->corr, ev->op };
 	if (span_out)
 		*span_out = t->nspans - 1;
 	return 0;
@@ -215,7 +217,7 @@ static int add_one(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, u
 		if (tf_grow((void **)&t->marks, &t->capmarks, t->nmarks + 1, sizeof(bemark)) < 0)
 			return TF_ENOMEM;
 		t->marks[t->nmarks++] = (bemark){ ev->ts_ns, ev->name, ev->cat, seq, ev->kind == TF_EV_END,
-						  (ev->flags & TF_EVF_GPU_LABEL) != 0, ev->corr };
+						  (ev->flags & TF_EVF_GPU_LABEL) != 0, ev->corr, ev->op };
 		t->mem_bytes += sizeof(bemark);
 		return 0;
 	default:
@@ -304,14 +306,14 @@ static int match_marks(tf_sorter *so, strack *t, int64_t last_ns)
 		}
 		const bemark *b = &t->marks[open[--nopen]];
 		rc = add_span(t, &(tf_sorted_span){ b->ts_ns, m->ts_ns, b->name, b->cat, b->seq, m->seq + 1, 0,
-						    b->label, b->corr });
+						    b->label, b->corr, b->op });
 	}
 	/* still open at the end of the track: close at its last timestamp */
 	for (uint32_t k = 0; k < nopen && rc == 0; k++) {
 		const bemark *b = &t->marks[open[k]];
 		tf_diag_repair(so->diag, TF_DIAG_begin_unclosed, tf_sat_sub(last_ns, b->ts_ns));
 		rc = add_span(t, &(tf_sorted_span){ b->ts_ns, last_ns, b->name, b->cat, b->seq, TF_END_LAST,
-						    TF_SPAN_UNCLOSED, b->label, b->corr });
+						    TF_SPAN_UNCLOSED, b->label, b->corr, b->op });
 	}
 	free(open);
 	t->nmarks = 0;

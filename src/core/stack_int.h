@@ -40,6 +40,7 @@ typedef struct tf_sorted_span {
 	uint32_t flags;           /* TF_SPAN_* */
 	uint32_t label;           /* TF_EVF_GPU_LABEL of its begin */
 	uint64_t corr;            /* tf_event.corr of its begin */
+	tf_str op;                /* tf_event.op of its begin */
 } tf_sorted_span;
 
 /* A non-region event kept for the consumers until its sorted track is nested. */

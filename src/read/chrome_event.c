@@ -350,6 +350,26 @@ static uint64_t correlation(const tf_chrome_fields *f)
 	return 0;
 }
 
+/* args.tf_op of an XLA GPU activity: the framework op it ran for (JAX's
+ * op path, jit(f)/jit(main)/dot_general), or 0: none, or XLA's
+ * "XlaModule:..." when it could not tell (a command buffer's kernels). */
+static int xla_op(tf_chrome *r, const tf_chrome_fields *f, tf_str *op)
+{
+	if (f->args.type != TF_JSON_OBJECT)
+		return 0;
+	tf_json_iter it;
+	tf_json_span key, val;
+	tf_json_iter_begin(&it, &f->args);
+	while (tf_json_iter_next(&it, &key, &val)) {
+		if (!tf_json_is(&key, "tf_op") || val.type != TF_JSON_STRING || !val.n)
+			continue;
+		if (val.n >= 10 && !memcmp(val.p, "XlaModule:", 10))
+			return 0;
+		return tf_chrome_intern(r, &val, 1, op);
+	}
+	return 0;
+}
+
 /* One decoded event object (f) -> tf_emit / tf_count_skip. */
 int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 {
@@ -437,6 +457,8 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 		if (cls == CAT_GPU_LABEL)
 			ev.flags |= TF_EVF_GPU_LABEL;
 		ev.corr = correlation(f);
+		if (r->xla && cls != CAT_GPU_LABEL && tf_ctx_track_get(r->ctx, ev.track)->kind == TF_TRACK_GPU)
+			TF_TRY(xla_op(r, f, &ev.op));
 	}
 	if (ev.kind == TF_EV_FLOW || ev.kind == TF_EV_ASYNC) {
 		if (f->id.type)

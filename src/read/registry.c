@@ -18,6 +18,7 @@ extern const tf_format tf_format_pprof;
 extern const tf_format tf_format_folded;
 extern const tf_format tf_format_nsys;
 extern const tf_format tf_format_xla_memory;
+extern const tf_format tf_format_xplane;
 
 const tf_format *const tf_formats[] = {
 	&tf_format_pprof,
@@ -25,6 +26,7 @@ const tf_format *const tf_formats[] = {
 	&tf_format_otf2,
 	&tf_format_tau,
 	&tf_format_chrome,
+	&tf_format_xplane, /* before perfetto: both are protobuf starting 0x0a */
 	&tf_format_perfetto,
 	&tf_format_nsys,
 	&tf_format_xla_memory,

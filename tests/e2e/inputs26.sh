@@ -52,13 +52,14 @@ $TF -q convert "$S" -o "$TMP/own.pb.gz" -o "$TMP/own.folded" --to chrome -o "$TM
 $TF -q perfetto "$S" -o "$TMP/own.pftrace"
 $TF -q otf2 "$S" -o "$TMP/own.otf2"
 names=$($TF --help | sed -n '/^input formats/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
-check "tracefold --help lists eight input formats" test "$(echo $names)" = "otf2 tau chrome perfetto nsys xla-memory pprof folded"
+check "tracefold --help lists nine input formats" test "$(echo $names)" = "otf2 tau chrome xplane perfetto nsys xla-memory pprof folded"
 for n in $names; do
 	st=
 	case $n in
 	otf2) in=$TMP/own.otf2;; tau) in=$T/mpi_small;; chrome) in=$TMP/own.json;;
 	perfetto) in=$TMP/own.pftrace;; pprof) in=$TMP/own.pb.gz;; folded) in=$TMP/own.folded;;
 	nsys) in=$DATA/nsys/h100-2gpu/h100_2gpu_1s.sqlite;; # read, not written, by tracefold
+	xplane) in=$DATA/jax/jax0112-h200-mlp/vm.xplane.pb;; # likewise
 	xla-memory) in=$DATA/jax/xla-memory-synthetic/tpu-host-0.memory_profile.json.gz # read, not written
 		st="--sample-type alloc_space";; # memory events in zero-length regions: no wall time
 	*) fail "no input for -F $n in this test"; continue;;
@@ -70,7 +71,7 @@ for n in $names; do
 done
 expect_exit 2 "merge -F nosuch: usage error" $TF merge -F nosuch "$TMP/own.folded" -o "$TMP/m.pb.gz"
 cp "$TMP/err" "$TMP/e1"
-check "... listing the formats" grep -q "one of: pprof, folded, otf2, tau, chrome, perfetto, nsys or xla-memory" "$TMP/e1"
+check "... listing the formats" grep -q "one of: pprof, folded, otf2, tau, chrome, xplane, perfetto, nsys or xla-memory" "$TMP/e1"
 
 # ---- 9. --edf applies only to lone .trc files
 mkdir -p "$TMP/lone" && cp "$T/tiny/tautrace.0.0.0.trc" "$TMP/lone/lone.trc"

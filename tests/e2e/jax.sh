@@ -98,9 +98,46 @@ cat > "$TMP/h.json" <<'EOT'
 ]}
 EOT
 $TF -q fold --sample-type gpu "$TMP/h.json" -o "$TMP/h.folded"
-check "hand-made: the kernel under Thunk;cuLaunchKernel, an unknown id under [unattributed gpu]" sh -c "
-	grep -qx 'Thunk;cuLaunchKernel;fusion 5000' '$TMP/h.folded' &&
+check "hand-made: the kernel under Thunk;cuLaunchKernel and its tf_op, an unknown id under [unattributed gpu]" sh -c "
+	grep -qx 'Thunk;cuLaunchKernel;jit(f)/mul;fusion 5000' '$TMP/h.folded' &&
 	grep -qx '\[unattributed gpu\];lost 1500' '$TMP/h.folded' && test \$(wc -l < '$TMP/h.folded') = 2"
+# command buffers off (XLA_FLAGS=--xla_gpu_enable_command_buffer=): each
+# kernel launched on its own, its tf_op the JAX op path; events of the
+# fixture (names, kernel_details, times of step 1) with such tf_op values.
+# The op is a frame between the launch and the kernel; "XlaModule:" (XLA
+# could not tell) none.  Before: no op frame, the three tf_op checks that
+# expect one fail (and the hand-made one above).
+cat > "$TMP/op.json" <<'EOT'
+{"traceEvents":[
+{"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}},
+{"ph":"M","pid":1,"tid":14,"name":"thread_name","args":{"name":"Stream #14(Compute,Memset)"}},
+{"ph":"M","pid":701,"name":"process_name","args":{"name":"/host:CPU"}},
+{"ph":"M","pid":701,"tid":1343009695,"name":"thread_name","args":{"name":"python3"}},
+{"ph":"X","pid":701,"tid":1343009695,"ts":22100.0,"dur":300.0,"name":"PjRtCApiLoadedExecutable::Execute"},
+{"ph":"X","pid":701,"tid":1343009695,"ts":22169.823,"dur":10.5,"name":"cuLaunchKernel","args":{"correlation_id":"1"}},
+{"ph":"X","pid":701,"tid":1343009695,"ts":22190.1,"dur":9.25,"name":"cuLaunchKernel","args":{"correlation_id":"2"}},
+{"ph":"X","pid":701,"tid":1343009695,"ts":22210.0,"dur":5.0,"name":"cuMemsetD32Async","args":{"correlation_id":"3"}},
+{"ph":"X","pid":701,"tid":1343009695,"ts":22230.0,"dur":8.0,"name":"cuLaunchKernel","args":{"correlation_id":"4"}},
+{"ph":"X","pid":1,"tid":14,"ts":22316.554,"dur":20,"name":"sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas","args":{"correlation_id":"1","hlo_module":"jit_upd","hlo_op":"custom-call.1","kernel_details":"regs:168 static_shared:0","tf_op":"jit(upd)/jit(main)/dot_general"}},
+{"ph":"X","pid":1,"tid":14,"ts":22336.682,"dur":5.856,"name":"loop_multiply_tanh_fusion","args":{"correlation_id":"2","hlo_module":"jit_upd","hlo_op":"loop_multiply_tanh_fusion","kernel_details":"regs:32 static_shared:0","tf_op":"jit(upd)/jvp()/mul"}},
+{"ph":"X","pid":1,"tid":14,"ts":22549.674,"dur":0.769,"name":"Memset 0","args":{"Memset_details":"kind:unknown num_bytes:4 async:0","correlation_id":"3","hlo_module":"jit_upd","hlo_op":"","tf_op":"XlaModule:"}},
+{"ph":"X","pid":1,"tid":14,"ts":22637.931,"dur":48.256,"name":"wrapped_subtract_1","args":{"correlation_id":"4","hlo_module":"jit_upd","hlo_op":"wrapped_subtract.1","tf_op":"jit(upd)/sub"}}
+]}
+EOT
+$TF -q fold --sample-type gpu "$TMP/op.json" -o "$TMP/op.folded"
+check "tf_op: the cuBLAS kernel under its launch and its JAX op" \
+	grep -qx 'PjRtCApiLoadedExecutable::Execute;cuLaunchKernel;jit(upd)/jit(main)/dot_general;sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas 20000' "$TMP/op.folded"
+check "tf_op: each fusion kernel under its own JAX op" sh -c "
+	grep -qx 'PjRtCApiLoadedExecutable::Execute;cuLaunchKernel;jit(upd)/jvp()/mul;loop_multiply_tanh_fusion 5856' '$TMP/op.folded' &&
+	grep -qx 'PjRtCApiLoadedExecutable::Execute;cuLaunchKernel;jit(upd)/sub;wrapped_subtract_1 48256' '$TMP/op.folded'"
+$TF -q top --sample-type gpu -n 0 --format json "$TMP/op.json" > "$TMP/op.top"
+check "tf_op: the JAX op is a frame of the gpu profile with its kernels' time, no self time" python3 -c '
+import json,sys
+f={x["name"]: x for x in json.load(open(sys.argv[1]))["functions"]}
+assert f["jit(upd)/jvp()/mul"]["total"] == 5856 and f["jit(upd)/jvp()/mul"]["self"] == 0, f["jit(upd)/jvp()/mul"]
+assert f["jit(upd)/jit(main)/dot_general"]["total"] == 20000, f' "$TMP/op.top"
+check "tf_op XlaModule: (XLA could not tell) gives no frame: the memset right under its launch" \
+	grep -qx 'PjRtCApiLoadedExecutable::Execute;cuMemsetD32Async;Memset 0 769' "$TMP/op.folded"
 sed -e 's|/host:CPU|main|' -e 's|/device:GPU:0|worker|' "$TMP/h.json" > "$TMP/n.json"
 expect_exit 3 "hand-made, processes not named by the XLA profiler: no gpu type (as before)" \
 	$TF -q top --sample-type gpu "$TMP/n.json"

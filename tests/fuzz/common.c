@@ -162,6 +162,7 @@ void fz_check_accounting(const tf_ctx *ctx)
 	for (int i = TF_DIAG_ev_duration; i <= TF_DIAG_trace_span; i++)
 		sum += d->n[i];
 	sum += d->n[TF_DIAG_truncated_record] + d->n[TF_DIAG_bad_event] + d->n[TF_DIAG_unknown_event_id];
+	sum += d->n[TF_DIAG_xplane_not_timeline] + d->n[TF_DIAG_xplane_memory_event]; /* the XPlane reader's skips */
 	if (d->n[TF_DIAG_events_read] != sum)
 		fz_fail("accounting: events_read=%llu but kinds + skips = %llu",
 			(unsigned long long)d->n[TF_DIAG_events_read], (unsigned long long)sum);
