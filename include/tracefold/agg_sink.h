@@ -40,7 +40,8 @@ tf_span_sink *tf_agg_sink_spans(tf_agg_sink *k);
 
 /* Puts the sample types of a trace aggregate in their canonical order,
  * which does not depend on the order the types were met in: calls, wall,
- * then those of gpu, alloc_space and alloc_objects present, then any other
+ * then those of gpu, alloc_space, alloc_objects, free_space,
+ * free_objects, inuse_space and inuse_objects present, then any other
  * type that is not a counter (by name), then the counter types
  * (TF_COUNTER_TYPE_PREFIX NAME) that counters (the -c list, as given to
  * tf_agg_sink_new; may be NULL) names, in its order, then the other
@@ -50,6 +51,29 @@ tf_span_sink *tf_agg_sink_spans(tf_agg_sink *k);
  * finished, and a merge of partial aggregates does again.  0, or
  * TF_ENOMEM (the agg unchanged then). */
 int tf_agg_sink_order_types(tf_agg *agg, const char *const *counters);
+
+/* Kineto's memory of one device of one process of one input
+ * (docs/memory.md), from its "[memory]" events. */
+typedef struct tf_mem_device {
+	uint32_t input;
+	tf_str process;            /* the track's process_key */
+	int64_t rank;              /* -1 none */
+	tf_str device;             /* "cuda:0", "cpu" (tf_event.mem_device; 0 unknown) */
+	uint64_t allocs, frees;
+	uint64_t frees_unknown;    /* of frees: no live allocation of the trace at that address */
+	int64_t alloc_bytes, free_bytes;
+	int64_t peak_bytes;        /* the most live bytes allocated in the trace at once, 0 none */
+	int64_t peak_ns;           /* when first reached (INT64_MIN none) */
+	uint32_t peak_node;        /* the call path that held the most of them then */
+	int64_t peak_node_bytes;
+} tf_mem_device;
+
+/* Once the stack builder finished: the memory events replayed in time
+ * order (each device's peak, its inuse_space and inuse_objects samples).
+ * 0 or TF_ENOMEM. */
+int tf_agg_sink_finish(tf_agg_sink *k);
+/* The devices met, first met first (after tf_agg_sink_finish; borrowed). */
+size_t tf_agg_sink_memory(const tf_agg_sink *k, const tf_mem_device **out);
 
 /* Labels of a track as written to profiles: rank (or pid), thread. */
 int tf_track_labels(tf_ctx *ctx, uint32_t track, tf_label *out, int max);

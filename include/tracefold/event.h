@@ -72,6 +72,13 @@ typedef struct tf_event {
 	 * (XLA's tf_op: the JAX op path), a frame between the launch's call
 	 * path and the activity (docs/gpu.md "The op of an activity"); 0 none */
 	tf_str op;
+	/* TF_EVF_MEMORY: the device whose memory it is, as torch names it
+	 * ("cpu", "cuda:0"; 0 unknown), as Kineto's numbers (c10's DeviceType
+	 * + 1, 0 unknown; the device's index, -1 none), and the block's
+	 * address (args.Addr; 0 unknown): a free is matched to its allocation by it */
+	tf_str mem_device;
+	int32_t mem_dev_type, mem_dev_id;
+	uint64_t mem_addr;
 } tf_event;
 
 /* tf_event.flags */

@@ -398,6 +398,8 @@ int tf_cmd_info(int argc, char **argv)
 		}
 	}
 	int r = tf_stacks_finish(stacks);
+	if (r >= 0 && (r = tf_agg_sink_finish(asink)) >= 0)
+		s.nmem = tf_agg_sink_memory(asink, &s.mem);
 	if (r < 0) {
 		tf_msg("cannot build stacks: %s", tf_strerror(r));
 		rc = TF_EXIT_INPUT;

@@ -10,6 +10,7 @@
 #include "tracefold/span.h"
 #include "tracefold/filter.h"
 #include "tracefold/cpath.h"
+#include "tracefold/agg_sink.h"
 #include "hmap.h"
 
 #define INFO_MAX_METADATA 100000
@@ -70,6 +71,10 @@ typedef struct info_sink {
 	 * the window is kept); NULL: every event */
 	const tf_filter_opts *fo;
 	int64_t win_lo, win_hi;
+	/* Kineto's memory per device (docs/memory.md), from the aggregate's
+	 * consumer once the stack builder finished; borrowed */
+	const tf_mem_device *mem;
+	size_t nmem;
 } info_sink;
 
 void tf_info_print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin, bool list_meta);

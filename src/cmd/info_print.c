@@ -75,6 +75,8 @@ static const char *txt(const char *raw)
 }
 #define TXT(x) txt(x)
 
+static void mem_text(const info_sink *s, tf_strtab *st);
+
 void tf_info_print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin, bool list_meta)
 {
 	tf_strtab *st = tf_ctx_strtab(ctx);
@@ -165,6 +167,7 @@ void tf_info_print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin
 		printf("  %12" PRIu64 " %14.6g %14.6g %16.10g  %s\n", c->n, c->min, c->max, c->sum,
 		       TXT(tf_strtab_get(st, c->name)));
 	}
+	mem_text(s, st);
 	printf("messages: %" PRIu64 " sent (%" PRIu64 " bytes), %" PRIu64 " received (%" PRIu64 " bytes)\n",
 	       s->msg_n[0], s->msg_bytes[0], s->msg_n[1], s->msg_bytes[1]);
 	printf("metadata: %u distinct entries%s from %" PRIu64 " events%s\n", s->nmeta,
@@ -222,6 +225,74 @@ static void json_num(double v)
 		printf("%.17g", v);
 	else
 		printf("null");
+}
+
+/* A call path's frames, outermost first, joined by ';' (as folded stacks). */
+static void print_path(const tf_cpath *cp, tf_strtab *st, uint32_t node, bool json)
+{
+	const tf_cpath_node *n = tf_cpath_get(cp, node);
+	if (!n || node == TF_CPATH_ROOT)
+		return;
+	uint32_t parent = n->parent;
+	tf_str frame = n->frame;
+	print_path(cp, st, parent, json);
+	if (json) {
+		printf("%s", parent != TF_CPATH_ROOT ? ", " : "");
+		json_str(tf_strtab_get(st, frame));
+	} else {
+		printf("%s%s", parent != TF_CPATH_ROOT ? ";" : "", txt(tf_strtab_get(st, frame)));
+	}
+}
+
+/* Kineto's memory per device (docs/memory.md). */
+static void mem_text(const info_sink *s, tf_strtab *st)
+{
+	if (!s->nmem)
+		return;
+	printf("memory: %zu device%s ([memory] events; docs/memory.md)\n", s->nmem, s->nmem == 1 ? "" : "s");
+	for (size_t i = 0; i < s->nmem; i++) {
+		const tf_mem_device *m = &s->mem[i];
+		const char *dev = m->device ? tf_strtab_get(st, m->device) : "unknown";
+		printf("  %s, process %s: %" PRIu64 " allocations (%" PRId64 " bytes), %" PRIu64 " frees (%" PRId64
+		       " bytes; %" PRIu64 " of blocks not allocated in the trace)\n", txt(dev),
+		       txt(tf_strtab_get(st, m->process)), m->allocs, m->alloc_bytes, m->frees, m->free_bytes,
+		       m->frees_unknown);
+		if (m->peak_ns == INT64_MIN) {
+			printf("    no peak: no allocation with an address (PyTorch before 1.10 wrote none)\n");
+			continue;
+		}
+		char at[32];
+		printf("    peak: %" PRId64 " bytes live (allocated in the trace), at %s from the start (ts %.3f us)\n",
+		       m->peak_bytes, fmt_dur(tf_sat_sub(m->peak_ns, s->min_ns), at, sizeof(at)),
+		       (double)m->peak_ns / 1e3);
+		printf("    most of it held by (%" PRId64 " bytes): ", m->peak_node_bytes);
+		print_path(s->cp, st, m->peak_node, false);
+		printf("\n");
+	}
+}
+
+static void mem_json(const info_sink *s, tf_strtab *st)
+{
+	if (!s->nmem)
+		return;
+	printf("  \"memory\": [");
+	for (size_t i = 0; i < s->nmem; i++) {
+		const tf_mem_device *m = &s->mem[i];
+		printf("%s\n    {\"input\": %u, \"process\": ", i ? "," : "", m->input);
+		json_str(tf_strtab_get(st, m->process));
+		printf(", \"rank\": %lld, \"device\": ", (long long)m->rank);
+		json_str(m->device ? tf_strtab_get(st, m->device) : "unknown");
+		printf(", \"allocations\": %" PRIu64 ", \"alloc_bytes\": %" PRId64 ", \"frees\": %" PRIu64
+		       ", \"free_bytes\": %" PRId64 ", \"frees_unknown\": %" PRIu64 ", \"peak_bytes\": %" PRId64,
+		       m->allocs, m->alloc_bytes, m->frees, m->free_bytes, m->frees_unknown, m->peak_bytes);
+		if (m->peak_ns != INT64_MIN) {
+			printf(", \"peak_ns\": %" PRId64 ", \"peak_call_path\": [", m->peak_ns);
+			print_path(s->cp, st, m->peak_node, true);
+			printf("], \"peak_call_path_bytes\": %" PRId64, m->peak_node_bytes);
+		}
+		printf("}");
+	}
+	printf("\n  ],\n");
 }
 
 void tf_info_print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
@@ -284,6 +355,7 @@ void tf_info_print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin
 		tf_gpu_coverage_json(stdout, d, gt, tf_sat_sub(gt, ga), "  ");
 		printf(",\n");
 	}
+	mem_json(s, st);
 	printf("  \"diagnostics\": {");
 	int any = 0;
 	for (int i = 0; i < TF_DIAG_COUNT; i++) {

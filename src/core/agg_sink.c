@@ -13,6 +13,7 @@
 #include <string.h>
 #include "tracefold/agg_sink.h"
 #include "tracefold/sink.h"
+#include "agg_mem.h"
 #include "hmap.h"
 #include "msort.h"
 #include "sat.h"
@@ -25,6 +26,10 @@ struct tf_agg_sink {
 	int t_calls, t_wall;
 	int t_gpu;              /* "gpu/nanoseconds", made at the first GPU activity; -1 before */
 	int t_alloc_space, t_alloc_objects; /* bytes and count allocated, at the first allocation; -1 before */
+	int t_free_space, t_free_objects;   /* bytes and count freed, at the first free; -1 before */
+	tf_agg_mem *mem;        /* the memory events, for the peaks (agg_mem.h); NULL before the first */
+	tf_hmap mem_lset;       /* (track, step, device) -> label set of a memory sample */
+	tf_str device_key, unknown_device;
 	bool dense_cw;          /* both in the agg's dense value vectors: always, on a new agg */
 	/* per track: its label set, resolved when its first sample is added
 	 * (for sorted tracks that is after the input's metadata was read) */
@@ -227,28 +232,72 @@ static int sample_node(tf_agg_sink *k, uint32_t *node)
 	return *node == (uint32_t)-1 ? TF_ENOMEM : 0;
 }
 
-/* An allocation (a memory event with bytes > 0): its bytes and one object
- * under the call path active when it happened (docs/gpu.md); frees are
- * not samples. */
-static int add_alloc(tf_agg_sink *k, const tf_event *ev, uint32_t node)
+/* The label set of a memory sample: its track's (and step's), and its
+ * device ("device" = "cuda:0", "cpu", "unknown"). */
+static int mem_labels(tf_agg_sink *k, const tf_event *ev, uint32_t *out)
 {
-	if (ev->value <= 0)
+	int64_t step = k->steps ? step_of(k, ev->track, ev->ts_ns) : -1;
+	uint64_t key = tf_mix64(tf_mix64((uint64_t)ev->track << 32 | ev->mem_device) + (uint64_t)(step + 1));
+	uint32_t v = tf_hmap_get(&k->mem_lset, key);
+	if (v != UINT32_MAX) {
+		*out = v;
 		return 0;
-	if (k->t_alloc_space < 0 && ((k->t_alloc_space = tf_agg_type(k->agg, "alloc_space", "bytes")) < 0 ||
-				     (k->t_alloc_objects = tf_agg_type(k->agg, "alloc_objects", "count")) < 0))
+	}
+	tf_strtab *st = tf_ctx_strtab(k->ctx);
+	if (!k->device_key) {
+		k->device_key = tf_strtab_intern_cstr(st, "device");
+		k->unknown_device = tf_strtab_intern_cstr(st, "unknown");
+	}
+	tf_label l[TF_AGG_MAX_LABELS];
+	int n = tf_track_labels(k->ctx, ev->track, l, TF_AGG_MAX_LABELS - 2);
+	if (step >= 0)
+		l[n++] = (tf_label){ tf_strtab_intern_cstr(st, "step"), 0, step, 0 };
+	l[n++] = (tf_label){ k->device_key, ev->mem_device ? ev->mem_device : k->unknown_device, 0, 0 };
+	uint32_t id = tf_agg_labelset(k->agg, l, n);
+	if (id == (uint32_t)-1 || tf_hmap_put(&k->mem_lset, key, id) < 0)
+		return TF_ENOMEM;
+	*out = id;
+	return 0;
+}
+
+/* A memory event: an allocation (bytes > 0) adds its bytes and one object
+ * to alloc_space and alloc_objects, a free (bytes < 0) to free_space and
+ * free_objects, under the call path active when it happened, labelled with
+ * its device; both are noted for the peak (agg_mem.c, docs/memory.md). */
+static int add_memory(tf_agg_sink *k, const tf_event *ev, uint32_t node)
+{
+	if (ev->value == 0)
+		return 0;
+	bool alloc = ev->value > 0;
+	int *ts = alloc ? &k->t_alloc_space : &k->t_free_space, *to = alloc ? &k->t_alloc_objects : &k->t_free_objects;
+	if (*ts < 0 && ((*ts = tf_agg_type(k->agg, alloc ? "alloc_space" : "free_space", "bytes")) < 0 ||
+			(*to = tf_agg_type(k->agg, alloc ? "alloc_objects" : "free_objects", "count")) < 0))
+		return TF_ENOMEM;
+	if (!k->mem && !(k->mem = tf_agg_mem_new(k->ctx, k->agg)))
 		return TF_ENOMEM;
 	uint32_t ls;
 	TF_TRY(sample_node(k, &node));
-	TF_TRY(sample_labels(k, ev->track, ev->ts_ns, &ls));
-	TF_TRY(tf_agg_add(k->agg, node, ls, k->t_alloc_space, tf_sat_from_double(ev->value)));
-	return tf_agg_add(k->agg, node, ls, k->t_alloc_objects, 1);
+	TF_TRY(mem_labels(k, ev, &ls));
+	TF_TRY(tf_agg_add(k->agg, node, ls, *ts, tf_sat_from_double(alloc ? ev->value : -ev->value)));
+	TF_TRY(tf_agg_add(k->agg, node, ls, *to, 1));
+	return tf_agg_mem_note(k->mem, ev, node, ls);
+}
+
+int tf_agg_sink_finish(tf_agg_sink *k)
+{
+	return k->mem ? tf_agg_mem_finish(k->mem) : 0;
+}
+
+size_t tf_agg_sink_memory(const tf_agg_sink *k, const tf_mem_device **out)
+{
+	return tf_agg_mem_devices(k->mem, out);
 }
 
 static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
 	if (ev->kind == TF_EV_INSTANT && (ev->flags & TF_EVF_MEMORY))
-		return add_alloc(k, ev, node);
+		return add_memory(k, ev, node);
 	if (ev->kind != TF_EV_COUNTER || !k->counters)
 		return 0;
 	int type = counter_type(k, ev->name);
@@ -269,7 +318,7 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 	k->agg = agg;
 	k->diag = tf_ctx_diag(ctx);
 	k->spans.close = on_close;
-	k->t_gpu = k->t_alloc_space = k->t_alloc_objects = -1;
+	k->t_gpu = k->t_alloc_space = k->t_alloc_objects = k->t_free_space = k->t_free_objects = -1;
 	/* memory events always (not the other instants): their sample types
 	 * appear only in runs that have some */
 	k->spans.event = on_event;
@@ -300,6 +349,8 @@ void tf_agg_sink_free(tf_agg_sink *k)
 	free(k->lset);
 	tf_hmap_free(&k->counter_type);
 	tf_hmap_free(&k->step_lset);
+	tf_hmap_free(&k->mem_lset);
+	tf_agg_mem_free(k->mem);
 	free(k);
 }
 
@@ -326,7 +377,7 @@ int tf_track_labels(tf_ctx *ctx, uint32_t track, tf_label *out, int max)
 /* ---- the canonical order of a trace aggregate's sample types */
 
 typedef struct type_key {
-	int cls;         /* calls, wall, gpu, alloc_space, alloc_objects, other, counters named, other counters */
+	int cls;         /* calls, wall, gpu, alloc_space, ..., inuse_objects, other, counters named, other counters */
 	size_t pos;      /* a counter's place in the -c list */
 } type_key;
 
@@ -350,7 +401,8 @@ static int type_cmp(const void *ctx, uint32_t x, uint32_t y)
 
 int tf_agg_sink_order_types(tf_agg *agg, const char *const *counters)
 {
-	static const char *const fixed[] = { "calls", "wall", "gpu", "alloc_space", "alloc_objects" };
+	static const char *const fixed[] = { "calls", "wall", "gpu", "alloc_space", "alloc_objects", "free_space",
+					     "free_objects", "inuse_space", "inuse_objects" };
 	enum { NFIXED = sizeof(fixed) / sizeof(fixed[0]) };
 	size_t pl = sizeof(TF_COUNTER_TYPE_PREFIX) - 1;
 	int nt = tf_agg_ntypes(agg);

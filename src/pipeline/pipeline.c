@@ -482,6 +482,8 @@ static int run_traces_end(run *r)
 	int rc = tf_stacks_finish(r->stacks);
 	if (rc < 0)
 		return tf_error_set(err, rc, NULL, -1, -1, "cannot build stacks: %s", tf_strerror(rc));
+	if ((rc = tf_agg_sink_finish(r->asink)) < 0) /* the memory peaks: every thread is in */
+		return tf_error_set(err, rc, NULL, -1, -1, "cannot replay memory events: %s", tf_strerror(rc));
 	int64_t first_ns = 0, last_ns = 0;
 	bool any = tf_stacks_time_span(r->stacks, &first_ns, &last_ns);
 	span_meta(r->agg, any, first_ns, last_ns, false, 0, 0);

@@ -4,10 +4,59 @@
  * its numbers in nanoseconds, and the tf_event it makes (counters one per
  * value, Kineto's memory, correlation and Python ids, flow and async ids),
  * or the diagnostic it counts. */
+#include <stdio.h>
 #include <string.h>
 #include "chrome_int.h"
 
 #define US_TO_NS 3 /* decimal places from microseconds to nanoseconds */
+
+/* ---- Kineto's memory events ---- */
+
+/* c10's DeviceType, in its order (c10/core/DeviceType.h), named as torch
+ * names devices (DeviceTypeName, lower case) */
+static const char *const c10_device[] = {
+	"cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fpga", "maia", "xla", "vulkan",
+	"metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu", "mtia", "privateuseone",
+};
+
+/* A "[memory]" instant's args (docs/memory.md): Bytes allocated (negative:
+ * freed), Addr, the device as torch writes it: "cuda:0" (type name, ':'
+ * and "Device Id" when it is >= 0), "cpu" (Id -1); an unknown type is
+ * "device<N>". */
+static int memory_args(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
+{
+	tf_json_iter it;
+	tf_json_span k, v;
+	int64_t type = -1, id = -1, addr = 0;
+	bool bytes = false;
+	tf_json_iter_begin(&it, &f->args);
+	while (tf_json_iter_next(&it, &k, &v)) {
+		if (tf_json_is(&k, "Bytes"))
+			bytes = tf_json_double(&v, &ev->value);
+		else if (tf_json_is(&k, "Device Type") && !tf_json_i64(&v, &type))
+			type = -1;
+		else if (tf_json_is(&k, "Device Id") && !tf_json_i64(&v, &id))
+			id = -1;
+		else if (tf_json_is(&k, "Addr") && !tf_json_i64(&v, &addr))
+			addr = 0;
+	}
+	if (!bytes)
+		return 0;
+	ev->flags |= TF_EVF_MEMORY;
+	ev->mem_addr = (uint64_t)addr;
+	if (type < 0 || type > INT32_MAX - 1)
+		return 0;
+	ev->mem_dev_type = (int32_t)type + 1;
+	ev->mem_dev_id = id >= 0 && id <= INT32_MAX ? (int32_t)id : -1;
+	char buf[48];
+	size_t nd = sizeof(c10_device) / sizeof(c10_device[0]);
+	int n = type < (int64_t)nd ? snprintf(buf, sizeof(buf), "%s", c10_device[type])
+				   : snprintf(buf, sizeof(buf), "device%lld", (long long)type);
+	if (id >= 0)
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ":%lld", (long long)id);
+	ev->mem_device = tf_strtab_intern_cstr(r->st, buf);
+	return ev->mem_device == (tf_str)-1 ? TF_ENOMEM : 0;
+}
 
 /* ---- event fields ---- */
 
@@ -415,17 +464,8 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 			ev.ts_ns = 0;
 		return emit(r, &ev);
 	}
-	if (ev.kind == TF_EV_INSTANT && ev.name == r->memory_name && f->args.type == TF_JSON_OBJECT) {
-		/* Kineto: args.Bytes allocated (negative: freed) */
-		tf_json_iter it;
-		tf_json_span k, v;
-		tf_json_iter_begin(&it, &f->args);
-		while (tf_json_iter_next(&it, &k, &v))
-			if (tf_json_is(&k, "Bytes") && tf_json_double(&v, &ev.value)) {
-				ev.flags |= TF_EVF_MEMORY;
-				break;
-			}
-	}
+	if (ev.kind == TF_EV_INSTANT && ev.name == r->memory_name && f->args.type == TF_JSON_OBJECT)
+		TF_TRY(memory_args(r, f, &ev));
 	if (ph == 'X' && ev.cat && ev.cat == r->trace_cat && !tf_ctx_opts(r->ctx)->keep_trace_span) {
 		/* Kineto's "PyTorch Profiler (0)": the trace window, not work */
 		tf_count_skip(r->ctx, TF_DIAG_trace_span);

@@ -498,6 +498,15 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 		/* a memory event keeps Kineto's name for its bytes: read back, it allocates again */
 		put_s(w, ev->kind == TF_EV_COUNTER ? ",\"args\":{\"value\":" : ",\"args\":{\"Bytes\":");
 		put_out(w, b, (size_t)n);
+		if (ev->kind == TF_EV_INSTANT && ev->mem_dev_type) { /* and its device and address (docs/memory.md) */
+			n = snprintf(b, sizeof(b), ",\"Device Type\":%d,\"Device Id\":%d", ev->mem_dev_type - 1,
+				     ev->mem_dev_id);
+			put_out(w, b, (size_t)n);
+		}
+		if (ev->kind == TF_EV_INSTANT && ev->mem_addr) {
+			n = snprintf(b, sizeof(b), ",\"Addr\":%" PRIu64, ev->mem_addr);
+			put_out(w, b, (size_t)n);
+		}
 		put_s(w, "}");
 	}
 	put_s(w, "}");

@@ -51,8 +51,8 @@ both "profile --label-steps: Kineto steps, either order" --label-steps -- "$K" "
 # the type order: the fixed types, then the counters by name (-c all) ...
 $TF -q profile "$H" "$K" -o "$TMP/t.pb.gz"
 t=$(types "$TMP/t.pb.gz")
-[ "$t" = "calls/count wall/nanoseconds gpu/nanoseconds alloc_space/bytes alloc_objects/count" ] &&
-	ok "types: calls, wall, gpu, alloc_space, alloc_objects" || fail "types: got '$t'"
+[ "$t" = "calls/count wall/nanoseconds gpu/nanoseconds alloc_space/bytes alloc_objects/count free_space/bytes free_objects/count" ] &&
+	ok "types: calls, wall, gpu, alloc_space, alloc_objects, free_space, free_objects" || fail "types: got '$t'"
 $TF -q profile -c all "$X" "$B" -o "$TMP/t.pb.gz"
 t=$(types "$TMP/t.pb.gz")
 [ "$t" = "calls/count wall/nanoseconds counter:CPU usage (Bazel)/count counter:Memory usage (Bazel)/count counter:action count/count counter:memory/count" ] &&
