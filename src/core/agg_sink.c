@@ -13,6 +13,7 @@
 #include <string.h>
 #include "tracefold/agg_sink.h"
 #include "tracefold/sink.h"
+#include "tracefold/coll.h"
 #include "hmap.h"
 #include "msort.h"
 #include "sat.h"
@@ -39,6 +40,13 @@ struct tf_agg_sink {
 	const tf_step *steps;
 	size_t nsteps;
 	tf_hmap step_lset;      /* (track, step) -> label set */
+	/* collectives (coll.h, docs/collectives.md): per track the open
+	 * collective regions, innermost last; the record a launch inside one
+	 * passes to its GPU work; label sets with a record's labels added */
+	struct coll_stack { struct coll_open { uint32_t depth, rec; } *e; uint32_t n, cap; } *cstk;
+	uint32_t capcstk;
+	tf_hmap coll_launch;    /* (input, correlation id) -> record */
+	tf_hmap coll_lset;      /* (label set, record) -> label set */
 };
 
 void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n)
@@ -134,6 +142,96 @@ static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out)
 	return 0;
 }
 
+/* ---- collectives: their facts as labels on the samples of their regions,
+ * of the regions inside them and of the GPU work those launched ---- */
+
+static struct coll_stack *coll_stack_of(tf_agg_sink *k, uint32_t track)
+{
+	if (track >= k->capcstk) {
+		uint32_t cap = k->capcstk;
+		if (tf_grow((void **)&k->cstk, &k->capcstk, track + 1, sizeof(*k->cstk)) < 0)
+			return NULL;
+		memset(k->cstk + cap, 0, (size_t)(k->capcstk - cap) * sizeof(*k->cstk));
+	}
+	return &k->cstk[track];
+}
+
+static uint64_t coll_launch_key(tf_agg_sink *k, uint32_t track, uint64_t corr)
+{
+	const tf_track *t = tf_ctx_track_get(k->ctx, track);
+	return tf_mix64(corr * 0x9E3779B97F4A7C15ull ^ (t ? t->input : 0));
+}
+
+/* A CPU region opens: when it is a collective, its facts over those of the
+ * collective it is in, until it closes. */
+static int on_open(tf_span_sink *sk, const tf_span *s)
+{
+	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
+	tf_coll *c = tf_ctx_coll(k->ctx, false);
+	if (!c || s->kind != TF_SPAN_KIND_CPU)
+		return 0;
+	uint32_t own = tf_coll_find(c, s->track, s->start_ns, s->name);
+	if (!own)
+		return 0;
+	struct coll_stack *t = coll_stack_of(k, s->track);
+	if (!t)
+		return TF_ENOMEM;
+	while (t->n && t->e[t->n - 1].depth >= s->depth)
+		t->n--;
+	uint32_t rec = tf_coll_merge(c, t->n ? t->e[t->n - 1].rec : 0, own);
+	if (rec == (uint32_t)-1 || tf_grow((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e)) < 0)
+		return TF_ENOMEM;
+	t->e[t->n++] = (struct coll_open){ s->depth, rec };
+	return 0;
+}
+
+/* The collective record of a closing span, 0 when it is in none. */
+static int coll_of(tf_agg_sink *k, tf_coll *c, const tf_span *s, uint32_t *rec)
+{
+	*rec = 0;
+	if (s->kind == TF_SPAN_KIND_GPU) {
+		uint32_t via = s->corr ? tf_hmap_get(&k->coll_launch, coll_launch_key(k, s->track, s->corr)) : UINT32_MAX;
+		*rec = tf_coll_merge(c, via == UINT32_MAX ? 0 : via, tf_coll_find(c, s->track, s->start_ns, s->name));
+		return *rec == (uint32_t)-1 ? TF_ENOMEM : 0;
+	}
+	struct coll_stack *t = s->track < k->capcstk ? &k->cstk[s->track] : NULL;
+	if (!t)
+		return 0;
+	while (t->n && t->e[t->n - 1].depth > s->depth)
+		t->n--;
+	if (!t->n)
+		return 0;
+	*rec = t->e[t->n - 1].rec;
+	if (t->e[t->n - 1].depth == s->depth)
+		t->n--;
+	if (s->corr && tf_hmap_put(&k->coll_launch, coll_launch_key(k, s->track, s->corr), *rec) < 0)
+		return TF_ENOMEM;
+	return 0;
+}
+
+/* Label set ls with the labels of collective record rec added. */
+static int coll_labels(tf_agg_sink *k, tf_coll *c, uint32_t rec, uint32_t *ls)
+{
+	uint64_t key = (uint64_t)*ls << 32 | rec;
+	uint32_t v = tf_hmap_get(&k->coll_lset, key);
+	if (v != UINT32_MAX) {
+		*ls = v;
+		return 0;
+	}
+	tf_label l[TF_AGG_MAX_LABELS + TF_COLL_MAX_LABELS];
+	const tf_label *base;
+	int n = tf_agg_labelset_get(k->agg, *ls, &base);
+	if (n < 0)
+		n = 0;
+	memcpy(l, base, (size_t)n * sizeof(*l));
+	n += tf_coll_labels(c, rec, tf_ctx_strtab(k->ctx), l + n);
+	uint32_t id = tf_agg_labelset(k->agg, l, n);
+	if (id == (uint32_t)-1 || tf_hmap_put(&k->coll_lset, key, id) < 0)
+		return TF_ENOMEM;
+	*ls = id;
+	return 0;
+}
+
 /* A call path's time beyond the int64 range: clamped, counted, said once. */
 static void note_saturated(tf_agg_sink *k)
 {
@@ -159,6 +257,13 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 	if (s->kind == TF_SPAN_KIND_GPU_LABEL) /* a GPU-side copy of a CPU range: not a call (docs/gpu.md) */
 		return 0;
 	TF_TRY(sample_labels(k, s->track, at, &ls));
+	tf_coll *c = tf_ctx_coll(k->ctx, false);
+	if (c) {
+		uint32_t rec;
+		TF_TRY(coll_of(k, c, s, &rec));
+		if (rec)
+			TF_TRY(coll_labels(k, c, rec, &ls));
+	}
 	if (s->kind == TF_SPAN_KIND_GPU)
 		return add_gpu(k, s, ls);
 	if (k->dense_cw) {
@@ -269,6 +374,7 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 	k->agg = agg;
 	k->diag = tf_ctx_diag(ctx);
 	k->spans.close = on_close;
+	k->spans.open = on_open;
 	k->t_gpu = k->t_alloc_space = k->t_alloc_objects = -1;
 	/* memory events always (not the other instants): their sample types
 	 * appear only in runs that have some */
@@ -300,6 +406,11 @@ void tf_agg_sink_free(tf_agg_sink *k)
 	free(k->lset);
 	tf_hmap_free(&k->counter_type);
 	tf_hmap_free(&k->step_lset);
+	for (uint32_t i = 0; i < k->capcstk; i++)
+		free(k->cstk[i].e);
+	free(k->cstk);
+	tf_hmap_free(&k->coll_launch);
+	tf_hmap_free(&k->coll_lset);
 	free(k);
 }
 

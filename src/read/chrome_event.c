@@ -317,6 +317,8 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 			ev.flags |= TF_EVF_GPU_LABEL;
 		ev.corr = correlation(f);
 	}
+	if (ph == 'X' || ph == 'B') /* a collective's facts, beside the event (docs/collectives.md) */
+		TF_TRY(tf_chrome_collective(r, f, &ev));
 	if (ev.kind == TF_EV_FLOW || ev.kind == TF_EV_ASYNC) {
 		if (f->id.type)
 			ev.id = tf_json_id(&f->id);
