@@ -181,6 +181,6 @@ if __name__ == "__main__":
             key = (r["labels"].get("collective"), int(b) if b is not None else None)
             if key != (None, None):
                 tot[key] = tot.get(key, 0) + r["value"]
-        exp = wall_e if json.load(open(top)).get("type") == "wall" else gpu_e
+        exp = wall_e if json.load(open(top)).get("sample_type") == "wall" else gpu_e
         compare("top rows", exp, tot, tol_per=1000 if exp is wall_e else 0)
     sys.exit(1 if fails else 0)
