@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include "strtab.h"
 #include "agg.h"
+#include "ctx.h"
+#include "span.h"
 
 typedef struct tf_coll tf_coll;
 
@@ -46,6 +48,24 @@ uint32_t tf_coll_merge(tf_coll *c, uint32_t outer, uint32_t inner);
  * pg_ranks: those known) into out (room for TF_COLL_MAX_LABELS);
  * returns how many. */
 int tf_coll_labels(const tf_coll *c, uint32_t rec, tf_strtab *st, tf_label *out);
+
+/* A record's facts (rec from 1 to the number of records), NULL for 0. */
+const tf_coll_facts *tf_coll_get(const tf_coll *c, uint32_t rec);
+
+/* The collective of each span, for a span consumer (the aggregate's, the
+ * Parquet writer's): a region's own facts over those of the collective
+ * regions it is in (same track), and a GPU activity's own over those of
+ * the collective its launch (args.correlation) was in.  Feed it every
+ * span's open and close in the order the consumer gets them; it keeps a
+ * stack per track and the launches seen inside collectives.  The ctx's
+ * tf_coll is looked up at each call: a run without collectives costs one
+ * NULL test per span. */
+typedef struct tf_coll_spans tf_coll_spans;
+tf_coll_spans *tf_coll_spans_new(tf_ctx *ctx);
+void tf_coll_spans_free(tf_coll_spans *cs); /* NULL-safe */
+int tf_coll_spans_open(tf_coll_spans *cs, const tf_span *s);
+/* The record of the closing span s into *rec_out, 0 when it is in none. */
+int tf_coll_spans_close(tf_coll_spans *cs, const tf_span *s, uint32_t *rec_out);
 
 /* The normalized name of a collective from a name as traces spell it
  * ("allreduce", "AllReduce", "_allgather_base", "all_gather_into_tensor"):

@@ -40,12 +40,9 @@ struct tf_agg_sink {
 	const tf_step *steps;
 	size_t nsteps;
 	tf_hmap step_lset;      /* (track, step) -> label set */
-	/* collectives (coll.h, docs/collectives.md): per track the open
-	 * collective regions, innermost last; the record a launch inside one
-	 * passes to its GPU work; label sets with a record's labels added */
-	struct coll_stack { struct coll_open { uint32_t depth, rec; } *e; uint32_t n, cap; } *cstk;
-	uint32_t capcstk;
-	tf_hmap coll_launch;    /* (input, correlation id) -> record */
+	/* collectives (coll.h, docs/collectives.md): the record of each span;
+	 * label sets with a record's labels added */
+	tf_coll_spans *cspans;
 	tf_hmap coll_lset;      /* (label set, record) -> label set */
 };
 
@@ -145,68 +142,10 @@ static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out)
 /* ---- collectives: their facts as labels on the samples of their regions,
  * of the regions inside them and of the GPU work those launched ---- */
 
-static struct coll_stack *coll_stack_of(tf_agg_sink *k, uint32_t track)
-{
-	if (track >= k->capcstk) {
-		uint32_t cap = k->capcstk;
-		if (tf_grow((void **)&k->cstk, &k->capcstk, track + 1, sizeof(*k->cstk)) < 0)
-			return NULL;
-		memset(k->cstk + cap, 0, (size_t)(k->capcstk - cap) * sizeof(*k->cstk));
-	}
-	return &k->cstk[track];
-}
-
-static uint64_t coll_launch_key(tf_agg_sink *k, uint32_t track, uint64_t corr)
-{
-	const tf_track *t = tf_ctx_track_get(k->ctx, track);
-	return tf_mix64(corr * 0x9E3779B97F4A7C15ull ^ (t ? t->input : 0));
-}
-
-/* A CPU region opens: when it is a collective, its facts over those of the
- * collective it is in, until it closes. */
 static int on_open(tf_span_sink *sk, const tf_span *s)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
-	tf_coll *c = tf_ctx_coll(k->ctx, false);
-	if (!c || s->kind != TF_SPAN_KIND_CPU)
-		return 0;
-	uint32_t own = tf_coll_find(c, s->track, s->start_ns, s->name);
-	if (!own)
-		return 0;
-	struct coll_stack *t = coll_stack_of(k, s->track);
-	if (!t)
-		return TF_ENOMEM;
-	while (t->n && t->e[t->n - 1].depth >= s->depth)
-		t->n--;
-	uint32_t rec = tf_coll_merge(c, t->n ? t->e[t->n - 1].rec : 0, own);
-	if (rec == (uint32_t)-1 || tf_grow((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e)) < 0)
-		return TF_ENOMEM;
-	t->e[t->n++] = (struct coll_open){ s->depth, rec };
-	return 0;
-}
-
-/* The collective record of a closing span, 0 when it is in none. */
-static int coll_of(tf_agg_sink *k, tf_coll *c, const tf_span *s, uint32_t *rec)
-{
-	*rec = 0;
-	if (s->kind == TF_SPAN_KIND_GPU) {
-		uint32_t via = s->corr ? tf_hmap_get(&k->coll_launch, coll_launch_key(k, s->track, s->corr)) : UINT32_MAX;
-		*rec = tf_coll_merge(c, via == UINT32_MAX ? 0 : via, tf_coll_find(c, s->track, s->start_ns, s->name));
-		return *rec == (uint32_t)-1 ? TF_ENOMEM : 0;
-	}
-	struct coll_stack *t = s->track < k->capcstk ? &k->cstk[s->track] : NULL;
-	if (!t)
-		return 0;
-	while (t->n && t->e[t->n - 1].depth > s->depth)
-		t->n--;
-	if (!t->n)
-		return 0;
-	*rec = t->e[t->n - 1].rec;
-	if (t->e[t->n - 1].depth == s->depth)
-		t->n--;
-	if (s->corr && tf_hmap_put(&k->coll_launch, coll_launch_key(k, s->track, s->corr), *rec) < 0)
-		return TF_ENOMEM;
-	return 0;
+	return tf_coll_spans_open(k->cspans, s);
 }
 
 /* Label set ls with the labels of collective record rec added. */
@@ -260,7 +199,7 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 	tf_coll *c = tf_ctx_coll(k->ctx, false);
 	if (c) {
 		uint32_t rec;
-		TF_TRY(coll_of(k, c, s, &rec));
+		TF_TRY(tf_coll_spans_close(k->cspans, s, &rec));
 		if (rec)
 			TF_TRY(coll_labels(k, c, rec, &ls));
 	}
@@ -375,6 +314,10 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 	k->diag = tf_ctx_diag(ctx);
 	k->spans.close = on_close;
 	k->spans.open = on_open;
+	if (!(k->cspans = tf_coll_spans_new(ctx))) {
+		free(k);
+		return NULL;
+	}
 	k->t_gpu = k->t_alloc_space = k->t_alloc_objects = -1;
 	/* memory events always (not the other instants): their sample types
 	 * appear only in runs that have some */
@@ -406,10 +349,7 @@ void tf_agg_sink_free(tf_agg_sink *k)
 	free(k->lset);
 	tf_hmap_free(&k->counter_type);
 	tf_hmap_free(&k->step_lset);
-	for (uint32_t i = 0; i < k->capcstk; i++)
-		free(k->cstk[i].e);
-	free(k->cstk);
-	tf_hmap_free(&k->coll_launch);
+	tf_coll_spans_free(k->cspans);
 	tf_hmap_free(&k->coll_lset);
 	free(k);
 }

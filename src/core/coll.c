@@ -8,6 +8,7 @@
 #include <string.h>
 #include "tracefold/coll.h"
 #include "tracefold/err.h"
+#include "tracefold/ctx.h"
 #include "grow.h"
 #include "hmap.h"
 
@@ -164,6 +165,106 @@ int tf_coll_labels(const tf_coll *c, uint32_t rec, tf_strtab *st, tf_label *out)
 	if (f->pg_ranks)
 		out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "pg_ranks"), f->pg_ranks, 0, 0 };
 	return n;
+}
+
+const tf_coll_facts *tf_coll_get(const tf_coll *c, uint32_t rec)
+{
+	return c && rec && rec <= c->nrecs ? &c->recs[rec - 1] : NULL;
+}
+
+/* ---- the collective of each span ---- */
+
+struct tf_coll_spans {
+	tf_ctx *ctx;
+	/* per track, the open collective regions, innermost last */
+	struct coll_stack { struct coll_open { uint32_t depth, rec; } *e; uint32_t n, cap; } *stk;
+	uint32_t capstk;
+	tf_hmap launch;         /* (input, correlation id) -> record of a launch inside a collective */
+};
+
+tf_coll_spans *tf_coll_spans_new(tf_ctx *ctx)
+{
+	tf_coll_spans *cs = calloc(1, sizeof(*cs));
+	if (cs)
+		cs->ctx = ctx;
+	return cs;
+}
+
+void tf_coll_spans_free(tf_coll_spans *cs)
+{
+	if (!cs)
+		return;
+	for (uint32_t i = 0; i < cs->capstk; i++)
+		free(cs->stk[i].e);
+	free(cs->stk);
+	tf_hmap_free(&cs->launch);
+	free(cs);
+}
+
+static struct coll_stack *stack_of(tf_coll_spans *cs, uint32_t track)
+{
+	if (track >= cs->capstk) {
+		uint32_t cap = cs->capstk;
+		if (tf_grow((void **)&cs->stk, &cs->capstk, track + 1, sizeof(*cs->stk)) < 0)
+			return NULL;
+		memset(cs->stk + cap, 0, (size_t)(cs->capstk - cap) * sizeof(*cs->stk));
+	}
+	return &cs->stk[track];
+}
+
+/* Correlation ids are unique within one input (as in gpu_join.c). */
+static uint64_t launch_key(tf_coll_spans *cs, uint32_t track, uint64_t corr)
+{
+	const tf_track *t = tf_ctx_track_get(cs->ctx, track);
+	return tf_mix64(corr * 0x9E3779B97F4A7C15ull ^ (t ? t->input : 0));
+}
+
+/* A CPU region opens: when it is a collective, its facts over those of the
+ * collective it is in, until it closes. */
+int tf_coll_spans_open(tf_coll_spans *cs, const tf_span *s)
+{
+	tf_coll *c = tf_ctx_coll(cs->ctx, false);
+	if (!c || s->kind != TF_SPAN_KIND_CPU)
+		return 0;
+	uint32_t own = tf_coll_find(c, s->track, s->start_ns, s->name);
+	if (!own)
+		return 0;
+	struct coll_stack *t = stack_of(cs, s->track);
+	if (!t)
+		return TF_ENOMEM;
+	while (t->n && t->e[t->n - 1].depth >= s->depth)
+		t->n--;
+	uint32_t rec = tf_coll_merge(c, t->n ? t->e[t->n - 1].rec : 0, own);
+	if (rec == (uint32_t)-1 || tf_grow((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e)) < 0)
+		return TF_ENOMEM;
+	t->e[t->n++] = (struct coll_open){ s->depth, rec };
+	return 0;
+}
+
+int tf_coll_spans_close(tf_coll_spans *cs, const tf_span *s, uint32_t *rec_out)
+{
+	tf_coll *c = tf_ctx_coll(cs->ctx, false);
+	*rec_out = 0;
+	if (!c)
+		return 0;
+	if (s->kind == TF_SPAN_KIND_GPU) {
+		uint32_t via = s->corr ? tf_hmap_get(&cs->launch, launch_key(cs, s->track, s->corr)) : UINT32_MAX;
+		*rec_out = tf_coll_merge(c, via == UINT32_MAX ? 0 : via, tf_coll_find(c, s->track, s->start_ns, s->name));
+		return *rec_out == (uint32_t)-1 ? TF_ENOMEM : 0;
+	}
+	if (s->kind != TF_SPAN_KIND_CPU || s->track >= cs->capstk)
+		return 0;
+	struct coll_stack *t = &cs->stk[s->track];
+	while (t->n && t->e[t->n - 1].depth > s->depth)
+		t->n--;
+	if (!t->n)
+		return 0;
+	*rec_out = t->e[t->n - 1].rec;
+	if (t->e[t->n - 1].depth == s->depth)
+		t->n--;
+	if (s->corr && tf_hmap_put(&cs->launch, launch_key(cs, s->track, s->corr), *rec_out) < 0)
+		return TF_ENOMEM;
+	return 0;
 }
 
 /* Collectives by their compact spelling (lower case, no '_'), the ones

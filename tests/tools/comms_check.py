@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent check of the collective labels (docs/collectives.md).
 
-usage: comms_check.py PROFILE.pb.gz [--top TOP.json KEY] [--expect FILE.json] TRACE...
+usage: comms_check.py [--top TOP.json] [--duckdb ROWS.json] PROFILE.pb.gz TRACE...
 
 Reads the Chrome/Kineto traces itself (no tracefold code) and computes, per
 collective kind and message size (collective, comm_bytes):
@@ -16,7 +16,9 @@ collective kind and message size (collective, comm_bytes):
   - per (frame, collective, comm_bytes): the calls of each collective region name.
 and compares them with the profile as `go tool pprof -raw` shows it
 (tests/tools/pprof_raw.py); with --top, with `tracefold top --by-label
-collective,comm_bytes --json`'s rows.  Facts of a region: its name
+collective,comm_bytes --format json`'s rows; with --duckdb, with the rows
+[collective, comm_bytes, wall, gpu, calls] of a DuckDB query over the
+Parquet tables (collectives joined with slices).  Facts of a region: its name
 (gloo:X, nccl:X, rccl:X, c10d::X, ncclDevKernel_X_..., ncclKernel_X_...)
 and Kineto's args (Collective name, In/Out msg nelems, dtype); a region
 inside another collective region takes the outer one's facts where it has
@@ -159,9 +161,13 @@ def compare(what, exp, obs, tol_per=0):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    top = None
-    if args[:1] == ["--top"]:
-        top, args = args[1], args[2:]
+    top = duck = None
+    while args[:1] in (["--top"], ["--duckdb"]):
+        if args[0] == "--top":
+            top = args[1]
+        else:
+            duck = args[1]
+        args = args[2:]
     profile, traces = args[0], args[1:]
     gpu_e, wall_e, calls_exp, frames_e = expected(traces)
     gpu_o, wall_o, calls_o, frames_o, _ = observed(profile)
@@ -183,4 +189,12 @@ if __name__ == "__main__":
                 tot[key] = tot.get(key, 0) + r["value"]
         exp = wall_e if json.load(open(top)).get("sample_type") == "wall" else gpu_e
         compare("top rows", exp, tot, tol_per=1000 if exp is wall_e else 0)
+    if duck:
+        # rows [collective, comm_bytes, wall, gpu, calls] of the Parquet
+        # tables: collectives joined with slices by slice_id
+        with open(duck) as f:
+            rows = json.load(f)
+        for what, col, exp, tol in (("parquet wall", 2, wall_e, 1000), ("parquet gpu", 3, gpu_e, 0),
+                                    ("parquet calls", 4, calls_exp, 0)):
+            compare(what, {k: v for k, v in exp.items() if v}, {(r[0], r[1]): r[col] for r in rows if r[col]}, tol)
     sys.exit(1 if fails else 0)
