@@ -262,3 +262,65 @@ int tf_top_by_label(tf_agg *agg, int t, const char *keys, int fmt, long long cou
 	free(row_of_ls);
 	return rc;
 }
+
+/* The frame of label set ls seen by the keys, interned; 0 on failure. */
+static tf_str view_frame(tf_agg *agg, const tf_label *ls, int nl, const tf_str *key, const char *const *names, int nk)
+{
+	char buf[MAX_KEYS * 160] = "", one[96];
+	bool any = false;
+	for (int k = 0; k < nk; k++) {
+		const tf_label *l = NULL;
+		for (int i = 0; i < nl && !l; i++)
+			if (ls[i].key == key[k])
+				l = &ls[i];
+		any |= l != NULL;
+		label_text(l, one, sizeof(one));
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s=%s", k ? " " : "", names[k], one);
+	}
+	tf_str f = tf_strtab_intern_cstr(tf_agg_strtab(agg), any ? buf : "[without the labels]");
+	return f == (tf_str)-1 ? 0 : f;
+}
+
+int tf_agg_label_view(tf_agg *agg, const char *keys, tf_agg **out)
+{
+	tf_str key[MAX_KEYS];
+	const char *names[MAX_KEYS];
+	char kbuf[1024];
+	int nk = parse_keys(agg, keys, key, names, kbuf, sizeof(kbuf));
+	*out = NULL;
+	if (nk <= 0)
+		return TF_EXIT_USAGE;
+	g_st = tf_agg_strtab(agg);
+	tf_agg *v = tf_agg_new(tf_agg_strtab(agg));
+	int nt = tf_agg_ntypes(agg);
+	uint32_t nls = tf_agg_nlabelsets(agg);
+	uint32_t *node_of = calloc(nls ? nls : 1, sizeof(uint32_t));
+	int64_t *vals = calloc(nt ? (size_t)nt : 1, sizeof(int64_t));
+	bool okay = v && node_of && vals;
+	for (int t = 0; t < nt && okay; t++) {
+		tf_sample_type ty = tf_agg_type_get(agg, t);
+		okay = tf_agg_type(v, tf_strtab_get(g_st, ty.type), tf_strtab_get(g_st, ty.unit)) == t;
+	}
+	if (okay)
+		tf_agg_set_default_type(v, tf_agg_default_type(agg));
+	uint32_t none = okay ? tf_agg_labelset(v, NULL, 0) : (uint32_t)-1;
+	for (uint32_t l = 0; l < nls && okay; l++) {
+		const tf_label *ls;
+		int nl = tf_agg_labelset_get(agg, l, &ls);
+		tf_str f = view_frame(agg, ls, nl < 0 ? 0 : nl, key, names, nk);
+		okay = f && (node_of[l] = tf_agg_child(v, TF_AGG_ROOT, f)) != (uint32_t)-1;
+	}
+	for (size_t i = 0; i < tf_agg_nsamples(agg) && okay; i++) {
+		tf_agg_sample_values(agg, i, vals);
+		okay = tf_agg_add_values(v, node_of[tf_agg_sample_get(agg, i).labelset], none, vals) == 0;
+	}
+	free(node_of);
+	free(vals);
+	if (!okay) {
+		tf_agg_free(v);
+		tf_msg("out of memory");
+		return TF_EXIT_INPUT;
+	}
+	*out = v;
+	return TF_EXIT_OK;
+}

@@ -11,4 +11,12 @@
 int tf_top_by_label(tf_agg *agg, int t, const char *keys, int fmt, long long count,
 		    const char *const *inputs, int ninputs);
 
+/* The aggregate agg seen by the labels keys (comma-separated): one call
+ * path per distinct tuple of their values, a frame such as
+ * "collective=all_reduce comm_bytes=4194304", "[without the labels]" for
+ * the samples with none of them, with every sample type's values summed
+ * (the types at the same indices), into *out (free it); for `diff
+ * --by-label`.  Returns an exit status (a usage error is printed). */
+int tf_agg_label_view(tf_agg *agg, const char *keys, tf_agg **out);
+
 #endif

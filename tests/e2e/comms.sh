@@ -6,7 +6,7 @@
 # tests/tools/comms_check.py, which reads the JSON itself.  Without the
 # change the profiles have no collective label: every comms_check line
 # with a collective fails, and so do the label, --by-label and Parquet
-# checks (10 of 13).
+# checks (11 of 14).
 . tests/lib.sh
 g=$DATA/chrome/torch113-gloo-ddp
 k=$DATA/chrome/kineto-collectives-handmade
@@ -68,5 +68,16 @@ check "top --by-label: the same rows from the profile and from the traces with -
 import json,sys
 a,b,c=(json.load(open(p))["rows"] for p in sys.argv[1:])
 assert a == b == c, (a, b, c)' "$TMP/kineto-collectives-handmade.top.json" "$TMP/p.json" "$TMP/j.json"
+# diff --by-label: rank 0 against rank 1 per collective and size, each side = comms_check.py's for its file
+$TF -q diff --by-label collective,comm_bytes --sample-type gpu --format json -n 0 $k/rank0.json.gz $k/rank1.json.gz > "$TMP/diff.json"
+check "diff --by-label collective,comm_bytes --sample-type gpu: base and new per row = comms_check.py's for each rank" python3 -c '
+import json,sys; sys.path.insert(0, "tests/tools"); import comms_check as c
+d = json.load(open(sys.argv[1]))
+got = {r["name"]: (r["self"]["base"], r["self"]["new"]) for r in d["rows"]}
+b, n = c.expected([sys.argv[2]])[0], c.expected([sys.argv[3]])[0]
+name = lambda k: "collective=%s comm_bytes=%s" % (k[0], "-" if k[1] is None else k[1])
+want = {name(k): (b.get(k, 0), n.get(k, 0)) for k in set(b) | set(n)}
+want["[without the labels]"] = (200000, 200000)
+assert got == want, (got, want)' "$TMP/diff.json" $k/rank0.json.gz $k/rank1.json.gz
 expect_exit 2 "top --by-label with no key" $TF -q top --by-label , $k/rank0.json.gz
 finish
