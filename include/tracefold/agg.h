@@ -26,7 +26,7 @@
 typedef struct tf_agg tf_agg;
 
 #define TF_AGG_ROOT TF_CPATH_ROOT
-#define TF_AGG_MAX_LABELS 4
+#define TF_AGG_MAX_LABELS 8 /* rank or pid, thread, step, and a collective's five (coll.h) */
 /* Sample types with an index below this are stored densely (see above). */
 #define TF_AGG_DENSE_TYPES 8
 

@@ -78,6 +78,10 @@ typedef struct tf_read_opts {
 tf_ctx *tf_ctx_new(void);
 void tf_ctx_free(tf_ctx *c); /* NULL-safe */
 tf_strtab *tf_ctx_strtab(tf_ctx *c);
+/* The run's collectives (coll.h): NULL while none was noted, unless make
+ * (then NULL only when out of memory). */
+typedef struct tf_coll tf_coll;
+tf_coll *tf_ctx_coll(tf_ctx *c, bool make);
 tf_diag *tf_ctx_diag(tf_ctx *c);
 tf_read_opts *tf_ctx_opts(tf_ctx *c);
 

@@ -13,13 +13,14 @@
 #include "cmd.h"
 #include "report.h"
 #include "gate_cli.h"
+#include "top_label.h"
 #include "tracefold/flame.h"
 #include "tracefold/reader.h"
 
 enum { BY_SELF, BY_TOTAL };
 enum { O_COUNT, O_BY, O_FORMAT, O_FAIL_ABOVE, O_MIN_SHARE, O_NORMALIZE, O_PATHS, O_SAMPLE_INDEX, O_NAME_WIDTH,
        O_FLAME, O_FLAME_URL, O_GATE, O_HISTORY, O_HISTORY_MAX, O_SAVE_HISTORY, O_MIN_EFFECT, O_ALPHA,
-       O_FAIL_UNRESOLVED, O_STEADY };
+       O_FAIL_UNRESOLVED, O_STEADY, O_BY_LABEL };
 enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON };
 
 static void help(const tf_opt *opts)
@@ -116,6 +117,7 @@ typedef struct dopt {
 	long long count;
 	size_t name_width;
 	const char *type_name, *pos[2], *flame, *flame_url;
+	const char *by_label;  /* --by-label KEYS: rows per label value (top_label.c) */
 	tf_gate_cli gc;
 } dopt;
 
@@ -148,6 +150,8 @@ static int parse_opts(int argc, char **argv, dopt *o, tf_input_opts *iopts)
 		{ O_NORMALIZE, NULL, "--normalize", false, NULL, "scale NEW so that its total equals BASE's (compare\n"
 		  "shares, not absolute times)" },
 		{ O_PATHS, NULL, "--paths", false, NULL, "per call path (root;...;leaf) instead of per function" },
+		{ O_BY_LABEL, NULL, "--by-label", true, "KEYS", "per value of these labels (comma-separated) instead\n"
+		  "of per function: --by-label collective,comm_bytes" },
 		{ O_FLAME, NULL, "--flame", true, "FILE", "also draw the differential flame graph of the same\nruns and "
 		  "sample type (SVG, or HTML for a .html name;\n'tracefold flame --diff'); the report links to it" },
 		{ O_FLAME_URL, NULL, "--flame-url", true, "URL", "where the report's link points (default: FILE), e.g.\n"
@@ -221,6 +225,9 @@ static int parse_value(int id, const char *v, const tf_optstate *os, dopt *o)
 	case O_COUNT:
 		if (!tf_parse_i64(v, &o->count))
 			return tf_usage_error("diff", "'%s' needs a non-negative integer, not '%s'", os->opt, v);
+		break;
+	case O_BY_LABEL:
+		o->by_label = v;
 		break;
 	case O_BY:
 		if (strcmp(v, "self") && strcmp(v, "total"))
@@ -633,6 +640,13 @@ int tf_cmd_diff(int argc, char **argv)
 			rc = tf_report(&ferr);
 			goto done;
 		}
+	}
+	for (int k = 0; k < 2 && o.by_label; k++) { /* a row per label value: the aggregates seen by them */
+		tf_agg *view;
+		if ((rc = tf_agg_label_view(agg[k], o.by_label, &view)) != TF_EXIT_OK)
+			goto done;
+		tf_agg_free(agg[k]);
+		agg[k] = view;
 	}
 	if (tf_fnstats_build(&fs[0], agg[0], t[0], o.paths) < 0 || tf_fnstats_build(&fs[1], agg[1], t[1], o.paths) < 0 ||
 	    tf_fnstats_warn_saturated(&fs[0]) || tf_fnstats_warn_saturated(&fs[1]) || build_rows(&d, fs) < 0) {

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "sat.h"
 #include "tracefold/reader.h"
+#include "top_label.h"
 
 enum { BY_SELF, BY_TOTAL, BY_CALLS };
 enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON };
@@ -241,6 +242,7 @@ typedef struct top_args {
 	long long count;
 	size_t name_width;
 	const char *type_name;
+	const char *by_label;   /* --by-label KEYS: totals per label value (top_label.c) */
 	tf_input_opts iopts;
 } top_args;
 
@@ -248,7 +250,7 @@ typedef struct top_args {
  * or a usage error (printed). */
 static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 {
-	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH };
+	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH, O_BY_LABEL };
 	static const tf_opt opts[] = {
 		{ O_COUNT, "-n", "--count", true, "N", "show the N first functions (default 20, 0 = all)" },
 		{ O_BY, NULL, "--by", true, "KEY", "sort by self (default), total (inclusive) or calls" },
@@ -257,6 +259,8 @@ static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 		  "default type, else wall, else the last type);\n--sample-type T is the same (gpu: GPU time)" },
 		{ O_SAMPLE_INDEX, NULL, "--sample-type", true, "T", NULL },
 		{ O_NAME_WIDTH, NULL, "--name-width", true, "N", TF_NAME_WIDTH_TEXT },
+		{ O_BY_LABEL, NULL, "--by-label", true, "KEYS", "totals per value of these labels (comma-separated),\n"
+		  "not per function: --by-label collective,comm_bytes" },
 		{ 0, NULL, NULL, false, NULL, NULL },
 	};
 	tf_optstate os = { 0 };
@@ -296,6 +300,9 @@ static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 		case O_NAME_WIDTH:
 			if (tf_name_width("top", v, &a->name_width) < 0)
 				return TF_EXIT_USAGE;
+			break;
+		case O_BY_LABEL:
+			a->by_label = v;
 			break;
 		}
 	}
@@ -513,9 +520,12 @@ int tf_cmd_top(int argc, char **argv)
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 	}
-	if (rc == TF_EXIT_OK && (rc = top_parse(&a, argc, argv, &helped)) == TF_EXIT_OK && !helped &&
-	    (rc = tf_load_report(ctx, agg, a.inputs, a.ninputs, &a.iopts, a.type_name, &t)) == TF_EXIT_OK &&
-	    (v.diag = tf_ctx_diag(ctx), rc = top_compute(&a, agg, t, &v)) == TF_EXIT_OK) {
+	if (rc == TF_EXIT_OK && (rc = top_parse(&a, argc, argv, &helped)) == TF_EXIT_OK && !helped)
+		rc = tf_load_report(ctx, agg, a.inputs, a.ninputs, &a.iopts, a.type_name, &t);
+	if (rc == TF_EXIT_OK && !helped && a.by_label) {
+		rc = tf_top_by_label(agg, t, a.by_label, a.fmt, a.count, a.inputs, a.ninputs);
+	} else if (rc == TF_EXIT_OK && !helped &&
+		   (v.diag = tf_ctx_diag(ctx), rc = top_compute(&a, agg, t, &v)) == TF_EXIT_OK) {
 		if (a.fmt == FMT_JSON)
 			top_json(&a, tf_agg_strtab(agg), &v);
 		else

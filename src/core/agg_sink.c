@@ -14,6 +14,7 @@
 #include "tracefold/agg_sink.h"
 #include "tracefold/sink.h"
 #include "agg_mem.h"
+#include "tracefold/coll.h"
 #include "hmap.h"
 #include "msort.h"
 #include "sat.h"
@@ -44,6 +45,10 @@ struct tf_agg_sink {
 	const tf_step *steps;
 	size_t nsteps;
 	tf_hmap step_lset;      /* (track, step) -> label set */
+	/* collectives (coll.h, docs/collectives.md): the record of each span;
+	 * label sets with a record's labels added */
+	tf_coll_spans *cspans;
+	tf_hmap coll_lset;      /* (label set, record) -> label set */
 };
 
 void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n)
@@ -139,6 +144,38 @@ static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out)
 	return 0;
 }
 
+/* ---- collectives: their facts as labels on the samples of their regions,
+ * of the regions inside them and of the GPU work those launched ---- */
+
+static int on_open(tf_span_sink *sk, const tf_span *s)
+{
+	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
+	return tf_coll_spans_open(k->cspans, s);
+}
+
+/* Label set ls with the labels of collective record rec added. */
+static int coll_labels(tf_agg_sink *k, tf_coll *c, uint32_t rec, uint32_t *ls)
+{
+	uint64_t key = (uint64_t)*ls << 32 | rec;
+	uint32_t v = tf_hmap_get(&k->coll_lset, key);
+	if (v != UINT32_MAX) {
+		*ls = v;
+		return 0;
+	}
+	tf_label l[TF_AGG_MAX_LABELS + TF_COLL_MAX_LABELS];
+	const tf_label *base;
+	int n = tf_agg_labelset_get(k->agg, *ls, &base);
+	if (n < 0)
+		n = 0;
+	memcpy(l, base, (size_t)n * sizeof(*l));
+	n += tf_coll_labels(c, rec, tf_ctx_strtab(k->ctx), l + n);
+	uint32_t id = tf_agg_labelset(k->agg, l, n);
+	if (id == (uint32_t)-1 || tf_hmap_put(&k->coll_lset, key, id) < 0)
+		return TF_ENOMEM;
+	*ls = id;
+	return 0;
+}
+
 /* A call path's time beyond the int64 range: clamped, counted, said once. */
 static void note_saturated(tf_agg_sink *k)
 {
@@ -164,6 +201,13 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 	if (s->kind == TF_SPAN_KIND_GPU_LABEL) /* a GPU-side copy of a CPU range: not a call (docs/gpu.md) */
 		return 0;
 	TF_TRY(sample_labels(k, s->track, at, &ls));
+	tf_coll *c = tf_ctx_coll(k->ctx, false);
+	if (c) {
+		uint32_t rec;
+		TF_TRY(tf_coll_spans_close(k->cspans, s, &rec));
+		if (rec)
+			TF_TRY(coll_labels(k, c, rec, &ls));
+	}
 	if (s->kind == TF_SPAN_KIND_GPU)
 		return add_gpu(k, s, ls);
 	if (k->dense_cw) {
@@ -318,6 +362,11 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 	k->agg = agg;
 	k->diag = tf_ctx_diag(ctx);
 	k->spans.close = on_close;
+	k->spans.open = on_open;
+	if (!(k->cspans = tf_coll_spans_new(ctx))) {
+		free(k);
+		return NULL;
+	}
 	k->t_gpu = k->t_alloc_space = k->t_alloc_objects = k->t_free_space = k->t_free_objects = -1;
 	/* memory events always (not the other instants): their sample types
 	 * appear only in runs that have some */
@@ -326,7 +375,7 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 	k->t_calls = tf_agg_type(agg, "calls", "count");
 	k->t_wall = tf_agg_type(agg, "wall", "nanoseconds");
 	if (k->t_calls < 0 || k->t_wall < 0) {
-		free(k);
+		tf_agg_sink_free(k);
 		return NULL;
 	}
 	tf_agg_set_default_type(agg, k->t_wall);
@@ -351,6 +400,8 @@ void tf_agg_sink_free(tf_agg_sink *k)
 	tf_hmap_free(&k->step_lset);
 	tf_hmap_free(&k->mem_lset);
 	tf_agg_mem_free(k->mem);
+	tf_coll_spans_free(k->cspans);
+	tf_hmap_free(&k->coll_lset);
 	free(k);
 }
 

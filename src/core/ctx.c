@@ -8,6 +8,7 @@
 #include "tracefold/ctx.h"
 #include "hmap.h"
 #include "tracefold/names.h"
+#include "tracefold/coll.h"
 
 struct tf_ctx {
 	tf_strtab *st;
@@ -33,6 +34,7 @@ struct tf_ctx {
 	size_t capfbuf;
 	int64_t first_ns; /* tf_ctx_note_first_ns */
 	bool has_first;
+	tf_coll *coll;     /* collectives' facts (coll.h), made by the first reader that notes one */
 };
 
 void tf_ctx_note_first_ns(tf_ctx *c, int64_t ns)
@@ -80,6 +82,7 @@ void tf_ctx_free(tf_ctx *c)
 	tf_hmap_free(&c->pidx);
 	tf_hmap_free(&c->frames);
 	free(c->fbuf);
+	tf_coll_free(c->coll);
 	for (size_t i = 0; i < c->nnotes && i < TF_CTX_MAX_NOTES; i++)
 		free(c->notes[i]);
 	for (size_t i = 0; i < c->nwarnings && i < TF_CTX_MAX_NOTES; i++)
@@ -88,6 +91,13 @@ void tf_ctx_free(tf_ctx *c)
 }
 
 tf_strtab *tf_ctx_strtab(tf_ctx *c) { return c->st; }
+
+tf_coll *tf_ctx_coll(tf_ctx *c, bool make)
+{
+	if (!c->coll && make)
+		c->coll = tf_coll_new();
+	return c->coll;
+}
 tf_diag *tf_ctx_diag(tf_ctx *c) { return &c->diag; }
 tf_read_opts *tf_ctx_opts(tf_ctx *c) { return &c->opts; }
 uint32_t tf_ctx_track_count(const tf_ctx *c) { return c->ntracks; }

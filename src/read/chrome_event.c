@@ -500,6 +500,8 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 		if (r->xla && cls != CAT_GPU_LABEL && tf_ctx_track_get(r->ctx, ev.track)->kind == TF_TRACK_GPU)
 			TF_TRY(xla_op(r, f, &ev.op));
 	}
+	if (ph == 'X' || ph == 'B') /* a collective's facts, beside the event (docs/collectives.md) */
+		TF_TRY(tf_chrome_collective(r, f, &ev));
 	if (ev.kind == TF_EV_FLOW || ev.kind == TF_EV_ASYNC) {
 		if (f->id.type)
 			ev.id = tf_json_id(&f->id);

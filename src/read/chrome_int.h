@@ -145,4 +145,8 @@ int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f);
 /* The top-level "distributedInfo" object: its rank goes to every track. */
 void tf_chrome_set_rank(tf_chrome *r, const tf_json_span *obj);
 
+/* chrome_coll.c: notes the facts of a collective region (gloo:, nccl:,
+ * record_param_comms, NCCL kernels) in the ctx's tf_coll (coll.h). */
+int tf_chrome_collective(tf_chrome *r, const tf_chrome_fields *f, const tf_event *ev);
+
 #endif

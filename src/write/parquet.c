@@ -11,6 +11,8 @@
  *                   with finish by id, with the slices they sit in
  *   DIR/tracks/     one row per track (written at the end)
  *   DIR/call_paths/ one row per call path (written at the end)
+ *   DIR/collectives/ the collective of each slice that is or is in one
+ *                   (docs/collectives.md); only in runs that have some
  *
  * each as DIR/<table>/part-0.parquet, or DIR/<table>/rank=N/part-0.parquet
  * with partition_rank.  Files go through pq (src/parquet/pq.c): one row group
@@ -28,14 +30,15 @@
 #include "tracefold/writer.h"
 #include "tracefold/sink.h"
 #include "tracefold/version.h"
+#include "tracefold/coll.h"
 #include "hmap.h"
 #include "pq.h"
 #include "pair.h"
 
-enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_PATHS, NTABLES };
+enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_PATHS, T_COLL, NTABLES };
 
 static const char *const table_name[NTABLES + 1] = {
-	"slices", "counters", "instants", "messages", "flows", "tracks", "call_paths", NULL,
+	"slices", "counters", "instants", "messages", "flows", "tracks", "call_paths", "collectives", NULL,
 };
 
 /* column tables: name, type, nullable, dict, delta */
@@ -126,11 +129,22 @@ static const pq_col paths_cols[P_N] = {
 	{ "name", PQ_STRING, false, true, false, false },
 	{ "depth", PQ_INT32, false, false, false, false },
 };
+enum { L_SLICE, L_RANK, L_COLL, L_BYTES, L_NELEMS, L_DTYPE, L_PG, L_RANKS, L_N };
+static const pq_col coll_cols[L_N] = {
+	{ "slice_id", PQ_INT64, false, false, true, false },
+	{ "rank", PQ_INT64, true, false, false, false },
+	{ "collective", PQ_STRING, true, true, false, false },
+	{ "comm_bytes", PQ_INT64, true, false, false, false },
+	{ "comm_nelems", PQ_INT64, true, false, false, false },
+	{ "dtype", PQ_STRING, true, true, false, false },
+	{ "pg", PQ_STRING, true, true, false, false },
+	{ "pg_ranks", PQ_STRING, true, true, false, false },
+};
 
 static const struct { const pq_col *cols; int n; bool by_rank; } table_cols[NTABLES] = {
 	{ slices_cols, S_N, true }, { counters_cols, C_N, true }, { instants_cols, I_N, true },
 	{ messages_cols, M_N, true }, { flows_cols, F_N, true }, { tracks_cols, K_N, true },
-	{ paths_cols, P_N, false },
+	{ paths_cols, P_N, false }, { coll_cols, L_N, true },
 };
 
 /* One open file of a table: its rank partition (INT64_MIN = unpartitioned). */
@@ -178,6 +192,7 @@ typedef struct tf_events {
 	bool distributed;      /* ids are part << 40 | the process's own; tracks: only its own */
 	int64_t id_base;       /* part << 40 when distributed, else 0 */
 	tf_pairs pairs;        /* messages and flows waiting for the other end */
+	tf_coll_spans *cspans; /* the collective of each span */
 	int rc;                /* first failure: every later hook fails */
 	tf_error err;
 } tf_events;
@@ -314,11 +329,34 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 	if (!t || tf_grow((void **)&t->open, &t->cap, t->depth + 1, sizeof(int64_t)) < 0)
 		return TF_ENOMEM;
 	t->open[t->depth++] = w->next_slice++;
+	if (tf_coll_spans_open(w->cspans, s) < 0)
+		return TF_ENOMEM;
 	/* a stream's activity closes before the flow events at its start come */
 	if (s->kind == TF_SPAN_KIND_GPU && s->depth == 1 &&
 	    tf_gpu_recent_add(&t->gpu, s->start_ns, s->end_ns, s->corr, t->open[t->depth - 1]) < 0)
 		return TF_ENOMEM;
 	return w->rc;
+}
+
+/* The collective of slice id, when it is or is in one: a row of its facts. */
+static int write_coll(tf_events *w, const tf_span *s, int64_t id, int64_t rank)
+{
+	uint32_t rec;
+	if (tf_coll_spans_close(w->cspans, s, &rec) < 0)
+		return TF_ENOMEM;
+	const tf_coll_facts *c = tf_coll_get(tf_ctx_coll(w->ctx, false), rec);
+	pq_file *f = c ? file_for(w, T_COLL, rank) : NULL;
+	if (!f)
+		return w->rc;
+	pq_i64(f, L_SLICE, id);
+	put_opt(f, L_RANK, rank, rank >= 0);
+	put_str(f, L_COLL, c->name, w->st, true);
+	put_opt(f, L_BYTES, c->bytes, c->bytes >= 0);
+	put_opt(f, L_NELEMS, c->nelems, c->nelems >= 0);
+	put_str(f, L_DTYPE, c->dtype, w->st, true);
+	put_str(f, L_PG, c->pg, w->st, true);
+	put_str(f, L_RANKS, c->pg_ranks, w->st, true);
+	return end_row(w, f);
 }
 
 static int on_close(tf_span_sink *k, const tf_span *s)
@@ -360,7 +398,9 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	static const char *const kinds[] = { "cpu", "gpu", "gpu_annotation" };
 	const char *kn = kinds[s->kind <= TF_SPAN_KIND_GPU_LABEL ? s->kind : 0];
 	pq_str(f, S_KIND, kn, strlen(kn));
-	return end_row(w, f);
+	if (end_row(w, f) < 0)
+		return w->rc;
+	return write_coll(w, s, id, rank);
 }
 
 /* ---- messages and flows: pairing ---- */
@@ -537,6 +577,7 @@ static void events_free(tf_events *w, bool abort)
 	}
 	free(w->tk);
 	tf_pairs_free(&w->pairs);
+	tf_coll_spans_free(w->cspans);
 	free(w);
 }
 
@@ -590,9 +631,9 @@ static int events_finish(void *state, tf_error *err)
 		rc = write_tracks(w);
 	if (rc == 0)
 		rc = write_call_paths(w);
-	/* every table exists, even with no rows */
+	/* every table exists, even with no rows; collectives only in runs with some */
 	for (int t = 0; t < NTABLES && rc == 0; t++)
-		if (!w->tab[t].nfiles && !file_for(w, t, -1))
+		if (!w->tab[t].nfiles && (t != T_COLL || tf_ctx_coll(w->ctx, false)) && !file_for(w, t, -1))
 			rc = w->rc;
 	if (rc < 0) {
 		if (err)
@@ -651,6 +692,10 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 		       tf_error *err)
 {
 	tf_events *w = calloc(1, sizeof(*w));
+	if (w && !(w->cspans = tf_coll_spans_new(a->ctx))) {
+		free(w);
+		w = NULL;
+	}
 	if (!w)
 		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 	w->ctx = a->ctx;
@@ -725,7 +770,8 @@ const tf_writer tf_writer_parquet = {
 		"one normalized schema of Parquet tables, in one streaming pass:\n"
 		"DIR/<table>/part-0.parquet for slices (one row per region instance, after\n"
 		"the stack rules and repairs), counters, instants, messages (each send\n"
-		"paired with its receive), flows, tracks and call_paths (docs/schema.md).\n"
+		"paired with its receive), flows, tracks and call_paths (docs/schema.md),\n"
+		"and collectives when the traces have some (docs/collectives.md).\n"
 		"Query them with DuckDB: SELECT name, sum(self_ns) FROM\n"
 		"read_parquet('DIR/slices/**/*.parquet') GROUP BY name.  The tables are\n"
 		"written aside and swapped in whole: an earlier run's at DIR are\n"

@@ -11,7 +11,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [dir, expectPath] = process.argv.slice(2);
@@ -39,6 +39,8 @@ for (const name of tables) {
 	rows[name] = Number(r[0].n);
 }
 ok(true, `duckdb reads all 7 tables (${tables.map((n) => n + '=' + rows[n]).join(' ')})`);
+// collectives: a table only in runs that have some (docs/collectives.md)
+if (existsSync(join(dir, 'collectives'))) rows.collectives = Number((await q(`SELECT count(*) AS n FROM ${t('collectives')}`))[0].n);
 
 // slices: self time and calls per name = the profile's flat and calls
 const f = await q(`SELECT name, sum(self_ns)::BIGINT AS self, count(*) FILTER (WHERE kind <> 'gpu_annotation') AS calls FROM ${t('slices')} GROUP BY name
