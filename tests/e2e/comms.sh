@@ -6,7 +6,7 @@
 # tests/tools/comms_check.py, which reads the JSON itself.  Without the
 # change the profiles have no collective label: every comms_check line
 # with a collective fails, and so do the label, --by-label and Parquet
-# checks (11 of 14).
+# checks (8 of 11).
 . tests/lib.sh
 g=$DATA/chrome/torch113-gloo-ddp
 k=$DATA/chrome/kineto-collectives-handmade
@@ -57,10 +57,10 @@ ty, s, l = pprof_raw.parse(sys.stdin.read()); print(sum(dict(zip(ty, x["values"]
 check "pprof -tagfocus collective=all_reduce,comm_bytes=4MB: gpu 1222000 ns (the fixture README's)" test "$v" = 1222000
 # a trace without collectives gets no new label
 $TF -q profile $DATA/chrome/pytorch211-h200-gpt/trace.json.gz -o "$TMP/plain.pb.gz"
-check "no collective, no new label (pytorch211-h200-gpt: rank or pid and thread only)" python3 -c '
+check "no collective, no new label (pytorch211-h200-gpt: rank or pid, thread, and device on its memory samples only)" python3 -c '
 import sys; sys.path.insert(0, "tests/tools"); import pprof_raw
 keys = set(pprof_raw.summarize(sys.argv[1])["labels"])
-assert keys <= {"rank", "pid", "thread"}, keys' "$TMP/plain.pb.gz"
+assert keys <= {"rank", "pid", "thread", "device"}, keys  # device: docs/memory.md' "$TMP/plain.pb.gz"
 # the same labels read back from the profile (top of a pprof input), with -j 2
 $TF -q top --by-label collective,comm_bytes --format json -n 0 "$TMP/kineto-collectives-handmade.pb.gz" > "$TMP/p.json"
 $TF -q top -j 2 --by-label collective,comm_bytes --format json -n 0 $k/*.json.gz > "$TMP/j.json"

@@ -266,6 +266,11 @@ def analyse(evs, keep_trace=False, tol=1000, rule="clip", log=None):
             b = e["args"].get("Bytes")
             if isinstance(b, (int, float, Decimal)) and b > 0:
                 diag["allocations"] += 1
+                # blocks with an address: a peak of live memory (docs/memory.md)
+                if e["args"].get("Addr") is not None:
+                    diag["allocations_addr"] += 1
+            elif isinstance(b, (int, float, Decimal)) and b < 0:
+                diag["frees"] += 1
         if ph in ("v", "V"):
             memory_dump(e)
             continue
