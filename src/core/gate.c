@@ -376,7 +376,8 @@ static double moderate(double s2, double d, double s0sq, double d0)
 
 static bool steady_type(const char *t)
 {
-	return !strcmp(t, "gpu") || !strcmp(t, "calls") || !strcmp(t, "alloc_space") || !strcmp(t, "alloc_objects");
+	return !strcmp(t, "gpu") || !strcmp(t, "calls") || !strcmp(t, "alloc_space") || !strcmp(t, "alloc_objects") ||
+	       !strcmp(t, "free_space") || !strcmp(t, "free_objects");
 }
 
 /* The variance of a row's change in scale units, for the basis. */
