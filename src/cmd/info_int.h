@@ -10,6 +10,7 @@
 #include "tracefold/span.h"
 #include "tracefold/filter.h"
 #include "tracefold/cpath.h"
+#include "tracefold/waiting.h"
 #include "hmap.h"
 
 #define INFO_MAX_METADATA 100000
@@ -70,6 +71,11 @@ typedef struct info_sink {
 	 * the window is kept); NULL: every event */
 	const tf_filter_opts *fo;
 	int64_t win_lo, win_hi;
+	/* threads that only wait (waiting.h), from the aggregate's labels:
+	 * each with its wall time, their sum and the wall time of all */
+	tf_waiting_thread *wt;
+	int nwt;
+	int64_t wait_ns, wall_ns;
 } info_sink;
 
 void tf_info_print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin, bool list_meta);

@@ -248,7 +248,7 @@ typedef struct top_args {
  * or a usage error (printed). */
 static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 {
-	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH };
+	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH, O_KEEP_WAITING };
 	static const tf_opt opts[] = {
 		{ O_COUNT, "-n", "--count", true, "N", "show the N first functions (default 20, 0 = all)" },
 		{ O_BY, NULL, "--by", true, "KEY", "sort by self (default), total (inclusive) or calls" },
@@ -257,6 +257,8 @@ static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 		  "default type, else wall, else the last type);\n--sample-type T is the same (gpu: GPU time)" },
 		{ O_SAMPLE_INDEX, NULL, "--sample-type", true, "T", NULL },
 		{ O_NAME_WIDTH, NULL, "--name-width", true, "N", TF_NAME_WIDTH_TEXT },
+		{ O_KEEP_WAITING, NULL, "--keep-waiting", false, NULL, "keep the threads that only wait (left out by\n"
+		  "default; 'tracefold info' lists them)" },
 		{ 0, NULL, NULL, false, NULL, NULL },
 	};
 	tf_optstate os = { 0 };
@@ -296,6 +298,9 @@ static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 		case O_NAME_WIDTH:
 			if (tf_name_width("top", v, &a->name_width) < 0)
 				return TF_EXIT_USAGE;
+			break;
+		case O_KEEP_WAITING:
+			a->iopts.keep_waiting = true;
 			break;
 		}
 	}
@@ -509,12 +514,14 @@ int tf_cmd_top(int argc, char **argv)
 	memset(&v, 0, sizeof(v));
 	bool helped = false;
 	int rc = TF_EXIT_OK, t = -1;
+	tf_waiting_left left = { 0, 0 };
 	if (!a.inputs || !agg) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 	}
 	if (rc == TF_EXIT_OK && (rc = top_parse(&a, argc, argv, &helped)) == TF_EXIT_OK && !helped &&
 	    (rc = tf_load_report(ctx, agg, a.inputs, a.ninputs, &a.iopts, a.type_name, &t)) == TF_EXIT_OK &&
+	    (rc = tf_leave_out_waiting(&agg, &a.iopts, &left)) == TF_EXIT_OK && (tf_say_waiting(&left), 1) &&
 	    (v.diag = tf_ctx_diag(ctx), rc = top_compute(&a, agg, t, &v)) == TF_EXIT_OK) {
 		if (a.fmt == FMT_JSON)
 			top_json(&a, tf_agg_strtab(agg), &v);
