@@ -7,9 +7,9 @@
 # threads deleted (made here), whose top and gate with --keep-waiting
 # must equal the original's without it.  Fixtures: the Kineto-shaped and the
 # legacy torch 1.13 traces made for this (tests/data/chrome/
-# torch113-waiting-threads: 4 waiting threads, a busy Python thread and one
-# with an op that are not; the legacy exporter writes no background
-# thread), and the real Kineto traces (tracelens: tqdm's monitor thread
+# torch113-waiting-threads: 4 waiting threads, a busy Python thread and
+# one with an op that are not; torch113-legacy-threads: the legacy
+# exporter writes no background thread), and the real Kineto traces (tracelens: tqdm's monitor thread
 # waits; the others have none).  With the binary before this change 25 of
 # its 29 checks fail (no "waiting" in info, top and diff count the waiting
 # threads, --keep-waiting is a usage error); the 4 that pass were so before:
@@ -56,7 +56,7 @@ ev[:]=[e for e in ev if (e.get("pid"), e.get("tid")) not in gone]
 json.dump(doc, open(sys.argv[3], "w"))' "$1" "$2" "$3"
 }
 
-for f in "$K" "$W/legacy.json.gz" "$TL" \
+for f in "$K" "$DATA/chrome/torch113-legacy-threads/legacy.json.gz" "$TL" \
 	"$DATA/chrome/kineto-resnet50-gpu/worker0.1623143089861.pt.trace.json.gz" \
 	"$DATA/chrome/pytorch211-h200-gpt/trace.json.gz" \
 	"$DATA/chrome/hta-amd-mi250-rocm/mi250_minitoy_train_ROCm6_2_kineto.json.gz"; do

@@ -1,8 +1,10 @@
 """Traces of a training loop while background Python threads only wait.
 
 Run with python3-torch 1.13 (CPU) under /usr/bin/python3:
-    /usr/bin/python3 make.py OUTDIR
-writes OUTDIR/legacy.json.gz and OUTDIR/kineto-shaped.json.gz.
+    /usr/bin/python3 make.py KINETO_SHAPED.json.gz LEGACY.json.gz
+(from the repository's root: tests/data/chrome/torch113-waiting-threads/
+kineto-shaped.json.gz and tests/data/chrome/torch113-legacy-threads/
+legacy.json.gz).
 
 Both come from one run: a small MLP trained for 4 steps on the main thread,
 recorded, then 4 more steps profiled, while background threads block for
@@ -11,12 +13,12 @@ compile workers do (queue.get, a socket recv, a time.sleep loop,
 threading.Event.wait), beside a busy pure-Python thread and a thread that
 waits but runs one torch op.
 
-legacy.json.gz: torch.profiler.profile(with_stack=True)'s own Chrome trace.
+LEGACY: torch.profiler.profile(with_stack=True)'s own Chrome trace.
 Debian's torch 1.13 is built without Kineto (torch.autograd.kineto_available()
 is False), so the profiler falls back to the legacy exporter: operators
 only, no categories, no Python frames and no background thread at all.
 
-kineto-shaped.json.gz: the same run recorded as Kineto writes it with
+KINETO_SHAPED: the same run recorded as Kineto writes it with
 with_stack=True: each thread's Python frames as X events of category
 python_function ("file.py(line): name", C calls as the repr of the
 function), with "Python id" / "Python parent id", recorded with
@@ -29,7 +31,7 @@ import gzip, json, os, queue, socket, sys, threading, time
 import torch
 from torch.profiler import profile, ProfilerActivity
 
-outdir = sys.argv[1]
+kineto_out, legacy_out = sys.argv[1], sys.argv[2]
 torch.manual_seed(0)
 torch.set_num_threads(1)
 now = time.perf_counter_ns
@@ -135,9 +137,9 @@ for t in ths:
 ops = [o for o in ops if o[3] <= end]
 steps = [s for s in steps if s[2] <= end]
 
-tmp = os.path.join(outdir, "legacy.tmp.json")
+tmp = legacy_out + ".tmp.json"
 prof.export_chrome_trace(tmp)
-with open(tmp, "rb") as f, gzip.GzipFile(os.path.join(outdir, "legacy.json.gz"), "wb", mtime=0) as g:
+with open(tmp, "rb") as f, gzip.GzipFile(legacy_out, "wb", mtime=0) as g:
 	g.write(f.read())
 os.remove(tmp)
 
@@ -182,5 +184,5 @@ for ident, seq in rec.items():
 evs.append({"name": "process_name", "ph": "M", "ts": 0, "pid": pid, "tid": 0, "args": {"name": "python3"}})
 evs.sort(key=lambda e: (e["tid"], e["ts"]))
 doc = {"schemaVersion": 1, "traceEvents": evs}
-with gzip.GzipFile(os.path.join(outdir, "kineto-shaped.json.gz"), "wb", mtime=0) as g:
+with gzip.GzipFile(kineto_out, "wb", mtime=0) as g:
 	g.write(json.dumps(doc, separators=(",", ":")).encode())
