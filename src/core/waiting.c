@@ -92,13 +92,14 @@ static int flush(tf_waiting *w, wtrack *t, bool waiting)
 			const tf_label *l;
 			tf_label m[TF_AGG_MAX_LABELS];
 			int n = tf_agg_labelset_get(w->agg, ls, &l);
-			if (n >= TF_AGG_MAX_LABELS)
-				n = TF_AGG_MAX_LABELS - 1; /* never: a track has at most 3 */
-			memcpy(m, l, (size_t)n * sizeof(tf_label));
-			m[n++] = (tf_label){ w->key, 0, 1, 0 };
 			from = ls;
-			if ((to = tf_agg_labelset(w->agg, m, n)) == (uint32_t)-1)
-				return TF_ENOMEM;
+			to = ls; /* no room for the label (a track has 3 at most): left as it is */
+			if (n < TF_AGG_MAX_LABELS) {
+				memcpy(m, l, (size_t)n * sizeof(tf_label));
+				m[n++] = (tf_label){ w->key, 0, 1, 0 };
+				if ((to = tf_agg_labelset(w->agg, m, n)) == (uint32_t)-1)
+					return TF_ENOMEM;
+			}
 		}
 		uint32_t dst = waiting ? to : ls;
 		rc = tf_agg_add(w->agg, t->h[i].node, dst, w->t_calls, t->h[i].calls);

@@ -45,6 +45,11 @@ want=o["total_wall_ns"] - (o["waiting_wall_ns"] if sys.argv[3] == "left" else 0)
 assert t["base"] == want and t["new"] == want, (t, want)' "$1" "$2" "$3"
 }
 same() { [ -s "$1" ] && cmp "$1" "$2"; } # A B: the same, and not empty
+# deftable [OPTIONS] INPUT: as lib.sh's table, but top as it is by default
+deftable() { $TF -q top -n 0 --format json "$@" | python3 -c '
+import json,sys
+for f in sorted(json.load(sys.stdin)["functions"], key=lambda f: f["name"]):
+    print(f["name"], f["self"], f["total"], f["calls"], sep="\t")'; }
 strip_waiting() { # TRACE ORACLE OUT: the trace without the oracle's waiting threads' events
 	python3 -c '
 import gzip,json,sys
@@ -94,12 +99,12 @@ for t in "$K:k" "$TL:tl"; do
 	check "$n: diff --keep-waiting keeps them" diff_total "$TMP/diffk.json" "$o" kept
 	# leaving them out = deleting them from the trace
 	strip_waiting "$f" "$o" "$TMP/stripped.json"
-	table "$f" > "$TMP/t1"
+	deftable "$f" > "$TMP/t1"
 	table --keep-waiting "$TMP/stripped.json" > "$TMP/t2"
 	check "$n: top = top --keep-waiting of the trace without the waiting threads" same "$TMP/t1" "$TMP/t2"
 	# a profile keeps them, labelled: top of it = top of the trace, with and without the option
 	$TF -q profile "$f" -o "$TMP/p.pb.gz"
-	table "$TMP/p.pb.gz" > "$TMP/t3"
+	deftable "$TMP/p.pb.gz" > "$TMP/t3"
 	check "$n: top of the profile = top of the trace" same "$TMP/t1" "$TMP/t3"
 	table --keep-waiting "$f" > "$TMP/t4"
 	table --keep-waiting "$TMP/p.pb.gz" > "$TMP/t5"
