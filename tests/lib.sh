@@ -27,8 +27,10 @@ expect_exit() {
 }
 pprof() { go tool pprof "$@"; }
 # table [OPTIONS] INPUT: every function's self, total and calls (tab-separated,
-# sorted by name): what a profile says, for comparing two of them
-table() { $TF -q top -n 0 --format json "$@" | python3 -c '
+# sorted by name): what a profile says, for comparing two of them; every
+# thread, those that only wait included (docs/stack-rules.md: a timeline
+# written as OTF2 has no Kineto categories, so none waits when read back)
+table() { $TF -q top -n 0 --format json --keep-waiting "$@" | python3 -c '
 import json,sys
 for f in sorted(json.load(sys.stdin)["functions"], key=lambda f: f["name"]):
     print(f["name"], f["self"], f["total"], f["calls"], sep="\t")'; }

@@ -102,6 +102,7 @@ typedef struct tf_input_opts {
 	unsigned names_off;      /* stable-name rules turned off (TF_NAMES_*: --raw-names all,
 				  * --step-frames the ProfilerStep one) */
 	bool backward_to_forward; /* --backward-to-forward (docs/gpu.md) */
+	bool keep_waiting;       /* --keep-waiting of top and diff (waiting.c) */
 } tf_input_opts;
 /* If argv[*i] is one of the input options, consumes it and its value and
  * returns 1; returns 0 if it is not one; prints a usage error for a missing
@@ -206,6 +207,18 @@ int tf_mpi_agree(int rc);
 int tf_mpi_bcast_text(char *buf, size_t len);
 /* "--mpi with Open MPI v4.1.4" in tracefold-mpi, NULL in tracefold (--version). */
 const char *tf_mpi_build(void);
+
+/* Threads that only wait (waiting.c, docs/stack-rules.md): top, diff and
+ * diff --gate replace their aggregate with one without the samples
+ * labelled waiting, unless io->keep_waiting, adding to *left what they
+ * left out; tf_say_waiting says it on stderr (not -q).  An exit status
+ * (out of memory: said). */
+typedef struct tf_waiting_left {
+	int threads;            /* the most of any one aggregate */
+	int64_t wall_ns;        /* their wall time, all aggregates together */
+} tf_waiting_left;
+int tf_leave_out_waiting(tf_agg **agg, const tf_input_opts *io, tf_waiting_left *left);
+void tf_say_waiting(const tf_waiting_left *left);
 
 /* The pipeline (include/tracefold/pipeline.h) run for a command: prints its
  * warnings and, on failure, its error; returns an exit status. */

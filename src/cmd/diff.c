@@ -20,7 +20,7 @@
 enum { BY_SELF, BY_TOTAL };
 enum { O_COUNT, O_BY, O_FORMAT, O_FAIL_ABOVE, O_MIN_SHARE, O_NORMALIZE, O_PATHS, O_SAMPLE_INDEX, O_NAME_WIDTH,
        O_FLAME, O_FLAME_URL, O_GATE, O_HISTORY, O_HISTORY_MAX, O_SAVE_HISTORY, O_MIN_EFFECT, O_ALPHA,
-       O_FAIL_UNRESOLVED, O_STEADY, O_BY_LABEL };
+       O_FAIL_UNRESOLVED, O_STEADY, O_BY_LABEL, O_KEEP_WAITING };
 enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON };
 
 static void help(const tf_opt *opts)
@@ -162,6 +162,8 @@ static int parse_opts(int argc, char **argv, dopt *o, tf_input_opts *iopts)
 		{ O_SAMPLE_INDEX, NULL, "--sample-index", true, "T", "the sample type to compare (default: BASE's "
 		  "default\ntype, else wall, else the last type); --sample-type\nT is the same (gpu: GPU time)" },
 		{ O_NAME_WIDTH, NULL, "--name-width", true, "N", TF_NAME_WIDTH_TEXT },
+		{ O_KEEP_WAITING, NULL, "--keep-waiting", false, NULL, "keep the threads that only wait (left out by\n"
+		  "default, also by --gate; 'tracefold info' lists them)" },
 		{ TF_OPT_SECTION, NULL, "", false, NULL, "the gate (docs/gate.md):" },
 		{ O_GATE, NULL, "--gate", false, NULL, "compare runs per step with a verdict per row:\nregressed, "
 		  "improved, unchanged, unresolved (too\nnoisy to decide) or immaterial; each input joined\nwith ',' is a "
@@ -191,6 +193,10 @@ static int parse_opts(int argc, char **argv, dopt *o, tf_input_opts *iopts)
 		if (id == TF_OPT_HELP) {
 			help(opts);
 			return TF_EXIT_OK;
+		}
+		if (id == O_KEEP_WAITING) {
+			iopts->keep_waiting = true;
+			continue;
 		}
 		if (id == TF_OPT_ARG) {
 			if (npos == 2)
@@ -301,7 +307,7 @@ static int run_gate(dopt *o, tf_input_opts *iopts)
 
 /* BASE and NEW, each into its aggregate (inputs joined with ',' summed). */
 static int load_sides(tf_ctx *ctx, tf_input_opts *iopts, const dopt *o, tf_agg *agg[2], char *argcopy[2],
-		      const char **inputs[2], int ninputs[2], bool *worker)
+		      const char **inputs[2], int ninputs[2], bool *worker, tf_waiting_left *left)
 {
 	uint32_t first = 0;
 	for (int k = 0; k < 2; k++) {
@@ -321,6 +327,8 @@ static int load_sides(tf_ctx *ctx, tf_input_opts *iopts, const dopt *o, tf_agg *
 			*worker = true;
 			rc = TF_EXIT_OK;
 		}
+		if (rc == TF_EXIT_OK)
+			rc = tf_leave_out_waiting(&agg[k], iopts, left);
 		if (rc != TF_EXIT_OK)
 			return rc;
 		first += (uint32_t)ninputs[k];
@@ -615,13 +623,15 @@ int tf_cmd_diff(int argc, char **argv)
 		rc = TF_EXIT_INPUT;
 		goto done;
 	}
-	if ((rc = load_sides(ctx, &iopts, &o, agg, argcopy, inputs, ninputs, &worker)) != TF_EXIT_OK)
+	tf_waiting_left left = { 0, 0 };
+	if ((rc = load_sides(ctx, &iopts, &o, agg, argcopy, inputs, ninputs, &worker, &left)) != TF_EXIT_OK)
 		goto done;
 	if (worker) {
 		rc = TF_EXIT_WORKER;
 		goto done;
 	}
 	tf_report_diag(ctx);
+	tf_say_waiting(&left);
 	if ((rc = tf_check_strict(&iopts, ctx)) != TF_EXIT_OK)
 		goto done;
 	d.st = tf_ctx_strtab(ctx);

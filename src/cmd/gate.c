@@ -231,9 +231,14 @@ int tf_diff_gate(const tf_gate_cli *c, tf_input_opts *iopts)
 	if (rc == TF_EXIT_OK && c->history &&
 	    (rc = history_list(c->history, c->history_max, &hist, &nhist)) == TF_EXIT_OK)
 		rc = load_runs(ctx, iopts, (const char *const *)hist, nhist, &first, &side[2]);
+	tf_waiting_left left = { 0, 0 };
+	for (int k = 0; k < 3 && rc == TF_EXIT_OK; k++)
+		for (int i = 0; i < side[k].n && rc == TF_EXIT_OK; i++)
+			rc = tf_leave_out_waiting(&side[k].agg[i], iopts, &left);
 	if (rc != TF_EXIT_OK)
 		goto done;
 	tf_report_diag(ctx);
+	tf_say_waiting(&left);
 	if ((rc = tf_check_strict(iopts, ctx)) != TF_EXIT_OK)
 		goto done;
 	if (pick_types(c->types, side, 2, &types, &ntypes, &typebuf) < 0 ||

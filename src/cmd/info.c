@@ -204,6 +204,7 @@ static void info_free(info_sink *s)
 	free(s->ctrs);
 	free(s->trk);
 	free(s->meta);
+	free(s->wt);
 	tf_hmap_free(&s->meta_idx);
 }
 
@@ -243,6 +244,18 @@ static tf_stacks *info_stacks(tf_ctx *ctx, tf_agg *agg, tf_filter *filter, info_
 		return NULL;
 	}
 	return stacks;
+}
+
+/* The threads that only wait and their wall time, apart from the rest
+ * (docs/stack-rules.md "Threads that only wait"). */
+static int info_waiting(info_sink *s, const tf_agg *agg)
+{
+	int t = tf_agg_type_find(agg, "wall");
+	s->wall_ns = 0;
+	for (size_t i = 0; t >= 0 && i < tf_agg_nsamples(agg); i++)
+		s->wall_ns = tf_sat_add(s->wall_ns, tf_agg_sample_value(agg, i, t));
+	s->nwt = tf_waiting_threads(agg, t, &s->wt, &s->wait_ns);
+	return s->nwt;
 }
 
 /* What info was asked for. */
@@ -412,6 +425,11 @@ int tf_cmd_info(int argc, char **argv)
 			rc = tf_report(&err);
 			goto out;
 		}
+	}
+	if (info_waiting(&s, agg) < 0) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+		goto out;
 	}
 	if (json)
 		tf_info_print_json(&s, ctx, in, npaths);

@@ -11,6 +11,7 @@
 #include "tracefold/filter.h"
 #include "tracefold/cpath.h"
 #include "tracefold/agg_sink.h"
+#include "tracefold/waiting.h"
 #include "hmap.h"
 
 #define INFO_MAX_METADATA 100000
@@ -75,6 +76,11 @@ typedef struct info_sink {
 	 * consumer once the stack builder finished; borrowed */
 	const tf_mem_device *mem;
 	size_t nmem;
+	/* threads that only wait (waiting.h), from the aggregate's labels:
+	 * each with its wall time, their sum and the wall time of all */
+	tf_waiting_thread *wt;
+	int nwt;
+	int64_t wait_ns, wall_ns;
 } info_sink;
 
 void tf_info_print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin, bool list_meta);

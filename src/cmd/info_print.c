@@ -77,6 +77,29 @@ static const char *txt(const char *raw)
 
 static void mem_text(const info_sink *s, tf_strtab *st);
 
+/* The threads that only wait, when there are any (docs/stack-rules.md). */
+static void print_waiting_text(const info_sink *s, tf_strtab *st)
+{
+	char b1[64], b2[64];
+	if (s->nwt <= 0)
+		return;
+	printf("waiting threads: %d, %s of %s wall (%.1f%%), left out of top, diff and --gate "
+	       "(--keep-waiting keeps them)\n",
+	       s->nwt, fmt_dur(s->wait_ns, b1, sizeof(b1)), fmt_dur(s->wall_ns, b2, sizeof(b2)),
+	       s->wall_ns > 0 ? 100.0 * (double)s->wait_ns / (double)s->wall_ns : 0.0);
+	for (int i = 0; i < s->nwt; i++) {
+		const tf_waiting_thread *w = &s->wt[i];
+		printf(" ");
+		for (int j = 0; j < w->nlabels; j++)
+			if (w->labels[j].str)
+				printf(" %s=%s", TXT(tf_strtab_get(st, w->labels[j].key)),
+				       TXT(tf_strtab_get(st, w->labels[j].str)));
+			else
+				printf(" %s=%lld", TXT(tf_strtab_get(st, w->labels[j].key)), (long long)w->labels[j].num);
+		printf(": %s\n", fmt_dur(w->value, b1, sizeof(b1)));
+	}
+}
+
 void tf_info_print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin, bool list_meta)
 {
 	tf_strtab *st = tf_ctx_strtab(ctx);
@@ -122,6 +145,7 @@ void tf_info_print_text(info_sink *s, tf_ctx *ctx, const info_input *in, int nin
 		       (long long)s->min_ns, (long long)s->max_ns);
 	else
 		printf("time span: none\n");
+	print_waiting_text(s, st);
 	uint64_t gn = 0;
 	int64_t gt = 0, ga = 0, gb = 0;
 	for (size_t i = 0; i < s->ntrk; i++) {
@@ -295,6 +319,29 @@ static void mem_json(const info_sink *s, tf_strtab *st)
 	printf("\n  ],\n");
 }
 
+/* "waiting": the threads that only wait, each with its labels and wall
+ * time, their sum and the wall time of all (docs/stack-rules.md). */
+static void print_waiting_json(const info_sink *s, tf_strtab *st)
+{
+	printf("  \"waiting\": {\"wall_ns\": %lld, \"total_wall_ns\": %lld, \"threads\": [",
+	       (long long)(s->nwt > 0 ? s->wait_ns : 0), (long long)s->wall_ns);
+	for (int i = 0; i < s->nwt; i++) {
+		const tf_waiting_thread *w = &s->wt[i];
+		printf("%s\n    {\"labels\": {", i ? "," : "");
+		for (int j = 0; j < w->nlabels; j++) {
+			printf("%s", j ? ", " : "");
+			json_str(tf_strtab_get(st, w->labels[j].key));
+			printf(": ");
+			if (w->labels[j].str)
+				json_str(tf_strtab_get(st, w->labels[j].str));
+			else
+				printf("%lld", (long long)w->labels[j].num);
+		}
+		printf("}, \"wall_ns\": %lld}", (long long)w->value);
+	}
+	printf("%s]},\n", s->nwt > 0 ? "\n  " : "");
+}
+
 void tf_info_print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin)
 {
 	tf_strtab *st = tf_ctx_strtab(ctx);
@@ -338,6 +385,7 @@ void tf_info_print_json(info_sink *s, tf_ctx *ctx, const info_input *in, int nin
 		printf("}");
 	}
 	printf("\n  ],\n");
+	print_waiting_json(s, st);
 	if (s->any_ts)
 		printf("  \"time_span\": {\"first_ns\": %lld, \"last_ns\": %lld, \"duration_ns\": %lld},\n",
 		       (long long)s->min_ns, (long long)s->max_ns, (long long)tf_sat_sub(s->max_ns, s->min_ns));

@@ -250,7 +250,7 @@ typedef struct top_args {
  * or a usage error (printed). */
 static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 {
-	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH, O_BY_LABEL };
+	enum { O_COUNT, O_BY, O_FORMAT, O_SAMPLE_INDEX, O_NAME_WIDTH, O_BY_LABEL, O_KEEP_WAITING };
 	static const tf_opt opts[] = {
 		{ O_COUNT, "-n", "--count", true, "N", "show the N first functions (default 20, 0 = all)" },
 		{ O_BY, NULL, "--by", true, "KEY", "sort by self (default), total (inclusive) or calls" },
@@ -261,6 +261,8 @@ static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 		{ O_NAME_WIDTH, NULL, "--name-width", true, "N", TF_NAME_WIDTH_TEXT },
 		{ O_BY_LABEL, NULL, "--by-label", true, "KEYS", "totals per value of these labels (comma-separated),\n"
 		  "not per function: --by-label collective,comm_bytes" },
+		{ O_KEEP_WAITING, NULL, "--keep-waiting", false, NULL, "keep the threads that only wait (left out by\n"
+		  "default; 'tracefold info' lists them)" },
 		{ 0, NULL, NULL, false, NULL, NULL },
 	};
 	tf_optstate os = { 0 };
@@ -303,6 +305,9 @@ static int top_parse(top_args *a, int argc, char **argv, bool *helped)
 			break;
 		case O_BY_LABEL:
 			a->by_label = v;
+			break;
+		case O_KEEP_WAITING:
+			a->iopts.keep_waiting = true;
 			break;
 		}
 	}
@@ -516,12 +521,15 @@ int tf_cmd_top(int argc, char **argv)
 	memset(&v, 0, sizeof(v));
 	bool helped = false;
 	int rc = TF_EXIT_OK, t = -1;
+	tf_waiting_left left = { 0, 0 };
 	if (!a.inputs || !agg) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 	}
-	if (rc == TF_EXIT_OK && (rc = top_parse(&a, argc, argv, &helped)) == TF_EXIT_OK && !helped)
-		rc = tf_load_report(ctx, agg, a.inputs, a.ninputs, &a.iopts, a.type_name, &t);
+	if (rc == TF_EXIT_OK && (rc = top_parse(&a, argc, argv, &helped)) == TF_EXIT_OK && !helped &&
+	    (rc = tf_load_report(ctx, agg, a.inputs, a.ninputs, &a.iopts, a.type_name, &t)) == TF_EXIT_OK &&
+	    (rc = tf_leave_out_waiting(&agg, &a.iopts, &left)) == TF_EXIT_OK)
+		tf_say_waiting(&left);
 	if (rc == TF_EXIT_OK && !helped && a.by_label) {
 		rc = tf_top_by_label(agg, t, a.by_label, a.fmt, a.count, a.inputs, a.ninputs);
 	} else if (rc == TF_EXIT_OK && !helped &&

@@ -15,6 +15,7 @@
 #include "tracefold/sink.h"
 #include "agg_mem.h"
 #include "tracefold/coll.h"
+#include "tracefold/waiting.h"
 #include "hmap.h"
 #include "msort.h"
 #include "sat.h"
@@ -49,6 +50,7 @@ struct tf_agg_sink {
 	 * label sets with a record's labels added */
 	tf_coll_spans *cspans;
 	tf_hmap coll_lset;      /* (label set, record) -> label set */
+	tf_waiting *waiting;    /* threads that only wait: their samples held to the track's end */
 };
 
 void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n)
@@ -210,6 +212,9 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 	}
 	if (s->kind == TF_SPAN_KIND_GPU)
 		return add_gpu(k, s, ls);
+	int held = tf_waiting_close(k->waiting, s, ls);
+	if (held)
+		return held < 0 ? held : 0;
 	if (k->dense_cw) {
 		int64_t *v = tf_agg_values(k->agg, s->node, ls);
 		if (!v)
@@ -320,6 +325,7 @@ static int add_memory(tf_agg_sink *k, const tf_event *ev, uint32_t node)
 	if (!k->mem && !(k->mem = tf_agg_mem_new(k->ctx, k->agg)))
 		return TF_ENOMEM;
 	uint32_t ls;
+	TF_TRY(tf_waiting_touch(k->waiting, ev->track));
 	TF_TRY(sample_node(k, &node));
 	TF_TRY(mem_labels(k, ev, &ls));
 	TF_TRY(tf_agg_add(k->agg, node, ls, *ts, tf_sat_from_double(alloc ? ev->value : -ev->value)));
@@ -348,9 +354,16 @@ static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 	if (type < 0)
 		return 0;
 	uint32_t ls;
+	TF_TRY(tf_waiting_touch(k->waiting, ev->track));
 	TF_TRY(sample_node(k, &node));
 	TF_TRY(sample_labels(k, ev->track, ev->ts_ns, &ls));
 	return tf_agg_add(k->agg, node, ls, type, tf_sat_from_double(ev->value));
+}
+
+/* The track's held samples (a thread that may only wait) to the aggregate. */
+static int on_end_track(tf_span_sink *sk, uint32_t track)
+{
+	return tf_waiting_end_track(tf_container_of(sk, tf_agg_sink, spans)->waiting, track);
 }
 
 tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counters)
@@ -379,6 +392,11 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 		return NULL;
 	}
 	tf_agg_set_default_type(agg, k->t_wall);
+	k->spans.end_track = on_end_track;
+	if (!(k->waiting = tf_waiting_new(ctx, agg, k->t_calls, k->t_wall))) {
+		free(k);
+		return NULL;
+	}
 	k->dense_cw = k->t_calls < TF_AGG_DENSE_TYPES && k->t_wall < TF_AGG_DENSE_TYPES;
 	if (counters && counters[0]) {
 		k->counters = counters;
@@ -396,6 +414,7 @@ void tf_agg_sink_free(tf_agg_sink *k)
 	if (!k)
 		return;
 	free(k->lset);
+	tf_waiting_free(k->waiting);
 	tf_hmap_free(&k->counter_type);
 	tf_hmap_free(&k->step_lset);
 	tf_hmap_free(&k->mem_lset);

@@ -4,7 +4,8 @@
 # calls, info's counter samples and instants), then read back by tracefold:
 # a Chrome input's profile survives the round trip exactly.
 . tests/lib.sh
-calls() { $TF -q top -n 0 --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls_total"])'; }
+# the aggregate's calls, every thread (those that only wait too: a timeline has them all)
+calls() { $TF -q top -n 0 --format json --keep-waiting "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["calls_total"])'; }
 # the GPU annotations of a Kineto input (gpu_user_annotation: written on a
 # track of their own, not calls: docs/gpu.md), from the input itself
 annotations() {

@@ -7,8 +7,9 @@ command -v node >/dev/null || { fail "node is missing (tests/deps.sh installs it
 # expect IN [OPTIONS]: the numbers the tables must hold, from top, diff and info
 expect() {
 	in=$1; shift
-	$TF -q top --format json -n 0 "$@" "$in" > "$TMP/top.json" &&
-	$TF -q diff --paths --format json -n 0 "$@" "$in" "$in" > "$TMP/diff.json" &&
+	# every thread, as the tables have them (--keep-waiting: docs/stack-rules.md)
+	$TF -q top --format json -n 0 --keep-waiting "$@" "$in" > "$TMP/top.json" &&
+	$TF -q diff --paths --format json -n 0 --keep-waiting "$@" "$in" "$in" > "$TMP/diff.json" &&
 	$TF -q info --format json "$@" "$in" > "$TMP/info.json" || return 1
 	# a slice's self time is wall time on a CPU thread, gpu time on a GPU stream
 	echo '{"functions": []}' > "$TMP/topg.json"; echo '{"rows": []}' > "$TMP/diffg.json"

@@ -20,7 +20,7 @@ same_paths() {
 		sed -n '/^alloc_/!s|/.*||p')
 	[ -n "$types" ] || return 1
 	for ty in $types; do
-		$TF -q diff --paths --sample-type "$ty" -n 0 --format json "$1" "$2" | python3 -c '
+		$TF -q diff --paths --keep-waiting --sample-type "$ty" -n 0 --format json "$1" "$2" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 bad = [r["name"] for r in d["rows"] if r["status"] != "both" or r["self"]["delta"] or r["total"]["delta"]
@@ -42,7 +42,7 @@ for t in $DATA/tau/* $DATA/otf2/*/traces.otf2 $DATA/chrome/*/*.json $DATA/chrome
 	check "$b: otf2-print reads it, no error or warning" sh -c "otf2-print '$a/traces.otf2' > '$TMP/print' 2> '$TMP/perr' && test ! -s '$TMP/perr'"
 	check "$b: otf2-print -G reads its definitions" sh -c "otf2-print -G '$a/traces.otf2' > /dev/null 2> '$TMP/perr' && test ! -s '$TMP/perr'"
 	$TF -q info --format json "$t" > "$TMP/info.json"
-	$TF -q top --format json -n 1 "$t" > "$TMP/top.json"
+	$TF -q top --format json -n 1 --keep-waiting "$t" > "$TMP/top.json"
 	check "$b: python3-otf2: time order, nesting, counts = info's and top's" \
 		$PY tests/tools/otf2_out_check.py "$a/traces.otf2" "$TMP/info.json" "$TMP/top.json"
 	check "$b: read back, the same profile: every sample type, call path by call path (GPU work under its launch)" \
