@@ -42,6 +42,33 @@ def is_number(v):
         return re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", v) is not None
     return False
 
+def is_hex(v):
+    if not isinstance(v, str):
+        return False
+    h = v[2:] if v[:2] in ("0x", "0X") else v
+    return h != "" and all(ch in "0123456789abcdefABCDEF" for ch in h)
+
+
+def dump_values(args):
+    """the values of a v/V memory dump: allocators' attrs.size.value and
+    process_totals, hex strings"""
+    d = args.get("dumps") if isinstance(args, dict) else None
+    if not isinstance(d, dict):
+        return 0
+    n = 0
+    allocs = d.get("allocators")
+    if isinstance(allocs, dict):
+        for a in allocs.values():
+            attrs = a.get("attrs") if isinstance(a, dict) else None
+            size = attrs.get("size") if isinstance(attrs, dict) else None
+            if isinstance(size, dict) and is_hex(size.get("value")):
+                n += 1
+    totals = d.get("process_totals")
+    if isinstance(totals, dict):
+        n += sum(1 for v in totals.values() if is_hex(v))
+    return n
+
+
 def main():
     c = {}
     def add(k, n=1):
@@ -55,6 +82,15 @@ def main():
                 "f": "ev_flow"}.get(ph)
         if ph in ("b", "n", "e", "S", "T", "p", "F"):
             kind = "ev_async"
+        if ph in ("v", "V"):
+            # memory-infra dumps: one counter per allocator size and per
+            # process total, values as hex strings (docs/format-chrome.md)
+            n = dump_values(e.get("args"))
+            if n == 0:
+                add("ev_other"); continue
+            if not is_time(e.get("ts")):
+                add("bad_event"); continue
+            add("ev_counter", n); continue
         if len(ph) != 1 or kind is None:
             add("ev_other"); continue
         if ph == "X" and e.get("cat") == "Trace":   # Kineto's whole-trace span, left out
