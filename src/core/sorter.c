@@ -189,9 +189,11 @@ static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, uin
 	int64_t dur = ev->dur_ns;
 	t->mem_bytes += sizeof(*t->spans);
 	if (dur == TF_DUR_UNTIL_END) { /* still running when tracing stopped */
-		t->spans[t->nspans++] = (tf_sorted_span){ ev->ts_ns, INT64_MIN, ev->name, ev->cat, seq, TF_END_LAST,
-							  TF_SPAN_UNCLOSED, ev->flags & TF_EVF_GPU_LABEL, ev->corr,
-							  ev->op };
+		t->spans[t->nspans++] = (tf_sorted_span){ .start_ns = ev->ts_ns, .end_ns = INT64_MIN, .name = ev->name,
+							  .cat = ev->cat, .seq = seq, .end_seq = TF_END_LAST,
+							  .flags = TF_SPAN_UNCLOSED,
+							  .label = ev->flags & TF_EVF_GPU_LABEL,
+							  .op = ev->op, .corr = ev->corr };
 		return 0;
 	}
 	uint32_t flags = 0;
@@ -200,8 +202,10 @@ static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, uin
 		flags = TF_SPAN_NEG_DURATION;
 		dur = 0;
 	}
-	t->spans[t->nspans++] = (tf_sorted_span){ ev->ts_ns, tf_sat_add(ev->ts_ns, dur), ev->name, ev->cat, seq,
-						  TF_END_X, flags, ev->flags & TF_EVF_GPU_LABEL, ev->corr, ev->op };
+	t->spans[t->nspans++] = (tf_sorted_span){ .start_ns = ev->ts_ns, .end_ns = tf_sat_add(ev->ts_ns, dur),
+						  .name = ev->name, .cat = ev->cat, .seq = seq, .end_seq = TF_END_X,
+						  .flags = (uint16_t)flags, .label = ev->flags & TF_EVF_GPU_LABEL,
+						  .op = ev->op, .corr = ev->corr };
 	if (span_out)
 		*span_out = t->nspans - 1;
 	return 0;
@@ -305,15 +309,18 @@ static int match_marks(tf_sorter *so, strack *t, int64_t last_ns)
 			continue;
 		}
 		const bemark *b = &t->marks[open[--nopen]];
-		rc = add_span(t, &(tf_sorted_span){ b->ts_ns, m->ts_ns, b->name, b->cat, b->seq, m->seq + 1, 0,
-						    b->label, b->corr, b->op });
+		rc = add_span(t, &(tf_sorted_span){ .start_ns = b->ts_ns, .end_ns = m->ts_ns, .name = b->name,
+						    .cat = b->cat, .seq = b->seq, .end_seq = m->seq + 1,
+						    .label = b->label, .op = b->op, .corr = b->corr });
 	}
 	/* still open at the end of the track: close at its last timestamp */
 	for (uint32_t k = 0; k < nopen && rc == 0; k++) {
 		const bemark *b = &t->marks[open[k]];
 		tf_diag_repair(so->diag, TF_DIAG_begin_unclosed, tf_sat_sub(last_ns, b->ts_ns));
-		rc = add_span(t, &(tf_sorted_span){ b->ts_ns, last_ns, b->name, b->cat, b->seq, TF_END_LAST,
-						    TF_SPAN_UNCLOSED, b->label, b->corr, b->op });
+		rc = add_span(t, &(tf_sorted_span){ .start_ns = b->ts_ns, .end_ns = last_ns, .name = b->name,
+						    .cat = b->cat, .seq = b->seq, .end_seq = TF_END_LAST,
+						    .flags = TF_SPAN_UNCLOSED, .label = b->label, .op = b->op,
+						    .corr = b->corr });
 	}
 	free(open);
 	t->nmarks = 0;

@@ -37,11 +37,12 @@ typedef struct tf_sorted_span {
 	tf_str name, cat;
 	uint32_t seq;             /* the begin's place among the track's events */
 	uint32_t end_seq;
-	uint32_t flags;           /* TF_SPAN_* */
-	uint32_t label;           /* TF_EVF_GPU_LABEL of its begin */
-	uint64_t corr;            /* tf_event.corr of its begin */
+	uint16_t flags;           /* TF_SPAN_* (6 bits) */
+	uint16_t label;           /* TF_EVF_GPU_LABEL of its begin */
 	tf_str op;                /* tf_event.op of its begin */
+	uint64_t corr;            /* tf_event.corr of its begin */
 } tf_sorted_span;
+_Static_assert(sizeof(tf_sorted_span) == 48, "a span record of the sorter is 48 bytes (the sort budget counts them)");
 
 /* A non-region event kept for the consumers until its sorted track is nested. */
 typedef struct tf_sorted_event {
