@@ -242,7 +242,8 @@ static int device_rows(tf_ov *v, ov_act *acts, size_t n)
 
 static int gpu_rows(tf_ov *v)
 {
-	qsort(v->acts, v->nacts, sizeof(ov_act), act_cmp);
+	if (v->nacts)
+		qsort(v->acts, v->nacts, sizeof(ov_act), act_cmp);
 	for (size_t i = 0; i < v->nacts;) {
 		size_t j = i;
 		while (j < v->nacts && v->acts[j].device == v->acts[i].device)
@@ -312,7 +313,8 @@ static int one_collective(tf_ov *v, ov_call **in, size_t k, tf_hmap *by_num)
 
 static int match_collectives(tf_ov *v, tf_hmap *by_num)
 {
-	qsort(v->calls, v->ncalls, sizeof(ov_call), call_cmp);
+	if (v->ncalls)
+		qsort(v->calls, v->ncalls, sizeof(ov_call), call_cmp);
 	size_t *first = malloc((v->nranks + 1) * sizeof(size_t));
 	size_t *cnt = malloc((v->nranks + 1) * sizeof(size_t));
 	ov_call **in = malloc((v->nranks + 1) * sizeof(ov_call *));
@@ -403,7 +405,8 @@ static int msg_pair(tf_ov *v, const ov_msg *sd, const ov_msg *rv)
 
 static int match_messages(tf_ov *v)
 {
-	qsort(v->msgs, v->nmsgs, sizeof(ov_msg), msg_cmp);
+	if (v->nmsgs)
+		qsort(v->msgs, v->nmsgs, sizeof(ov_msg), msg_cmp);
 	for (size_t i = 0; i < v->nmsgs;) {
 		size_t j = i;
 		while (j < v->nmsgs && same_key(&v->msgs[i], &v->msgs[j]))
@@ -464,7 +467,8 @@ static int conclude_rows(tf_ov *v)
 		return TF_ENOMEM;
 	for (size_t i = 0; i < v->nrows; i++)
 		t[i] = v->rows[i].s.time_ns;
-	qsort(t, v->nrows, sizeof(int64_t), i64_cmp);
+	if (v->nrows)
+		qsort(t, v->nrows, sizeof(int64_t), i64_cmp);
 	int64_t med = v->nrows ? (v->nrows & 1 ? t[v->nrows / 2] : floor_mean(t[v->nrows / 2 - 1], t[v->nrows / 2])) : 0;
 	free(t);
 	res->late_min_ns = v->o.late_min_ns >= 0 ? v->o.late_min_ns : med / 10 > 1000 ? med / 10 : 1000;
@@ -490,7 +494,8 @@ static int conclude_rows(tf_ov *v)
 		if (s->ncoll && s->late_ns >= res->late_min_ns)
 			res->stragglers[res->nstragglers++] = (tf_ov_straggler){ s->rank, s->step, s->late_ns };
 	}
-	qsort(res->stragglers, res->nstragglers, sizeof(tf_ov_straggler), straggler_cmp);
+	if (res->nstragglers)
+		qsort(res->stragglers, res->nstragglers, sizeof(tf_ov_straggler), straggler_cmp);
 	return 0;
 }
 
@@ -498,7 +503,8 @@ static int conclude_rows(tf_ov *v)
 static int make_result(tf_ov *v)
 {
 	tf_ov_result *res = &v->res;
-	qsort(v->rows, v->nrows, sizeof(ov_row), row_cmp);
+	if (v->nrows)
+		qsort(v->rows, v->nrows, sizeof(ov_row), row_cmp);
 	res->steps = malloc((v->nrows + 1) * sizeof(tf_ov_step));
 	res->ranks = calloc(v->nranks + 1, sizeof(tf_ov_rank));
 	if (!res->steps || !res->ranks)
@@ -529,7 +535,8 @@ static int make_result(tf_ov *v)
 		any_steps |= v->ranks[r].has_steps;
 	res->steps_from = !any_steps ? TF_OV_STEPS_WHOLE : v->o.step_region ? TF_OV_STEPS_REGION : TF_OV_STEPS_PROFILER;
 	res->mpi = v->mpi;
-	qsort(res->waits, res->nwaits, sizeof(tf_ov_wait), wait_cmp);
+	if (res->nwaits)
+		qsort(res->waits, res->nwaits, sizeof(tf_ov_wait), wait_cmp);
 	return 0;
 }
 
