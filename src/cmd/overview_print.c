@@ -37,7 +37,9 @@ static void verdict(FILE *f, const tf_ov_report *r, bool md)
 		ranks_from[r->ranks_from], res->devices, res->devices == 1 ? "" : "s", res->threads,
 		res->threads == 1 ? "" : "s", res->nsteps, res->nsteps == 1 ? "" : "s", sf,
 		ns(b1, res->any_time ? res->end_ns - res->start_ns : 0), md ? "\n" : "");
-	if (!res->nstragglers)
+	if (!res->coll_matched)
+		fprintf(f, "%sstragglers: not judged: no collective call matched across ranks\n", md ? "- " : "");
+	else if (!res->nstragglers)
 		fprintf(f, "%sno straggler: no rank %s late at a step's collectives (%llu matched across ranks)\n",
 			md ? "- " : "", ns(b1, res->late_min_ns), (unsigned long long)res->coll_matched);
 	else

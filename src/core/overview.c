@@ -203,10 +203,14 @@ static tf_str coll_key(tf_ov *v, const tf_span *s)
 		op = name + 5, nop = n - 5;
 	else if (n == 18 && !memcmp(name, "record_param_comms", 18))
 		op = name, nop = n;
-	else if (n > 4 && !memcmp(name, "MPI_", 4))
+	else if (n > 4 && !memcmp(name, "MPI_", 4)) {
+		size_t k = 4; /* TAU writes "MPI_Allreduce()" */
+		while (k < n && name[k] != '(' && name[k] != ' ')
+			k++;
 		for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
-			if (strlen(mpi[i]) == n - 4 && !strncasecmp(name + 4, mpi[i], n - 4))
-				op = name + 4, nop = n - 4;
+			if (strlen(mpi[i]) == k - 4 && !strncasecmp(name + 4, mpi[i], k - 4))
+				op = name + 4, nop = k - 4;
+	}
 	if (!op)
 		return 0;
 	const tf_coll_facts *f = NULL;
