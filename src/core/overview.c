@@ -424,6 +424,11 @@ int tf_ov_absorb(tf_ov *dst, tf_ov *src, uint32_t (*node_map)(void *arg, uint32_
 	return rc;
 }
 
+static int ov_end_input(tf_span_sink *k, uint32_t input)
+{
+	return tf_ov_input_done(tf_container_of(k, tf_ov, sink), input);
+}
+
 tf_ov *tf_ov_new(tf_ctx *ctx, const tf_ov_opts *o)
 {
 	tf_ov *v = calloc(1, sizeof *v);
@@ -434,6 +439,7 @@ tf_ov *tf_ov_new(tf_ctx *ctx, const tf_ov_opts *o)
 	v->sink.open = ov_open;
 	v->sink.close = ov_close;
 	v->sink.event = ov_event;
+	v->sink.end_input = ov_end_input;
 	v->sink.event_kinds = 1u << TF_EV_SEND | 1u << TF_EV_RECV;
 	if (o->nsteps) {
 		v->step_cpu = malloc(o->nsteps * sizeof(int64_t));
@@ -470,6 +476,7 @@ void tf_ov_free(tf_ov *v)
 	tf_hmap_free(&v->rank_idx);
 	tf_hmap_free(&v->device_idx);
 	tf_hmap_free(&v->waits);
+	tf_hmap_free(&v->by_step);
 	free(v->device_rank);
 	free(v->acts);
 	free(v->calls);

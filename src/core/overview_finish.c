@@ -137,18 +137,26 @@ static uint32_t step_rank(const tf_ov *v, size_t i)
 	return UINT32_MAX;
 }
 
-static int make_rows(tf_ov *v, tf_hmap *by_step)
+/* The rows of the ranks first met in input `input` (all: UINT32_MAX) that
+ * have none yet, and the GPU activities' rows. */
+static int make_rows(tf_ov *v, tf_hmap *by_step, uint32_t input)
 {
 	for (size_t i = 0; i < v->o.nsteps; i++) {
+		if (input != UINT32_MAX && v->o.steps[i].input != input)
+			continue;
 		uint32_t r = step_rank(v, i);
-		if (r == UINT32_MAX)
+		if (r == UINT32_MAX || v->ranks[r].rows_done)
 			continue;
 		v->ranks[r].has_steps = true;
 		TF_TRY(add_row(v, by_step, r, (uint32_t)i));
 	}
-	for (uint32_t r = 0; r < v->nranks; r++)
+	for (uint32_t r = 0; r < v->nranks; r++) {
+		if (v->ranks[r].rows_done || (input != UINT32_MAX && v->ranks[r].input != input))
+			continue;
 		if (!v->ranks[r].has_steps)
 			TF_TRY(add_row(v, by_step, r, OV_NO_STEP));
+		v->ranks[r].rows_done = true;
+	}
 	/* each GPU activity's row, and the steps' time to the end of their GPU work */
 	for (size_t i = 0; i < v->nacts; i++) {
 		ov_act *a = &v->acts[i];
@@ -556,25 +564,36 @@ static void main_tracks(tf_ov *v)
 	}
 }
 
+/* The rows of the ranks first met in input (UINT32_MAX: every rank), and
+ * the GPU activities read so far into them, which are then forgotten: a
+ * device's activities are all in its input. */
+static int input_rows(tf_ov *v, uint32_t input)
+{
+	int rc = make_rows(v, &v->by_step, input);
+	if (rc == 0)
+		rc = gpu_rows(v);
+	free(v->acts);
+	v->acts = NULL;
+	v->nacts = v->capacts = 0;
+	return rc;
+}
+
+int tf_ov_input_done(tf_ov *v, uint32_t input)
+{
+	return v->local_done ? 0 : input_rows(v, input);
+}
+
 int tf_ov_local(tf_ov *v)
 {
 	if (v->local_done)
 		return 0;
-	tf_hmap by_step = { 0 };
 	main_tracks(v);
-	int rc = make_rows(v, &by_step);
-	tf_hmap_free(&by_step);
-	if (rc == 0)
-		rc = gpu_rows(v);
+	int rc = input_rows(v, UINT32_MAX);
 	for (size_t i = 0; i < v->ncalls && rc == 0; i++) {
 		ov_call *c = &v->calls[i];
 		c->in_step = !v->ranks[c->rank].has_steps || c->step != OV_NO_STEP;
 		c->stepn = v->ranks[c->rank].has_steps && c->step != OV_NO_STEP ? v->o.steps[c->step].n : 0;
 	}
-	/* what the steps' tracks and the activities were is now in the rows */
-	free(v->acts);
-	v->acts = NULL;
-	v->nacts = v->capacts = 0;
 	v->local_done = rc == 0;
 	return rc;
 }
