@@ -252,6 +252,8 @@ static int ov_open(tf_span_sink *k, const tf_span *s)
 	const char *name = str(v, s->name, &n);
 	if (!ot->coll_depth && coll_key(v, s))
 		ot->coll_depth = s->depth;
+	if (!ot->gloo_depth && n > 5 && !memcmp(name, "gloo:", 5))
+		ot->gloo_depth = s->depth;
 	if (!ot->mpi_depth && n > 4 && !memcmp(name, "MPI_", 4))
 		ot->mpi_depth = s->depth;
 	return 0;
@@ -324,6 +326,17 @@ static int ov_close(tf_span_sink *k, const tf_span *s)
 	if (ot->coll_depth == s->depth) {
 		ot->coll_depth = 0;
 		TF_TRY(close_call(v, ot, s));
+	}
+	if (ot->gloo_depth == s->depth) { /* gloo's worker ran the call: its end is the call's */
+		ot->gloo_depth = 0;
+		size_t n;
+		const char *name = str(v, s->name, &n);
+		char buf[128];
+		size_t kn = tf_coll_normalize(name + 5, n - 5, buf, sizeof buf);
+		if (tf_grow_n((void **)&v->gloo, &v->capgloo, v->ngloo + 1, sizeof(ov_call), false) < 0)
+			return TF_ENOMEM;
+		v->gloo[v->ngloo++] = (ov_call){ .key = tf_strtab_intern(tf_ctx_strtab(v->ctx), buf, kn),
+			.rank = ot->rank, .start = s->start_ns, .end = s->end_ns };
 	}
 	if (ot->mpi_depth == s->depth) {
 		ot->mpi_depth = 0;
@@ -480,6 +493,7 @@ void tf_ov_free(tf_ov *v)
 	free(v->device_rank);
 	free(v->acts);
 	free(v->calls);
+	free(v->gloo);
 	free(v->msgs);
 	free(v->step_cpu);
 	free(v->step_track);

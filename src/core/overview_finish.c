@@ -548,6 +548,67 @@ static int make_result(tf_ov *v)
 	return 0;
 }
 
+static int gloo_cmp(const void *x, const void *y)
+{
+	const ov_call *a = x, *b = y;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/* The collective's name of a call's key (without "@group"). */
+static tf_str key_name(tf_ov *v, tf_str key)
+{
+	const tf_strtab *st = tf_ctx_strtab(v->ctx);
+	const char *s = tf_strtab_get(st, key), *at = strchr(s, '@');
+	return at ? tf_strtab_intern(tf_ctx_strtab(v->ctx), s, (size_t)(at - s)) : key;
+}
+
+/* gloo: a c10d call only queues the work and returns; gloo's worker runs
+ * it (gloo:all_reduce, on another thread) until every rank came.  The
+ * n-th call of a collective on a rank ends no sooner than the n-th worker
+ * region of that collective on the rank (docs/overview.md). */
+static int gloo_ends(tf_ov *v)
+{
+	if (!v->ngloo)
+		return 0;
+	ov_call *c = malloc(v->ncalls * sizeof(ov_call) + 1);
+	if (!c)
+		return TF_ENOMEM;
+	for (size_t i = 0; i < v->ncalls; i++) { /* in (rank, name, start) order, with their place */
+		c[i] = v->calls[i];
+		c[i].key = key_name(v, v->calls[i].key);
+		c[i].node = (uint32_t)i;
+		if (c[i].key == (tf_str)-1) {
+			free(c);
+			return TF_ENOMEM;
+		}
+	}
+	qsort(c, v->ncalls, sizeof(ov_call), gloo_cmp);
+	qsort(v->gloo, v->ngloo, sizeof(ov_call), gloo_cmp);
+	size_t g = 0;
+	for (size_t i = 0; i < v->ncalls;) {
+		size_t j = i;
+		while (j < v->ncalls && c[j].rank == c[i].rank && c[j].key == c[i].key)
+			j++;
+		while (g < v->ngloo && gloo_cmp(&v->gloo[g], &(ov_call){ .rank = c[i].rank, .key = c[i].key,
+									  .start = INT64_MIN }) < 0)
+			g++;
+		for (size_t k = i; k < j && g < v->ngloo && v->gloo[g].rank == c[i].rank && v->gloo[g].key == c[i].key;
+		     k++, g++)
+			if (v->gloo[g].end > v->calls[c[k].node].end)
+				v->calls[c[k].node].end = v->gloo[g].end;
+		i = j;
+	}
+	free(c);
+	free(v->gloo);
+	v->gloo = NULL;
+	v->ngloo = v->capgloo = 0;
+	return 0;
+}
+
 /* Each rank's main thread: the thread of its steps, else the busiest. */
 static void main_tracks(tf_ov *v)
 {
@@ -589,6 +650,8 @@ int tf_ov_local(tf_ov *v)
 		return 0;
 	main_tracks(v);
 	int rc = input_rows(v, UINT32_MAX);
+	if (rc == 0)
+		rc = gloo_ends(v);
 	for (size_t i = 0; i < v->ncalls && rc == 0; i++) {
 		ov_call *c = &v->calls[i];
 		c->in_step = !v->ranks[c->rank].has_steps || c->step != OV_NO_STEP;

@@ -39,6 +39,7 @@ typedef struct ov_track {
 	} *open;
 	uint32_t nopen, capopen;
 	uint32_t coll_depth;        /* depth of the collective call open, 0 none */
+	uint32_t gloo_depth;        /* depth of the gloo:* worker region open, 0 none */
 	uint32_t mpi_depth;         /* depth of the outermost MPI_* region open, 0 none */
 	uint32_t *pending;          /* messages whose call is still open (indices) */
 	uint32_t npending, cappending;
@@ -101,6 +102,8 @@ struct tf_ov {
 	size_t nacts, capacts;
 	ov_call *calls;
 	size_t ncalls, capcalls;
+	ov_call *gloo;              /* gloo's worker regions (gloo:all_reduce): key, rank, start, end */
+	size_t ngloo, capgloo;
 	ov_msg *msgs;
 	size_t nmsgs, capmsgs;
 	int64_t *step_cpu;          /* per step index: cpu_ns of its region (-1 not seen) */

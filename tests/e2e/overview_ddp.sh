@@ -49,7 +49,9 @@ import json,sys
 s=[(-x["late_ns"], x["rank"], x["step"]) for x in json.load(open(sys.argv[1]))["stragglers"]]
 assert s == sorted(s), s' "$1"
 }
-others_waited() { # OVERVIEW.json: in each straggler step, the ranks not late waited in the all_reduce
+others_waited() { # OVERVIEW.json: in each straggler step, the ranks not late waited in the all_reduce:
+	# gloo's worker (gloo:all_reduce) runs each call until the late rank came, so each waited at
+	# least half the 80 ms delay (docs/overview.md: a gloo call ends with its worker region)
 	python3 -c '
 import json,sys
 d=json.load(open(sys.argv[1]))
@@ -59,7 +61,7 @@ for r in d["ranks"]:
     for s in r["steps"]:
         if (r["rank"], s["step"]) in late or all((k, s["step"]) not in late for k in range(4)):
             continue
-        assert s["comm_wait_ns"] > 0, (r["rank"], s)
+        assert s["comm_wait_ns"] > 40_000_000, (r["rank"], s)
         seen += 1
 assert seen == 3 * 5 + 2, seen' "$1"
 }
@@ -111,7 +113,7 @@ check "delayed: stragglers = rank 2 in steps 1..6 and rank 1 in step 4, no other
 	test "$(cat "$TMP/pairs")" = "$want_delayed"
 check "delayed: each straggler's where ends in injected_delay" where_delay "$TMP/o.json"
 check "delayed: stragglers largest late first" sorted_late "$TMP/o.json"
-check "delayed: the other ranks have comm_wait_ns > 0 in the stragglers' steps" others_waited "$TMP/o.json"
+check "delayed: the other ranks waited over 40 ms (comm_wait_ns) in the stragglers' steps" others_waited "$TMP/o.json"
 check "delayed: rank 2 late by its injected delay, by about half of it in step 4 (two late ranks)" \
 	late_is_delay "$TMP/o.json" $D/delayed/rank2.pt.trace.json.gz $D/delayed/rank1.pt.trace.json.gz
 
