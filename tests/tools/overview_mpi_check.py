@@ -34,8 +34,14 @@ trace's own, no --step-region: every rank is one step 0, the whole run):
     over the rank's threads;
   - where: per (kind, call path) the sum over ranks, kinds late_sender,
     late_receiver, coll_wait; only rows with ns > 0.
+  - late_ns of the step: the max over the rank's matched collectives of
+    arrival - median arrival (an even count: the mean of the two middle
+    ones, rounded down); 0 without a collective.
 The expected JSON is the spec's "mpi" object plus "steps": {rank: {"0":
-{"mpi_ns", "comm_wait_ns"}}} (the ranks[].steps[] fields it also fixes)."""
+{"mpi_ns", "comm_wait_ns", "late_ns"}}} (the ranks[].steps[] fields it also
+fixes) and "counts" (messages matched and not, collectives matched, calls
+of unmatched collectives), compared with the tool's "mpi.messages" and
+"run.collectives" where it has them."""
 import glob, json, os, re, struct, sys
 import otf2
 
@@ -253,17 +259,23 @@ def compute(anchors):
             if coll_name(c.name) and not c.in_coll:
                 percoll[rk].setdefault(coll_name(c.name), []).append(c)
     keys = set(k for r in ranks for k in percoll[r])
-    ncoll = 0
+    ncoll = unmatched_calls = 0
+    late = {}  # rank -> late_ns of its one step (max of arrival - median arrival)
     for key in sorted(keys):
         n = max(len(percoll[r].get(key, [])) for r in ranks)
         for i in range(n):
             inst = {r: sorted(percoll[r][key], key=lambda c: c.start)[i]
                     for r in ranks if len(percoll[r].get(key, [])) > i}
             if len(inst) < 2:
+                unmatched_calls += len(inst)
                 continue
             ncoll += 1
             last = max(c.start for c in inst.values())
+            arr = sorted(c.start for c in inst.values())
+            k = len(arr)
+            med = arr[k // 2] if k % 2 else (arr[k // 2 - 1] + arr[k // 2]) // 2
             for r, c in inst.items():
+                late[r] = max(late.get(r, c.start - med), c.start - med)
                 w = min(last, c.end) - c.start
                 if w > 0:
                     add("coll_wait", r, c.path, w)
@@ -274,10 +286,11 @@ def compute(anchors):
         "ranks": [dict(rank=r, **acc[r]) for r in ranks],
         "where": [{"kind": k, "path": p, "ns": v} for (k, p), v in
                   sorted(where.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1])) if v > 0],
-        "steps": {str(r): {"0": {"mpi_ns": acc[r]["mpi_ns"], "comm_wait_ns": acc[r]["coll_wait_ns"]}}
+        "steps": {str(r): {"0": {"mpi_ns": acc[r]["mpi_ns"], "comm_wait_ns": acc[r]["coll_wait_ns"],
+                                 "late_ns": late.get(r, 0)}}
                   for r in ranks},
-        "counts": {"messages_matched": pairs, "sends": len(sends), "recvs": len(recvs),
-                   "collectives_matched": ncoll},
+        "counts": {"messages_matched": pairs, "messages_unmatched": len(sends) + len(recvs) - 2 * pairs,
+                   "collectives_matched": ncoll, "collective_calls_unmatched": unmatched_calls},
     }
     return out
 
@@ -328,8 +341,25 @@ def compare(got, want, label):
             if g is None:
                 line(False, "ranks[%s].steps[%s] missing" % (rk, st))
                 continue
-            diff = ["%s %s (want %s)" % (f, g.get(f), w[f]) for f in ("mpi_ns", "comm_wait_ns") if g.get(f) != w[f]]
-            line(not diff, "rank %s step %s: %s" % (rk, st, "; ".join(diff) if diff else "mpi_ns, comm_wait_ns"))
+            # late_ns: absent or 0 when the step has no collective
+            diff = ["%s %s (want %s)" % (f, g.get(f), w[f]) for f in ("mpi_ns", "comm_wait_ns", "late_ns")
+                    if f in w and g.get(f, 0 if f == "late_ns" else None) != w[f]]
+            line(not diff, "rank %s step %s: %s" % (rk, st, "; ".join(diff) if diff else
+                                                    "mpi_ns, comm_wait_ns, late_ns"))
+    # counts the tool reports beside the spec's fields, where it does
+    c = want.get("counts")
+    msgs = m.get("messages")
+    if c and isinstance(msgs, dict) and "matched" in msgs:
+        line((msgs.get("matched"), msgs.get("unmatched")) == (c["messages_matched"], c["messages_unmatched"]),
+             "mpi.messages matched %s unmatched %s (want %d, %d)" % (msgs.get("matched"), msgs.get("unmatched"),
+                                                                     c["messages_matched"], c["messages_unmatched"]))
+    colls = got.get("run", {}).get("collectives")
+    if c and isinstance(colls, dict) and "matched" in colls:
+        line((colls.get("matched"), colls.get("unmatched_calls")) == (c["collectives_matched"],
+                                                                      c["collective_calls_unmatched"]),
+             "run.collectives matched %s unmatched_calls %s (want %d, %d)" % (
+                 colls.get("matched"), colls.get("unmatched_calls"), c["collectives_matched"],
+                 c["collective_calls_unmatched"]))
     return bad
 
 
@@ -349,9 +379,13 @@ def main():
     got = json.load(open(path))
     if mode == "--expect":
         # a hand table: the checker's numbers must be the hand-computed ones (its own format)
-        return 1 if compare({"mpi": want, "ranks": [{"rank": int(r), "steps": [dict(step=int(s), **v)
-                            for s, v in ss.items()]} for r, ss in want["steps"].items()]}, got, "checker vs hand table") \
-            else 0
+        c = want["counts"]
+        mine = {"mpi": dict(want, messages={"matched": c["messages_matched"], "unmatched": c["messages_unmatched"]}),
+                "run": {"collectives": {"matched": c["collectives_matched"],
+                                        "unmatched_calls": c["collective_calls_unmatched"]}},
+                "ranks": [{"rank": int(r), "steps": [dict(step=int(s), **v) for s, v in ss.items()]}
+                          for r, ss in want["steps"].items()]}
+        return 1 if compare(mine, got, "checker vs hand table") else 0
     return 1 if compare(got, want, args[0]) else 0
 
 
