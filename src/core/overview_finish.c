@@ -398,21 +398,62 @@ static int wait_add(tf_ov *v, uint32_t rank, uint32_t node, int kind, int64_t ns
 	return tf_ov_add_wait(v, node, kind, ns);
 }
 
-/* A matched pair: late sender (the receive waited for the send to start)
- * or late receiver (the send waited in its call for the receive). */
-static int msg_pair(tf_ov *v, const ov_msg *sd, const ov_msg *rv)
+/* A wait of a call: late sender on a receive call, late receiver on a
+ * send call, one per matched message; a call that completes several
+ * (MPI_Waitall) waits once, the largest (Scalasca's rule). */
+typedef struct msg_wait {
+	uint32_t rank, node;
+	uint8_t kind;
+	int64_t start, ns;
+} msg_wait;
+
+static int msg_wait_cmp(const void *x, const void *y)
+{
+	const msg_wait *a = x, *b = y;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/* A matched pair's wait, if any, into w[*n]. */
+static void msg_pair(const ov_msg *sd, const ov_msg *rv, msg_wait *w, size_t *n)
 {
 	if (sd->start > rv->start) {
 		int64_t until = sd->start < rv->end ? sd->start : rv->end;
-		return wait_add(v, rv->rank_idx, rv->node, TF_OV_LATE_SENDER, until - rv->start);
+		if (until > rv->start)
+			w[(*n)++] = (msg_wait){ rv->rank_idx, rv->node, TF_OV_LATE_SENDER, rv->start, until - rv->start };
+	} else if (rv->start > sd->start && sd->end > rv->start) {
+		w[(*n)++] = (msg_wait){ sd->rank_idx, sd->node, TF_OV_LATE_RECEIVER, sd->start, rv->start - sd->start };
 	}
-	if (rv->start > sd->start && sd->end > rv->start)
-		return wait_add(v, sd->rank_idx, sd->node, TF_OV_LATE_RECEIVER, rv->start - sd->start);
+}
+
+/* The calls' waits: the largest of each call's (same rank, kind, start
+ * and call path). */
+static int msg_waits(tf_ov *v, msg_wait *w, size_t n)
+{
+	if (n)
+		qsort(w, n, sizeof(msg_wait), msg_wait_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int64_t most = 0;
+		while (j < n && !msg_wait_cmp(&w[i], &w[j]))
+			most = w[j].ns > most ? w[j].ns : most, j++;
+		TF_TRY(wait_add(v, w[i].rank, w[i].node, w[i].kind, most));
+		i = j;
+	}
 	return 0;
 }
 
 static int match_messages(tf_ov *v)
 {
+	msg_wait *w = malloc(v->nmsgs * sizeof(msg_wait) + 1);
+	size_t nw = 0;
+	if (!w)
+		return TF_ENOMEM;
 	if (v->nmsgs)
 		qsort(v->msgs, v->nmsgs, sizeof(ov_msg), msg_cmp);
 	for (size_t i = 0; i < v->nmsgs;) {
@@ -426,10 +467,12 @@ static int match_messages(tf_ov *v)
 		v->res.msg_matched += pairs;
 		v->res.msg_unmatched += ns + nr - 2 * pairs;
 		for (size_t p = 0; p < pairs; p++)
-			TF_TRY(msg_pair(v, &v->msgs[i + p], &v->msgs[i + ns + p]));
+			msg_pair(&v->msgs[i + p], &v->msgs[i + ns + p], w, &nw);
 		i = j;
 	}
-	return 0;
+	int rc = msg_waits(v, w, nw);
+	free(w);
+	return rc;
 }
 
 static int i64_cmp(const void *x, const void *y)

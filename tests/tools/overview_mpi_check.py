@@ -233,6 +233,14 @@ def compute(anchors):
         q.setdefault((me, peer, comm, tag), []).append(call)
     pairs = 0
     seen = {}
+    # a call that completes several messages (MPI_Waitall) waits once: the
+    # largest of its messages' waits (Scalasca's rule), not their sum
+    callmax = {}
+
+    def waited(kind, rank, call, v):
+        k = (kind, rank, id(call))
+        if k not in callmax or v > callmax[k][2]:
+            callmax[k] = (call.path, rank, v)
     for x in sorted(recvs):
         t, o, lr, me, peer, comm, tag, rcall = x
         k = (peer, me, comm, tag)
@@ -246,9 +254,11 @@ def compute(anchors):
         pairs += 1
         s0, s1, r0, r1 = scall.start, scall.end, rcall.start, rcall.end
         if s0 > r0:
-            add("late_sender", me, rcall.path, min(s0, r1) - r0)
+            waited("late_sender", me, rcall, min(s0, r1) - r0)
         if r0 > s0 and s1 > r0:
-            add("late_receiver", peer, scall.path, r0 - s0)
+            waited("late_receiver", peer, scall, r0 - s0)
+    for (kind, _, _), (path, rank, v) in sorted(callmax.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[1][0], kv[1][2])):
+        add(kind, rank, path, v)
     # collectives: per rank, outermost collective calls of every thread in order of arrival
     percoll = {r: {} for r in ranks}
     for lr, cs in calls.items():
