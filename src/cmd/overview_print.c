@@ -10,6 +10,7 @@
 #include "fmt.h"
 
 static const char *const ranks_from[] = { "trace", "file names", "inputs" };
+static const char *const ranks_from_text[] = { "the traces", "file names", "one per input" };
 
 static void steps_from(const tf_ov_report *r, char *buf, size_t n)
 {
@@ -34,7 +35,7 @@ static void verdict(FILE *f, const tf_ov_report *r, bool md)
 	steps_from(r, sf, sizeof sf);
 	fprintf(f, "%s%zu rank%s (from %s), %u GPU%s, %u thread%s, %zu rank-step%s (%s), wall %s%s\n",
 		md ? "**tracefold overview**: " : "tracefold overview: ", res->nranks, res->nranks == 1 ? "" : "s",
-		ranks_from[r->ranks_from], res->devices, res->devices == 1 ? "" : "s", res->threads,
+		ranks_from_text[r->ranks_from], res->devices, res->devices == 1 ? "" : "s", res->threads,
 		res->threads == 1 ? "" : "s", res->nsteps, res->nsteps == 1 ? "" : "s", sf,
 		ns(b1, res->any_time ? res->end_ns - res->start_ns : 0), md ? "\n" : "");
 	if (!res->coll_matched)
