@@ -142,8 +142,8 @@ static uint32_t step_rank(const tf_ov *v, size_t i)
 static int make_rows(tf_ov *v, tf_hmap *by_step, uint32_t input)
 {
 	for (size_t i = 0; i < v->o.nsteps; i++) {
-		if (input != UINT32_MAX && v->o.steps[i].input != input)
-			continue;
+		if ((input != UINT32_MAX && v->o.steps[i].input != input) || v->step_track[i] == UINT32_MAX)
+			continue; /* another input's, or its region was not handed over (--steps, --window) */
 		uint32_t r = step_rank(v, i);
 		if (r == UINT32_MAX || v->ranks[r].rows_done)
 			continue;
