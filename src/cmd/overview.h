@@ -47,4 +47,13 @@ typedef struct tf_ov_report {
  * from the network.  0 or an errno-like negative value from writing. */
 int tf_ov_print_html(FILE *f, const tf_ov_report *r);
 
+
+
+/* overview_tables.c: each straggler's call path (r->where), the tables
+ * (r->tables), the path text of a node, and what they hold freed. */
+int tf_ov_wheres(tf_ov_report *r);
+int tf_ov_tables(tf_ov_report *r);
+char *tf_ov_path_text(const tf_agg *a, uint32_t node);
+void tf_ov_report_free(tf_ov_report *r);
+
 #endif
