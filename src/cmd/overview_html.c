@@ -16,10 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "overview.h"
+#include "report.h"
 #include "fmt.h"
 #include "sat.h"
 #include "tracefold/diag.h"
 #include "tracefold/flame.h"
+
+/* Names in the tables are cut to this many code points (tf_name_short); the
+ * full name is the cell's tooltip. */
+#define NAME_WIDTH 120
 
 static const char *const bound_text[4] = { "cpu", "gpu", "launch", "other" };
 static const char *const wait_text[TF_OV_NWAIT] = { "late sender", "late receiver", "wait at collectives" };
@@ -474,8 +479,17 @@ static void where_table(FILE *f, const tf_ov_table *t)
 		t->imbalance ? "<th>rank with most</th>" : "");
 	for (size_t i = 0; i < t->n; i++) {
 		const tf_ov_row *row = &t->rows[i];
-		fputs("<tr><td class=\"ov-name\">", f);
-		ctext(f, row->name);
+		char *sh = row->name ? tf_name_short(row->name, NAME_WIDTH) : NULL;
+		if (sh && strcmp(sh, row->name)) { /* the full name in the tooltip */
+			fputs("<tr><td class=\"ov-name\" title=\"", f);
+			ctext(f, row->name);
+			fputs("\">", f);
+			ctext(f, sh);
+		} else {
+			fputs("<tr><td class=\"ov-name\">", f);
+			ctext(f, row->name);
+		}
+		free(sh);
 		fputs("</td>", f);
 		td_ns(f, row->value);
 		if (t->imbalance)
