@@ -26,7 +26,6 @@
  * full name is the cell's tooltip. */
 #define NAME_WIDTH 120
 
-static const char *const bound_text[4] = { "cpu", "gpu", "launch", "other" };
 static const char *const wait_text[TF_OV_NWAIT] = { "late sender", "late receiver", "wait at collectives" };
 
 /* ---- text ---- */
@@ -250,7 +249,7 @@ static void step_tip(FILE *f, const tf_ov_step *s, bool strag, bool gpu)
 		fprintf(f, "\nlate %s (%" PRIu32 " collective%s)", NS(s->late_ns), s->ncoll, s->ncoll == 1 ? "" : "s");
 	else
 		fputs("\nlate: no collective", f);
-	fprintf(f, "\nMPI %s\nbound: %s</title>", NS(s->mpi_ns), bound_text[s->bound & 3]);
+	fprintf(f, "\nMPI %s\nbound: %s</title>", NS(s->mpi_ns), tf_ov_bound_names[s->bound & 3]);
 }
 
 /* The step numbers any rank has, sorted, each once: *n of them. */
@@ -458,7 +457,7 @@ static void steps_table(FILE *f, const tf_ov_report *r, const bool *strag)
 			else
 				fputs("<td class=\"ov-n\">-</td>", f);
 			td_ns(f, s->mpi_ns);
-			fprintf(f, "<td>%s</td></tr>\n", bound_text[s->bound & 3]);
+			fprintf(f, "<td>%s</td></tr>\n", tf_ov_bound_names[s->bound & 3]);
 		}
 		if (hidden)
 			fprintf(f, "<tr><td colspan=\"%d\">... %zu more steps of rank %" PRId64 " (the heat map has them)</td></tr>\n",
@@ -503,30 +502,7 @@ static void where_table(FILE *f, const tf_ov_table *t)
 	fputs("</table>\n", f);
 }
 
-/* A call path of the aggregate's tree, root first, frames joined by ";". */
-static void call_path(FILE *f, const tf_agg *agg, uint32_t node)
-{
-	const tf_cpath *cp = tf_agg_cpath(agg);
-	tf_strtab *st = tf_agg_strtab(agg);
-	uint32_t path[256];
-	size_t n = 0;
-	if (node >= tf_cpath_count(cp)) {
-		fputs("?", f);
-		return;
-	}
-	for (uint32_t v = node; v != TF_CPATH_ROOT && n < 256; v = tf_cpath_get(cp, v)->parent)
-		path[n++] = v;
-	if (n == 256)
-		fputs("..;", f);
-	while (n--) {
-		tf_str fr = tf_cpath_get(cp, path[n])->frame;
-		text(f, tf_strtab_get(st, fr), tf_strtab_len(st, fr));
-		if (n)
-			fputs(";", f);
-	}
-}
-
-static void mpi_tables(FILE *f, const tf_ov_report *r)
+static int mpi_tables(FILE *f, const tf_ov_report *r)
 {
 	const tf_ov_result *res = r->res;
 	fputs("<h2>MPI wait states</h2>\n<p>Scalasca's Late Sender, Late Receiver and Wait at N x N "
@@ -546,8 +522,13 @@ static void mpi_tables(FILE *f, const tf_ov_report *r)
 	for (size_t i = 0; i < res->nwaits && i < shown; i++) {
 		const tf_ov_wait *w = &res->waits[i];
 		fprintf(f, "<tr><td>%s</td><td class=\"ov-name\">", w->kind < TF_OV_NWAIT ? wait_text[w->kind] : "?");
-		if (r->agg)
-			call_path(f, r->agg, w->node);
+		if (r->agg && w->node < tf_agg_nnodes(r->agg)) {
+			char *p = tf_ov_path_text(r->agg, w->node);
+			if (!p)
+				return TF_ENOMEM;
+			ctext(f, p);
+			free(p);
+		}
 		fputs("</td>", f);
 		td_ns(f, w->ns);
 		fputs("</tr>\n", f);
@@ -557,6 +538,7 @@ static void mpi_tables(FILE *f, const tf_ov_report *r)
 	if (!res->nwaits)
 		fputs("<tr><td colspan=\"3\">no wait</td></tr>\n", f);
 	fputs("</table>\n", f);
+	return 0;
 }
 
 /* ---- the flame graph ---- */
@@ -663,9 +645,7 @@ int tf_ov_print_html(FILE *f, const tf_ov_report *r)
 		fputs("<h2>Where the time goes</h2>\n", f);
 	for (int i = 0; i < r->ntables && i < TF_OV_MAX_TABLES; i++)
 		where_table(f, &r->tables[i]);
-	if (res->mpi)
-		mpi_tables(f, r);
-	if ((rc = flame(f, r)) < 0)
+	if ((res->mpi && (rc = mpi_tables(f, r)) < 0) || (rc = flame(f, r)) < 0)
 		goto out;
 	fputs("</body>\n</html>\n", f);
 out:
