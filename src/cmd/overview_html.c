@@ -310,7 +310,7 @@ static int heatmap(FILE *f, const tf_ov_report *r, const bool *strag)
 			const tf_ov_step *s = &res->steps[j];
 			const int64_t *c = bsearch(&s->step, cols, ncol, sizeof(*cols), cmp_i64);
 			char col[8];
-			heat_color(hi > lo ? (double)(s->time_ns - lo) / (double)(hi - lo) : 0, col);
+			heat_color(hi > lo ? ((double)s->time_ns - (double)lo) / ((double)hi - (double)lo) : 0, col);
 			fprintf(f, "<rect class=\"ov-cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">",
 				L + cw * (double)(c - cols), y, cw - gap, ch - gap, col);
 			step_tip(f, s, strag[j], res->devices > 0);
@@ -360,7 +360,7 @@ static void rank_parts(const tf_ov_result *res, const tf_ov_rank *rk, bool gpu, 
 			v[4] = tf_sat_add(v[4], s->gpu_idle_ns);
 		} else {
 			v[0] = tf_sat_add(v[0], s->cpu_ns);
-			v[1] = tf_sat_add(v[1], s->time_ns > s->cpu_ns ? s->time_ns - s->cpu_ns : 0);
+			v[1] = tf_sat_add(v[1], s->time_ns > s->cpu_ns ? tf_sat_sub(s->time_ns, s->cpu_ns) : 0);
 		}
 	}
 }

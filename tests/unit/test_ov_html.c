@@ -253,6 +253,29 @@ static void test_empty(void **state)
 	done(&x);
 }
 
+/* Extreme numbers (damaged input): no overflow (the sanitizer build), every
+ * cell still drawn, the extremes at the ends of the scale. */
+static void test_extreme(void **state)
+{
+	(void)state;
+	fixture x;
+	fill(&x, true);
+	x.steps[0].time_ns = INT64_MIN;
+	x.steps[1].time_ns = INT64_MAX;
+	x.steps[1].cpu_ns = INT64_MIN;
+	x.steps[2].gpu_idle_ns = INT64_MAX;
+	x.steps[3].gpu_idle_ns = INT64_MAX;
+	x.res.start_ns = INT64_MIN;
+	x.res.end_ns = INT64_MAX;
+	size_t n;
+	char *s = page(&x.rep, &n);
+	assert_int_equal(count(s, "class=\"ov-cell\""), NR * NS);
+	assert_non_null(strstr(s, "fill=\"#ffffb2\"><title>rank 0, step 10"));
+	assert_non_null(strstr(s, "fill=\"#bd0026\"><title>rank 0, step 11"));
+	free(s);
+	done(&x);
+}
+
 /* A full disk is an error. */
 static void test_full(void **state)
 {
@@ -275,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_page),
 		cmocka_unit_test(test_cpu_page),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_extreme),
 		cmocka_unit_test(test_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
