@@ -18,6 +18,9 @@ typedef struct ov_rank {
 	int64_t min_ns, max_ns;     /* of its spans: the whole run's step */
 	int64_t mpi_ns;
 	int64_t wait[TF_OV_NWAIT];
+	bool has_steps;             /* its steps are the list's (else: its whole run) */
+	bool rows_done;             /* its rows are made (at the end of its first input) */
+	uint32_t main_track;        /* its main thread (this sink's ctx), UINT32_MAX none */
 } ov_rank;
 
 /* A track as the overview sees it. */
@@ -36,6 +39,7 @@ typedef struct ov_track {
 	} *open;
 	uint32_t nopen, capopen;
 	uint32_t coll_depth;        /* depth of the collective call open, 0 none */
+	uint32_t gloo_depth;        /* depth of the gloo:* worker region open, 0 none */
 	uint32_t mpi_depth;         /* depth of the outermost MPI_* region open, 0 none */
 	uint32_t *pending;          /* messages whose call is still open (indices) */
 	uint32_t npending, cappending;
@@ -56,6 +60,8 @@ typedef struct ov_call {
 	uint32_t rank;              /* index */
 	uint32_t step;              /* step index holding its arrival, OV_NO_STEP none */
 	uint32_t node;
+	bool in_step;               /* (tf_ov_local) in a step of its rank, number stepn */
+	int64_t stepn;
 	int64_t start, end;
 } ov_call;
 
@@ -67,7 +73,6 @@ typedef struct ov_msg {
 	uint32_t node;              /* its call's call path */
 	uint32_t track, depth;      /* for the call's end */
 	uint32_t rank_idx;
-	uint32_t step;
 	bool send;
 } ov_msg;
 
@@ -97,6 +102,8 @@ struct tf_ov {
 	size_t nacts, capacts;
 	ov_call *calls;
 	size_t ncalls, capcalls;
+	ov_call *gloo;              /* gloo's worker regions (gloo:all_reduce): key, rank, start, end */
+	size_t ngloo, capgloo;
 	ov_msg *msgs;
 	size_t nmsgs, capmsgs;
 	int64_t *step_cpu;          /* per step index: cpu_ns of its region (-1 not seen) */
@@ -106,6 +113,8 @@ struct tf_ov {
 	tf_hmap waits;              /* (node, kind) -> index in res.waits */
 	uint32_t capwaits;
 	bool mpi;
+	bool local_done;            /* tf_ov_local ran */
+	tf_hmap by_step;            /* (rank, step index) -> row */
 	tf_ov_result res;
 	ov_row *rows;
 	size_t nrows, caprows;
@@ -114,6 +123,9 @@ struct tf_ov {
 /* The step of steps[] holding ts for a track of input `input` and rank
  * `rank` (its own, -1 none), OV_NO_STEP when none. */
 uint32_t tf_ov_step_of(const tf_ov *v, uint32_t input, int64_t rank, int64_t ts);
+/* Every track of input was handed over: its ranks' rows made, its GPU
+ * activities added to them and forgotten.  0 or TF_ENOMEM. */
+int tf_ov_input_done(tf_ov *v, uint32_t input);
 /* Adds ns to the wait of kind at node.  0 or TF_ENOMEM. */
 int tf_ov_add_wait(tf_ov *v, uint32_t node, int kind, int64_t ns);
 
