@@ -5,7 +5,8 @@
 # real traces (the legacy torch 1.13 gloo DDP run, 2 ranks, CPU only, ranks
 # from the file names; the hand-made Kineto collectives, 2 ranks from
 # distributedInfo, with GPU kernels; the PyTorch 2.11 GPT trace, 1 rank, 3
-# ProfilerSteps, GPUs).  Each page: nothing on Chromium's console (an SVG
+# ProfilerSteps, GPUs; the real 4-rank DDP run with injected delays, 6
+# steps, 7 stragglers).  Each page: nothing on Chromium's console (an SVG
 # attribute Chromium refuses is an error there; the check fails on one put
 # in on purpose), no http(s) reference, script, link or image; every SVG
 # laid out with a size (a probe script added to a copy measures them):
@@ -15,7 +16,8 @@
 # one), the bar chart one bar per rank, the flame graph its frames; a
 # screenshot that is not blank; the same bytes twice; every cell's tooltip
 # and every bar segment equal to the command's JSON numbers (summed per
-# rank for the bars) as tracefold formats them.
+# rank for the bars) as tracefold formats them, the cells marked and
+# outlined as stragglers the JSON's stragglers.
 . tests/lib.sh
 case $TF in
 *san*) U=build/san/tests/test_ov_html ;;
@@ -99,9 +101,10 @@ fi
 i=0
 for ins in "$DATA/chrome/torch113-gloo-ddp/rank0.pt.trace.json.gz $DATA/chrome/torch113-gloo-ddp/rank1.pt.trace.json.gz" \
 	"$DATA/chrome/kineto-collectives-handmade/rank0.json.gz $DATA/chrome/kineto-collectives-handmade/rank1.json.gz" \
-	"$DATA/chrome/pytorch211-h200-gpt/trace.json.gz"; do
+	"$DATA/chrome/pytorch211-h200-gpt/trace.json.gz" \
+	"$(echo $DATA/chrome/torch113-ddp-stragglers/delayed/rank*.json.gz)"; do
 	i=$((i + 1))
-	name=$(basename "$(dirname "${ins%% *}")")
+	name=$(dirname "${ins%% *}" | sed 's|.*/chrome/||')
 	# shellcheck disable=SC2086
 	if ! $TF -q overview $ins -o "$TMP/ov$i.html" 2> "$TMP/err$i"; then
 		fail "$name: overview -o page.html"; sed 's/^/#   /' "$TMP/err$i" | head -10; continue

@@ -13,7 +13,9 @@ usage:
   overview_html_check.py tips PAGE JSON     -> compares every heat-map cell's
       tooltip and every bar's segments with the numbers of the command's JSON
       output, formatted as tracefold formats durations (src/base/fmt.c:
-      0, "N ns", "N.NN us", "N.NN ms", "N.NNN s"); exits 1 on a difference.
+      0, "N ns", "N.NN us", "N.NN ms", "N.NNN s"), and the cells marked
+      and outlined as stragglers with the JSON's stragglers; exits 1 on a
+      difference.
 Python only (json, gzip, re), independent of the C code."""
 import gzip, html, json, os, re, sys
 
@@ -103,6 +105,14 @@ def tips(page, js):
             v = st.get(FIELDS[m.group(1)], 0)
             if m.group(2) != fmt_ns(v):
                 bad.append("cell %s: %s %s, JSON %s = %s" % (key, m.group(1), m.group(2), FIELDS[m.group(1)], fmt_ns(v)))
+    # the stragglers: the cells that say so and the outlines, one each
+    marked = {tuple(int(x) for x in m) for m in
+              re.findall(r'<rect class="ov-cell"[^>]*><title>rank (-?\d+), step (-?\d+) \(straggler\)', s)}
+    strag = {(x["rank"], x["step"]) for x in j.get("stragglers", [])}
+    if marked != strag:
+        bad.append("straggler cells %s, JSON stragglers %s" % (sorted(marked), sorted(strag)))
+    if s.count('class="ov-mark"') != len(strag):
+        bad.append("%d outlines, %d stragglers" % (s.count('class="ov-mark"'), len(strag)))
     missing = set(want) - got
     if missing:
         bad.append("JSON rank-steps without a cell: %s" % sorted(missing)[:10])
@@ -127,7 +137,7 @@ def tips(page, js):
             bad.append("bar of rank %s, %s: %s, JSON %s" % (rk, name, val, fmt_ns(v)))
     for b in bad[:20]:
         print(b)
-    print("%d cells, %d bar segments checked, %d differences" % (len(got), nseg, len(bad)))
+    print("%d cells, %d bar segments, %d stragglers checked, %d differences" % (len(got), nseg, len(strag), len(bad)))
     return 1 if bad or not got else 0
 
 
