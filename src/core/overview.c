@@ -303,6 +303,8 @@ static int ov_close(tf_span_sink *k, const tf_span *s)
 		const tf_track *t = tf_ctx_track_get(v->ctx, s->track);
 		size_t n, nc;
 		const char *name = str(v, s->name, &n), *cat = str(v, s->cat, &nc);
+		if (nc == 9 && !memcmp(cat, "cuda_sync", 9)) /* Kineto's stream and context syncs: waits, no activity */
+			return 0;
 		int64_t at = s->launch_ns != TF_SPAN_END_UNKNOWN ? s->launch_ns : s->start_ns;
 		if (tf_grow_n((void **)&v->acts, &v->capacts, v->nacts + 1, sizeof(ov_act), false) < 0)
 			return TF_ENOMEM;

@@ -155,6 +155,7 @@ typedef struct region_sink {
 	tf_hmap match;                   /* name id -> 1 it is NAME, 0 not */
 	uint32_t *depth;                 /* per track: NAME regions open */
 	int64_t *start;                  /* per track: when the outermost opened */
+	int64_t *end;                    /* its end as the trace has it (sorted tracks), else TF_SPAN_END_UNKNOWN */
 	uint32_t captracks;
 	region_inst *list;
 	uint32_t nlist, caplist;
@@ -183,15 +184,18 @@ static int region_open(tf_span_sink *k, const tf_span *s)
 	if (is <= 0)
 		return is;
 	if (s->track >= r->captracks) {
-		uint32_t cap = r->captracks, cap2 = cap;
+		uint32_t cap = r->captracks, cap2 = cap, cap3 = cap;
 		if (tf_grow((void **)&r->depth, &cap, s->track + 1, sizeof(uint32_t)) < 0 ||
-		    tf_grow((void **)&r->start, &cap2, cap, sizeof(int64_t)) < 0)
+		    tf_grow((void **)&r->start, &cap2, cap, sizeof(int64_t)) < 0 ||
+		    tf_grow((void **)&r->end, &cap3, cap, sizeof(int64_t)) < 0)
 			return TF_ENOMEM;
 		memset(r->depth + r->captracks, 0, (cap - r->captracks) * sizeof(uint32_t));
 		r->captracks = cap;
 	}
-	if (r->depth[s->track]++ == 0)
+	if (r->depth[s->track]++ == 0) {
 		r->start[s->track] = s->start_ns;
+		r->end[s->track] = s->end_ns; /* before a repair cuts it (docs/overview.md "Steps") */
+	}
 	return 0;
 }
 
@@ -205,7 +209,8 @@ static int region_close(tf_span_sink *k, const tf_span *s)
 		return is < 0 ? is : 0;
 	if (tf_grow((void **)&r->list, &r->caplist, r->nlist + 1, sizeof(region_inst)) < 0)
 		return TF_ENOMEM;
-	r->list[r->nlist++] = (region_inst){ s->track, r->start[s->track], s->end_ns };
+	int64_t end = r->end[s->track] != TF_SPAN_END_UNKNOWN ? r->end[s->track] : s->end_ns;
+	r->list[r->nlist++] = (region_inst){ s->track, r->start[s->track], end };
 	return 0;
 }
 
@@ -310,6 +315,7 @@ int tf_pipeline_step_list(tf_ctx *ctx, const char *const *inputs, int n, const t
 			tf_hmap_free(&r.match);
 			free(r.depth);
 			free(r.start);
+			free(r.end);
 			free(r.list);
 		}
 	}
