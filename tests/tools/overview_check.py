@@ -193,8 +193,11 @@ def file_rank(path):
 
 def analyse(paths, step_region=None, late_min=None):
 	inputs = [read_input(p, i) for i, p in enumerate(paths)]
-	fr = [file_rank(p) for p in paths]
+	# inputs without a rank of their own: from their file names when every
+	# one of them has one and they all differ, else their index
+	fr = [file_rank(p) for p, inp in zip(paths, inputs) if inp[0] is None]
 	by_file = all(r is not None for r in fr) and len(set(fr)) == len(fr)
+	fr = [file_rank(p) for p in paths]
 	ranks = {}  # rank -> {"cpu": {track: [Region]}, "gpu": {track: [Region]}, "corr": {input: {id: start}}}
 	for i, (trank, tracks, gpu) in enumerate(inputs):
 		r = trank if trank is not None else (fr[i] if by_file else i)

@@ -114,9 +114,9 @@ def generate(o):
 	op_dur, n_fwd = 400 * US, 4
 	pad = 0
 	if o.size_mb:
-		# about 150 bytes an event: fill what the per-step events leave
-		per_step = (22 if o.gpu else 12) * 200
-		pad = max(0, int((o.size_mb * 1e6 / S - per_step) / 150 / n_fwd))
+		# about 125 bytes a padding event: fill what the per-step events leave
+		per_step = (22 if o.gpu else 12) * 170
+		pad = max(0, int((o.size_mb * 1e6 / S - per_step) / 125 / n_fwd))
 	start = 1_700_000_000_000_000_000  # ns: an epoch time, as Kineto writes
 	t_begin = [start] * R
 	first = start
