@@ -20,6 +20,7 @@ static const tf_cmd commands[] = {
 	{ "merge",   tf_cmd_merge,   "sum pprof profiles into one" },
 	{ "fold",    tf_cmd_fold,    "folded stacks (flamegraph.pl, speedscope); docs/folded.md" },
 	{ "flame",   tf_cmd_flame,   "a flame graph picture (SVG, HTML), or a differential one" },
+	{ "overview", tf_cmd_overview, "per rank and step: where the time went, stragglers, waits" },
 	{ "history", tf_cmd_history, "keep earlier runs of a baseline for diff --gate --history" },
 };
 #define NCMDS (sizeof(commands) / sizeof(commands[0]))

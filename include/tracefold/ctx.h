@@ -73,6 +73,11 @@ typedef struct tf_read_opts {
 	/* --backward-to-forward: backward ops under their forward op's call
 	 * path (docs/gpu.md "Backward under forward") */
 	bool backward_to_forward;
+	/* overview: the rank of the tracks of input i (i - input_rank_first <
+	 * ninput_rank) whose trace names none (from the file names, else the
+	 * input's place: docs/overview.md "Ranks"); NULL: -1, none */
+	const int64_t *input_rank;
+	uint32_t input_rank_first, ninput_rank;
 } tf_read_opts;
 
 tf_ctx *tf_ctx_new(void);

@@ -48,6 +48,10 @@ typedef struct tf_pipeline_opts {
 	const char *folded_type;        /* --folded-type "TYPE/UNIT": the sample type of folded
 					 * stack inputs (folded.h), or NULL for samples/count */
 	const tf_input_sel *select;     /* a partial run: per input, what this process reads */
+	/* --label-steps with the steps found already (tf_pipeline_step_list:
+	 * the overview's), borrowed; NULL: found here */
+	const tf_step *steps;
+	size_t nsteps;
 	tf_pipeline_partial *partial;   /* a partial run (with select): what it read, out.  The
 					 * checks that need the whole run (an input with nothing
 					 * usable, an empty result, unmatched -c names), the comments

@@ -41,6 +41,7 @@ int tf_cmd_merge(int argc, char **argv);
 int tf_cmd_fold(int argc, char **argv);
 int tf_cmd_flame(int argc, char **argv);
 int tf_cmd_history(int argc, char **argv);
+int tf_cmd_overview(int argc, char **argv);
 
 /* Shared helpers (src/cmd/util.c). */
 extern int tf_verbose;   /* -v count */

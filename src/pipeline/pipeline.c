@@ -415,13 +415,15 @@ static int run_stacks(run *r, tf_step **steps, size_t *nsteps)
 {
 	const tf_pipeline_opts *o = r->o;
 	uint32_t first = o ? o->first_input : 0;
-	if (o && o->filter && o->filter->label_steps)
+	if (o && o->filter && o->filter->label_steps && !o->steps)
 		TF_TRY(tf_pipeline_step_list(r->ctx, r->inputs, r->n, r->fmts, first, o->filter->step_region, steps,
 					     nsteps, r->err));
 	tf_stacks *s = r->stacks = tf_stacks_new(r->ctx, tf_agg_cpath(r->agg), r->filter);
 	tf_agg_sink *k = r->asink = s ? tf_agg_sink_new(r->ctx, r->agg, o ? o->counters : NULL) : NULL;
 	if (k && *steps)
 		tf_agg_sink_label_steps(k, *steps, *nsteps);
+	else if (k && o && o->filter && o->filter->label_steps && o->steps)
+		tf_agg_sink_label_steps(k, o->steps, o->nsteps);
 	if (!k || tf_stacks_add_consumer(s, tf_agg_sink_spans(k)) < 0)
 		return tf_error_set(r->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 	for (int i = 0; o && o->consumers && o->consumers[i]; i++)

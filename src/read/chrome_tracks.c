@@ -95,7 +95,8 @@ int tf_chrome_track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_spa
 	if (tf_ctx_track_count(r->ctx) != before) {
 		tf_track *t = tf_ctx_track_get(r->ctx, id);
 		t->needs_sort = true;
-		t->rank = r->rank;
+		if (r->rank >= 0)
+			t->rank = r->rank;
 		if (gpu_pid(r, pk) || (tn > 7 && memcmp(tt, "stream ", 7) == 0))
 			t->kind = TF_TRACK_GPU;
 		tf_chrome_pending *pt_ = pending_find(r, pk, tk, false);

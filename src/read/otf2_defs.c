@@ -508,7 +508,8 @@ static int define_tracks(rd *r)
 		tf_track *t = tf_ctx_track_get(r->ctx, id);
 		t->process_name = pname;
 		t->thread_name = tname;
-		t->rank = g ? g->rank : L->rank;
+		if ((g ? g->rank : L->rank) >= 0)
+			t->rank = g ? g->rank : L->rank;
 		t->kind = (L->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ||
 			   (g && g->type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR)) ? TF_TRACK_GPU : TF_TRACK_CPU;
 		/* tracefold's archives say which regions are GPU work and what

@@ -133,7 +133,8 @@ int tf_pf_on_descriptor(tf_pf *r, const PB_Track *d)
 			tf_ctx_set_process_name(r->ctx, r->input, pk, p->name);
 		for (uint32_t id = tf_ctx_process_first(r->ctx, r->input, pk); id != UINT32_MAX;
 		     id = tf_ctx_process_next(r->ctx, id))
-			tf_ctx_track_get(r->ctx, id)->rank = p->rank;
+			if (p->rank >= 0)
+				tf_ctx_track_get(r->ctx, id)->rank = p->rank;
 	} else {
 		t->kind = TK_OTHER;
 	}
@@ -179,7 +180,8 @@ static int tf_track_of(tf_pf *r, uint64_t uuid, uint32_t *out)
 	k->needs_sort = true;
 	pproc *p = has_pid ? proc_get(r, pid, false) : NULL;
 	if (p) {
-		k->rank = p->rank;
+		if (p->rank >= 0)
+			k->rank = p->rank;
 		if (p->name && !k->process_name)
 			k->process_name = p->name;
 	}

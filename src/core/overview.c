@@ -1,0 +1,422 @@
+/* overview.c - the overview's span consumer (docs/overview.md): per rank,
+ * the CPU time inside each step region of its main thread, the GPU
+ * activities (kept until the end: the union over a device's streams needs
+ * them all), the collective calls, the MPI messages and time in MPI.
+ * overview_finish.c matches and computes. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "tracefold/overview.h"
+#include "tracefold/coll.h"
+#include "overview_int.h"
+#include "grow.h"
+#include "sat.h"
+
+const char *const tf_ov_bound_names[4] = { "cpu", "gpu", "launch", "other" };
+const char *const tf_ov_wait_names[TF_OV_NWAIT] = { "late_sender", "late_receiver", "coll_wait" };
+
+static bool has_ci(const char *s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; i + k <= n; i++)
+		if (strncasecmp(s + i, needle, k) == 0)
+			return true;
+	return false;
+}
+
+int tf_ov_gpu_class(const char *name, size_t n, const char *cat, size_t ncat)
+{
+	static const char *const comm[] = { "nccl", "rccl", "msccl", "gloo", "all_reduce", "allreduce",
+		"all-reduce", "all_gather", "allgather", "all-gather", "reduce_scatter", "reducescatter",
+		"reduce-scatter", "all_to_all", "alltoall", "all-to-all", "collective-permute", "sendrecv" };
+	if ((ncat == 10 && !memcmp(cat, "gpu_memcpy", 10)) || has_ci(name, n, "memcpy"))
+		return TF_OV_GPU_MEMCPY;
+	if ((ncat == 10 && !memcmp(cat, "gpu_memset", 10)) || has_ci(name, n, "memset"))
+		return TF_OV_GPU_MEMSET;
+	for (size_t i = 0; i < sizeof(comm) / sizeof(comm[0]); i++)
+		if (has_ci(name, n, comm[i]))
+			return TF_OV_GPU_COMM;
+	return TF_OV_GPU_COMPUTE;
+}
+
+int64_t tf_ov_rank_of_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	int64_t found = -1;
+	for (const char *p = base; *p; p++) {
+		if (strncasecmp(p, "rank", 4))
+			continue;
+		const char *q = p + 4;
+		if (*q == '-' || *q == '_')
+			q++;
+		if (*q < '0' || *q > '9')
+			continue;
+		int64_t r = 0;
+		while (*q >= '0' && *q <= '9' && r < INT64_MAX / 10 - 10)
+			r = r * 10 + (*q++ - '0');
+		found = r;
+	}
+	return found;
+}
+
+/* The step list's order: (input, rank, start); TF_STEP_ANY_RANK first. */
+static bool step_before(const tf_step *s, uint32_t in, int64_t rank, int64_t ts)
+{
+	if (s->input != in)
+		return s->input < in;
+	if (s->rank != rank)
+		return s->rank < rank;
+	return s->start_ns <= ts;
+}
+
+static uint32_t step_find(const tf_ov *v, uint32_t in, int64_t rank, int64_t ts)
+{
+	size_t lo = 0, hi = v->o.nsteps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (step_before(&v->o.steps[mid], in, rank, ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return OV_NO_STEP;
+	const tf_step *s = &v->o.steps[lo - 1];
+	if (s->input != in || s->rank != rank || ts < s->start_ns || ts >= s->end_ns)
+		return OV_NO_STEP;
+	return (uint32_t)(lo - 1);
+}
+
+uint32_t tf_ov_step_of(const tf_ov *v, uint32_t input, int64_t rank, int64_t ts)
+{
+	if (!v->o.nsteps)
+		return OV_NO_STEP;
+	uint32_t i = step_find(v, input, TF_STEP_ANY_RANK, ts);
+	if (i == OV_NO_STEP && rank != TF_STEP_ANY_RANK)
+		i = step_find(v, input, rank, ts);
+	return i;
+}
+
+int tf_ov_add_wait(tf_ov *v, uint32_t node, int kind, int64_t ns)
+{
+	if (ns <= 0)
+		return 0;
+	uint64_t key = tf_mix64((uint64_t)node << 8 | (uint64_t)kind);
+	uint32_t i = tf_hmap_get(&v->waits, key);
+	if (i == UINT32_MAX) {
+		i = (uint32_t)v->res.nwaits;
+		if (tf_grow((void **)&v->res.waits, &v->capwaits, i + 1, sizeof(tf_ov_wait)) < 0 ||
+		    tf_hmap_put(&v->waits, key, i) < 0)
+			return TF_ENOMEM;
+		v->res.waits[i] = (tf_ov_wait){ .node = node, .kind = (uint8_t)kind };
+		v->res.nwaits++;
+	}
+	v->res.waits[i].ns = tf_sat_add(v->res.waits[i].ns, ns);
+	return 0;
+}
+
+static uint32_t rank_index(tf_ov *v, int64_t rank, uint32_t input)
+{
+	uint64_t key = tf_mix64((uint64_t)rank);
+	uint32_t i = tf_hmap_get(&v->rank_idx, key);
+	if (i != UINT32_MAX)
+		return i;
+	i = v->nranks;
+	if (tf_grow((void **)&v->ranks, &v->capranks, i + 1, sizeof(ov_rank)) < 0 ||
+	    tf_hmap_put(&v->rank_idx, key, i) < 0)
+		return UINT32_MAX;
+	v->ranks[i] = (ov_rank){ .rank = rank, .input = input, .min_ns = INT64_MAX, .max_ns = INT64_MIN };
+	v->nranks++;
+	return i;
+}
+
+static uint32_t device_index(tf_ov *v, const tf_track *t, uint32_t rank)
+{
+	uint64_t key = tf_mix64(((uint64_t)t->input << 32) ^ t->process_key);
+	uint32_t i = tf_hmap_get(&v->device_idx, key);
+	if (i != UINT32_MAX)
+		return i;
+	i = v->ndevices;
+	if (tf_grow((void **)&v->device_rank, &v->capdevice_rank, i + 1, sizeof(uint32_t)) < 0 ||
+	    tf_hmap_put(&v->device_idx, key, i) < 0)
+		return UINT32_MAX;
+	v->device_rank[i] = rank;
+	v->ranks[rank].devices++;
+	v->ndevices++;
+	return i;
+}
+
+/* The overview's view of a track, made when first met. */
+static ov_track *track_get(tf_ov *v, uint32_t id)
+{
+	if (id >= v->ntracks) {
+		if (tf_grow_n((void **)&v->tracks, &v->captracks, (size_t)id + 1, sizeof(ov_track), true) < 0)
+			return NULL;
+		v->ntracks = id + 1;
+	}
+	ov_track *ot = &v->tracks[id];
+	if (ot->known)
+		return ot;
+	const tf_track *t = tf_ctx_track_get(v->ctx, id);
+	if (!t)
+		return NULL;
+	int64_t rank = t->rank;
+	uint32_t in = t->input - v->o.first_input;
+	if (rank < 0)
+		rank = v->o.input_rank && in < v->o.ninputs ? v->o.input_rank[in] : (int64_t)in;
+	ot->rank = rank_index(v, rank, t->input);
+	if (ot->rank == UINT32_MAX)
+		return NULL;
+	ot->gpu = t->kind == TF_TRACK_GPU;
+	if (ot->gpu) {
+		ot->device = device_index(v, t, ot->rank);
+		if (ot->device == UINT32_MAX)
+			return NULL;
+	} else {
+		v->ranks[ot->rank].threads++;
+	}
+	ot->known = true;
+	return ot;
+}
+
+static const char *str(const tf_ov *v, tf_str id, size_t *n)
+{
+	const tf_strtab *st = tf_ctx_strtab(v->ctx);
+	*n = tf_strtab_len(st, id);
+	return tf_strtab_get(st, id);
+}
+
+/* The key of a collective call region, 0 when the region is none. */
+static tf_str coll_key(tf_ov *v, const tf_span *s)
+{
+	static const char *const mpi[] = { "Allreduce", "Reduce", "Bcast", "Barrier", "Allgather", "Allgatherv",
+		"Alltoall", "Alltoallv", "Alltoallw", "Gather", "Gatherv", "Scatter", "Scatterv", "Reduce_scatter",
+		"Reduce_scatter_block", "Scan", "Exscan" };
+	size_t n;
+	const char *name = str(v, s->name, &n);
+	const char *op = NULL;
+	size_t nop = 0;
+	if (n > 6 && !memcmp(name, "c10d::", 6))
+		op = name + 6, nop = n - 6;
+	else if (n > 5 && !memcmp(name, "nccl:", 5))
+		op = name + 5, nop = n - 5;
+	else if (n == 18 && !memcmp(name, "record_param_comms", 18))
+		op = name, nop = n;
+	else if (n > 4 && !memcmp(name, "MPI_", 4))
+		for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
+			if (strlen(mpi[i]) == n - 4 && !strncasecmp(name + 4, mpi[i], n - 4))
+				op = name + 4, nop = n - 4;
+	if (!op)
+		return 0;
+	const tf_coll_facts *f = NULL;
+	tf_coll *c = tf_ctx_coll(v->ctx, false);
+	if (c)
+		f = tf_coll_get(c, tf_coll_find(c, s->track, s->start_ns, s->name));
+	char buf[192];
+	size_t k;
+	if (f && f->name) {
+		size_t fn;
+		const char *fs = str(v, f->name, &fn);
+		k = (size_t)snprintf(buf, sizeof buf, "%.*s", (int)(fn < 120 ? fn : 120), fs);
+	} else {
+		k = tf_coll_normalize(op, nop, buf, 128);
+	}
+	if (f && f->pg && k < 128) {
+		size_t pn;
+		const char *ps = str(v, f->pg, &pn);
+		k += (size_t)snprintf(buf + k, sizeof buf - k, "@%.*s", (int)(pn < 60 ? pn : 60), ps);
+	}
+	return tf_strtab_intern(tf_ctx_strtab(v->ctx), buf, k < sizeof buf ? k : sizeof buf - 1);
+}
+
+static int ov_open(tf_span_sink *k, const tf_span *s)
+{
+	tf_ov *v = tf_container_of(k, tf_ov, sink);
+	ov_track *ot = track_get(v, s->track);
+	if (!ot)
+		return TF_ENOMEM;
+	if (s->kind != TF_SPAN_KIND_CPU || ot->gpu)
+		return 0;
+	if (tf_grow((void **)&ot->open, &ot->capopen, s->depth, sizeof(struct ov_open)) < 0)
+		return TF_ENOMEM;
+	if (s->depth == 0 || s->depth > ot->capopen)
+		return 0;
+	ot->nopen = s->depth;
+	ot->open[s->depth - 1] = (struct ov_open){ .start = s->start_ns, .step = OV_NO_STEP };
+	size_t n;
+	const char *name = str(v, s->name, &n);
+	if (!ot->coll_depth && coll_key(v, s))
+		ot->coll_depth = s->depth;
+	if (!ot->mpi_depth && n > 4 && !memcmp(name, "MPI_", 4))
+		ot->mpi_depth = s->depth;
+	return 0;
+}
+
+/* A step region: the outermost region of a track that starts where the
+ * step does (regions of one start close inner first: a shallower one
+ * closing later takes the step over). */
+static void note_step_region(tf_ov *v, ov_track *ot, uint32_t track, const tf_span *s)
+{
+	const tf_track *t = tf_ctx_track_get(v->ctx, track);
+	uint32_t i = tf_ov_step_of(v, t->input, t->rank, s->start_ns);
+	if (i == OV_NO_STEP || v->o.steps[i].start_ns != s->start_ns)
+		return;
+	if (v->step_track[i] != UINT32_MAX && (v->step_track[i] != track || v->step_depth[i] <= s->depth))
+		return;
+	v->step_cpu[i] = ot->open[s->depth - 1].child_ns;
+	v->step_track[i] = track;
+	v->step_depth[i] = s->depth;
+	ot->had_step = true;
+}
+
+static int close_call(tf_ov *v, ov_track *ot, const tf_span *s)
+{
+	tf_str key = coll_key(v, s);
+	const tf_track *t = tf_ctx_track_get(v->ctx, s->track);
+	if (tf_grow_n((void **)&v->calls, &v->capcalls, v->ncalls + 1, sizeof(ov_call), false) < 0)
+		return TF_ENOMEM;
+	v->calls[v->ncalls++] = (ov_call){ .key = key, .rank = ot->rank, .node = s->node, .start = s->start_ns,
+		.end = s->end_ns, .step = tf_ov_step_of(v, t->input, t->rank, s->start_ns) };
+	return 0;
+}
+
+static int ov_close(tf_span_sink *k, const tf_span *s)
+{
+	tf_ov *v = tf_container_of(k, tf_ov, sink);
+	ov_track *ot = track_get(v, s->track);
+	if (!ot)
+		return TF_ENOMEM;
+	ov_rank *r = &v->ranks[ot->rank];
+	if (s->start_ns < r->min_ns)
+		r->min_ns = s->start_ns;
+	if (s->end_ns > r->max_ns)
+		r->max_ns = s->end_ns;
+	r->any_time = true;
+	if (s->kind == TF_SPAN_KIND_GPU) {
+		const tf_track *t = tf_ctx_track_get(v->ctx, s->track);
+		size_t n, nc;
+		const char *name = str(v, s->name, &n), *cat = str(v, s->cat, &nc);
+		int64_t at = s->launch_ns != TF_SPAN_END_UNKNOWN ? s->launch_ns : s->start_ns;
+		if (tf_grow_n((void **)&v->acts, &v->capacts, v->nacts + 1, sizeof(ov_act), false) < 0)
+			return TF_ENOMEM;
+		v->acts[v->nacts++] = (ov_act){ .start = s->start_ns, .end = s->end_ns, .device = ot->device,
+			.step = tf_ov_step_of(v, t->input, t->rank, at), .cat = (uint8_t)tf_ov_gpu_class(name, n, cat, nc) };
+		return 0;
+	}
+	if (s->kind != TF_SPAN_KIND_CPU || ot->gpu || s->depth == 0 || s->depth > ot->nopen)
+		return 0;
+	int64_t dur = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+	if (s->depth == 1)
+		ot->depth1_ns = tf_sat_add(ot->depth1_ns, dur);
+	else
+		ot->open[s->depth - 2].child_ns = tf_sat_add(ot->open[s->depth - 2].child_ns, dur);
+	if (v->o.nsteps)
+		note_step_region(v, ot, s->track, s);
+	while (ot->npending && v->msgs[ot->pending[ot->npending - 1]].depth >= s->depth) {
+		ov_msg *m = &v->msgs[ot->pending[--ot->npending]];
+		m->end = s->end_ns;
+	}
+	if (ot->coll_depth == s->depth) {
+		ot->coll_depth = 0;
+		TF_TRY(close_call(v, ot, s));
+	}
+	if (ot->mpi_depth == s->depth) {
+		ot->mpi_depth = 0;
+		r->mpi_ns = tf_sat_add(r->mpi_ns, dur);
+		const tf_track *t = tf_ctx_track_get(v->ctx, s->track);
+		uint32_t i = tf_ov_step_of(v, t->input, t->rank, s->start_ns);
+		v->mpi = true;
+		if (i != OV_NO_STEP)
+			v->step_mpi[i] = tf_sat_add(v->step_mpi[i], dur);
+	}
+	ot->nopen = s->depth - 1;
+	return 0;
+}
+
+static int ov_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
+{
+	tf_ov *v = tf_container_of(k, tf_ov, sink);
+	if (ev->kind != TF_EV_SEND && ev->kind != TF_EV_RECV)
+		return 0;
+	ov_track *ot = track_get(v, ev->track);
+	if (!ot)
+		return TF_ENOMEM;
+	const tf_track *t = tf_ctx_track_get(v->ctx, ev->track);
+	v->mpi = true;
+	if (tf_grow_n((void **)&v->msgs, &v->capmsgs, v->nmsgs + 1, sizeof(ov_msg), false) < 0 ||
+	    tf_grow((void **)&ot->pending, &ot->cappending, ot->npending + 1, sizeof(uint32_t)) < 0)
+		return TF_ENOMEM;
+	uint32_t depth = ot->nopen;
+	int64_t start = depth ? ot->open[depth - 1].start : ev->ts_ns;
+	v->msgs[v->nmsgs] = (ov_msg){ .rank = v->ranks[ot->rank].rank, .peer = ev->msg.peer, .tag = ev->msg.tag,
+		.comm = ev->msg.comm, .ts = ev->ts_ns, .start = start, .end = ev->ts_ns, .node = node,
+		.track = ev->track, .depth = depth, .rank_idx = ot->rank, .send = ev->kind == TF_EV_SEND,
+		.step = tf_ov_step_of(v, t->input, t->rank, start) };
+	if (depth)
+		ot->pending[ot->npending++] = (uint32_t)v->nmsgs;
+	v->nmsgs++;
+	return 0;
+}
+
+tf_ov *tf_ov_new(tf_ctx *ctx, const tf_ov_opts *o)
+{
+	tf_ov *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	v->ctx = ctx;
+	v->o = *o;
+	v->sink.open = ov_open;
+	v->sink.close = ov_close;
+	v->sink.event = ov_event;
+	v->sink.event_kinds = 1u << TF_EV_SEND | 1u << TF_EV_RECV;
+	if (o->nsteps) {
+		v->step_cpu = malloc(o->nsteps * sizeof(int64_t));
+		v->step_track = malloc(o->nsteps * sizeof(uint32_t));
+		v->step_mpi = calloc(o->nsteps, sizeof(int64_t));
+		v->step_depth = calloc(o->nsteps, sizeof(uint32_t));
+		if (!v->step_cpu || !v->step_track || !v->step_mpi || !v->step_depth) {
+			tf_ov_free(v);
+			return NULL;
+		}
+		for (size_t i = 0; i < o->nsteps; i++) {
+			v->step_cpu[i] = -1;
+			v->step_track[i] = UINT32_MAX;
+		}
+	}
+	return v;
+}
+
+tf_span_sink *tf_ov_spans(tf_ov *v)
+{
+	return &v->sink;
+}
+
+void tf_ov_free(tf_ov *v)
+{
+	if (!v)
+		return;
+	for (uint32_t i = 0; i < v->ntracks; i++) {
+		free(v->tracks[i].open);
+		free(v->tracks[i].pending);
+	}
+	free(v->tracks);
+	free(v->ranks);
+	tf_hmap_free(&v->rank_idx);
+	tf_hmap_free(&v->device_idx);
+	tf_hmap_free(&v->waits);
+	free(v->device_rank);
+	free(v->acts);
+	free(v->calls);
+	free(v->msgs);
+	free(v->step_cpu);
+	free(v->step_track);
+	free(v->step_mpi);
+	free(v->step_depth);
+	free(v->rows);
+	free(v->res.ranks);
+	free(v->res.steps);
+	free(v->res.stragglers);
+	free(v->res.waits);
+	free(v);
+}
