@@ -12,9 +12,13 @@ own facts, not from tracefold's code:
 - a GPU stream is a (pid, tid) with a kernel/memcpy/memset (Kineto's
   categories of 2022 and 2021), a tid "stream N", or a pid labelled GPU;
   an activity's device is its pid; its launch is the CPU region of the same
-  input with the same args.correlation;
+  input with the same args.correlation; the other regions of a GPU stream
+  (cat cuda_sync: Stream Sync, Context Sync; gpu_user_annotation) are not
+  activities: the spec names kernels, memcpys and memsets only;
 - nesting per CPU thread is rebuilt here: regions sorted by start, longer
-  first; a region is inside the last open one that ends after its start.
+  first; a region is inside the last open one that ends after its start;
+  cpu_ns counts the step's children that end in it (PyTorch 2.11's
+  profiler.py step() frame starts in ProfilerStep#N and ends after it).
 
 Usage: overview_check.py [--step-region NAME] [--late-min NS] INPUT...
 Prints {"ranks":[{"rank":R,"steps":[...]}],"stragglers":[...]} ("where" is
@@ -323,9 +327,11 @@ def rank_steps(r, rk, step_region):
 		if whole:
 			kids = [x for x in cpu.get(main, []) if x.depth == 1]
 		else:
-			kids = [x for x in cpu[main] if x.parent is reg]
+			# inside = contained: a frame that starts in the step and ends
+			# after it (PyTorch 2.11's profiler.py step() frame) is not
+			kids = [x for x in cpu[main] if x.parent is reg and x.end <= e]
 		row = {"step": n, "time_ns": t,
-		       "cpu_ns": length(union([x.start, min(x.end, e)] for x in kids)),
+		       "cpu_ns": length(union([x.start, x.end] for x in kids)),
 		       "gpu_compute_ns": 0, "gpu_comm_ns": 0, "gpu_memcpy_ns": 0, "gpu_memset_ns": 0,
 		       "gpu_idle_ns": 0, "comm_exposed_ns": 0, "comm_wait_ns": 0, "late_ns": 0,
 		       "mpi_ns": mpi_ns(cpu, s, s + t), "bound": "cpu", "_lates": []}
