@@ -202,6 +202,8 @@ def analyse(paths, step_region=None, late_min=None):
 	fr = [file_rank(p) for p, inp in zip(paths, inputs) if inp[0] is None]
 	by_file = all(r is not None for r in fr) and len(set(fr)) == len(fr)
 	fr = [file_rank(p) for p in paths]
+	ranks_from = ("trace" if all(inp[0] is not None for inp in inputs) else
+		      "file names" if by_file else "inputs")
 	ranks = {}  # rank -> {"cpu": {track: [Region]}, "gpu": {track: [Region]}, "corr": {input: {id: start}}}
 	for i, (trank, tracks, gpu) in enumerate(inputs):
 		r = trank if trank is not None else (fr[i] if by_file else i)
@@ -260,7 +262,7 @@ def analyse(paths, step_region=None, late_min=None):
 	strag = [{"rank": r, "step": s, "late_ns": row["late_ns"], "where": None}
 		 for r in rows for s, row in rows[r].items() if row["late_ns"] >= late_min]
 	strag.sort(key=lambda x: (-x["late_ns"], x["rank"], x["step"]))
-	return {"late_min_ns": late_min,
+	return {"late_min_ns": late_min, "ranks_from": ranks_from, "nranks": len(rows),
 		"ranks": [{"rank": r, "steps": [rows[r][s] for s in sorted(rows[r])]} for r in sorted(rows)],
 		"stragglers": strag}
 
@@ -398,7 +400,10 @@ def compare(tool, want):
 					bad.append("rank %s step %s %s: tool %s, oracle %s" % (r, n, f, ts_[n].get(f), ws[n][f]))
 	lm = tool.get("run", {}).get("late_min_ns")
 	if lm != want["late_min_ns"]:
-		bad.append("run.late_min_ns: tool %s, oracle %s" % (lm, want["late_min_ns"]))
+		bad.append("late_min_ns: tool %s, oracle %s" % (lm, want["late_min_ns"]))
+	for f in ("ranks_from", "nranks"):  # "run." lines: what the run says of its inputs
+		if tool.get("run", {}).get(f) != want[f]:
+			bad.append("run.%s: tool %s, oracle %s" % (f, tool.get("run", {}).get(f), want[f]))
 	got = [(s.get("rank"), s.get("step"), s.get("late_ns")) for s in tool.get("stragglers", [])]
 	exp = [(s["rank"], s["step"], s["late_ns"]) for s in want["stragglers"]]
 	if got != exp:
