@@ -19,7 +19,8 @@ Python frame that spans the run:
 The all-reduce synchronizes: every rank's NCCL kernel ends at the same time
 (the latest NCCL start + the transfer time) and the CPU call returns just
 after, so an early rank waits and every rank starts its next step together.
-Each rank-step's CPU op durations get a random jitter of up to --jitter
+Before step 0, an aten::zeros op launches a kernel that runs into step 0
+(an activity of no step).  Each rank-step's CPU op durations get a random jitter of up to --jitter
 (default 1%).  GPU on pid 0, streams 7 and 20; launches and activities
 share args.correlation.  --no-gpu: no launches and kernels, the
 c10d::allreduce_ call returns at the last arrival + the transfer time
@@ -119,7 +120,14 @@ def generate(o):
 		pad = max(0, int((o.size_mb * 1e6 / S - per_step) / 125 / n_fwd))
 	start = 1_700_000_000_000_000_000  # ns: an epoch time, as Kineto writes
 	t_begin = [start] * R
-	first = start
+	first = start - 200 * US
+	if o.gpu:
+		# a warm-up kernel launched before step 0, still running in it: an
+		# activity of no step that keeps step 0's device busy
+		for rk in ranks:
+			rk.op("aten::zeros", start - 100 * US, 40 * US, 0)
+			rk.launch(start - 90 * US, "cudaLaunchKernel", "void at::native::fill_kernel<float>(...)", "kernel",
+				  400 * US, 7)
 	for s in range(S):
 		arrive, nccl_start = [], []
 		for r, rk in enumerate(ranks):
@@ -172,7 +180,7 @@ def generate(o):
 	end = max(t_begin)
 	os.makedirs(o.out, exist_ok=True)
 	for rk in ranks:
-		rk.x("train.py(40): <module>", "python_function", first - 10 * US, end - first)
+		rk.x("train.py(40): <module>", "python_function", first, end - first)
 		rk.ev.append('{"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", '
 			     '"tid": "PyTorch Profiler", "ts": %s, "dur": %s}' % (ts(first - 20 * US), ts(end - first + 40 * US)))
 		body = head(rk.k, R) + ",\n".join(meta(rk, o.gpu) + rk.ev) + "\n]}\n"
