@@ -112,6 +112,17 @@ tf_span_sink *tf_ov_spans(tf_ov *v);
  * TF_ENOMEM. */
 int tf_ov_finish(tf_ov *v, const tf_ov_result **out);
 
+/* -j: what a sink can tell alone (each rank's rows, its GPU breakdown:
+ * the sink has read every input of its ranks), done once; tf_ov_finish
+ * does it when not done.  0 or TF_ENOMEM. */
+int tf_ov_local(tf_ov *v);
+/* -j: moves what src (tf_ov_local done; another ctx) holds into dst (no
+ * spans of its own), for dst's tf_ov_finish: ranks, rows, collective calls
+ * (keys interned in dst's ctx) and messages, their call paths mapped by
+ * node_map (src's node -> dst's; UINT32_MAX: out of memory).  0 or
+ * TF_ENOMEM. */
+int tf_ov_absorb(tf_ov *dst, tf_ov *src, uint32_t (*node_map)(void *arg, uint32_t node), void *arg);
+
 /* The category of a GPU activity by its name and category (docs/overview.md). */
 enum { TF_OV_GPU_COMPUTE = 0, TF_OV_GPU_COMM, TF_OV_GPU_MEMCPY, TF_OV_GPU_MEMSET };
 int tf_ov_gpu_class(const char *name, size_t n, const char *cat, size_t ncat);

@@ -11,6 +11,7 @@
 #include "tracefold/io.h"
 #include "tracefold/reader.h"
 #include "fmt.h"
+#include <unistd.h>
 
 enum { OUT_TEXT = 0, OUT_MD, OUT_JSON, OUT_HTML };
 enum { OPT_OUT, OPT_FORMAT, OPT_LATE_MIN, OPT_MAX_ROWS };
@@ -147,6 +148,7 @@ static bool trace_ranks(tf_ctx *ctx, const int64_t *rank, int n)
 }
 
 int tf_ov_print(FILE *f, const tf_ov_report *r, int fmt);
+static int conclude(const ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov *ov);
 
 static int run(ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov **ovp, tf_step **steps,
 	       int64_t *irank)
@@ -161,6 +163,27 @@ static int run(ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov **o
 	const tf_format **fmts = NULL;
 	size_t nsteps = 0;
 	int rc = tf_inputs_resolve_new(a->inputs, a->ninputs, a->iopts.format, &fmts, &err);
+	int jobs = tf_jobs ? tf_jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	jobs = jobs > a->ninputs ? a->ninputs : jobs;
+	if (rc == 0 && jobs > 1) { /* shares of whole inputs on threads: overview_jobs.c */
+		tf_ov_opts oo = { .step_region = a->iopts.filter.step_region != NULL, .late_min_ns = a->late_min_ns };
+		bool traced = false;
+		if (!(*ovp = tf_ov_new(ctx, &oo)))
+			rc = TF_ENOMEM;
+		else
+			rc = tf_ov_jobs(jobs, ctx, agg, *ovp, a->inputs, a->ninputs, fmts, &a->iopts, irank,
+					a->late_min_ns, &traced);
+		free(fmts);
+		if (rc == TF_ENOMEM) {
+			tf_msg("out of memory");
+			return TF_EXIT_INPUT;
+		}
+		if (rc != TF_EXIT_OK)
+			return rc;
+		if (traced)
+			rp->ranks_from = TF_OV_RANKS_TRACE;
+		return conclude(a, ctx, agg, rp, *ovp);
+	}
 	if (rc == 0)
 		rc = tf_pipeline_step_list(ctx, a->inputs, a->ninputs, fmts, 0, a->iopts.filter.step_region, steps,
 					   &nsteps, &err);
@@ -185,15 +208,26 @@ static int run(ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov **o
 	lo.steps = *steps;
 	lo.nsteps = nsteps;
 	lo.consumers = cons;
+	int save = tf_jobs;
+	tf_jobs = 1; /* a span consumer: one thread reads (tf_dist_threads would say so too) */
 	rc = tf_load_inputs(ctx, agg, a->inputs, a->ninputs, &lo);
+	tf_jobs = save;
 	free(fmts);
 	if (rc != TF_EXIT_OK)
 		return rc;
+	if (trace_ranks(ctx, irank, a->ninputs))
+		rp->ranks_from = TF_OV_RANKS_TRACE;
+	return conclude(a, ctx, agg, rp, ov);
+}
+
+/* After reading: repairs said, --strict, the result, the stragglers' call
+ * paths and the tables. */
+static int conclude(const ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov *ov)
+{
+	int rc;
 	tf_report_diag(ctx);
 	if ((rc = tf_check_strict(&a->iopts, ctx)) != TF_EXIT_OK)
 		return rc;
-	if (trace_ranks(ctx, irank, a->ninputs))
-		rp->ranks_from = TF_OV_RANKS_TRACE;
 	rp->wall_type = tf_agg_type_find(agg, "wall");
 	rp->gpu_type = tf_agg_type_find(agg, "gpu");
 	rp->max_rows = (size_t)a->max_rows;

@@ -7,6 +7,7 @@
 #include "tracefold/overview.h"
 #include "tracefold/agg.h"
 #include "tracefold/ctx.h"
+#include "cmd.h"
 
 /* One row of a "where the time goes" table. */
 typedef struct tf_ov_row {
@@ -47,13 +48,18 @@ typedef struct tf_ov_report {
  * from the network.  0 or an errno-like negative value from writing. */
 int tf_ov_print_html(FILE *f, const tf_ov_report *r);
 
-
-
 /* overview_tables.c: each straggler's call path (r->where), the tables
  * (r->tables), the path text of a node, and what they hold freed. */
 int tf_ov_wheres(tf_ov_report *r);
 int tf_ov_tables(tf_ov_report *r);
 char *tf_ov_path_text(const tf_agg *a, uint32_t node);
 void tf_ov_report_free(tf_ov_report *r);
+
+/* overview_jobs.c: -j, the inputs in shares of whole inputs on jobs
+ * threads, added into ctx, agg and ov (no spans of its own); *trace_ranks
+ * set when a trace named its ranks.  An exit status (said). */
+int tf_ov_jobs(int jobs, tf_ctx *ctx, tf_agg *agg, tf_ov *ov, const char *const *inputs, int n,
+	       const tf_format *const *fmts, const tf_input_opts *io, const int64_t *irank, int64_t late_min_ns,
+	       bool *trace_ranks);
 
 #endif

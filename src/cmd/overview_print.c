@@ -37,7 +37,9 @@ static void verdict(FILE *f, const tf_ov_report *r, bool md)
 		ranks_from[r->ranks_from], res->devices, res->devices == 1 ? "" : "s", res->threads,
 		res->threads == 1 ? "" : "s", res->nsteps, res->nsteps == 1 ? "" : "s", sf,
 		ns(b1, res->any_time ? res->end_ns - res->start_ns : 0), md ? "\n" : "");
-	if (!res->nstragglers)
+	if (!res->coll_matched)
+		fprintf(f, "%sstragglers: not judged: no collective call matched across ranks\n", md ? "- " : "");
+	else if (!res->nstragglers)
 		fprintf(f, "%sno straggler: no rank %s late at a step's collectives (%llu matched across ranks)\n",
 			md ? "- " : "", ns(b1, res->late_min_ns), (unsigned long long)res->coll_matched);
 	else
@@ -75,15 +77,29 @@ static void verdict(FILE *f, const tf_ov_report *r, bool md)
 	}
 }
 
+static int time_desc(const void *x, const void *y);
+
 static int steps_table(FILE *f, const tf_ov_report *r, bool md)
 {
 	static const char *hdr[] = { "rank", "step", "time", "cpu", "gpu compute", "gpu comm", "memcpy", "memset",
 				     "gpu idle", "comm exposed", "comm wait", "late", "bound" };
+	const tf_ov_result *res = r->res;
+	size_t n = res->nsteps;
+	const tf_ov_step **rows = malloc((n + 1) * sizeof(*rows));
+	if (!rows)
+		return TF_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		rows[i] = &res->steps[i];
+	bool cut = n > 64 && n > r->max_rows; /* a big run: its slowest rank-steps */
+	if (cut) {
+		qsort(rows, n, sizeof(*rows), time_desc);
+		n = r->max_rows;
+	}
 	tf_table t;
 	tf_table_init(&t, 13, "rrrrrrrrrrrrl", -1);
 	int rc = tf_table_add(&t, hdr);
-	for (size_t i = 0; i < r->res->nsteps && rc == 0; i++) {
-		const tf_ov_step *s = &r->res->steps[i];
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const tf_ov_step *s = rows[i];
 		char b[13][32];
 		const char *c[13];
 		snprintf(b[0], 32, "%lld", (long long)s->rank);
@@ -101,11 +117,15 @@ static int steps_table(FILE *f, const tf_ov_report *r, bool md)
 			c[k] = b[k];
 		rc = tf_table_add(&t, c);
 	}
-	if (rc == 0) {
+	if (rc == 0 && cut)
+		fprintf(f, md ? "\n### The %zu slowest of %zu rank-steps (JSON: each rank's)\n\n"
+			      : "\nthe %zu slowest of %zu rank-steps (JSON: each rank's):\n", n, res->nsteps);
+	else if (rc == 0)
 		fprintf(f, md ? "\n### Per rank and step\n\n" : "\nper rank and step:\n");
+	if (rc == 0)
 		tf_table_print(&t, f, md);
-	}
 	tf_table_free(&t);
+	free(rows);
 	return rc;
 }
 
@@ -186,6 +206,8 @@ static int time_desc(const void *x, const void *y)
 	const tf_ov_step *a = *(const tf_ov_step *const *)x, *b = *(const tf_ov_step *const *)y;
 	if (a->time_ns != b->time_ns)
 		return a->time_ns > b->time_ns ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
 	return (a->step > b->step) - (a->step < b->step);
 }
 

@@ -270,7 +270,7 @@ static int make_table(tab_ctx *c, acc *t, tf_ov_table *out, bool imb)
 			for (size_t k = 0; k < nr; k++)
 				mx = t->per_rank[(size_t)i * nr + k] > mx ? t->per_rank[(size_t)i * nr + k] : mx;
 			v = mx - (int64_t)((double)t->val[i] / (double)nr);
-			if (t->val[i] * 100 < t->total) /* under 1% of the time: not a hotspot */
+			if (v <= 0 || t->val[i] * 100 < t->total) /* even, or under 1% of the time */
 				continue;
 		}
 		r[m++] = (rowsort){ v, i, tf_strtab_get(c->st, t->name[i]) };

@@ -203,10 +203,14 @@ static tf_str coll_key(tf_ov *v, const tf_span *s)
 		op = name + 5, nop = n - 5;
 	else if (n == 18 && !memcmp(name, "record_param_comms", 18))
 		op = name, nop = n;
-	else if (n > 4 && !memcmp(name, "MPI_", 4))
+	else if (n > 4 && !memcmp(name, "MPI_", 4)) {
+		size_t k = 4; /* TAU writes "MPI_Allreduce()" */
+		while (k < n && name[k] != '(' && name[k] != ' ')
+			k++;
 		for (size_t i = 0; i < sizeof(mpi) / sizeof(mpi[0]); i++)
-			if (strlen(mpi[i]) == n - 4 && !strncasecmp(name + 4, mpi[i], n - 4))
-				op = name + 4, nop = n - 4;
+			if (strlen(mpi[i]) == k - 4 && !strncasecmp(name + 4, mpi[i], k - 4))
+				op = name + 4, nop = k - 4;
+	}
 	if (!op)
 		return 0;
 	const tf_coll_facts *f = NULL;
@@ -342,7 +346,6 @@ static int ov_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	ov_track *ot = track_get(v, ev->track);
 	if (!ot)
 		return TF_ENOMEM;
-	const tf_track *t = tf_ctx_track_get(v->ctx, ev->track);
 	v->mpi = true;
 	if (tf_grow_n((void **)&v->msgs, &v->capmsgs, v->nmsgs + 1, sizeof(ov_msg), false) < 0 ||
 	    tf_grow((void **)&ot->pending, &ot->cappending, ot->npending + 1, sizeof(uint32_t)) < 0)
@@ -351,12 +354,74 @@ static int ov_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	int64_t start = depth ? ot->open[depth - 1].start : ev->ts_ns;
 	v->msgs[v->nmsgs] = (ov_msg){ .rank = v->ranks[ot->rank].rank, .peer = ev->msg.peer, .tag = ev->msg.tag,
 		.comm = ev->msg.comm, .ts = ev->ts_ns, .start = start, .end = ev->ts_ns, .node = node,
-		.track = ev->track, .depth = depth, .rank_idx = ot->rank, .send = ev->kind == TF_EV_SEND,
-		.step = tf_ov_step_of(v, t->input, t->rank, start) };
+		.track = ev->track, .depth = depth, .rank_idx = ot->rank, .send = ev->kind == TF_EV_SEND };
 	if (depth)
 		ot->pending[ot->npending++] = (uint32_t)v->nmsgs;
 	v->nmsgs++;
 	return 0;
+}
+
+int tf_ov_absorb(tf_ov *dst, tf_ov *src, uint32_t (*node_map)(void *arg, uint32_t node), void *arg)
+{
+	TF_TRY(tf_ov_local(src));
+	TF_TRY(tf_ov_local(dst));
+	uint32_t *rmap = malloc((src->nranks + 1) * sizeof(uint32_t));
+	if (!rmap)
+		return TF_ENOMEM;
+	int rc = 0;
+	for (uint32_t i = 0; i < src->nranks && rc == 0; i++) {
+		const ov_rank *s = &src->ranks[i];
+		uint32_t d = rmap[i] = rank_index(dst, s->rank, s->input);
+		if (d == UINT32_MAX) {
+			rc = TF_ENOMEM;
+			break;
+		}
+		ov_rank *r = &dst->ranks[d];
+		r->threads += s->threads;
+		r->devices += s->devices;
+		r->mpi_ns = tf_sat_add(r->mpi_ns, s->mpi_ns);
+		r->has_steps |= s->has_steps;
+		r->main_track = UINT32_MAX;
+		if (s->any_time) {
+			r->min_ns = s->min_ns < r->min_ns ? s->min_ns : r->min_ns;
+			r->max_ns = s->max_ns > r->max_ns ? s->max_ns : r->max_ns;
+			r->any_time = true;
+		}
+	}
+	if (rc == 0 && (tf_grow_n((void **)&dst->rows, &dst->caprows, dst->nrows + src->nrows, sizeof(ov_row), false) < 0 ||
+			tf_grow_n((void **)&dst->calls, &dst->capcalls, dst->ncalls + src->ncalls, sizeof(ov_call), false) < 0 ||
+			tf_grow_n((void **)&dst->msgs, &dst->capmsgs, dst->nmsgs + src->nmsgs, sizeof(ov_msg), false) < 0))
+		rc = TF_ENOMEM;
+	for (size_t i = 0; i < src->nrows && rc == 0; i++) {
+		ov_row w = src->rows[i];
+		w.rank = rmap[w.rank];
+		w.step = OV_NO_STEP; /* src's step list: not dst's */
+		dst->rows[dst->nrows++] = w;
+	}
+	for (size_t i = 0; i < src->ncalls && rc == 0; i++) {
+		ov_call c = src->calls[i];
+		size_t n;
+		const char *k = str(src, c.key, &n);
+		c.key = tf_strtab_intern(tf_ctx_strtab(dst->ctx), k, n);
+		c.node = node_map(arg, c.node);
+		c.rank = rmap[c.rank];
+		c.step = OV_NO_STEP;
+		if (c.key == (tf_str)-1 || c.node == UINT32_MAX)
+			rc = TF_ENOMEM;
+		dst->calls[dst->ncalls++] = c;
+	}
+	for (size_t i = 0; i < src->nmsgs && rc == 0; i++) {
+		ov_msg m = src->msgs[i];
+		m.node = node_map(arg, m.node);
+		m.rank_idx = rmap[m.rank_idx];
+		m.track = UINT32_MAX;
+		if (m.node == UINT32_MAX)
+			rc = TF_ENOMEM;
+		dst->msgs[dst->nmsgs++] = m;
+	}
+	dst->mpi |= src->mpi;
+	free(rmap);
+	return rc;
 }
 
 tf_ov *tf_ov_new(tf_ctx *ctx, const tf_ov_opts *o)

@@ -91,7 +91,7 @@ static uint64_t num_key(uint32_t rank, int64_t n)
 	return tf_mix64(tf_mix64((uint64_t)rank) ^ (uint64_t)n);
 }
 
-static int add_row(tf_ov *v, tf_hmap *by_step, tf_hmap *by_num, uint32_t rank, uint32_t step)
+static int add_row(tf_ov *v, tf_hmap *by_step, uint32_t rank, uint32_t step)
 {
 	if (tf_hmap_get(by_step, row_key(rank, step)) != UINT32_MAX)
 		return 0;
@@ -118,8 +118,7 @@ static int add_row(tf_ov *v, tf_hmap *by_step, tf_hmap *by_num, uint32_t rank, u
 		w->s.mpi_ns = v->step_mpi[step];
 	}
 	w->s.time_ns = w->cpu_end - w->s.start_ns;
-	if (tf_hmap_put(by_step, row_key(rank, step), (uint32_t)v->nrows) < 0 ||
-	    tf_hmap_put(by_num, num_key(rank, w->s.step), (uint32_t)v->nrows) < 0)
+	if (tf_hmap_put(by_step, row_key(rank, step), (uint32_t)v->nrows) < 0)
 		return TF_ENOMEM;
 	v->nrows++;
 	return 0;
@@ -138,24 +137,25 @@ static uint32_t step_rank(const tf_ov *v, size_t i)
 	return UINT32_MAX;
 }
 
-static int make_rows(tf_ov *v, tf_hmap *by_step, tf_hmap *by_num, bool *has_steps)
+static int make_rows(tf_ov *v, tf_hmap *by_step)
 {
 	for (size_t i = 0; i < v->o.nsteps; i++) {
 		uint32_t r = step_rank(v, i);
 		if (r == UINT32_MAX)
 			continue;
-		has_steps[r] = true;
-		TF_TRY(add_row(v, by_step, by_num, r, (uint32_t)i));
+		v->ranks[r].has_steps = true;
+		TF_TRY(add_row(v, by_step, r, (uint32_t)i));
 	}
 	for (uint32_t r = 0; r < v->nranks; r++)
-		if (!has_steps[r])
-			TF_TRY(add_row(v, by_step, by_num, r, OV_NO_STEP));
+		if (!v->ranks[r].has_steps)
+			TF_TRY(add_row(v, by_step, r, OV_NO_STEP));
 	/* each GPU activity's row, and the steps' time to the end of their GPU work */
 	for (size_t i = 0; i < v->nacts; i++) {
 		ov_act *a = &v->acts[i];
 		uint32_t r = v->device_rank[a->device];
-		uint32_t row = tf_hmap_get(by_step, row_key(r, has_steps[r] ? a->step : OV_NO_STEP));
-		if (has_steps[r] && a->step == OV_NO_STEP)
+		bool has_steps = v->ranks[r].has_steps;
+		uint32_t row = tf_hmap_get(by_step, row_key(r, has_steps ? a->step : OV_NO_STEP));
+		if (has_steps && a->step == OV_NO_STEP)
 			row = UINT32_MAX;
 		a->row = row;
 		if (row != UINT32_MAX && a->end - v->rows[row].s.start_ns > v->rows[row].s.time_ns)
@@ -242,7 +242,8 @@ static int device_rows(tf_ov *v, ov_act *acts, size_t n)
 
 static int gpu_rows(tf_ov *v)
 {
-	qsort(v->acts, v->nacts, sizeof(ov_act), act_cmp);
+	if (v->nacts)
+		qsort(v->acts, v->nacts, sizeof(ov_act), act_cmp);
 	for (size_t i = 0; i < v->nacts;) {
 		size_t j = i;
 		while (j < v->nacts && v->acts[j].device == v->acts[i].device)
@@ -280,19 +281,16 @@ static int64_t floor_mean(int64_t a, int64_t b)
 }
 
 /* One collective: the k calls of its ranks, in arrival order. */
-static int one_collective(tf_ov *v, ov_call **in, size_t k, tf_hmap *by_num, const bool *has_steps)
+static int one_collective(tf_ov *v, ov_call **in, size_t k, tf_hmap *by_num)
 {
 	qsort(in, k, sizeof(ov_call *), arrival_cmp);
 	int64_t m = k & 1 ? in[k / 2]->start : floor_mean(in[k / 2 - 1]->start, in[k / 2]->start);
 	const ov_call *med = in[(k - 1) / 2];
-	int64_t n = 0;
-	if (has_steps[med->rank]) {
-		if (med->step == OV_NO_STEP) {
-			v->res.coll_no_step++;
-			return 0;
-		}
-		n = v->o.steps[med->step].n;
+	if (!med->in_step) {
+		v->res.coll_no_step++;
+		return 0;
 	}
+	int64_t n = med->stepn;
 	v->res.coll_matched++;
 	int64_t last = in[k - 1]->start;
 	for (size_t i = 0; i < k; i++) {
@@ -300,7 +298,7 @@ static int one_collective(tf_ov *v, ov_call **in, size_t k, tf_hmap *by_num, con
 		int64_t until = c->end < last ? c->end : last;
 		int64_t wait = until > c->start ? until - c->start : 0;
 		TF_TRY(wait_add(v, c->rank, c->node, TF_OV_COLL_WAIT, wait));
-		uint32_t row = tf_hmap_get(by_num, num_key(c->rank, has_steps[c->rank] ? n : 0));
+		uint32_t row = tf_hmap_get(by_num, num_key(c->rank, v->ranks[c->rank].has_steps ? n : 0));
 		if (row == UINT32_MAX)
 			continue;
 		tf_ov_step *s = &v->rows[row].s;
@@ -313,9 +311,10 @@ static int one_collective(tf_ov *v, ov_call **in, size_t k, tf_hmap *by_num, con
 	return 0;
 }
 
-static int match_collectives(tf_ov *v, tf_hmap *by_num, const bool *has_steps)
+static int match_collectives(tf_ov *v, tf_hmap *by_num)
 {
-	qsort(v->calls, v->ncalls, sizeof(ov_call), call_cmp);
+	if (v->ncalls)
+		qsort(v->calls, v->ncalls, sizeof(ov_call), call_cmp);
 	size_t *first = malloc((v->nranks + 1) * sizeof(size_t));
 	size_t *cnt = malloc((v->nranks + 1) * sizeof(size_t));
 	ov_call **in = malloc((v->nranks + 1) * sizeof(ov_call *));
@@ -339,7 +338,7 @@ static int match_collectives(tf_ov *v, tf_hmap *by_num, const bool *has_steps)
 			if (k < 2)
 				v->res.coll_unmatched += k;
 			else
-				rc = one_collective(v, in, k, by_num, has_steps);
+				rc = one_collective(v, in, k, by_num);
 		}
 		i = j;
 	}
@@ -406,7 +405,8 @@ static int msg_pair(tf_ov *v, const ov_msg *sd, const ov_msg *rv)
 
 static int match_messages(tf_ov *v)
 {
-	qsort(v->msgs, v->nmsgs, sizeof(ov_msg), msg_cmp);
+	if (v->nmsgs)
+		qsort(v->msgs, v->nmsgs, sizeof(ov_msg), msg_cmp);
 	for (size_t i = 0; i < v->nmsgs;) {
 		size_t j = i;
 		while (j < v->nmsgs && same_key(&v->msgs[i], &v->msgs[j]))
@@ -467,7 +467,8 @@ static int conclude_rows(tf_ov *v)
 		return TF_ENOMEM;
 	for (size_t i = 0; i < v->nrows; i++)
 		t[i] = v->rows[i].s.time_ns;
-	qsort(t, v->nrows, sizeof(int64_t), i64_cmp);
+	if (v->nrows)
+		qsort(t, v->nrows, sizeof(int64_t), i64_cmp);
 	int64_t med = v->nrows ? (v->nrows & 1 ? t[v->nrows / 2] : floor_mean(t[v->nrows / 2 - 1], t[v->nrows / 2])) : 0;
 	free(t);
 	res->late_min_ns = v->o.late_min_ns >= 0 ? v->o.late_min_ns : med / 10 > 1000 ? med / 10 : 1000;
@@ -493,7 +494,8 @@ static int conclude_rows(tf_ov *v)
 		if (s->ncoll && s->late_ns >= res->late_min_ns)
 			res->stragglers[res->nstragglers++] = (tf_ov_straggler){ s->rank, s->step, s->late_ns };
 	}
-	qsort(res->stragglers, res->nstragglers, sizeof(tf_ov_straggler), straggler_cmp);
+	if (res->nstragglers)
+		qsort(res->stragglers, res->nstragglers, sizeof(tf_ov_straggler), straggler_cmp);
 	return 0;
 }
 
@@ -501,7 +503,8 @@ static int conclude_rows(tf_ov *v)
 static int make_result(tf_ov *v)
 {
 	tf_ov_result *res = &v->res;
-	qsort(v->rows, v->nrows, sizeof(ov_row), row_cmp);
+	if (v->nrows)
+		qsort(v->rows, v->nrows, sizeof(ov_row), row_cmp);
 	res->steps = malloc((v->nrows + 1) * sizeof(tf_ov_step));
 	res->ranks = calloc(v->nranks + 1, sizeof(tf_ov_rank));
 	if (!res->steps || !res->ranks)
@@ -512,15 +515,8 @@ static int make_result(tf_ov *v)
 			const ov_rank *r = &v->ranks[v->rows[i].rank];
 			tf_ov_rank *o = &res->ranks[res->nranks++];
 			*o = (tf_ov_rank){ .rank = r->rank, .input = r->input, .threads = r->threads,
-				.devices = r->devices, .first = i, .mpi_ns = r->mpi_ns, .main_track = UINT32_MAX };
+				.devices = r->devices, .first = i, .mpi_ns = r->mpi_ns, .main_track = r->main_track };
 			memcpy(o->wait_ns, r->wait, sizeof o->wait_ns);
-			for (uint32_t t = 0; t < v->ntracks; t++) /* the thread of its steps, else the busiest */
-				if (v->tracks[t].known && !v->tracks[t].gpu && v->tracks[t].rank == v->rows[i].rank &&
-				    (o->main_track == UINT32_MAX || v->tracks[t].had_step >
-				     v->tracks[o->main_track].had_step || (v->tracks[t].had_step ==
-				     v->tracks[o->main_track].had_step && v->tracks[t].depth1_ns >
-				     v->tracks[o->main_track].depth1_ns)))
-					o->main_track = t;
 			res->devices += r->devices;
 			res->threads += r->threads;
 			if (r->any_time) {
@@ -534,25 +530,66 @@ static int make_result(tf_ov *v)
 		res->ranks[res->nranks - 1].nsteps++;
 	}
 	res->nsteps = v->nrows;
-	res->steps_from = !v->o.nsteps ? TF_OV_STEPS_WHOLE : v->o.step_region ? TF_OV_STEPS_REGION
-									       : TF_OV_STEPS_PROFILER;
+	bool any_steps = false;
+	for (uint32_t r = 0; r < v->nranks; r++)
+		any_steps |= v->ranks[r].has_steps;
+	res->steps_from = !any_steps ? TF_OV_STEPS_WHOLE : v->o.step_region ? TF_OV_STEPS_REGION : TF_OV_STEPS_PROFILER;
 	res->mpi = v->mpi;
-	qsort(res->waits, res->nwaits, sizeof(tf_ov_wait), wait_cmp);
+	if (res->nwaits)
+		qsort(res->waits, res->nwaits, sizeof(tf_ov_wait), wait_cmp);
 	return 0;
+}
+
+/* Each rank's main thread: the thread of its steps, else the busiest. */
+static void main_tracks(tf_ov *v)
+{
+	for (uint32_t r = 0; r < v->nranks; r++)
+		v->ranks[r].main_track = UINT32_MAX;
+	for (uint32_t t = 0; t < v->ntracks; t++) {
+		const ov_track *k = &v->tracks[t];
+		if (!k->known || k->gpu)
+			continue;
+		uint32_t *m = &v->ranks[k->rank].main_track;
+		if (*m == UINT32_MAX || k->had_step > v->tracks[*m].had_step ||
+		    (k->had_step == v->tracks[*m].had_step && k->depth1_ns > v->tracks[*m].depth1_ns))
+			*m = t;
+	}
+}
+
+int tf_ov_local(tf_ov *v)
+{
+	if (v->local_done)
+		return 0;
+	tf_hmap by_step = { 0 };
+	main_tracks(v);
+	int rc = make_rows(v, &by_step);
+	tf_hmap_free(&by_step);
+	if (rc == 0)
+		rc = gpu_rows(v);
+	for (size_t i = 0; i < v->ncalls && rc == 0; i++) {
+		ov_call *c = &v->calls[i];
+		c->in_step = !v->ranks[c->rank].has_steps || c->step != OV_NO_STEP;
+		c->stepn = v->ranks[c->rank].has_steps && c->step != OV_NO_STEP ? v->o.steps[c->step].n : 0;
+	}
+	/* what the steps' tracks and the activities were is now in the rows */
+	free(v->acts);
+	v->acts = NULL;
+	v->nacts = v->capacts = 0;
+	v->local_done = rc == 0;
+	return rc;
 }
 
 int tf_ov_finish(tf_ov *v, const tf_ov_result **out)
 {
-	tf_hmap by_step = { 0 }, by_num = { 0 };
-	bool *has_steps = calloc(v->nranks + 1, sizeof(bool));
-	int rc = has_steps ? 0 : TF_ENOMEM;
+	tf_hmap by_num = { 0 };
 	g_sort = v;
+	int rc = tf_ov_local(v);
+	for (size_t i = 0; i < v->nrows && rc == 0; i++)
+		if (tf_hmap_get(&by_num, num_key(v->rows[i].rank, v->rows[i].s.step)) == UINT32_MAX &&
+		    tf_hmap_put(&by_num, num_key(v->rows[i].rank, v->rows[i].s.step), (uint32_t)i) < 0)
+			rc = TF_ENOMEM;
 	if (rc == 0)
-		rc = make_rows(v, &by_step, &by_num, has_steps);
-	if (rc == 0)
-		rc = gpu_rows(v);
-	if (rc == 0)
-		rc = match_collectives(v, &by_num, has_steps);
+		rc = match_collectives(v, &by_num);
 	if (rc == 0)
 		rc = match_messages(v);
 	if (rc == 0)
@@ -560,8 +597,6 @@ int tf_ov_finish(tf_ov *v, const tf_ov_result **out)
 	if (rc == 0)
 		rc = make_result(v);
 	g_sort = NULL;
-	free(has_steps);
-	tf_hmap_free(&by_step);
 	tf_hmap_free(&by_num);
 	*out = rc == 0 ? &v->res : NULL;
 	return rc;

@@ -18,6 +18,8 @@ typedef struct ov_rank {
 	int64_t min_ns, max_ns;     /* of its spans: the whole run's step */
 	int64_t mpi_ns;
 	int64_t wait[TF_OV_NWAIT];
+	bool has_steps;             /* its steps are the list's (else: its whole run) */
+	uint32_t main_track;        /* its main thread (this sink's ctx), UINT32_MAX none */
 } ov_rank;
 
 /* A track as the overview sees it. */
@@ -56,6 +58,8 @@ typedef struct ov_call {
 	uint32_t rank;              /* index */
 	uint32_t step;              /* step index holding its arrival, OV_NO_STEP none */
 	uint32_t node;
+	bool in_step;               /* (tf_ov_local) in a step of its rank, number stepn */
+	int64_t stepn;
 	int64_t start, end;
 } ov_call;
 
@@ -67,7 +71,6 @@ typedef struct ov_msg {
 	uint32_t node;              /* its call's call path */
 	uint32_t track, depth;      /* for the call's end */
 	uint32_t rank_idx;
-	uint32_t step;
 	bool send;
 } ov_msg;
 
@@ -106,6 +109,7 @@ struct tf_ov {
 	tf_hmap waits;              /* (node, kind) -> index in res.waits */
 	uint32_t capwaits;
 	bool mpi;
+	bool local_done;            /* tf_ov_local ran */
 	tf_ov_result res;
 	ov_row *rows;
 	size_t nrows, caprows;
