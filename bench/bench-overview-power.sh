@@ -7,14 +7,14 @@
 # median step time, about 0.38 ms here) against the injected (rank, step)
 # pairs: precision, recall, and the wall time of overview per draw.  The
 # figures go to stdout and bench/out/overview-power.txt (not committed).
-#   DRAWS=50 DELAYS_MS="0.2 0.3 0.5 1 2" sh bench/bench-overview-power.sh
+#   DRAWS=50 DELAYS_MS="0.3 0.35 0.4 0.45 0.5 1" sh bench/bench-overview-power.sh
 # (TF=PATH: another tracefold binary than ./tracefold)
 cd "$(dirname "$0")/.." || exit 2
 DRAWS=${DRAWS:-50}
 RANKS=${RANKS:-16}
 STEPS=${STEPS:-20}
 DELAYS=${DELAYS:-10}
-DELAYS_MS=${DELAYS_MS:-"0.2 0.3 0.5 1 2"}
+DELAYS_MS=${DELAYS_MS:-"0.3 0.35 0.4 0.45 0.5 1"}
 OUT=bench/out
 mkdir -p "$OUT"
 d=$OUT/overview-draw

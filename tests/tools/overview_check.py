@@ -184,6 +184,14 @@ def coll_name(reg):
 	return c
 
 
+def above(x, pred):
+	"""Is some region around x (on its thread) one that pred accepts?"""
+	p = x.parent
+	while p is not None and not pred(p):
+		p = p.parent
+	return p is not None
+
+
 def median_floor(xs):
 	xs = sorted(xs)
 	k = len(xs)
@@ -227,7 +235,7 @@ def analyse(paths, step_region=None, late_min=None):
 		per_key = {}
 		for regs in rk["cpu"].values():
 			for reg in regs:
-				if coll_name(reg) is None or inside_coll(reg):
+				if coll_name(reg) is None or above(reg, lambda p: coll_name(p) is not None):
 					continue
 				key = (coll_name(reg), str(reg.args.get("Process Group Name", "")))
 				per_key.setdefault(key, []).append(reg)
@@ -267,15 +275,6 @@ def analyse(paths, step_region=None, late_min=None):
 		"stragglers": strag}
 
 
-def inside_coll(reg):
-	p = reg.parent
-	while p is not None:
-		if coll_name(p) is not None:
-			return True
-		p = p.parent
-	return False
-
-
 def rank_steps(r, rk, step_region):
 	"""-> ({step: row}, function arrival -> step number or None)"""
 	cpu = rk["cpu"]
@@ -284,7 +283,8 @@ def rank_steps(r, rk, step_region):
 		if step_region is None:
 			found = [(int(STEP_RE.match(x.name).group(1)), x) for x in regs if STEP_RE.match(x.name)]
 		else:
-			outer = [x for x in regs if x.name == step_region and not has_ancestor(x, step_region)]
+			outer = [x for x in regs
+				 if x.name == step_region and not above(x, lambda p: p.name == step_region)]
 			found = [(i, x) for i, x in enumerate(sorted(outer, key=lambda x: x.start))]
 		if found:
 			steps, main = found, key
@@ -351,31 +351,14 @@ def rank_steps(r, rk, step_region):
 	return rows, step_at
 
 
-def has_ancestor(x, name):
-	p = x.parent
-	while p is not None:
-		if p.name == name:
-			return True
-		p = p.parent
-	return False
-
-
 def mpi_ns(cpu, a, b):
 	"""Time of the outermost MPI_* regions of the rank's threads inside [a, b)."""
 	tot = 0
 	for regs in cpu.values():
-		outer = [x for x in regs if x.name.startswith("MPI_") and not mpi_above(x)]
+		outer = [x for x in regs
+			 if x.name.startswith("MPI_") and not above(x, lambda p: p.name.startswith("MPI_"))]
 		tot += intersect(union([x.start, x.end] for x in outer), a, b)
 	return tot
-
-
-def mpi_above(x):
-	p = x.parent
-	while p is not None:
-		if p.name.startswith("MPI_"):
-			return True
-		p = p.parent
-	return False
 
 
 FIELDS = ("step", "time_ns", "cpu_ns", "gpu_compute_ns", "gpu_comm_ns", "gpu_memcpy_ns", "gpu_memset_ns",
