@@ -73,9 +73,10 @@ typedef struct tf_read_opts {
 	/* --backward-to-forward: backward ops under their forward op's call
 	 * path (docs/gpu.md "Backward under forward") */
 	bool backward_to_forward;
-	/* overview: the rank of the tracks of input i (i - input_rank_first <
-	 * ninput_rank) whose trace names none (from the file names, else the
-	 * input's place: docs/overview.md "Ranks"); NULL: -1, none */
+	/* overview: the rank the labels of profiles give the tracks of input i
+	 * (i - input_rank_first < ninput_rank) whose trace names none
+	 * (tf_track.rank -1: from the file names, else the input's place:
+	 * docs/overview.md "Ranks"); NULL: none, their pid is the label */
 	const int64_t *input_rank;
 	uint32_t input_rank_first, ninput_rank;
 } tf_read_opts;

@@ -13,6 +13,7 @@
 #define TRACEFOLD_FLAME_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include "agg.h"
 #include "err.h"
 
@@ -56,6 +57,13 @@ typedef struct tf_flame_stats {
  * byte-identical for the same aggregate and options. */
 int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, tf_flame_stats *stats,
 		   tf_error *err);
+
+/* The same picture as tf_flame_write's SVG, written to f (the caller's
+ * stream) for an HTML page that embeds it: the <svg> element alone, without
+ * the XML declaration and the namespace attribute (the HTML parser gives
+ * it); o->html is ignored.  Nothing to draw is TF_EFORMAT and writes
+ * nothing; a failed write is TF_EIO (what was written stays in f). */
+int tf_flame_write_file(const tf_agg *agg, const tf_flame_opts *o, FILE *f, tf_flame_stats *stats, tf_error *err);
 
 /* Whether path names an HTML page (.html, .htm): the picture goes into one. */
 bool tf_flame_is_html(const char *path);

@@ -73,6 +73,9 @@ struct tf_span_sink {
 	int (*event)(tf_span_sink *k, const tf_event *ev, uint32_t node);
 	/* Everything of the track was handed over. */
 	int (*end_track)(tf_span_sink *k, uint32_t track);
+	/* Everything of the input (tf_track.input) was handed over: each of
+	 * its tracks ended. */
+	int (*end_input)(tf_span_sink *k, uint32_t input);
 	/* Each non-region event of the kinds wanted, as it arrives (input
 	 * order, before a sorted track keeps it): for what a consumer numbers
 	 * in input order (a sample type per counter), so that its output does

@@ -136,14 +136,12 @@ static int input_ranks(const ov_args *a, int64_t *rank)
 	return names ? TF_OV_RANKS_FILE_NAMES : TF_OV_RANKS_INPUTS;
 }
 
-/* Did the traces name their ranks (a track's rank not the default)? */
-static bool trace_ranks(tf_ctx *ctx, const int64_t *rank, int n)
+/* Did the traces name their ranks? */
+static bool trace_ranks(tf_ctx *ctx)
 {
-	for (uint32_t t = 0; t < tf_ctx_track_count(ctx); t++) {
-		const tf_track *k = tf_ctx_track_get(ctx, t);
-		if (k->input < (uint32_t)n && k->rank >= 0 && k->rank != rank[k->input])
+	for (uint32_t t = 0; t < tf_ctx_track_count(ctx); t++)
+		if (tf_ctx_track_get(ctx, t)->rank >= 0)
 			return true;
-	}
 	return false;
 }
 
@@ -215,7 +213,7 @@ static int run(ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov **o
 	free(fmts);
 	if (rc != TF_EXIT_OK)
 		return rc;
-	if (trace_ranks(ctx, irank, a->ninputs))
+	if (trace_ranks(ctx))
 		rp->ranks_from = TF_OV_RANKS_TRACE;
 	return conclude(a, ctx, agg, rp, ov);
 }

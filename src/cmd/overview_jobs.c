@@ -191,7 +191,7 @@ int tf_ov_jobs(int jobs, tf_ctx *ctx, tf_agg *agg, tf_ov *ov, const char *const 
 		}
 		for (uint32_t t = 0; t < tf_ctx_track_count(j[k].ctx); t++) {
 			const tf_track *tr = tf_ctx_track_get(j[k].ctx, t);
-			if (tr->rank >= 0 && tr->rank != irank[tr->input])
+			if (tr->rank >= 0)
 				*trace_ranks = true;
 		}
 		if (absorb(&j[k], ctx, agg, ov) < 0) {

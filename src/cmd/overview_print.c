@@ -10,6 +10,7 @@
 #include "fmt.h"
 
 static const char *const ranks_from[] = { "trace", "file names", "inputs" };
+static const char *const ranks_from_text[] = { "the traces", "file names", "one per input" };
 
 static void steps_from(const tf_ov_report *r, char *buf, size_t n)
 {
@@ -34,7 +35,7 @@ static void verdict(FILE *f, const tf_ov_report *r, bool md)
 	steps_from(r, sf, sizeof sf);
 	fprintf(f, "%s%zu rank%s (from %s), %u GPU%s, %u thread%s, %zu rank-step%s (%s), wall %s%s\n",
 		md ? "**tracefold overview**: " : "tracefold overview: ", res->nranks, res->nranks == 1 ? "" : "s",
-		ranks_from[r->ranks_from], res->devices, res->devices == 1 ? "" : "s", res->threads,
+		ranks_from_text[r->ranks_from], res->devices, res->devices == 1 ? "" : "s", res->threads,
 		res->threads == 1 ? "" : "s", res->nsteps, res->nsteps == 1 ? "" : "s", sf,
 		ns(b1, res->any_time ? res->end_ns - res->start_ns : 0), md ? "\n" : "");
 	if (!res->coll_matched)
@@ -134,10 +135,11 @@ static int top_tables(FILE *f, const tf_ov_report *r, bool md)
 	int rc = 0;
 	for (int k = 0; k < r->ntables && rc == 0; k++) {
 		const tf_ov_table *tb = &r->tables[k];
-		const char *hdr[] = { tb->value, tb->imbalance ? "max/mean" : "share", tb->imbalance ? "max rank" : "",
+		int nc = tb->imbalance ? 4 : 3;
+		const char *hdr[] = { tb->value, tb->imbalance ? "max/mean" : "share", tb->imbalance ? "max rank" : tb->what,
 				      tb->what };
 		tf_table t;
-		tf_table_init(&t, 4, "rrrl", 3);
+		tf_table_init(&t, nc, tb->imbalance ? "rrrl" : "rrl", nc - 1);
 		rc = tf_table_add(&t, hdr);
 		for (size_t i = 0; i < tb->n && rc == 0; i++) {
 			char b[3][32];
@@ -150,7 +152,7 @@ static int top_tables(FILE *f, const tf_ov_report *r, bool md)
 				b[2][0] = 0;
 			}
 			char *shown = tf_name_short(tb->rows[i].name, TF_NAME_WIDTH_DEFAULT);
-			const char *c[] = { b[0], b[1], b[2], shown ? shown : "" };
+			const char *c[] = { b[0], b[1], tb->imbalance ? b[2] : shown ? shown : "", shown ? shown : "" };
 			rc = shown ? tf_table_add(&t, c) : TF_ENOMEM;
 			free(shown);
 		}

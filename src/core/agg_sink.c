@@ -434,8 +434,12 @@ int tf_track_labels(tf_ctx *ctx, uint32_t track, tf_label *out, int max)
 	if (!t || max < 2)
 		return 0;
 	char buf[32];
-	if (t->rank >= 0) {
-		snprintf(buf, sizeof(buf), "%" PRId64, t->rank);
+	int64_t rank = t->rank;
+	const tf_read_opts *ro = tf_ctx_opts(ctx);
+	if (rank < 0 && ro->input_rank && t->input - ro->input_rank_first < ro->ninput_rank)
+		rank = ro->input_rank[t->input - ro->input_rank_first]; /* the overview's (ctx.h) */
+	if (rank >= 0) {
+		snprintf(buf, sizeof(buf), "%" PRId64, rank);
 		out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "rank"), tf_strtab_intern_cstr(st, buf), 0, 0 };
 	} else {
 		out[n++] = (tf_label){ tf_strtab_intern_cstr(st, "pid"), t->process_key, 0, 0 };

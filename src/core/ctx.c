@@ -202,9 +202,6 @@ uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
 	t->process_key = pkey;
 	t->thread_key = tkey;
 	t->rank = -1;
-	const tf_read_opts *ro = &c->opts;
-	if (ro->input_rank && input - ro->input_rank_first < ro->ninput_rank)
-		t->rank = ro->input_rank[input - ro->input_rank_first];
 	t->process_name = p->name;
 	c->tnext[id] = p->first;
 	p->first = id;

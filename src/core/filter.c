@@ -479,6 +479,15 @@ static int on_end_track(tf_span_sink *k, uint32_t track)
 	return 0;
 }
 
+static int on_end_input(tf_span_sink *k, uint32_t input)
+{
+	tf_filter *f = tf_container_of(k, tf_filter, spans);
+	for (int i = 0; i < f->nconsumers; i++)
+		if (f->consumer[i]->end_input)
+			TF_TRY(f->consumer[i]->end_input(f->consumer[i], input));
+	return 0;
+}
+
 tf_filter *tf_filter_new(tf_ctx *ctx, const tf_filter_opts *o, int64_t start_ns, int64_t end_ns, bool has_first,
 			 int64_t first_ns)
 {
@@ -493,7 +502,7 @@ tf_filter *tf_filter_new(tf_ctx *ctx, const tf_filter_opts *o, int64_t start_ns,
 	f->has_first = has_first;
 	f->first_ns = first_ns;
 	f->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
-				   .end_track = on_end_track, .prepare = on_prepare };
+				   .end_track = on_end_track, .end_input = on_end_input, .prepare = on_prepare };
 	return f;
 }
 

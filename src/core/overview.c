@@ -252,6 +252,8 @@ static int ov_open(tf_span_sink *k, const tf_span *s)
 	const char *name = str(v, s->name, &n);
 	if (!ot->coll_depth && coll_key(v, s))
 		ot->coll_depth = s->depth;
+	if (!ot->gloo_depth && n > 5 && !memcmp(name, "gloo:", 5))
+		ot->gloo_depth = s->depth;
 	if (!ot->mpi_depth && n > 4 && !memcmp(name, "MPI_", 4))
 		ot->mpi_depth = s->depth;
 	return 0;
@@ -324,6 +326,17 @@ static int ov_close(tf_span_sink *k, const tf_span *s)
 	if (ot->coll_depth == s->depth) {
 		ot->coll_depth = 0;
 		TF_TRY(close_call(v, ot, s));
+	}
+	if (ot->gloo_depth == s->depth) { /* gloo's worker ran the call: its end is the call's */
+		ot->gloo_depth = 0;
+		size_t n;
+		const char *name = str(v, s->name, &n);
+		char buf[128];
+		size_t kn = tf_coll_normalize(name + 5, n - 5, buf, sizeof buf);
+		if (tf_grow_n((void **)&v->gloo, &v->capgloo, v->ngloo + 1, sizeof(ov_call), false) < 0)
+			return TF_ENOMEM;
+		v->gloo[v->ngloo++] = (ov_call){ .key = tf_strtab_intern(tf_ctx_strtab(v->ctx), buf, kn),
+			.rank = ot->rank, .start = s->start_ns, .end = s->end_ns };
 	}
 	if (ot->mpi_depth == s->depth) {
 		ot->mpi_depth = 0;
@@ -424,6 +437,11 @@ int tf_ov_absorb(tf_ov *dst, tf_ov *src, uint32_t (*node_map)(void *arg, uint32_
 	return rc;
 }
 
+static int ov_end_input(tf_span_sink *k, uint32_t input)
+{
+	return tf_ov_input_done(tf_container_of(k, tf_ov, sink), input);
+}
+
 tf_ov *tf_ov_new(tf_ctx *ctx, const tf_ov_opts *o)
 {
 	tf_ov *v = calloc(1, sizeof *v);
@@ -434,6 +452,7 @@ tf_ov *tf_ov_new(tf_ctx *ctx, const tf_ov_opts *o)
 	v->sink.open = ov_open;
 	v->sink.close = ov_close;
 	v->sink.event = ov_event;
+	v->sink.end_input = ov_end_input;
 	v->sink.event_kinds = 1u << TF_EV_SEND | 1u << TF_EV_RECV;
 	if (o->nsteps) {
 		v->step_cpu = malloc(o->nsteps * sizeof(int64_t));
@@ -470,9 +489,11 @@ void tf_ov_free(tf_ov *v)
 	tf_hmap_free(&v->rank_idx);
 	tf_hmap_free(&v->device_idx);
 	tf_hmap_free(&v->waits);
+	tf_hmap_free(&v->by_step);
 	free(v->device_rank);
 	free(v->acts);
 	free(v->calls);
+	free(v->gloo);
 	free(v->msgs);
 	free(v->step_cpu);
 	free(v->step_track);

@@ -137,18 +137,26 @@ static uint32_t step_rank(const tf_ov *v, size_t i)
 	return UINT32_MAX;
 }
 
-static int make_rows(tf_ov *v, tf_hmap *by_step)
+/* The rows of the ranks first met in input `input` (all: UINT32_MAX) that
+ * have none yet, and the GPU activities' rows. */
+static int make_rows(tf_ov *v, tf_hmap *by_step, uint32_t input)
 {
 	for (size_t i = 0; i < v->o.nsteps; i++) {
+		if ((input != UINT32_MAX && v->o.steps[i].input != input) || v->step_track[i] == UINT32_MAX)
+			continue; /* another input's, or its region was not handed over (--steps, --window) */
 		uint32_t r = step_rank(v, i);
-		if (r == UINT32_MAX)
+		if (r == UINT32_MAX || v->ranks[r].rows_done)
 			continue;
 		v->ranks[r].has_steps = true;
 		TF_TRY(add_row(v, by_step, r, (uint32_t)i));
 	}
-	for (uint32_t r = 0; r < v->nranks; r++)
+	for (uint32_t r = 0; r < v->nranks; r++) {
+		if (v->ranks[r].rows_done || (input != UINT32_MAX && v->ranks[r].input != input))
+			continue;
 		if (!v->ranks[r].has_steps)
 			TF_TRY(add_row(v, by_step, r, OV_NO_STEP));
+		v->ranks[r].rows_done = true;
+	}
 	/* each GPU activity's row, and the steps' time to the end of their GPU work */
 	for (size_t i = 0; i < v->nacts; i++) {
 		ov_act *a = &v->acts[i];
@@ -390,21 +398,62 @@ static int wait_add(tf_ov *v, uint32_t rank, uint32_t node, int kind, int64_t ns
 	return tf_ov_add_wait(v, node, kind, ns);
 }
 
-/* A matched pair: late sender (the receive waited for the send to start)
- * or late receiver (the send waited in its call for the receive). */
-static int msg_pair(tf_ov *v, const ov_msg *sd, const ov_msg *rv)
+/* A wait of a call: late sender on a receive call, late receiver on a
+ * send call, one per matched message; a call that completes several
+ * (MPI_Waitall) waits once, the largest (Scalasca's rule). */
+typedef struct msg_wait {
+	uint32_t rank, node;
+	uint8_t kind;
+	int64_t start, ns;
+} msg_wait;
+
+static int msg_wait_cmp(const void *x, const void *y)
+{
+	const msg_wait *a = x, *b = y;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/* A matched pair's wait, if any, into w[*n]. */
+static void msg_pair(const ov_msg *sd, const ov_msg *rv, msg_wait *w, size_t *n)
 {
 	if (sd->start > rv->start) {
 		int64_t until = sd->start < rv->end ? sd->start : rv->end;
-		return wait_add(v, rv->rank_idx, rv->node, TF_OV_LATE_SENDER, until - rv->start);
+		if (until > rv->start)
+			w[(*n)++] = (msg_wait){ rv->rank_idx, rv->node, TF_OV_LATE_SENDER, rv->start, until - rv->start };
+	} else if (rv->start > sd->start && sd->end > rv->start) {
+		w[(*n)++] = (msg_wait){ sd->rank_idx, sd->node, TF_OV_LATE_RECEIVER, sd->start, rv->start - sd->start };
 	}
-	if (rv->start > sd->start && sd->end > rv->start)
-		return wait_add(v, sd->rank_idx, sd->node, TF_OV_LATE_RECEIVER, rv->start - sd->start);
+}
+
+/* The calls' waits: the largest of each call's (same rank, kind, start
+ * and call path). */
+static int msg_waits(tf_ov *v, msg_wait *w, size_t n)
+{
+	if (n)
+		qsort(w, n, sizeof(msg_wait), msg_wait_cmp);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int64_t most = 0;
+		while (j < n && !msg_wait_cmp(&w[i], &w[j]))
+			most = w[j].ns > most ? w[j].ns : most, j++;
+		TF_TRY(wait_add(v, w[i].rank, w[i].node, w[i].kind, most));
+		i = j;
+	}
 	return 0;
 }
 
 static int match_messages(tf_ov *v)
 {
+	msg_wait *w = malloc(v->nmsgs * sizeof(msg_wait) + 1);
+	size_t nw = 0;
+	if (!w)
+		return TF_ENOMEM;
 	if (v->nmsgs)
 		qsort(v->msgs, v->nmsgs, sizeof(ov_msg), msg_cmp);
 	for (size_t i = 0; i < v->nmsgs;) {
@@ -418,10 +467,12 @@ static int match_messages(tf_ov *v)
 		v->res.msg_matched += pairs;
 		v->res.msg_unmatched += ns + nr - 2 * pairs;
 		for (size_t p = 0; p < pairs; p++)
-			TF_TRY(msg_pair(v, &v->msgs[i + p], &v->msgs[i + ns + p]));
+			msg_pair(&v->msgs[i + p], &v->msgs[i + ns + p], w, &nw);
 		i = j;
 	}
-	return 0;
+	int rc = msg_waits(v, w, nw);
+	free(w);
+	return rc;
 }
 
 static int i64_cmp(const void *x, const void *y)
@@ -540,6 +591,67 @@ static int make_result(tf_ov *v)
 	return 0;
 }
 
+static int gloo_cmp(const void *x, const void *y)
+{
+	const ov_call *a = x, *b = y;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/* The collective's name of a call's key (without "@group"). */
+static tf_str key_name(tf_ov *v, tf_str key)
+{
+	const tf_strtab *st = tf_ctx_strtab(v->ctx);
+	const char *s = tf_strtab_get(st, key), *at = strchr(s, '@');
+	return at ? tf_strtab_intern(tf_ctx_strtab(v->ctx), s, (size_t)(at - s)) : key;
+}
+
+/* gloo: a c10d call only queues the work and returns; gloo's worker runs
+ * it (gloo:all_reduce, on another thread) until every rank came.  The
+ * n-th call of a collective on a rank ends no sooner than the n-th worker
+ * region of that collective on the rank (docs/overview.md). */
+static int gloo_ends(tf_ov *v)
+{
+	if (!v->ngloo)
+		return 0;
+	ov_call *c = malloc(v->ncalls * sizeof(ov_call) + 1);
+	if (!c)
+		return TF_ENOMEM;
+	for (size_t i = 0; i < v->ncalls; i++) { /* in (rank, name, start) order, with their place */
+		c[i] = v->calls[i];
+		c[i].key = key_name(v, v->calls[i].key);
+		c[i].node = (uint32_t)i;
+		if (c[i].key == (tf_str)-1) {
+			free(c);
+			return TF_ENOMEM;
+		}
+	}
+	qsort(c, v->ncalls, sizeof(ov_call), gloo_cmp);
+	qsort(v->gloo, v->ngloo, sizeof(ov_call), gloo_cmp);
+	size_t g = 0;
+	for (size_t i = 0; i < v->ncalls;) {
+		size_t j = i;
+		while (j < v->ncalls && c[j].rank == c[i].rank && c[j].key == c[i].key)
+			j++;
+		while (g < v->ngloo && gloo_cmp(&v->gloo[g], &(ov_call){ .rank = c[i].rank, .key = c[i].key,
+									  .start = INT64_MIN }) < 0)
+			g++;
+		for (size_t k = i; k < j && g < v->ngloo && v->gloo[g].rank == c[i].rank && v->gloo[g].key == c[i].key;
+		     k++, g++)
+			if (v->gloo[g].end > v->calls[c[k].node].end)
+				v->calls[c[k].node].end = v->gloo[g].end;
+		i = j;
+	}
+	free(c);
+	free(v->gloo);
+	v->gloo = NULL;
+	v->ngloo = v->capgloo = 0;
+	return 0;
+}
+
 /* Each rank's main thread: the thread of its steps, else the busiest. */
 static void main_tracks(tf_ov *v)
 {
@@ -556,25 +668,38 @@ static void main_tracks(tf_ov *v)
 	}
 }
 
+/* The rows of the ranks first met in input (UINT32_MAX: every rank), and
+ * the GPU activities read so far into them, which are then forgotten: a
+ * device's activities are all in its input. */
+static int input_rows(tf_ov *v, uint32_t input)
+{
+	int rc = make_rows(v, &v->by_step, input);
+	if (rc == 0)
+		rc = gpu_rows(v);
+	free(v->acts);
+	v->acts = NULL;
+	v->nacts = v->capacts = 0;
+	return rc;
+}
+
+int tf_ov_input_done(tf_ov *v, uint32_t input)
+{
+	return v->local_done ? 0 : input_rows(v, input);
+}
+
 int tf_ov_local(tf_ov *v)
 {
 	if (v->local_done)
 		return 0;
-	tf_hmap by_step = { 0 };
 	main_tracks(v);
-	int rc = make_rows(v, &by_step);
-	tf_hmap_free(&by_step);
+	int rc = input_rows(v, UINT32_MAX);
 	if (rc == 0)
-		rc = gpu_rows(v);
+		rc = gloo_ends(v);
 	for (size_t i = 0; i < v->ncalls && rc == 0; i++) {
 		ov_call *c = &v->calls[i];
 		c->in_step = !v->ranks[c->rank].has_steps || c->step != OV_NO_STEP;
 		c->stepn = v->ranks[c->rank].has_steps && c->step != OV_NO_STEP ? v->o.steps[c->step].n : 0;
 	}
-	/* what the steps' tracks and the activities were is now in the rows */
-	free(v->acts);
-	v->acts = NULL;
-	v->nacts = v->capacts = 0;
 	v->local_done = rc == 0;
 	return rc;
 }

@@ -19,6 +19,7 @@ typedef struct ov_rank {
 	int64_t mpi_ns;
 	int64_t wait[TF_OV_NWAIT];
 	bool has_steps;             /* its steps are the list's (else: its whole run) */
+	bool rows_done;             /* its rows are made (at the end of its first input) */
 	uint32_t main_track;        /* its main thread (this sink's ctx), UINT32_MAX none */
 } ov_rank;
 
@@ -38,6 +39,7 @@ typedef struct ov_track {
 	} *open;
 	uint32_t nopen, capopen;
 	uint32_t coll_depth;        /* depth of the collective call open, 0 none */
+	uint32_t gloo_depth;        /* depth of the gloo:* worker region open, 0 none */
 	uint32_t mpi_depth;         /* depth of the outermost MPI_* region open, 0 none */
 	uint32_t *pending;          /* messages whose call is still open (indices) */
 	uint32_t npending, cappending;
@@ -100,6 +102,8 @@ struct tf_ov {
 	size_t nacts, capacts;
 	ov_call *calls;
 	size_t ncalls, capcalls;
+	ov_call *gloo;              /* gloo's worker regions (gloo:all_reduce): key, rank, start, end */
+	size_t ngloo, capgloo;
 	ov_msg *msgs;
 	size_t nmsgs, capmsgs;
 	int64_t *step_cpu;          /* per step index: cpu_ns of its region (-1 not seen) */
@@ -110,6 +114,7 @@ struct tf_ov {
 	uint32_t capwaits;
 	bool mpi;
 	bool local_done;            /* tf_ov_local ran */
+	tf_hmap by_step;            /* (rank, step index) -> row */
 	tf_ov_result res;
 	ov_row *rows;
 	size_t nrows, caprows;
@@ -118,6 +123,9 @@ struct tf_ov {
 /* The step of steps[] holding ts for a track of input `input` and rank
  * `rank` (its own, -1 none), OV_NO_STEP when none. */
 uint32_t tf_ov_step_of(const tf_ov *v, uint32_t input, int64_t rank, int64_t ts);
+/* Every track of input was handed over: its ranks' rows made, its GPU
+ * activities added to them and forgotten.  0 or TF_ENOMEM. */
+int tf_ov_input_done(tf_ov *v, uint32_t input);
 /* Adds ns to the wait of kind at node.  0 or TF_ENOMEM. */
 int tf_ov_add_wait(tf_ov *v, uint32_t node, int kind, int64_t ns);
 

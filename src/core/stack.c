@@ -516,6 +516,9 @@ static int on_end_input(tf_sink *sink, uint32_t input)
 		}
 	tf_gpu_join_forget(s->gpu);
 	tf_bwd_forget(s->bwd);
+	for (int i = 0; i < s->nconsumers; i++)
+		if (s->consumer[i]->end_input)
+			TF_TRY(s->consumer[i]->end_input(s->consumer[i], input));
 	return 0;
 }
 

@@ -3,9 +3,11 @@
  *   samples of one type --tree by (parent, frame)--> inclusive totals
  *     --children by name--> layout (narrow frames merged) --> SVG [in HTML]
  *
- * This file: the entry point and the writer row; the tree and its layout
+ * This file: the entry points and the writer row; the tree and its layout
  * are flame_tree.c, the SVG flame_svg.c (flame_int.h). */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/writer.h"
@@ -14,8 +16,36 @@
 
 #define TOP 60.0 /* title and subtitle above the frames (a diff: one more line) */
 
-int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, tf_flame_stats *stats,
-		   tf_error *err)
+void tf_flame_printf(out *w, const char *fmt, ...)
+{
+	char small[1024];
+	va_list ap;
+	if (w->rc)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		w->rc = TF_EIO;
+	} else if ((size_t)n < sizeof(small)) {
+		put(w, small, (size_t)n);
+	} else {
+		char *big = malloc((size_t)n + 1);
+		if (!big) {
+			w->rc = TF_ENOMEM;
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		put(w, big, (size_t)n);
+		free(big);
+	}
+}
+
+/* The picture to path through tf_out (f NULL), or, bare, to f. */
+static int draw(const tf_agg *agg, const tf_flame_opts *o, const char *path, FILE *f, tf_flame_stats *stats,
+		tf_error *err)
 {
 	tf_flame_stats scratch;
 	tf_flame_opts opts = *o;
@@ -54,10 +84,15 @@ int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, 
 	    (o->base && (rc = tf_flame_tree_add(&t, o->base, bt, -1, -1, o->by, true, NULL)) < 0) || (rc = tf_flame_tree_finish(&t)) < 0)
 		goto fail;
 	pic p = { .t = &t, .o = &opts, .st = st, .unit = unit, .bscale = 1, .diff = o->base != NULL,
-		  .root = t.n[0].total };
+		  .bare = f != NULL, .root = t.n[0].total };
 	if (p.root <= 0) {
-		rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1,
-				  "cannot write '%s': nothing to draw: no call path has a positive %s value", path, tname);
+		if (f)
+			rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1,
+					  "no flame graph: nothing to draw: no call path has a positive %s value", tname);
+		else
+			rc = tf_error_set(err, TF_EFORMAT, NULL, -1, -1,
+					  "cannot write '%s': nothing to draw: no call path has a positive %s value", path,
+					  tname);
 		goto out;
 	}
 	for (uint32_t i = 1; i < t.nn; i++) {
@@ -79,7 +114,9 @@ int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, 
 	bool leg = opts.colors == TF_FLAME_COLOR_CATEGORY && !p.diff;
 	double top = TOP + (p.diff ? 18 : 0);
 	double area = (double)(L.maxdepth + 1) * FH, H = top + area + 10 + (leg ? 18.0 * tf_flame_legend(NULL, 0, opts.width) + 4 : 0);
-	if ((rc = tf_out_open_named(&w.o, path, err)) < 0)
+	if (f)
+		w.f = f;
+	else if ((rc = tf_out_open_named(&w.o, path, err)) < 0)
 		goto out;
 	tf_flame_header(&w, &p, agg, opts.width, H, &L, stats, tname);
 	for (uint32_t i = 0; i < L.nb; i++) {
@@ -95,6 +132,12 @@ int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, 
 		puts_(&w, tf_flame_html_script);
 		puts_(&w, "</script>\n</body>\n</html>\n");
 	}
+	if (f) {
+		rc = w.rc;
+		if (rc < 0)
+			tf_error_set(err, rc, NULL, -1, -1, "cannot write the flame graph");
+		goto out;
+	}
 	rc = tf_out_finish(w.o, w.rc, err);
 	w.o = NULL;
 	goto out;
@@ -106,6 +149,19 @@ out:
 	tf_hmap_free(&t.kids);
 	free(L.b);
 	return rc;
+}
+
+int tf_flame_write(const tf_agg *agg, const tf_flame_opts *o, const char *path, tf_flame_stats *stats,
+		   tf_error *err)
+{
+	return draw(agg, o, path, NULL, stats, err);
+}
+
+int tf_flame_write_file(const tf_agg *agg, const tf_flame_opts *o, FILE *f, tf_flame_stats *stats, tf_error *err)
+{
+	tf_flame_opts bare = *o;
+	bare.html = false;
+	return draw(agg, &bare, NULL, f, stats, err);
 }
 
 bool tf_flame_is_html(const char *path)

@@ -1,7 +1,8 @@
 /* flame_int.h - private to the flame graph writer (docs/flame.md): what
  * its files share.
  *
- *   flame.c        the entry point (tf_flame_write) and the writer row
+ *   flame.c        the entry points (tf_flame_write, tf_flame_write_file)
+ *                  and the writer row
  *   flame_tree.c   the picture's tree from the aggregate's samples (--by
  *                  groups, a diff's BASE), its totals and name order, and
  *                  the layout: the boxes drawn, narrow frames merged
@@ -12,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "tracefold/flame.h"
 #include "tracefold/io.h"
@@ -73,20 +75,27 @@ int tf_flame_tree_finish(tree *t);
  * children of a parent become one "[...]" box when together wide enough. */
 int tf_flame_lay_out(const tree *t, double scale, double minw, layout *L);
 
-/* Output to the picture's file: the first failure sticks in rc. */
+/* Output to the picture's file (tf_flame_write), or to a stream the caller
+ * owns (f: tf_flame_write_file); the first failure sticks in rc. */
 typedef struct out {
 	tf_out *o;
+	FILE *f;
 	int rc;
 } out;
 
 static inline void put(out *w, const char *s, size_t n)
 {
-	if (!w->rc && n)
+	if (w->rc || !n)
+		return;
+	if (w->f)
+		w->rc = fwrite(s, 1, n, w->f) == n ? 0 : TF_EIO;
+	else
 		w->rc = tf_out_write(w->o, s, n);
 }
 static inline void puts_(out *w, const char *s) { put(w, s, strlen(s)); }
-/* A formatted write; the first failure sticks in w->rc. */
-#define printf_(w, ...) ((void)((w)->rc || ((w)->rc = tf_out_printf((w)->o, __VA_ARGS__))))
+/* A formatted write; the first failure sticks in w->rc (flame.c). */
+void tf_flame_printf(out *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define printf_(w, ...) tf_flame_printf((w), __VA_ARGS__)
 
 typedef struct pic {
 	const tree *t;
@@ -96,6 +105,7 @@ typedef struct pic {
 	double bscale;        /* BASE values times this (--normalize) */
 	double maxd;          /* largest |self delta| drawn */
 	bool diff;
+	bool bare;            /* the SVG element alone, for an HTML page (tf_flame_write_file) */
 	double root;
 } pic;
 

@@ -444,11 +444,12 @@ void tf_flame_header(out *w, const pic *p, const tf_agg *agg, int W, double H, c
 			 "g.f{cursor:pointer}\n</style>\n</head>\n<body>\n<div id=\"bar\"><button id=\"reset\">Reset zoom"
 			 "</button> <input id=\"q\" placeholder=\"search (regular expression)\" aria-label=\"search\">"
 			 "<span id=\"matched\"></span></div>\n");
-	} else {
+	} else if (!p->bare) {
 		puts_(w, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
 	}
-	printf_(w, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
-		   "viewBox=\"0 0 %d %.0f\">\n<style>\n", W, H, W, H);
+	/* inside an HTML page the parser gives the SVG its namespace */
+	printf_(w, "<svg version=\"1.1\"%s width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\">\n<style>\n",
+		p->bare ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", W, H, W, H);
 	if (p->diff)
 		puts_(w, "g.f rect{stroke:#aaa;stroke-width:.4}\n");
 	puts_(w, svg_style);

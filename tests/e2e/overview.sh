@@ -63,6 +63,13 @@ expect_exit 2 "overview: no input is a usage error" $TF overview
 expect_exit 2 "overview: an output that is an input is refused" $TF overview $R0 $R1 -o $R0
 check "overview: --help" sh -c "$TF overview --help | grep -q 'usage: tracefold overview'"
 
+# -j: shares of whole inputs on threads, the same report byte for byte
+D=$DATA/chrome/torch113-ddp-stragglers/delayed
+$TF -q overview -j 1 --format json $R0 $R1 $D/*.json.gz > $TMP/j1.json
+check "overview -j 3: the same JSON as -j 1 (6 inputs in 3 shares)" sh -c "$TF -q overview -j 3 --format json $R0 $R1 $D/*.json.gz | cmp - $TMP/j1.json"
+check "overview -j 2: the same text as -j 1" sh -c "$TF -q overview -j 1 $D/*.json.gz > $TMP/t1.txt && $TF -q overview -j 2 $D/*.json.gz | cmp - $TMP/t1.txt"
+expect_exit 2 "overview --mpi: refused for now (docs/overview.md)" $TF overview --mpi $R0 $R1
+
 # MPI: the Score-P ping-pong (2 ranks, 16 messages)
 check "overview: the MPI ping-pong: 16 messages matched, its wait states" sh -c "$TF -q overview --format json $DATA/otf2/scorep-ping-pong-mpi/traces.otf2 | python3 -c 'import json,sys; o=json.load(sys.stdin); m=o[\"mpi\"]; assert m[\"messages\"] == {\"matched\": 16, \"unmatched\": 0}, m; assert o[\"run\"][\"ranks_from\"] == \"trace\"; assert m[\"late_sender_ns\"] > 0 and m[\"late_receiver_ns\"] > 0'"
 finish
