@@ -9,7 +9,8 @@
 #     (2 ranks x 3 steps with GPU streams, also renamed rank5/rank7: the
 #     trace's ranks win; 4 ranks x 5 steps without and with; 16 x 20 with
 #     --max-rows 1000, so that the JSON has every rank-step) and on
-#     the real Kineto, HTA and gloo DDP traces and the hand-made NCCL ranks.
+#     the real Kineto, HTA and gloo DDP traces (2 ranks; 4 ranks with and
+#     without injected delays) and the hand-made NCCL ranks.
 # (b) Stragglers found vs injected: over 10 draws of 16 ranks x 20 steps with
 #     10 random delayed (rank, step) pairs each (1 ms, ~25% of a step; jitter
 #     1% of each op), precision and recall must both be >= 95%.
@@ -72,6 +73,9 @@ same_as_oracle pytorch211-h200-gpt -- $CH/pytorch211-h200-gpt/trace.json.gz
 same_as_oracle pytorch211-region-forward --step-region forward -- $CH/pytorch211-h200-gpt/trace.json.gz
 same_as_oracle hta-simple-add-gpu -- $CH/hta-simple-add-gpu/benchmark_result_493459_1694039959_trace.json.gz
 same_as_oracle torch113-gloo-ddp -- $CH/torch113-gloo-ddp/rank0.pt.trace.json.gz $CH/torch113-gloo-ddp/rank1.pt.trace.json.gz
+for d in delayed nodelay; do
+	same_as_oracle torch113-ddp-stragglers-$d -- $CH/torch113-ddp-stragglers/$d/rank*.pt.trace.json.gz
+done
 same_as_oracle kineto-collectives-handmade -- $CH/kineto-collectives-handmade/rank0.json.gz $CH/kineto-collectives-handmade/rank1.json.gz
 
 # the comparison itself can fail: one field 1 ns off is a mismatch

@@ -20,6 +20,10 @@ own facts, not from tracefold's code:
   cpu_ns counts the step's children that end in it (PyTorch 2.11's
   profiler.py step() frame starts in ProfilerStep#N and ends after it).
 
+The definitions are those of docs/overview.md (issue 28's spec, with the
+gloo rule added there: a c10d call ends no sooner than its gloo:* worker
+region).
+
 Usage: overview_check.py [--step-region NAME] [--late-min NS] INPUT...
 Prints {"ranks":[{"rank":R,"steps":[...]}],"stragglers":[...]} ("where" is
 null: the call path of a straggler is not checked here).
@@ -160,10 +164,15 @@ def category(act):
 	return "compute"
 
 
-def coll_name(reg):
-	"""The normalized collective of a collective call, or None."""
+def coll_name(reg, gloo=False):
+	"""The normalized collective of a collective call (gloo: of a gloo:*
+	worker region instead), or None."""
 	n = reg.name
-	if reg.name in MPI_COLL:
+	if gloo:
+		if not n.startswith("gloo:"):
+			return None
+		n = n[5:]
+	elif reg.name in MPI_COLL:
 		n = n[4:]
 	elif n == "record_param_comms":
 		n = str(reg.args.get("Collective name", "record_param_comms"))
@@ -230,11 +239,13 @@ def analyse(paths, step_region=None, late_min=None):
 	for r, rk in ranks.items():
 		rows[r], step_of[r] = rank_steps(r, rk, step_region)
 	# collectives: the n-th call of a key on every rank
-	calls = {}
+	calls, end = {}, {}
 	for r, rk in ranks.items():
-		per_key = {}
+		per_key, gloo = {}, {}
 		for regs in rk["cpu"].values():
 			for reg in regs:
+				if coll_name(reg, gloo=True):
+					gloo.setdefault(coll_name(reg, gloo=True), []).append(reg)
 				if coll_name(reg) is None or above(reg, lambda p: coll_name(p) is not None):
 					continue
 				key = (coll_name(reg), str(reg.args.get("Process Group Name", "")))
@@ -242,6 +253,16 @@ def analyse(paths, step_region=None, late_min=None):
 		for key, regs in per_key.items():
 			for n, reg in enumerate(sorted(regs, key=lambda x: (x.start, x.end))):
 				calls.setdefault((key, n), {})[r] = reg
+				end[id(reg)] = reg.end
+		# docs/overview.md "gloo": the n-th call of a collective on a rank ends
+		# no sooner than the n-th gloo:* worker region of that collective
+		by_name = {}
+		for key, regs in per_key.items():
+			by_name.setdefault(key[0], []).extend(regs)
+		for name, regs in by_name.items():
+			work = sorted(gloo.get(name, []), key=lambda x: (x.start, x.end))
+			for reg, w in zip(sorted(regs, key=lambda x: (x.start, x.end)), work):
+				end[id(reg)] = max(reg.end, w.end)
 	for (key, n), by_rank in calls.items():
 		if len(by_rank) < 2:
 			continue
@@ -258,7 +279,7 @@ def analyse(paths, step_region=None, late_min=None):
 				continue
 			late = reg.start - m
 			row["_lates"].append(late)
-			row["comm_wait_ns"] += max(0, min(last, reg.end) - reg.start)
+			row["comm_wait_ns"] += max(0, min(last, end[id(reg)]) - reg.start)
 	times = []
 	for r in rows:
 		for row in rows[r].values():
