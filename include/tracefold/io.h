@@ -28,6 +28,12 @@ ptrdiff_t tf_in_peek(tf_in *in, const void **data, size_t n, tf_error *err);
 bool tf_in_is_gzip(const tf_in *in);
 /* After the end of input: the gzip data was cut (no end marker). */
 bool tf_in_truncated(const tf_in *in);
+/* The whole (decompressed) input of path into *buf (malloc'd, the
+ * caller frees it) and *len: for the formats read whole (pprof, XPlane,
+ * the XLA memory profile).  A gzip stream cut short is an error (a part of
+ * one cannot be used); out of memory says "holding the WHAT".  0 or a
+ * negative TF_E* with err filled. */
+int tf_in_read_all(const char *path, const char *what, unsigned char **buf, size_t *len, tf_error *err);
 /* Decompressed bytes consumed so far. */
 uint64_t tf_in_offset(const tf_in *in);
 const char *tf_in_path(const tf_in *in);

@@ -41,44 +41,6 @@
 
 typedef Perftools__Profiles__Profile PB_Profile;
 
-/* Reads the whole (decompressed) input. */
-static int slurp(const char *path, unsigned char **buf_out, size_t *len_out, tf_error *err)
-{
-	tf_in *in;
-	TF_TRY(tf_in_open(&in, path, err));
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int rc = 0;
-	for (;;) {
-		const unsigned char *data;
-		ptrdiff_t n = tf_in_chunk(in, &data, err);
-		if (n < 0) {
-			rc = (int)n;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (tf_grow_n((void **)&buf, &cap, len + (size_t)n, 1, false) < 0) {
-			rc = tf_error_set(err, TF_ENOMEM, path, (int64_t)len, -1,
-					  "out of memory holding the profile (%zu bytes)", len);
-			break;
-		}
-		memcpy(buf + len, data, (size_t)n);
-		len += (size_t)n;
-	}
-	/* a profile cannot be used in part */
-	if (rc == 0 && tf_in_truncated(in))
-		rc = tf_error_set(err, TF_EFORMAT, path, (int64_t)len, -1, "gzip data ends early (truncated file)");
-	tf_in_close(in);
-	if (rc < 0) {
-		free(buf);
-		return rc;
-	}
-	*buf_out = buf;
-	*len_out = len;
-	return 0;
-}
-
 /* id -> index map for ids that must be non-zero and unique. */
 static int index_ids(tf_hmap *m, const char *what, size_t n, const uint64_t *(*id_at)(const PB_Profile *, size_t),
 		     const PB_Profile *p, const char *path, tf_error *err)
@@ -330,7 +292,7 @@ int tf_pprof_read(tf_agg *agg, const char *path, tf_error *err)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0;
-	TF_TRY(slurp(path, &buf, &len, err));
+	TF_TRY(tf_in_read_all(path, "profile", &buf, &len, err));
 	PB_Profile *p = perftools__profiles__profile__unpack(NULL, len, buf);
 	if (!p) {
 		size_t at, fields;

@@ -50,41 +50,6 @@ typedef struct xm {
 	tf_str c_heap, c_stack, c_peak, memory;
 } xm;
 
-/* Reads the whole (decompressed) input. */
-static int slurp(const char *path, unsigned char **buf_out, size_t *len_out, tf_error *err)
-{
-	tf_in *in;
-	TF_TRY(tf_in_open(&in, path, err));
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int rc = 0;
-	for (;;) {
-		const unsigned char *data;
-		ptrdiff_t n = tf_in_chunk(in, &data, err);
-		if (n <= 0) {
-			rc = (int)n;
-			break;
-		}
-		if (tf_grow_n((void **)&buf, &cap, len + (size_t)n, 1, false) < 0) {
-			rc = tf_error_set(err, TF_ENOMEM, path, (int64_t)len, -1, "out of memory holding the profile");
-			break;
-		}
-		memcpy(buf + len, data, (size_t)n);
-		len += (size_t)n;
-	}
-	/* one JSON object: the part before a cut is no object */
-	if (rc == 0 && tf_in_truncated(in))
-		rc = tf_error_set(err, TF_EFORMAT, path, (int64_t)len, -1, "gzip data ends early (truncated file)");
-	tf_in_close(in);
-	if (rc < 0) {
-		free(buf);
-		return rc;
-	}
-	*buf_out = buf;
-	*len_out = len;
-	return 0;
-}
-
 /* The elements of an array span that tf_json_value returned (its brackets
  * and values are checked, so this only steps over them). */
 typedef struct arr_iter {
@@ -346,7 +311,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 	unsigned char *buf;
 	size_t len;
-	TF_TRY(slurp(path, &buf, &len, err));
+	TF_TRY(tf_in_read_all(path, "profile", &buf, &len, err));
 	r.buf = buf;
 	int rc = read_profile(&r, buf, len);
 	if (rc == TF_ENOMEM && err && !err->code)

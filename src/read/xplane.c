@@ -78,40 +78,6 @@ static int64_t ps_to_ns(int64_t ps) /* floor, then half to even */
 	return q;
 }
 
-static int slurp(const char *path, unsigned char **buf_out, size_t *len_out, tf_error *err)
-{
-	tf_in *in;
-	TF_TRY(tf_in_open(&in, path, err));
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int rc = 0;
-	for (;;) {
-		const unsigned char *data;
-		ptrdiff_t n = tf_in_chunk(in, &data, err);
-		if (n <= 0) {
-			rc = (int)n;
-			break;
-		}
-		if (tf_grow_n((void **)&buf, &cap, len + (size_t)n, 1, false) < 0) {
-			rc = tf_error_set(err, TF_ENOMEM, path, (int64_t)len, -1,
-					  "out of memory holding the XPlane (%zu bytes)", len);
-			break;
-		}
-		memcpy(buf + len, data, (size_t)n);
-		len += (size_t)n;
-	}
-	if (rc == 0 && tf_in_truncated(in))
-		rc = tf_error_set(err, TF_EFORMAT, path, (int64_t)len, -1, "gzip data ends early (truncated file)");
-	tf_in_close(in);
-	if (rc < 0) {
-		free(buf);
-		return rc;
-	}
-	*buf_out = buf;
-	*len_out = len;
-	return 0;
-}
-
 /* ---- a plane's metadata ---- */
 
 static int index_plane(xreader *r, const XPlane *pl)
@@ -384,7 +350,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 {
 	unsigned char *buf;
 	size_t len;
-	TF_TRY(slurp(path, &buf, &len, err));
+	TF_TRY(tf_in_read_all(path, "XPlane", &buf, &len, err));
 	XSpace *xs = tensorflow__profiler__xspace__unpack(NULL, len, buf);
 	if (!xs) {
 		const char *why = "protobuf-c could not decode it";
