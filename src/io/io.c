@@ -27,7 +27,6 @@
 #include <unistd.h>
 #include <poll.h>
 #include <pthread.h>
-#include "grow.h"
 #include <zlib.h>
 #ifdef TF_HAVE_ISAL
 #include <isa-l/igzip_lib.h>
@@ -785,38 +784,4 @@ void tf_out_abort(tf_out *o)
 	if (o->tmp)
 		unlink(o->tmp);
 	out_free(o);
-}
-
-int tf_in_read_all(const char *path, const char *what, unsigned char **buf_out, size_t *len_out, tf_error *err)
-{
-	tf_in *in;
-	TF_TRY(tf_in_open(&in, path, err));
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int rc = 0;
-	for (;;) {
-		const unsigned char *data;
-		ptrdiff_t n = tf_in_chunk(in, &data, err);
-		if (n <= 0) {
-			rc = (int)n;
-			break;
-		}
-		if (tf_grow_n((void **)&buf, &cap, len + (size_t)n, 1, false) < 0) {
-			rc = tf_error_set(err, TF_ENOMEM, path, (int64_t)len, -1, "out of memory holding the %s (%zu bytes)",
-					  what, len);
-			break;
-		}
-		memcpy(buf + len, data, (size_t)n);
-		len += (size_t)n;
-	}
-	if (rc == 0 && tf_in_truncated(in))
-		rc = tf_error_set(err, TF_EFORMAT, path, (int64_t)len, -1, "gzip data ends early (truncated file)");
-	tf_in_close(in);
-	if (rc < 0) {
-		free(buf);
-		return rc;
-	}
-	*buf_out = buf;
-	*len_out = len;
-	return 0;
 }
