@@ -19,6 +19,7 @@
 #include "report.h"
 #include "fmt.h"
 #include "sat.h"
+#include "utf8.h"
 #include "tracefold/diag.h"
 #include "tracefold/flame.h"
 
@@ -35,29 +36,9 @@ static const char *const wait_text[TF_OV_NWAIT] = { "late sender", "late receive
  * U+FFFE, U+FFFF). */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned c = s[0], cp, min;
-	size_t k;
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xE0) == 0xC0)
-		k = 2, min = 0x80;
-	else if ((c & 0xF0) == 0xE0)
-		k = 3, min = 0x800;
-	else if ((c & 0xF8) == 0xF0)
-		k = 4, min = 0x10000;
-	else
-		return 0;
-	if (k > n)
-		return 0;
-	cp = c & (0x7F >> k);
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || cp < 0xA0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF)
-		return 0;
-	return k;
+	unsigned cp;
+	size_t k = tf_utf8_xml_len(s, n, &cp);
+	return k > 1 && cp < 0xA0 ? 0 : k; /* C1 controls too */
 }
 
 /* n bytes of s as HTML text (also fit for an attribute value in quotes). */

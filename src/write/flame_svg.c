@@ -6,37 +6,16 @@
 #include "flame_int.h"
 #include "fmt.h"
 #include "tracefold/gate.h"
+#include "utf8.h"
 
 #define VANISHED_SHOWN 5  /* vanished children named in a tooltip */
 
-/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+/* The length of the UTF-8 character at s (n bytes left) that XML can
+ * hold, 0 if none (utf8.h). */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned c = s[0];
-	size_t k;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xE0) == 0xC0)
-		k = 2, min = 0x80;
-	else if ((c & 0xF0) == 0xE0)
-		k = 3, min = 0x800;
-	else if ((c & 0xF8) == 0xF0)
-		k = 4, min = 0x10000;
-	else
-		return 0;
-	if (k > n)
-		return 0;
-	unsigned cp = c & (0x7F >> k);
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3F);
-	}
-	/* not characters XML 1.0 can hold: surrogates, U+FFFE, U+FFFF */
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF)
-		return 0;
-	return k;
+	unsigned cp;
+	return tf_utf8_xml_len(s, n, &cp);
 }
 
 /* XML text of at most max code points of s (0 = all; a cut name ends in
