@@ -35,6 +35,12 @@ typedef struct tf_step {
  * no launch is known), an event's time; none outside every step.  steps:
  * sorted by (input, rank, start), borrowed. */
 void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n);
+/* The step of steps[0..n) (sorted by (input, rank, start)) that holds ts
+ * for a track of input and rank (its own, -1 none): its index, SIZE_MAX
+ * when none does.  Steps that name no rank (TF_STEP_ANY_RANK: Kineto's,
+ * one process per input) hold every rank of their input; the step labels
+ * and the overview (overview.h) find steps by it. */
+size_t tf_step_find(const tf_step *steps, size_t n, uint32_t input, int64_t rank, int64_t ts);
 void tf_agg_sink_free(tf_agg_sink *k); /* NULL-safe */
 tf_span_sink *tf_agg_sink_spans(tf_agg_sink *k);
 

@@ -69,36 +69,39 @@ static bool step_before(const tf_step *s, uint32_t in, int64_t rank, int64_t ts)
 	return s->start_ns <= ts;
 }
 
-/* The step of (input, rank) whose span holds ts, -1 when none does.  The
- * steps of one (input, rank) do not overlap: they are one track's. */
-static int64_t step_find(const tf_agg_sink *k, uint32_t in, int64_t rank, int64_t ts)
+/* The step of (input, rank) whose span holds ts, SIZE_MAX when none does.
+ * The steps of one (input, rank) do not overlap: they are one track's. */
+static size_t step_at(const tf_step *steps, size_t n, uint32_t in, int64_t rank, int64_t ts)
 {
-	size_t lo = 0, hi = k->nsteps;
+	size_t lo = 0, hi = n;
 	while (lo < hi) { /* the first step after (in, rank, ts) */
 		size_t mid = lo + (hi - lo) / 2;
-		if (step_before(&k->steps[mid], in, rank, ts))
+		if (step_before(&steps[mid], in, rank, ts))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
-		return -1;
-	const tf_step *s = &k->steps[lo - 1];
-	return s->input == in && s->rank == rank && s->start_ns <= ts && ts < s->end_ns ? s->n : -1;
+		return SIZE_MAX;
+	const tf_step *s = &steps[lo - 1];
+	return s->input == in && s->rank == rank && s->start_ns <= ts && ts < s->end_ns ? lo - 1 : SIZE_MAX;
+}
+
+size_t tf_step_find(const tf_step *steps, size_t n, uint32_t input, int64_t rank, int64_t ts)
+{
+	size_t i = step_at(steps, n, input, TF_STEP_ANY_RANK, ts);
+	if (i == SIZE_MAX && rank != TF_STEP_ANY_RANK)
+		i = step_at(steps, n, input, rank, ts);
+	return i;
 }
 
 /* The step of a sample that happened at ts on track (a GPU activity: when
- * it was launched): the step of its input and rank whose span holds ts;
- * steps that name no rank (TF_STEP_ANY_RANK: Kineto's, one process per
- * input) hold every rank of their input. */
+ * it was launched): tf_step_find's, -1 none. */
 static int64_t step_of(tf_agg_sink *k, uint32_t track, int64_t ts)
 {
 	const tf_track *t = tf_ctx_track_get(k->ctx, track);
-	uint32_t in = t ? t->input : 0;
-	int64_t n = step_find(k, in, TF_STEP_ANY_RANK, ts);
-	if (n < 0 && t && t->rank != TF_STEP_ANY_RANK)
-		n = step_find(k, in, t->rank, ts);
-	return n;
+	size_t i = tf_step_find(k->steps, k->nsteps, t ? t->input : 0, t ? t->rank : TF_STEP_ANY_RANK, ts);
+	return i == SIZE_MAX ? -1 : k->steps[i].n;
 }
 
 static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out);

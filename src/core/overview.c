@@ -60,42 +60,10 @@ int64_t tf_ov_rank_of_path(const char *path)
 	return found;
 }
 
-/* The step list's order: (input, rank, start); TF_STEP_ANY_RANK first. */
-static bool step_before(const tf_step *s, uint32_t in, int64_t rank, int64_t ts)
-{
-	if (s->input != in)
-		return s->input < in;
-	if (s->rank != rank)
-		return s->rank < rank;
-	return s->start_ns <= ts;
-}
-
-static uint32_t step_find(const tf_ov *v, uint32_t in, int64_t rank, int64_t ts)
-{
-	size_t lo = 0, hi = v->o.nsteps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (step_before(&v->o.steps[mid], in, rank, ts))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return OV_NO_STEP;
-	const tf_step *s = &v->o.steps[lo - 1];
-	if (s->input != in || s->rank != rank || ts < s->start_ns || ts >= s->end_ns)
-		return OV_NO_STEP;
-	return (uint32_t)(lo - 1);
-}
-
 uint32_t tf_ov_step_of(const tf_ov *v, uint32_t input, int64_t rank, int64_t ts)
 {
-	if (!v->o.nsteps)
-		return OV_NO_STEP;
-	uint32_t i = step_find(v, input, TF_STEP_ANY_RANK, ts);
-	if (i == OV_NO_STEP && rank != TF_STEP_ANY_RANK)
-		i = step_find(v, input, rank, ts);
-	return i;
+	size_t i = tf_step_find(v->o.steps, v->o.nsteps, input, rank, ts);
+	return i == SIZE_MAX ? OV_NO_STEP : (uint32_t)i;
 }
 
 int tf_ov_add_wait(tf_ov *v, uint32_t node, int kind, int64_t ns)
