@@ -215,7 +215,7 @@ static int ov_open(tf_span_sink *k, const tf_span *s)
 	if (s->depth == 0 || s->depth > ot->capopen)
 		return 0;
 	ot->nopen = s->depth;
-	ot->open[s->depth - 1] = (struct ov_open){ .start = s->start_ns, .step = OV_NO_STEP };
+	ot->open[s->depth - 1] = (struct ov_open){ .start = s->start_ns };
 	size_t n;
 	const char *name = str(v, s->name, &n);
 	if (!ot->coll_depth && coll_key(v, s))

@@ -35,7 +35,6 @@ typedef struct ov_track {
 	struct ov_open {
 		int64_t start;
 		int64_t child_ns;           /* its children's time */
-		uint32_t step;              /* a step region: its index in steps, else OV_NO_STEP */
 	} *open;
 	uint32_t nopen, capopen;
 	uint32_t coll_depth;        /* depth of the collective call open, 0 none */
