@@ -4,7 +4,8 @@ program (docs/python.md).
   python -m tracefold gate BASE NEW [diff options...]
       runs `tracefold diff --gate BASE NEW [diff options...]`; its output
       and exit status are tracefold's (0 pass, 1 a regression, 2 usage
-      error, 3 an unreadable input; docs/gate.md)
+      error, 3 an unreadable input, 4 unresolved with --fail-unresolved;
+      docs/gate.md)
   python -m tracefold --help | -h
   python -m tracefold --version
 """
@@ -20,7 +21,8 @@ gate BASE NEW   run 'tracefold diff --gate BASE NEW [diff options...]' (BASE
                 and NEW: a profile or trace, or comma-separated runs of each;
                 see 'tracefold diff --help' and docs/gate.md). The output and
                 the exit status are tracefold's: 0 pass, 1 a regression, 2 a
-                usage error, 3 an input that cannot be read.
+                usage error, 3 an input that cannot be read, 4 unresolved
+                changes with --fail-unresolved.
 
 The tracefold program is $TRACEFOLD when set, else 'tracefold' on PATH; when
 there is none this prints how to install it and exits 127.
