@@ -7,18 +7,43 @@
 # Python's json, the profile with go tool pprof -raw); the merged profile
 # against both traces; use_gzip and the default worker name; a failing
 # tracefold (a warning, the traces kept; strict=True raises); a missing
-# binary; `python -m tracefold gate` (exit status passed through).
+# binary; `python -m tracefold gate` (exit status passed through); a GPU
+# trace (Kineto, H100) through the handler with a stand-in profiler object.
 # shellcheck disable=SC2016 # the sh -c scripts below take their arguments as $1, $2
 . tests/lib.sh
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
-if ! "$PY" -c 'import torch' 2>/dev/null; then
-	ok "# SKIP torch is not importable by $PY (tests/deps.sh installs python3-torch)"
-	finish
-fi
 ROOT=$(pwd)
 export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 TFABS=$(cd "$(dirname "$TF")" && pwd)/$(basename "$TF")
+
+# --- a GPU trace passes through (no torch needed): a stand-in profiler
+# object exports the real PyTorch 2.x H100 Kineto trace; its profile holds
+# the trace's GPU time (tests/tools/gpu_oracle.py) and its step
+GT=$(ls "$DATA"/chrome/tracelens-bert-small-h100/*.json.gz)
+check "GPU trace through the handler: one profile and a merged one, no failure" env TRACEFOLD="$TFABS" "$PY" -c '
+import shutil, sys, tracefold.torch
+class Prof:
+    def export_chrome_trace(self, path):
+        shutil.copyfile(sys.argv[1], path)
+h = tracefold.torch.trace_handler(sys.argv[2], worker_name="g", use_gzip=True, outputs=("pprof",))
+h(Prof())
+assert not h.failures and len(h.profiles) == 1 and h.merged, (h.failures, h.profiles, h.merged)
+print(h.profiles[0])' "$GT" "$TMP/gpu"
+GP=$(ls "$TMP"/gpu/g.*.pb.gz 2>/dev/null)
+python3 tests/tools/gpu_oracle.py "$GT" >"$TMP/gpu-oracle.json" 2>&1
+check "GPU trace through the handler: gpu total and wall total = the trace's, step label 6" python3 -c '
+import json, sys
+sys.path.insert(0, "tests/tools")
+import pprof_raw
+o = json.load(open(sys.argv[1])); r = pprof_raw.summarize(sys.argv[2])
+got = (r["total"].get("gpu/nanoseconds"), r["total"]["wall/nanoseconds"], r["labels"].get("step"))
+assert got == (o["gpu_ns"], o["cpu_union_ns"], ["6"]), (got, o["gpu_ns"], o["cpu_union_ns"])' "$TMP/gpu-oracle.json" "$GP"
+
+if ! "$PY" -c 'import torch' 2>/dev/null; then
+	ok "# SKIP torch is not importable by $PY (tests/deps.sh installs python3-torch): the training-loop checks"
+	finish
+fi
 TRAIN="tests/tools/torch_hook_train.py"
 CHECK="tests/tools/torch_hook_check.py"
 # field JSONFILE EXPR: a value of the training script's JSON (Python expression over d)
