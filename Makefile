@@ -9,6 +9,9 @@
 #   make bench      generate large inputs and measure speed/memory (docs/performance.md)
 #   make docs       redraw the README's flame graphs from samples/ (docs/img/)
 #   make fuzz       fuzz every input path with libFuzzer (clang) for FUZZ_SECONDS each
+#   make install    the binaries, man pages, bash and zsh completions and docs
+#                   under PREFIX (/usr/local), inside DESTDIR if given;
+#                   make uninstall removes them (docs/install.md)
 #   make clean
 #
 # Sources are found by wildcard: a new reader, writer or command is a new
@@ -82,7 +85,8 @@ MPICC    ?= mpicc
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 MPI_BINS := $(if $(HAVE_MPICC),tracefold-mpi build/san/tracefold-mpi)
 
-.PHONY: all demo docs check test test-fast bench clean deps deps-test unit san golden-update fuzz fuzz-build
+.PHONY: all demo docs check test test-fast bench clean deps deps-test unit san golden-update fuzz fuzz-build \
+	install uninstall
 all: tracefold
 
 .SECONDARY: $(GEN_C) $(GEN_H)
@@ -239,6 +243,38 @@ bench: deps tracefold tracefold-mpi
 # the outputs (tests/e2e/golden.sh checks them; git diff shows the change).
 golden-update: tracefold
 	sh tests/golden/run.sh --update
+
+# Where make install puts things (GNU's names; DESTDIR: a staging root for
+# packages, prepended to each).  The man pages and completions are made by
+# the binary being installed from its own --help (tracefold manpage,
+# tracefold completion); tracefold-mpi goes too when it has been built.
+PREFIX     ?= /usr/local
+bindir     ?= $(PREFIX)/bin
+mandir     ?= $(PREFIX)/share/man
+man1dir    ?= $(mandir)/man1
+docdir     ?= $(PREFIX)/share/doc/tracefold
+bashcompdir ?= $(PREFIX)/share/bash-completion/completions
+zshcompdir ?= $(PREFIX)/share/zsh/site-functions
+
+install: tracefold
+	install -d "$(DESTDIR)$(bindir)" "$(DESTDIR)$(man1dir)" "$(DESTDIR)$(bashcompdir)" \
+		"$(DESTDIR)$(zshcompdir)" "$(DESTDIR)$(docdir)/docs/img"
+	install -m 755 tracefold "$(DESTDIR)$(bindir)/tracefold"
+	if [ -x tracefold-mpi ]; then install -m 755 tracefold-mpi "$(DESTDIR)$(bindir)/tracefold-mpi"; fi
+	./tracefold manpage -o "$(DESTDIR)$(man1dir)" --docdir "$(docdir)/docs"
+	./tracefold completion bash > "$(DESTDIR)$(bashcompdir)/.tracefold.tmp"
+	mv -f "$(DESTDIR)$(bashcompdir)/.tracefold.tmp" "$(DESTDIR)$(bashcompdir)/tracefold"
+	./tracefold completion zsh > "$(DESTDIR)$(zshcompdir)/._tracefold.tmp"
+	mv -f "$(DESTDIR)$(zshcompdir)/._tracefold.tmp" "$(DESTDIR)$(zshcompdir)/_tracefold"
+	install -m 644 README.md "$(DESTDIR)$(docdir)/"
+	install -m 644 docs/*.md "$(DESTDIR)$(docdir)/docs/"
+	install -m 644 docs/img/* "$(DESTDIR)$(docdir)/docs/img/"
+
+uninstall:
+	rm -f "$(DESTDIR)$(bindir)/tracefold" "$(DESTDIR)$(bindir)/tracefold-mpi" \
+		"$(DESTDIR)$(man1dir)/tracefold.1" "$(DESTDIR)$(man1dir)"/tracefold-*.1 \
+		"$(DESTDIR)$(bashcompdir)/tracefold" "$(DESTDIR)$(zshcompdir)/_tracefold"
+	rm -rf "$(DESTDIR)$(docdir)"
 
 clean:
 	rm -rf build tracefold tracefold-mpi

@@ -158,4 +158,8 @@ int tf_pipeline_window(tf_ctx *ctx, const char *const *inputs, int n, const tf_f
  * more events than it gave gets a ctx warning.  Returns 0 or TF_EFORMAT. */
 int tf_input_check(tf_ctx *ctx, const char *path, const tf_diag *before, tf_error *err);
 
+/* The libraries this build was linked with and their versions, as they
+ * give them at run time ("zlib 1.3, zstd 1.5.4, ..."; build_info.c). */
+void tf_build_libraries(char *buf, size_t n);
+
 #endif

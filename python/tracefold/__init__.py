@@ -12,8 +12,8 @@ import subprocess
 __version__ = "0.1.0"
 __all__ = ["TracefoldError", "TracefoldNotFound", "find_binary", "run", "__version__"]
 
-INSTALL_HINT = ("build it from the tracefold source tree with 'make' and copy ./tracefold "
-                "to a directory on PATH, or set TRACEFOLD=/path/to/tracefold")
+INSTALL_HINT = ("install it from the tracefold source tree with 'make install' (PREFIX=/usr/local "
+                "by default; docs/install.md), or set TRACEFOLD=/path/to/tracefold")
 
 
 class TracefoldError(RuntimeError):

@@ -9,6 +9,7 @@
 #include "tracefold/ctx.h"
 #include "tracefold/agg.h"
 #include "tracefold/pipeline.h"
+#include "help.h"
 
 enum {
 	TF_EXIT_OK = 0,         /* success */
@@ -42,6 +43,18 @@ int tf_cmd_fold(int argc, char **argv);
 int tf_cmd_flame(int argc, char **argv);
 int tf_cmd_history(int argc, char **argv);
 int tf_cmd_overview(int argc, char **argv);
+int tf_cmd_completion(int argc, char **argv);
+int tf_cmd_manpage(int argc, char **argv);
+
+/* The command table (commands.c): every command's name and summary in
+ * --help's order, the writers' commands included (how many there are;
+ * at most max are stored); runs command name (-1: there is none);
+ * tracefold's own --help (tf_help_* calls); a tf_help_fn: the --help of
+ * command cmd, or tracefold's for NULL. */
+size_t tf_cmd_names(const char **names, const char **summaries, size_t max);
+int tf_cmd_run(const char *name, int argc, char **argv);
+void tf_usage(void);
+void tf_cmd_help(const char *cmd);
 
 /* Shared helpers (src/cmd/util.c). */
 extern int tf_verbose;   /* -v count */

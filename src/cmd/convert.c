@@ -15,12 +15,15 @@ static void list_writers(void)
 {
 	for (int i = 0; tf_writers[i]; i++) {
 		const tf_writer *w = tf_writers[i];
-		printf("  %-10s %s (", w->name, w->description);
-		if (!w->suffixes[0]) /* a folder: no name says it */
-			printf("--to %s", w->name);
-		for (const char *const *x = w->suffixes; *x; x++)
-			printf("%s%s", x == w->suffixes ? "" : " ", *x);
-		printf(")\n");
+		char text[512];
+		size_t n = (size_t)snprintf(text, sizeof(text), "%s (", w->description);
+		if (!w->suffixes[0] && n < sizeof(text)) /* a folder: no name says it */
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "--to %s", w->name);
+		for (const char *const *x = w->suffixes; *x && n < sizeof(text); x++)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s", x == w->suffixes ? "" : " ", *x);
+		if (n < sizeof(text))
+			snprintf(text + n, sizeof(text) - n, ")");
+		tf_help_item(w->name, NULL, text);
 	}
 }
 
@@ -70,7 +73,7 @@ static void help_writer_opts(const tf_writer *only)
 static void help(int mode, const tf_writer *w)
 {
 	if (mode == MODE_WRITER) {
-		printf("usage: tracefold %s [options] INPUT... %s\n\n%s\noptions:\n", w->command, w->usage, w->help);
+		tf_help_printf("usage: tracefold %s [options] INPUT... %s\n\n%s\noptions:\n", w->command, w->usage, w->help);
 		tf_help_opt("-o", "--output", w->flags & TF_WRITER_DIR ? "DIR" : "FILE",
 			    w->flags & TF_WRITER_DIR ? "the folder to write; required" : "the file to write; required");
 		if (w->flags & TF_WRITER_DIR)
@@ -80,7 +83,7 @@ static void help(int mode, const tf_writer *w)
 		char traces[256], profiles[256];
 		tf_formats_list(TF_INPUT_EVENTS, traces, sizeof(traces));
 		tf_formats_list(TF_INPUT_PROFILE, profiles, sizeof(profiles));
-		printf("usage: tracefold profile [options] INPUT... -o OUT.pb.gz\n"
+		tf_help_printf("usage: tracefold profile [options] INPUT... -o OUT.pb.gz\n"
 		       "\n"
 		       "Reads every INPUT (a trace: %s, gzipped or not;\n"
 		       "'tracefold --help' describes each), rebuilds each thread's call stack\n"
@@ -101,7 +104,7 @@ static void help(int mode, const tf_writer *w)
 			    "calls,wall,gpu: profiles that go tool pprof -diff_base\n"
 			    "can compare, whatever events each run had)");
 	} else {
-		printf("usage: tracefold convert [options] INPUT... [--to FORMAT] -o OUT [-o OUT ...]\n"
+		tf_help_printf("usage: tracefold convert [options] INPUT... [--to FORMAT] -o OUT [-o OUT ...]\n"
 		       "\n"
 		       "Reads every INPUT once (the inputs of 'tracefold profile') and writes each\n"
 		       "OUT from that one read, in the format its name says, or --to FORMAT.\n"
@@ -116,22 +119,22 @@ static void help(int mode, const tf_writer *w)
 		help_writer_opts(NULL);
 	}
 	tf_input_opts_help();
-	printf("  -h, --help           this text\n"
-	       "\n");
+	tf_help_opt("-h", "--help", NULL, "this text");
+	tf_help_printf("\n");
 	if (mode == MODE_CONVERT) {
-		printf("output formats:\n");
+		tf_help_printf("output formats:\n");
 		list_writers();
-		printf("\n");
+		tf_help_printf("\n");
 	}
-	printf("Every output file is written to a temporary file and renamed when it\n"
+	tf_help_printf("Every output file is written to a temporary file and renamed when it\n"
 	       "is complete: a failed run never leaves a half-written file nor replaces\n"
 	       "one with it (files it had finished before the failure stay).\n");
 	if (mode != MODE_PROFILE)
-		printf("A folder output is written to a temporary folder beside it and swapped\n"
+		tf_help_printf("A folder output is written to a temporary folder beside it and swapped\n"
 		       "in whole: an earlier output of the same kind there is replaced, a\n"
 		       "folder of other things refused (--force); links in it are never\n"
 		       "followed (docs/robustness.md).\n");
-	printf("An output may not be one of the inputs nor hold one.  An input from\n"
+	tf_help_printf("An output may not be one of the inputs nor hold one.  An input from\n"
 	       "which nothing could be read, or a run with nothing to profile, is an\n"
 	       "error.\n"
 	       "\n"

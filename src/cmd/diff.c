@@ -25,7 +25,7 @@ enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON 
 
 static void help(const tf_opt *opts)
 {
-	printf("usage: tracefold diff [options] BASE NEW\n"
+	tf_help_printf("usage: tracefold diff [options] BASE NEW\n"
 	       "\n"
 	       "Compares two runs.  BASE and NEW are each a trace, a profile (pprof or\n"
 	       "folded stacks), or several of them joined with ',' (summed).  Per function\n"
@@ -36,10 +36,10 @@ static void help(const tf_opt *opts)
 	       "\n"
 	       "options:\n");
 	tf_opts_help(opts);
-	printf("\n"
+	tf_help_printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
-	printf("\n"
+	tf_help_printf("\n"
 	       "exit status: 0 ok (no regression), 1 regression (above --fail-above, or a\n"
 	       "             regressed row or total of --gate), 2 usage error, 3 unreadable\n"
 	       "             or invalid input, 4 --fail-unresolved and an unresolved change\n");

@@ -8,7 +8,7 @@
 
 static void help(const tf_opt *opts)
 {
-	printf("usage: tracefold flame [options] INPUT|PROFILE... -o OUT.svg\n"
+	tf_help_printf("usage: tracefold flame [options] INPUT|PROFILE... -o OUT.svg\n"
 	       "       tracefold flame --diff BASE [options] NEW... -o OUT.svg\n"
 	       "\n"
 	       "Draws a flame graph as one standalone file: SVG (no scripts, fonts or\n"
@@ -26,10 +26,10 @@ static void help(const tf_opt *opts)
 	       "\n"
 	       "options:\n");
 	tf_opts_help(opts);
-	printf("\n"
+	tf_help_printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
-	printf("\n"
+	tf_help_printf("\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input, nothing to\n"
 	       "draw, or unwritable output\n");
 }

@@ -12,7 +12,7 @@
 
 static void help(const tf_opt *opts)
 {
-	printf("usage: tracefold fold [options] INPUT|PROFILE... -o OUT.folded\n"
+	tf_help_printf("usage: tracefold fold [options] INPUT|PROFILE... -o OUT.folded\n"
 	       "\n"
 	       "Writes folded stacks (Brendan Gregg's collapsed stacks): one line per call\n"
 	       "path, frames root first joined by ';', then the path's self value of one\n"
@@ -26,10 +26,10 @@ static void help(const tf_opt *opts)
 	       "\n"
 	       "options:\n");
 	tf_opts_help(opts);
-	printf("\n"
+	tf_help_printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
-	printf("\n"
+	tf_help_printf("\n"
 	       "The output is written to a temporary file and renamed when complete:\n"
 	       "nothing is written when an input fails or no call path has a value, and\n"
 	       "the output may not be one of the inputs.\n"

@@ -310,7 +310,7 @@ done:
 
 static void history_help(const tf_opt *opts)
 {
-	printf("usage: tracefold history add [options] DIR RUN...\n"
+	tf_help_printf("usage: tracefold history add [options] DIR RUN...\n"
 	       "\n"
 	       "Keeps earlier runs of a baseline for 'tracefold diff --gate --history DIR':\n"
 	       "each RUN (a trace, or a profile) is read on its own with its steps (as\n"
@@ -322,10 +322,10 @@ static void history_help(const tf_opt *opts)
 	       "\n"
 	       "options:\n");
 	tf_opts_help(opts);
-	printf("\n"
+	tf_help_printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
-	printf("\n"
+	tf_help_printf("\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable input or unwritable DIR\n");
 }
 

@@ -210,7 +210,7 @@ static void info_free(info_sink *s)
 
 static void help(const tf_opt *opts)
 {
-	printf("usage: tracefold info [OPTIONS] INPUT...\n"
+	tf_help_printf("usage: tracefold info [OPTIONS] INPUT...\n"
 	       "\n"
 	       "Describes traces without writing a profile: inputs and their formats,\n"
 	       "processes/ranks, threads (with names), time span, events by kind, distinct\n"
@@ -222,10 +222,10 @@ static void help(const tf_opt *opts)
 	       "\n"
 	       "options:\n");
 	tf_opts_help(opts);
-	printf("\n"
+	tf_help_printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
-	printf("\n"
+	tf_help_printf("\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable input\n");
 }
 

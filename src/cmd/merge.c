@@ -17,7 +17,7 @@
 
 static void help(const tf_opt *opts)
 {
-	printf("usage: tracefold merge [options] PROFILE... -o OUT.pb.gz\n"
+	tf_help_printf("usage: tracefold merge [options] PROFILE... -o OUT.pb.gz\n"
 	       "\n"
 	       "Sums pprof profiles (gzipped or not; tracefold's or any tool's with the\n"
 	       "same sample types) into one gzipped profile: values are added per (call\n"
@@ -29,7 +29,7 @@ static void help(const tf_opt *opts)
 	       "\n"
 	       "options:\n");
 	tf_opts_help(opts);
-	printf("\n"
+	tf_help_printf("\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input, sample types\n"
 	       "that differ, or unwritable output\n");
 }

@@ -40,7 +40,7 @@ static const tf_opt opts[] = {
 
 static void help(void)
 {
-	printf("usage: tracefold overview [options] INPUT...\n"
+	tf_help_printf("usage: tracefold overview [options] INPUT...\n"
 	       "\n"
 	       "What a run did per rank and step and what held it back: step time, CPU\n"
 	       "busy time of the main thread, GPU time as compute, communication, memcpy,\n"
@@ -54,7 +54,7 @@ static void help(void)
 	       "\n"
 	       "options:\n");
 	tf_opts_help(opts);
-	printf("\ninput options:\n");
+	tf_help_printf("\ninput options:\n");
 	tf_input_opts_help();
 }
 

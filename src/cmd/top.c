@@ -20,7 +20,7 @@ enum { FMT_TEXT = TF_OUT_TEXT, FMT_MD = TF_OUT_MARKDOWN, FMT_JSON = TF_OUT_JSON 
 
 static void help(const tf_opt *opts)
 {
-	printf("usage: tracefold top [options] INPUT|PROFILE...\n"
+	tf_help_printf("usage: tracefold top [options] INPUT|PROFILE...\n"
 	       "\n"
 	       "Prints the functions with the most time: self time (time with the function\n"
 	       "on top of the stack), inclusive time (time with it anywhere on the stack,\n"
@@ -33,10 +33,10 @@ static void help(const tf_opt *opts)
 	       "\n"
 	       "options:\n");
 	tf_opts_help(opts);
-	printf("\n"
+	tf_help_printf("\n"
 	       "trace inputs:\n");
 	tf_input_opts_help();
-	printf("\n"
+	tf_help_printf("\n"
 	       "exit status: 0 ok, 2 usage error, 3 unreadable or invalid input\n");
 }
 

@@ -45,39 +45,6 @@ int tf_usage_error(const char *cmd, const char *fmt, ...)
 	return TF_EXIT_USAGE;
 }
 
-void tf_help_opt(const char *short_name, const char *long_name, const char *value, const char *help)
-{
-	char left[128];
-	int n = snprintf(left, sizeof(left), "  %s%s%s%s%s", short_name ? short_name : "  ", short_name ? ", " : "  ",
-			 long_name, value ? " " : "", value ? value : "");
-	printf("%s%*s", left, n <= 21 ? 23 - n : 2, "");
-	for (const char *p = help; *p;) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		printf("%.*s\n", len, p);
-		p += len + (nl != NULL);
-		if (*p)
-			printf("%23s", "");
-	}
-}
-
-void tf_opts_help(const tf_opt *table)
-{
-	bool h = false; /* -h said: it ends the first section */
-	for (const tf_opt *o = table; o && o->long_name; o++) {
-		if (o->id == TF_OPT_SECTION && !h) {
-			tf_help_opt("-h", "--help", NULL, "this text");
-			h = true;
-		}
-		if (o->id == TF_OPT_SECTION)
-			printf("\n%s\n", o->help);
-		else if (o->help)
-			tf_help_opt(o->short_name, o->long_name, o->has_value ? o->value : NULL, o->help);
-	}
-	if (!h)
-		tf_help_opt("-h", "--help", NULL, "this text");
-}
-
 bool tf_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;

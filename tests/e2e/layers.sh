@@ -18,7 +18,7 @@ layer_of_header() {
 	reader.h|writer.h|pprof.h|folded.h|flame.h|pair.h|tids.h|chrome.h|chrome_int.h|json.h|tau.h|otf2.h|profile.pb-c.h|perfetto_trace.pb-c.h|xplane.pb-c.h) echo 3 ;;
 	pipeline.h) echo 4 ;;
 	dist.h) echo 5 ;;
-	cmd.h|report.h) echo 6 ;;
+	cmd.h|report.h|help.h) echo 6 ;;
 	*) echo unknown ;;
 	esac
 }

@@ -127,7 +127,7 @@ expect_exit 127 "python -m tracefold gate, TRACEFOLD naming no program: exit 127
 	env TRACEFOLD="$TMP/no-such-tracefold" "$PY" -m tracefold gate "$D/w.pb.gz" "$D/w.pb.gz"
 cp "$TMP/err" "$TMP/missing.err"
 check "... the message names TRACEFOLD and how to install" \
-	grep -q "TRACEFOLD=$TMP/no-such-tracefold: no such program; build it .*make" "$TMP/missing.err"
+	grep -q "TRACEFOLD=$TMP/no-such-tracefold: no such program; install it .*make install" "$TMP/missing.err"
 mkdir "$TMP/emptybin"
 check "find_binary with no TRACEFOLD and none on PATH: TracefoldNotFound saying how to install" \
 	env -u TRACEFOLD PATH="$TMP/emptybin" "$PY" -c '

@@ -1,0 +1,380 @@
+/* help.c - every command's --help, printed three ways from the same calls:
+ * as text (the --help itself), as a man page (tracefold manpage) and as
+ * the words a shell completes (tracefold completion).  A command's help
+ * says its prose with tf_help_printf, its options with tf_help_opt (the
+ * rows of its option table, tf_opts_help, and the shared input options)
+ * and lists with tf_help_item; the man page and the completion words are
+ * made by calling that same help (tf_help_run), so they can never say
+ * other options than --help does (docs/install.md). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd.h"
+#include "help.h"
+
+int tf_help_mode = TF_HELP_TEXT;
+static FILE *g_text; /* text mode's stream; NULL: stdout */
+
+void tf_help_to(FILE *f)
+{
+	g_text = f;
+}
+
+static FILE *text_out(void)
+{
+	return g_text ? g_text : stdout;
+}
+
+/* ---- man mode: prose is gathered until an option or an item (or the
+ * end) comes, then turned into roff on g_man ---- */
+static FILE *g_man;
+static char *g_prose;
+static size_t g_nprose, g_capprose;
+static int g_nheads;       /* headings seen: the first is a .SH, later ones .SS (unless g_all_sh) */
+static bool g_all_sh;      /* tracefold(1): every heading is a section */
+static bool g_described;   /* .SH DESCRIPTION said */
+
+/* ---- words mode ---- */
+static tf_help_word *g_words;
+static size_t g_nwords, g_capwords;
+
+/* Text as roff: backslashes escaped, every '-' a minus sign (options stay
+ * what a reader can type); a line that would start with a control
+ * character gets \&. */
+static void roff_put(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (i == 0 && (c == '.' || c == '\''))
+			fputs("\\&", g_man);
+		if (c == '\\')
+			fputs("\\e", g_man);
+		else if (c == '-')
+			fputs("\\-", g_man);
+		else
+			fputc(c, g_man);
+	}
+}
+
+/* One line of filled text: its leading blanks dropped, then roff_put. */
+static void roff_line(const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	if (!n)
+		return;
+	roff_put(s, n);
+	fputc('\n', g_man);
+}
+
+static bool is_heading(const char *s, size_t n)
+{
+	return n > 1 && n < 72 && s[0] != ' ' && s[n - 1] == ':' && !memchr(s, '.', n);
+}
+
+static void heading(const char *s, size_t n)
+{
+	bool sh = g_all_sh || g_nheads == 0;
+	g_nheads++;
+	fputs(sh ? ".SH " : ".SS ", g_man);
+	bool paren = false; /* a section's name is upper case, what it says in (...) not */
+	for (size_t i = 0; i + 1 < n; i++) {
+		char c = s[i];
+		paren = paren || c == '(';
+		if (sh && !paren && c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		else if (!sh && i == 0 && c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		if (c == '-')
+			fputs("\\-", g_man);
+		else
+			fputc(c, g_man);
+	}
+	fputc('\n', g_man);
+}
+
+static void describe(void)
+{
+	if (!g_described)
+		fputs(".SH DESCRIPTION\n", g_man);
+	g_described = true;
+}
+
+/* A paragraph (lines without a blank one between): a heading, the usage
+ * lines, the exit statuses, or text whose indented lines are shown as
+ * they are. */
+static void paragraph(const char *p, size_t n)
+{
+	const char *end = p + n;
+	if (!memchr(p, '\n', n) && is_heading(p, n)) {
+		heading(p, n);
+		return;
+	}
+	if (n > 7 && !memcmp(p, "usage: ", 7)) {
+		fputs(".SH SYNOPSIS\n.nf\n", g_man);
+		for (const char *l = p; l < end;) {
+			const char *e = memchr(l, '\n', (size_t)(end - l));
+			size_t len = e ? (size_t)(e - l) : (size_t)(end - l);
+			size_t skip = !memcmp(l, "usage: ", 7) ? 7 : 0;
+			while (skip < len && l[skip] == ' ')
+				skip++;
+			roff_line(l + skip, len - skip);
+			l += len + (e != NULL);
+		}
+		fputs(".fi\n", g_man);
+		return;
+	}
+	/* the exit statuses: one filled paragraph (their lines are indented
+	 * under "exit status:" in the text) */
+	bool exits = n > 12 && !memcmp(p, "exit status:", 12);
+	if (exits) {
+		fputs(".SH EXIT STATUS\n", g_man);
+		p += 12;
+	} else {
+		describe();
+		fputs(".PP\n", g_man);
+	}
+	bool nf = false;
+	for (const char *l = p; l < end;) {
+		const char *e = memchr(l, '\n', (size_t)(end - l));
+		size_t len = e ? (size_t)(e - l) : (size_t)(end - l);
+		bool verb = !exits && len > 2 && l[0] == ' ' && l[1] == ' ';
+		if (verb != nf)
+			fputs(verb ? ".RS 2\n.nf\n" : ".fi\n.RE\n", g_man);
+		nf = verb;
+		if (verb) {
+			roff_put(l + 2, len - 2);
+			fputc('\n', g_man);
+		} else {
+			roff_line(l, len);
+		}
+		l += len + (e != NULL);
+	}
+	if (nf)
+		fputs(".fi\n.RE\n", g_man);
+}
+
+/* Turns the prose gathered so far into roff, paragraph by paragraph. */
+static void flush_prose(void)
+{
+	const char *p = g_prose, *end = g_prose + g_nprose;
+	while (p < end) {
+		while (p < end && *p == '\n')
+			p++;
+		const char *q = p;
+		while (q < end && !(q[0] == '\n' && q + 1 < end && q[1] == '\n'))
+			q++;
+		size_t n = (size_t)(q - p);
+		while (n && p[n - 1] == '\n')
+			n--;
+		if (n)
+			paragraph(p, n);
+		p = q;
+	}
+	g_nprose = 0;
+}
+
+void tf_help_printf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (tf_help_mode == TF_HELP_TEXT) {
+		vfprintf(text_out(), fmt, ap);
+	} else if (tf_help_mode == TF_HELP_MAN) {
+		va_list aq;
+		va_copy(aq, ap);
+		int n = vsnprintf(NULL, 0, fmt, aq);
+		va_end(aq);
+		if (n > 0 && g_nprose + (size_t)n + 1 > g_capprose) {
+			size_t cap = (g_nprose + (size_t)n + 1) * 2;
+			char *p = realloc(g_prose, cap);
+			if (!p) {
+				va_end(ap);
+				return;
+			}
+			g_prose = p;
+			g_capprose = cap;
+		}
+		if (n > 0) {
+			vsnprintf(g_prose + g_nprose, (size_t)n + 1, fmt, ap);
+			g_nprose += (size_t)n;
+		}
+	}
+	va_end(ap);
+}
+
+/* An option or item in roff: .TP, the tag, then the text's lines. */
+static void man_entry(const char *tag_roff, const char *text)
+{
+	flush_prose();
+	describe();
+	fprintf(g_man, ".TP\n%s\n", tag_roff);
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		roff_line(p, len);
+		p += len + (nl != NULL);
+	}
+}
+
+static char *roff_dup(const char *s)
+{
+	size_t n = 0;
+	for (const char *p = s; *p; p++)
+		n += *p == '-' || *p == '\\' ? 2 : 1;
+	char *d = malloc(n + 1), *q = d;
+	if (!d)
+		return NULL;
+	for (const char *p = s; *p; p++) {
+		if (*p == '-' || *p == '\\')
+			*q++ = '\\';
+		*q++ = *p == '\\' ? 'e' : *p;
+	}
+	*q = 0;
+	return d;
+}
+
+static void add_word(const char *short_name, const char *long_name, const char *value, const char *help)
+{
+	if (g_nwords == g_capwords) {
+		size_t cap = g_capwords ? g_capwords * 2 : 64;
+		tf_help_word *w = realloc(g_words, cap * sizeof(*w));
+		if (!w)
+			return;
+		g_words = w;
+		g_capwords = cap;
+	}
+	/* the first line of the help is all a shell shows */
+	const char *nl = help ? strchr(help, '\n') : NULL;
+	tf_help_word *w = &g_words[g_nwords++];
+	w->short_name = short_name ? strdup(short_name) : NULL;
+	w->long_name = long_name ? strdup(long_name) : NULL;
+	w->value = value ? strdup(value) : NULL;
+	w->help = help ? strndup(help, nl ? (size_t)(nl - help) : strlen(help)) : NULL;
+}
+
+void tf_help_opt(const char *short_name, const char *long_name, const char *value, const char *help)
+{
+	if (tf_help_mode == TF_HELP_WORDS) {
+		add_word(short_name, long_name, value, help);
+		return;
+	}
+	if (tf_help_mode == TF_HELP_MAN) {
+		char tag[512];
+		char *s = short_name ? roff_dup(short_name) : NULL, *l = roff_dup(long_name);
+		char *v = value ? roff_dup(value) : NULL;
+		snprintf(tag, sizeof(tag), "%s%s%s\\fB%s\\fR%s%s%s", s ? "\\fB" : "", s ? s : "", s ? "\\fR, " : "",
+			 l ? l : "", v ? " \\fI" : "", v ? v : "", v ? "\\fR" : "");
+		man_entry(tag, help);
+		free(s);
+		free(l);
+		free(v);
+		return;
+	}
+	char left[128];
+	int n = snprintf(left, sizeof(left), "  %s%s%s%s%s", short_name ? short_name : "  ", short_name ? ", " : "  ",
+			 long_name, value ? " " : "", value ? value : "");
+	FILE *f = text_out();
+	fprintf(f, "%s%*s", left, n <= 21 ? 23 - n : 2, "");
+	for (const char *p = help; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(f, "%.*s\n", len, p);
+		p += len + (nl != NULL);
+		if (*p)
+			fprintf(f, "%23s", "");
+	}
+}
+
+void tf_help_item(const char *name, const char *page, const char *text)
+{
+	if (tf_help_mode == TF_HELP_TEXT) {
+		fprintf(text_out(), "  %-10s %s\n", name, text);
+	} else if (tf_help_mode == TF_HELP_MAN) {
+		char tag[256], *n = roff_dup(name);
+		snprintf(tag, sizeof(tag), "\\fB%s\\fR", n ? n : "");
+		free(n);
+		char body[1024];
+		snprintf(body, sizeof(body), page ? "%s (%s(1))" : "%s", text, page);
+		man_entry(tag, body);
+	}
+}
+
+void tf_opts_help(const tf_opt *table)
+{
+	bool h = false; /* -h said: it ends the first section */
+	for (const tf_opt *o = table; o && o->long_name; o++) {
+		if (o->id == TF_OPT_SECTION && !h) {
+			tf_help_opt("-h", "--help", NULL, "this text");
+			h = true;
+		}
+		if (o->id == TF_OPT_SECTION)
+			tf_help_printf("\n%s\n", o->help);
+		else if (o->help)
+			tf_help_opt(o->short_name, o->long_name, o->has_value ? o->value : NULL, o->help);
+	}
+	if (!h)
+		tf_help_opt("-h", "--help", NULL, "this text");
+}
+
+/* ---- running a help in another mode ---- */
+
+void tf_help_man_begin(FILE *out, const char *page, const char *summary, bool main_page)
+{
+	g_man = out;
+	g_nheads = 0;
+	g_all_sh = main_page;
+	g_described = false;
+	g_nprose = 0;
+	char upper[64];
+	size_t i = 0;
+	for (; page[i] && i + 1 < sizeof(upper); i++)
+		upper[i] = page[i] >= 'a' && page[i] <= 'z' ? (char)(page[i] - 'a' + 'A') : page[i];
+	upper[i] = 0;
+	char *u = roff_dup(upper), *p = roff_dup(page);
+	fprintf(out, ".\\\" %s(1): made by 'tracefold manpage' from the --help of tracefold %s\n", page,
+		TRACEFOLD_VERSION);
+	fprintf(out, ".TH \"%s\" 1 \"\" \"tracefold %s\" \"tracefold manual\"\n.nh\n.ad l\n.SH NAME\n%s \\- ", u ? u : "",
+		TRACEFOLD_VERSION, p ? p : "");
+	free(u);
+	free(p);
+	roff_line(summary, strlen(summary));
+	tf_help_mode = TF_HELP_MAN;
+}
+
+void tf_help_man_end(const char *see_also)
+{
+	flush_prose();
+	fputs(".SH SEE ALSO\n", g_man);
+	roff_line(see_also, strlen(see_also));
+	tf_help_mode = TF_HELP_TEXT;
+	free(g_prose);
+	g_prose = NULL;
+	g_nprose = g_capprose = 0;
+	g_man = NULL;
+}
+
+size_t tf_help_words(tf_help_fn fn, const char *cmd, const tf_help_word **out)
+{
+	tf_help_words_free();
+	tf_help_mode = TF_HELP_WORDS;
+	fn(cmd);
+	tf_help_mode = TF_HELP_TEXT;
+	*out = g_words;
+	return g_nwords;
+}
+
+void tf_help_words_free(void)
+{
+	for (size_t i = 0; i < g_nwords; i++) {
+		free((char *)g_words[i].short_name);
+		free((char *)g_words[i].long_name);
+		free((char *)g_words[i].value);
+		free((char *)g_words[i].help);
+	}
+	free(g_words);
+	g_words = NULL;
+	g_nwords = g_capwords = 0;
+}
