@@ -107,6 +107,13 @@ check "... GITHUB_OUTPUT: verdict, exit-code and the files" sh -c "grep -qx 'ver
 check "... gh: the PR's comments listed, then one POST (with the job's token)" test "$(cat "$FAKE/gh.log")" = "GET repos/o/r/issues/7/comments?per_page=100 token=tok1
 POST repos/o/r/issues/7/comments token=tok1"
 check "... the comment is the report, with the marker first" sh -c "cmp '$FAKE/body.2' '$R/report.md' && head -n 1 '$FAKE/body.2' | grep -qx '<!-- tracefold-ci -->'"
+check "... samples/ci-comment.py renders it as GitHub would: the tables, the overview folded" $PY -c '
+import subprocess, sys
+subprocess.run([sys.executable, "samples/ci-comment.py", sys.argv[1], sys.argv[2]], check=True)
+page = open(sys.argv[2]).read()
+assert "<td style=\"text-align: left;\"><strong>regressed</strong></td>" in page and "<code>aten::bmm</code>" in page, "no verdict table"
+d = page.index("<details>")
+assert page.index("<table>", d) < page.index("</details>"), "the overview table is not Markdown inside <details>"' "$FAKE/body.2" "$TMP/page.html"
 check "... no output left under a temporary name" test -z "$(find "$R" -name '*.tmp')"
 
 # the same pull request again: the comment with the marker is updated
