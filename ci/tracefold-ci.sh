@@ -124,8 +124,13 @@ publish() { mv -f "$1.tmp" "$1"; }
 
 NEW_RUNS=$(expand TRACEFOLD_NEW "${TRACEFOLD_NEW:-}") || exit 2
 BASE_RUNS=""
-if [ "$MODE" = pr ] || [ -n "${TRACEFOLD_BASE:-}" ]; then
+if [ "$MODE" = pr ]; then
 	BASE_RUNS=$(expand TRACEFOLD_BASE "${TRACEFOLD_BASE:-}") || exit 2
+elif [ -n "${TRACEFOLD_BASE:-}" ]; then
+	# a push gates too when BASE has runs; a workflow that records BASE on
+	# pull requests only has none on a push
+	BASE_RUNS=$(expand TRACEFOLD_BASE "$TRACEFOLD_BASE" 2> /dev/null) ||
+		{ BASE_RUNS=""; note "TRACEFOLD_BASE matches no file: a push, so NEW's runs only join the history"; }
 fi
 note "mode $MODE; BASE: $(printf '%s\n' "$BASE_RUNS" | grep -c .) runs; NEW: $(printf '%s\n' "$NEW_RUNS" | grep -c .) runs"
 

@@ -164,8 +164,8 @@ check "... overview on: exit 3" test "$(rc_of profon)" = 3
 # a push keeps NEW's runs in the history, the newest TRACEFOLD_HISTORY_MAX
 # of them; the next pull request uses them (as tests/e2e/gate.sh: a0-a2 as
 # history, a3 against bmm25 is regressed)
-gh_run push1 push TRACEFOLD_NEW="$G/a4.json.gz $G/a0.json.gz" TRACEFOLD_HISTORY_MAX=3
-check "a push: exit 0, two runs in the history" sh -c "test \"\$(cat '$TMP/push1.rc')\" = 0 && test \"\$(ls '$TMP/hist' | grep -c '^run-.*\.pb\.gz\$')\" = 2 && grep -qx 'history-updated=true' '$TMP/push1/output'"
+gh_run push1 push TRACEFOLD_BASE="$TMP/runs/base*.json" TRACEFOLD_NEW="$G/a4.json.gz $G/a0.json.gz" TRACEFOLD_HISTORY_MAX=3
+check "a push (BASE matches nothing): exit 0, two runs in the history" sh -c "test \"\$(cat '$TMP/push1.rc')\" = 0 && test \"\$(ls '$TMP/hist' | grep -c '^run-.*\.pb\.gz\$')\" = 2 && grep -qx 'history-updated=true' '$TMP/push1/output' && grep -qx 'verdict=none' '$TMP/push1/output'"
 oldest=$(ls "$TMP/hist" | head -n 1)
 sleep 1 # the history's runs are named by the second
 gh_run push2 push TRACEFOLD_NEW="$G/a[12].json.gz" TRACEFOLD_HISTORY_MAX=3
