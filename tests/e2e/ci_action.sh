@@ -166,7 +166,7 @@ check "... overview on: exit 3" test "$(rc_of profon)" = 3
 # history, a3 against bmm25 is regressed)
 gh_run push1 push TRACEFOLD_BASE="$TMP/runs/base*.json" TRACEFOLD_NEW="$G/a4.json.gz $G/a0.json.gz" TRACEFOLD_HISTORY_MAX=3
 check "a push (BASE matches nothing): exit 0, two runs in the history" sh -c "test \"\$(cat '$TMP/push1.rc')\" = 0 && test \"\$(ls '$TMP/hist' | grep -c '^run-.*\.pb\.gz\$')\" = 2 && grep -qx 'history-updated=true' '$TMP/push1/output' && grep -qx 'verdict=none' '$TMP/push1/output'"
-oldest=$(ls "$TMP/hist" | head -n 1)
+oldest=$(cd "$TMP/hist" && printf '%s\n' run-*.pb.gz | head -n 1)
 sleep 1 # the history's runs are named by the second
 gh_run push2 push TRACEFOLD_NEW="$G/a[12].json.gz" TRACEFOLD_HISTORY_MAX=3
 check "... a second push: the newest 3 kept, the oldest (a4) gone" sh -c "test \"\$(ls '$TMP/hist' | grep -c '^run-.*\.pb\.gz\$')\" = 3 && test ! -e '$TMP/hist/$oldest'"
