@@ -212,8 +212,11 @@ demo: deps
 
 # The README's pictures and diff report (docs/img/), from the bundled sample;
 # tests/e2e/flame.sh checks that the committed ones are what this draws.
+# ci-comment.sh: the pull-request comment of the CI step, rendered and
+# screenshot (needs chromium and python3-markdown: tests/deps.sh test).
 docs: tracefold
 	sh samples/docs.sh
+	sh samples/ci-comment.sh
 
 # Every test, release build and ASan+UBSan build; ends with "N passed, N failed".
 check: deps-test
