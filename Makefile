@@ -259,25 +259,35 @@ docdir     ?= $(PREFIX)/share/doc/tracefold
 bashcompdir ?= $(PREFIX)/share/bash-completion/completions
 zshcompdir ?= $(PREFIX)/share/zsh/site-functions
 
-install: tracefold
+# the documentation installed (and uninstalled by name)
+DOC_MD   := $(notdir $(wildcard docs/*.md))
+DOC_IMG  := $(notdir $(wildcard docs/img/*))
+
+# tracefold-mpi is installed when it has been built, brought up to date first
+install: tracefold $(wildcard tracefold-mpi)
 	install -d "$(DESTDIR)$(bindir)" "$(DESTDIR)$(man1dir)" "$(DESTDIR)$(bashcompdir)" \
 		"$(DESTDIR)$(zshcompdir)" "$(DESTDIR)$(docdir)/docs/img"
 	install -m 755 tracefold "$(DESTDIR)$(bindir)/tracefold"
 	if [ -x tracefold-mpi ]; then install -m 755 tracefold-mpi "$(DESTDIR)$(bindir)/tracefold-mpi"; fi
-	./tracefold manpage -o "$(DESTDIR)$(man1dir)" --docdir "$(docdir)/docs"
-	./tracefold completion bash > "$(DESTDIR)$(bashcompdir)/.tracefold.tmp"
-	mv -f "$(DESTDIR)$(bashcompdir)/.tracefold.tmp" "$(DESTDIR)$(bashcompdir)/tracefold"
-	./tracefold completion zsh > "$(DESTDIR)$(zshcompdir)/._tracefold.tmp"
-	mv -f "$(DESTDIR)$(zshcompdir)/._tracefold.tmp" "$(DESTDIR)$(zshcompdir)/_tracefold"
+	umask 022 && ./tracefold manpage -o "$(DESTDIR)$(man1dir)" --docdir "$(docdir)/docs"
+	umask 022 && ./tracefold completion bash > "$(DESTDIR)$(bashcompdir)/.tracefold.tmp" && \
+		mv -f "$(DESTDIR)$(bashcompdir)/.tracefold.tmp" "$(DESTDIR)$(bashcompdir)/tracefold" || \
+		{ rm -f "$(DESTDIR)$(bashcompdir)/.tracefold.tmp"; exit 1; }
+	umask 022 && ./tracefold completion zsh > "$(DESTDIR)$(zshcompdir)/._tracefold.tmp" && \
+		mv -f "$(DESTDIR)$(zshcompdir)/._tracefold.tmp" "$(DESTDIR)$(zshcompdir)/_tracefold" || \
+		{ rm -f "$(DESTDIR)$(zshcompdir)/._tracefold.tmp"; exit 1; }
 	install -m 644 README.md "$(DESTDIR)$(docdir)/"
 	install -m 644 docs/*.md "$(DESTDIR)$(docdir)/docs/"
 	install -m 644 docs/img/* "$(DESTDIR)$(docdir)/docs/img/"
 
+# removes what install put there, by name, and the doc folders if empty
 uninstall:
 	rm -f "$(DESTDIR)$(bindir)/tracefold" "$(DESTDIR)$(bindir)/tracefold-mpi" \
 		"$(DESTDIR)$(man1dir)/tracefold.1" "$(DESTDIR)$(man1dir)"/tracefold-*.1 \
-		"$(DESTDIR)$(bashcompdir)/tracefold" "$(DESTDIR)$(zshcompdir)/_tracefold"
-	rm -rf "$(DESTDIR)$(docdir)"
+		"$(DESTDIR)$(bashcompdir)/tracefold" "$(DESTDIR)$(zshcompdir)/_tracefold" \
+		"$(DESTDIR)$(docdir)/README.md" $(foreach f,$(DOC_MD),"$(DESTDIR)$(docdir)/docs/$(f)") \
+		$(foreach f,$(DOC_IMG),"$(DESTDIR)$(docdir)/docs/img/$(f)")
+	rmdir "$(DESTDIR)$(docdir)/docs/img" "$(DESTDIR)$(docdir)/docs" "$(DESTDIR)$(docdir)" 2>/dev/null || true
 
 clean:
 	rm -rf build tracefold tracefold-mpi

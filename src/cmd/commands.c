@@ -90,17 +90,17 @@ void tf_usage(void)
 	tf_help_opt("-v", "--verbose", NULL, "more detail on stderr");
 	tf_help_opt("-q", "--quiet", NULL, "no repair summary on stderr");
 	tf_help_opt("-V", "--version", NULL, "the version and what this build has (features,\nlibraries)");
-	tf_help_opt("-h", "--help", NULL, "this text");
+	tf_help_opt("-h", "--help", NULL, "this text: the commands and formats");
 	tf_help_printf("\n"
 		       "--mpi (an input option of the commands that read traces) shares the inputs\n"
 		       "out among the processes of an MPI job: tracefold-mpi, built with 'make MPI=1',\n"
 		       "under mpirun or srun (docs/distributed.md).\n"
 		       "\n"
+		       "'tracefold COMMAND --help' describes a command; docs/cli.md has everything.\n"
+		       "\n"
 		       "exit status: 0 success, 1 regression found (diff --fail-above, diff --gate),\n"
 		       "             2 usage error, 3 unreadable or invalid input / output failure,\n"
-		       "             4 diff --gate --fail-unresolved: a change the runs cannot resolve\n"
-		       "\n"
-		       "'tracefold COMMAND --help' describes a command; docs/cli.md has everything.\n");
+		       "             4 diff --gate --fail-unresolved: a change the runs cannot resolve\n");
 }
 
 void tf_cmd_help(const char *cmd)

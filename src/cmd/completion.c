@@ -35,7 +35,36 @@ static const struct {
 	{ NULL, "--partition", "rank none" },
 };
 
-static char g_formats[512], g_writers[512];
+/* The words of a command's first argument (NULL words: the command names). */
+static const struct {
+	const char *cmd, *words;
+} positional[] = {
+	{ "history", "add" },
+	{ "completion", "bash zsh" },
+	{ "manpage", NULL },
+};
+
+static char g_formats[512], g_writers[512], g_commands[1024];
+
+static const char *first_words(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(positional) / sizeof(positional[0]); i++)
+		if (!strcmp(positional[i].cmd, cmd))
+			return positional[i].words ? positional[i].words : g_commands;
+	return NULL;
+}
+
+/* tracefold's own options (tf_usage's), as "-v --verbose -q ...". */
+static void global_opts(char *buf, size_t size)
+{
+	const tf_help_word *w;
+	size_t n = tf_help_words(tf_cmd_help, NULL, &w), len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s", len ? " " : "",
+					w[i].short_name ? w[i].short_name : "", w[i].short_name ? " " : "",
+					w[i].long_name);
+}
 
 /* How w's value is completed (*words: the words for V_WORDS). */
 static int value_kind(const char *cmd, const tf_help_word *w, const char **words)
@@ -63,9 +92,14 @@ static int value_kind(const char *cmd, const tf_help_word *w, const char **words
 	return V_NONE;
 }
 
-static void list_names(void)
+static void list_names(const char **names, size_t nc)
 {
 	size_t n = 0;
+	g_commands[0] = 0;
+	for (size_t i = 0; i < nc; i++)
+		n += (size_t)snprintf(g_commands + n, n < sizeof(g_commands) ? sizeof(g_commands) - n : 0, "%s%s",
+				      i ? " " : "", names[i]);
+	n = 0;
 	g_formats[0] = g_writers[0] = 0;
 	for (int i = 0; tf_formats[i]; i++)
 		n += (size_t)snprintf(g_formats + n, n < sizeof(g_formats) ? sizeof(g_formats) - n : 0, "%s%s",
@@ -110,7 +144,11 @@ static void bash_cmd(const char *cmd)
 		if (!said_before(w, i))
 			printf("%s%s%s%s", i ? " " : "", w[i].short_name ? w[i].short_name : "",
 			       w[i].short_name ? " " : "", w[i].long_name);
-	printf("'\n\t\tcase $prev in\n");
+	printf("'\n");
+	const char *words1 = first_words(cmd);
+	if (words1)
+		printf("\t\tfirst='%s'\n", words1);
+	printf("\t\tcase $prev in\n");
 	/* the options whose values complete alike, one pattern each; a value
 	 * with nothing to complete ends there (no file names offered) */
 	for (int k = V_NONE; k <= V_WORDS; k++) {
@@ -143,6 +181,8 @@ static void bash_cmd(const char *cmd)
 
 static void bash(const char **names, size_t nc)
 {
+	char globals[256];
+	global_opts(globals, sizeof(globals));
 	printf("# bash completion for tracefold: made by 'tracefold completion bash' from the\n"
 	       "# commands' --help (tracefold %s); make install puts it in\n"
 	       "# share/bash-completion/completions/tracefold.\n"
@@ -150,50 +190,61 @@ static void bash(const char **names, size_t nc)
 	       "\tmapfile -t COMPREPLY < <(compgen \"$@\" -- \"$cur\")\n"
 	       "}\n"
 	       "_tracefold()\n{\n"
-	       "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd='' i opts\n"
+	       "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd='' i k opts='' first=''\n"
 	       "\tCOMPREPLY=()\n"
 	       "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
 	       "\t\tcase ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac\n"
 	       "\tdone\n"
 	       "\tif [[ -z $cmd ]]; then\n"
 	       "\t\tif [[ $cur == -* ]]; then\n"
-	       "\t\t\t_tracefold_reply -W '-v --verbose -q --quiet -V --version -h --help'\n"
-	       "\t\telse\n\t\t\t_tracefold_reply -W '",
-	       TRACEFOLD_VERSION);
-	for (size_t i = 0; i < nc; i++)
-		printf("%s%s", i ? " " : "", names[i]);
-	printf("'\n\t\tfi\n\t\treturn\n\tfi\n\tcase $cmd in\n");
+	       "\t\t\t_tracefold_reply -W '%s'\n"
+	       "\t\telse\n\t\t\t_tracefold_reply -W '%s'\n"
+	       "\t\tfi\n\t\treturn\n\tfi\n"
+	       "\t# after '--' every word is an argument (a file)\n"
+	       "\tfor ((k = i + 1; k < COMP_CWORD; k++)); do\n"
+	       "\t\tif [[ ${COMP_WORDS[k]} == -- ]]; then _tracefold_reply -f; return; fi\n"
+	       "\tdone\n"
+	       "\tcase $cmd in\n",
+	       TRACEFOLD_VERSION, globals, g_commands);
 	for (size_t i = 0; i < nc; i++)
 		bash_cmd(names[i]);
 	printf("\t*) return ;;\n\tesac\n"
 	       "\tif [[ $cur == -* ]]; then\n"
 	       "\t\t_tracefold_reply -W \"$opts\"\n"
-	       "\telif [[ $cmd == history && $((COMP_CWORD - i)) == 1 ]]; then\n"
-	       "\t\t_tracefold_reply -W add\n"
+	       "\telif [[ -n $first && $((COMP_CWORD - i)) == 1 ]]; then\n"
+	       "\t\t_tracefold_reply -W \"$first\"\n"
 	       "\telse\n"
 	       "\t\t_tracefold_reply -f\n"
 	       "\tfi\n"
 	       "}\n"
-	       "complete -o filenames -o bashdefault -F _tracefold tracefold\n");
+	       "complete -o filenames -o bashdefault -F _tracefold tracefold tracefold-mpi\n");
 	tf_help_words_free();
 }
 
 /* ---- zsh ---- */
 
-/* Text inside a single-quoted zsh word and an _arguments [help]: no
- * quote, brackets or colon. */
-static void zsh_text(const char *s)
+/* Text inside a single-quoted zsh word and an _arguments spec: the
+ * quote closed and opened again, brackets and colons escaped; at most max
+ * bytes, cut after a word (with "..."). */
+static void zsh_text(const char *s, size_t max)
 {
-	for (; s && *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", stdout);
-		else if (*s == '[' || *s == ']')
-			putchar(*s == '[' ? '(' : ')');
-		else if (*s == ':')
-			fputs("\\:", stdout);
-		else
-			putchar(*s);
+	size_t n = s ? strlen(s) : 0;
+	bool cut = n > max;
+	if (cut) {
+		n = max;
+		while (n && s[n] != ' ')
+			n--;
 	}
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\'')
+			fputs("'\\''", stdout);
+		else if (s[i] == '[' || s[i] == ']' || s[i] == ':' || s[i] == '\\')
+			printf("\\%c", s[i]);
+		else
+			putchar(s[i]);
+	}
+	if (cut)
+		fputs("...", stdout);
 }
 
 static void zsh_opt(const char *cmd, const tf_help_word *w, const char *name)
@@ -201,11 +252,11 @@ static void zsh_opt(const char *cmd, const tf_help_word *w, const char *name)
 	const char *words = NULL;
 	int k = value_kind(cmd, w, &words);
 	printf("\t\t\t'*%s[", name);
-	zsh_text(w->help);
+	zsh_text(w->help, 72);
 	putchar(']');
 	if (w->value) {
 		printf(":");
-		zsh_text(w->value);
+		zsh_text(w->value, 40);
 		if (k == V_WORDS)
 			printf(":(%s)", words);
 		else if (k == V_DIR)
@@ -222,20 +273,23 @@ static void zsh_cmd(const char *cmd)
 {
 	const tf_help_word *w;
 	size_t n = tf_help_words(tf_cmd_help, cmd, &w);
-	printf("\t\t%s)\n\t\t\t_arguments -s -S \\\n", cmd);
+	printf("\t\t%s)\n\t\t\t_arguments -S \\\n", cmd);
 	for (size_t i = 0; i < n; i++) {
+		if (said_before(w, i))
+			continue;
 		if (w[i].short_name)
 			zsh_opt(cmd, &w[i], w[i].short_name);
 		zsh_opt(cmd, &w[i], w[i].long_name);
 	}
-	if (!strcmp(cmd, "history"))
-		printf("\t\t\t'1:subcommand:(add)' \\\n");
+	const char *first = first_words(cmd);
+	if (first)
+		printf("\t\t\t'1:argument:(%s)' \\\n", first);
 	printf("\t\t\t'*:file:_files' ;;\n");
 }
 
 static void zsh(const char **names, const char **sums, size_t nc)
 {
-	printf("#compdef tracefold\n"
+	printf("#compdef tracefold tracefold-mpi\n"
 	       "# zsh completion for tracefold: made by 'tracefold completion zsh' from the\n"
 	       "# commands' --help (tracefold %s); make install puts it in\n"
 	       "# share/zsh/site-functions/_tracefold.\n"
@@ -246,16 +300,18 @@ static void zsh(const char **names, const char **sums, size_t nc)
 	       TRACEFOLD_VERSION);
 	for (size_t i = 0; i < nc; i++) {
 		printf("\t\t'%s:", names[i]);
-		zsh_text(sums[i]);
+		zsh_text(sums[i], 200);
 		printf("'\n");
 	}
-	printf("\t)\n"
-	       "\t_arguments -C \\\n"
-	       "\t\t'(-v --verbose)'{-v,--verbose}'[more detail on stderr]' \\\n"
-	       "\t\t'(-q --quiet)'{-q,--quiet}'[no repair summary on stderr]' \\\n"
-	       "\t\t'(- *)'{-V,--version}'[the version and what this build has]' \\\n"
-	       "\t\t'(- *)'{-h,--help}'[the commands and formats]' \\\n"
-	       "\t\t'1:command:->command' \\\n"
+	printf("\t)\n\t_arguments -C \\\n");
+	const tf_help_word *g;
+	size_t ng = tf_help_words(tf_cmd_help, NULL, &g);
+	for (size_t i = 0; i < ng; i++) {
+		if (g[i].short_name)
+			zsh_opt("", &g[i], g[i].short_name);
+		zsh_opt("", &g[i], g[i].long_name);
+	}
+	printf("\t\t'1:command:->command' \\\n"
 	       "\t\t'*::argument:->argument' && return 0\n"
 	       "\tcase $state in\n"
 	       "\tcommand)\n"
@@ -311,7 +367,7 @@ int tf_cmd_completion(int argc, char **argv)
 	size_t nc = tf_cmd_names(names, sums, MAXC);
 	if (nc > MAXC)
 		nc = MAXC;
-	list_names();
+	list_names(names, nc);
 	if (!strcmp(shell, "bash"))
 		bash(names, nc);
 	else

@@ -126,7 +126,8 @@ static void help(int mode, const tf_writer *w)
 		list_writers();
 		tf_help_printf("\n");
 	}
-	tf_help_printf("Every output file is written to a temporary file and renamed when it\n"
+	tf_help_printf("writing the outputs:\n"
+		       "Every output file is written to a temporary file and renamed when it\n"
 	       "is complete: a failed run never leaves a half-written file nor replaces\n"
 	       "one with it (files it had finished before the failure stay).\n");
 	if (mode != MODE_PROFILE)

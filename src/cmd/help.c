@@ -30,7 +30,7 @@ static FILE *text_out(void)
 static FILE *g_man;
 static char *g_prose;
 static size_t g_nprose, g_capprose;
-static int g_nheads;       /* headings seen: the first is a .SH, later ones .SS (unless g_all_sh) */
+static int g_nheads;       /* headings seen: the first is a .SH (OPTIONS) */
 static bool g_all_sh;      /* tracefold(1): every heading is a section */
 static bool g_described;   /* .SH DESCRIPTION said */
 
@@ -66,17 +66,35 @@ static void roff_line(const char *s, size_t n)
 	if (!n)
 		return;
 	roff_put(s, n);
+	/* "e.g." ending a line is no sentence's end: no wider space after it */
+	if ((n >= 4 && (!memcmp(s + n - 4, "e.g.", 4) || !memcmp(s + n - 4, "i.e.", 4))) ||
+	    (n >= 3 && !memcmp(s + n - 3, "vs.", 3)))
+		fputs("\\&", g_man);
 	fputc('\n', g_man);
 }
 
+/* "options:", "trace inputs:", "the gate (docs/gate.md):": a short line
+ * in lower case ending in ':' that is no sentence */
 static bool is_heading(const char *s, size_t n)
 {
-	return n > 1 && n < 72 && s[0] != ' ' && s[n - 1] == ':' && !memchr(s, '.', n);
+	if (n < 2 || n >= 72 || s[0] < 'a' || s[0] > 'z' || s[n - 1] != ':')
+		return false;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (s[i] == '.' && s[i + 1] == ' ')
+			return false;
+	return true;
 }
 
-static void heading(const char *s, size_t n)
+/* What made the prose be turned into roff: an option, a list entry, the
+ * end of the page. */
+enum { AT_OPT, AT_ITEM, AT_END };
+
+/* A heading: a section (.SH) on tracefold(1), for the first one (the
+ * options), and for one that heads prose or a list; a subsection (.SS) for
+ * a later group of options ("trace inputs", "the gate"). */
+static void heading(const char *s, size_t n, bool sub)
 {
-	bool sh = g_all_sh || g_nheads == 0;
+	bool sh = g_all_sh || g_nheads == 0 || !sub;
 	g_nheads++;
 	fputs(sh ? ".SH " : ".SS ", g_man);
 	bool paren = false; /* a section's name is upper case, what it says in (...) not */
@@ -105,12 +123,19 @@ static void describe(void)
 /* A paragraph (lines without a blank one between): a heading, the usage
  * lines, the exit statuses, or text whose indented lines are shown as
  * they are. */
-static void paragraph(const char *p, size_t n)
+static void paragraph(const char *p, size_t n, bool options_follow)
 {
 	const char *end = p + n;
-	if (!memchr(p, '\n', n) && is_heading(p, n)) {
-		heading(p, n);
+	const char *nl = memchr(p, '\n', n);
+	if (!nl && is_heading(p, n)) {
+		heading(p, n, options_follow);
 		return;
+	}
+	/* a heading over its own text ("writing the outputs:\nEvery ...") */
+	if (nl && is_heading(p, (size_t)(nl - p)) && memcmp(p, "exit status:", 12) && memcmp(p, "usage: ", 7)) {
+		heading(p, (size_t)(nl - p), false);
+		n -= (size_t)(nl + 1 - p);
+		p = nl + 1;
 	}
 	if (n > 7 && !memcmp(p, "usage: ", 7)) {
 		fputs(".SH SYNOPSIS\n.nf\n", g_man);
@@ -156,8 +181,9 @@ static void paragraph(const char *p, size_t n)
 		fputs(".fi\n.RE\n", g_man);
 }
 
-/* Turns the prose gathered so far into roff, paragraph by paragraph. */
-static void flush_prose(void)
+/* Turns the prose gathered so far into roff, paragraph by paragraph; at:
+ * what comes next (AT_*). */
+static void flush_prose(int at)
 {
 	const char *p = g_prose, *end = g_prose + g_nprose;
 	while (p < end) {
@@ -169,8 +195,11 @@ static void flush_prose(void)
 		size_t n = (size_t)(q - p);
 		while (n && p[n - 1] == '\n')
 			n--;
+		const char *rest = q;
+		while (rest < end && *rest == '\n')
+			rest++;
 		if (n)
-			paragraph(p, n);
+			paragraph(p, n, at == AT_OPT && rest == end);
 		p = q;
 	}
 	g_nprose = 0;
@@ -206,9 +235,9 @@ void tf_help_printf(const char *fmt, ...)
 }
 
 /* An option or item in roff: .TP, the tag, then the text's lines. */
-static void man_entry(const char *tag_roff, const char *text)
+static void man_entry(const char *tag_roff, const char *text, int at)
 {
-	flush_prose();
+	flush_prose(at);
 	describe();
 	fprintf(g_man, ".TP\n%s\n", tag_roff);
 	for (const char *p = text; *p;) {
@@ -246,13 +275,16 @@ static void add_word(const char *short_name, const char *long_name, const char *
 		g_words = w;
 		g_capwords = cap;
 	}
-	/* the first line of the help is all a shell shows */
-	const char *nl = help ? strchr(help, '\n') : NULL;
 	tf_help_word *w = &g_words[g_nwords++];
 	w->short_name = short_name ? strdup(short_name) : NULL;
 	w->long_name = long_name ? strdup(long_name) : NULL;
 	w->value = value ? strdup(value) : NULL;
-	w->help = help ? strndup(help, nl ? (size_t)(nl - help) : strlen(help)) : NULL;
+	/* the help on one line */
+	char *h = help ? strdup(help) : NULL;
+	for (char *p = h; p && *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	w->help = h;
 }
 
 void tf_help_opt(const char *short_name, const char *long_name, const char *value, const char *help)
@@ -267,7 +299,7 @@ void tf_help_opt(const char *short_name, const char *long_name, const char *valu
 		char *v = value ? roff_dup(value) : NULL;
 		snprintf(tag, sizeof(tag), "%s%s%s\\fB%s\\fR%s%s%s", s ? "\\fB" : "", s ? s : "", s ? "\\fR, " : "",
 			 l ? l : "", v ? " \\fI" : "", v ? v : "", v ? "\\fR" : "");
-		man_entry(tag, help);
+		man_entry(tag, help, AT_OPT);
 		free(s);
 		free(l);
 		free(v);
@@ -298,7 +330,7 @@ void tf_help_item(const char *name, const char *page, const char *text)
 		free(n);
 		char body[1024];
 		snprintf(body, sizeof(body), page ? "%s (%s(1))" : "%s", text, page);
-		man_entry(tag, body);
+		man_entry(tag, body, AT_ITEM);
 	}
 }
 
@@ -346,7 +378,7 @@ void tf_help_man_begin(FILE *out, const char *page, const char *summary, bool ma
 
 void tf_help_man_end(const char *see_also)
 {
-	flush_prose();
+	flush_prose(AT_END);
 	fputs(".SH SEE ALSO\n", g_man);
 	roff_line(see_also, strlen(see_also));
 	tf_help_mode = TF_HELP_TEXT;

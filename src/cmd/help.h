@@ -36,7 +36,7 @@ typedef void (*tf_help_fn)(const char *cmd);
 void tf_help_man_begin(FILE *out, const char *page, const char *summary, bool main_page);
 void tf_help_man_end(const char *see_also);
 
-/* An option as the help said it (copies; help: its first line). */
+/* An option as the help said it (copies; help: its lines joined by spaces). */
 typedef struct tf_help_word {
 	const char *short_name, *long_name, *value, *help;
 } tf_help_word;

@@ -11,13 +11,37 @@ export LC_ALL=C.UTF-8
 ROOT=$TMP/root P=/opt/tracefold-test
 D=$ROOT$P
 
-if make -s install DESTDIR="$ROOT" PREFIX="$P" > "$TMP/inst.out" 2>&1; then ok "make install DESTDIR PREFIX"; else
-	fail "make install DESTDIR PREFIX"; sed 's/^/#   /' "$TMP/inst.out" | head; finish; fi
-[ ! -e "$P" ] && ok "nothing written outside DESTDIR" || fail "make install wrote $P outside DESTDIR"
-[ -x "$D/bin/tracefold" ] && ok "the binary in PREFIX/bin" || fail "no $D/bin/tracefold"
-if [ -x tracefold-mpi ]; then
-	[ -x "$D/bin/tracefold-mpi" ] && ok "tracefold-mpi installed too" || fail "tracefold-mpi built but not installed"
-fi
+# make install in the release run (it installs ./tracefold, as the
+# Makefile does); the sanitizer run makes the same files with $TF itself,
+# so its man pages and completions are the ones checked below
+case $TF in
+*san*)
+	mkdir -p "$D/bin" "$D/share/man/man1" "$D/share/bash-completion/completions" "$D/share/zsh/site-functions"
+	cp "$TF" "$D/bin/tracefold"
+	check "manpage -o (sanitizers)" $TF manpage -o "$D/share/man/man1" --docdir "$P/share/doc/tracefold/docs"
+	$TF completion bash > "$D/share/bash-completion/completions/tracefold" && ok "completion bash (sanitizers)" || fail "completion bash"
+	$TF completion zsh > "$D/share/zsh/site-functions/_tracefold" && ok "completion zsh (sanitizers)" || fail "completion zsh"
+	mkdir -p "$D/share/doc/tracefold/docs/img" && cp README.md "$D/share/doc/tracefold/" && cp docs/*.md "$D/share/doc/tracefold/docs/" &&
+		cp docs/img/* "$D/share/doc/tracefold/docs/img/"
+	;;
+*)
+	if (umask 077 && make -s install DESTDIR="$ROOT" PREFIX="$P") > "$TMP/inst.out" 2>&1; then ok "make install DESTDIR PREFIX"; else
+		fail "make install DESTDIR PREFIX"; sed 's/^/#   /' "$TMP/inst.out" | head; finish; fi
+	[ ! -e "$P" ] && ok "nothing written outside DESTDIR" || fail "make install wrote $P outside DESTDIR"
+	[ -x "$D/bin/tracefold" ] && ok "the binary in PREFIX/bin" || fail "no $D/bin/tracefold"
+	if [ -x tracefold-mpi ]; then
+		[ -x "$D/bin/tracefold-mpi" ] && ok "tracefold-mpi installed too" || fail "tracefold-mpi built but not installed"
+	fi
+	# under umask 077 too, every file is readable by all
+	find "$D" -type f ! -perm -444 > "$TMP/unreadable"
+	[ ! -s "$TMP/unreadable" ] && ok "installed files are readable by all (umask 077)" || fail "not readable by all: $(head -3 "$TMP/unreadable")"
+	# what make install generated is what the binary makes (deterministic)
+	$TF manpage -o "$TMP/m" --docdir "$P/share/doc/tracefold/docs" && diff -r "$TMP/m" "$D/share/man/man1" > /dev/null &&
+		ok "installed man pages = tracefold manpage -o" || fail "installed man pages differ from tracefold manpage -o"
+	$TF completion bash | cmp -s - "$D/share/bash-completion/completions/tracefold" && $TF completion zsh | cmp -s - "$D/share/zsh/site-functions/_tracefold" &&
+		ok "installed completions = tracefold completion bash|zsh" || fail "installed completions differ"
+	;;
+esac
 
 # the installed binary on a fixture: the same profile as the built one
 IN=samples/pytorch-cnn-train.trace.json.gz
@@ -97,6 +121,12 @@ printf 'dir1\n' | cmp -s - "$TMP/got" && ok "bash: --history DIR completes folde
 (cd "$TMP/cw" && bcomp tracefold top "") > "$TMP/got"
 printf 'dir1\nfile1\n' | cmp -s - "$TMP/got" && ok "bash: inputs complete file names" || fail "bash: inputs: $(cat "$TMP/got")"
 : > "$TMP/w"; complete_is "--count N completes nothing" "$TMP/w" tracefold top -n ""
+(cd "$TMP/cw" && bcomp tracefold top -- "-") > "$TMP/got"
+[ ! -s "$TMP/got" ] && ok "bash: after -- no options" || fail "bash: after --: $(cat "$TMP/got")"
+printf 'bash\nzsh\n' > "$TMP/w"; complete_is "completion: bash zsh" "$TMP/w" tracefold completion ""
+complete_is "manpage: the commands" "$TMP/cmds.s" tracefold manpage ""
+$TF --help | sed -n 's/^  \(-[a-zA-Z]\), \(--[a-z-]*\).*/\1\n\2/p' | sort > "$TMP/w"
+complete_is "tracefold -: the global options of --help" "$TMP/w" tracefold "-"
 
 # zsh: the installed _tracefold in a real interactive zsh (zsh/zpty), with
 # compadd wrapped to record what it is given
@@ -104,16 +134,19 @@ if command -v zsh > /dev/null 2>&1; then
 	cat > "$TMP/zt.zsh" <<'EOF'
 zmodload zsh/zpty
 dir=$1 out=$2 line=$3
+rm -f $out $out.ready $out.done
 : > $out
 zpty z zsh -f -i
 zpty -w z "PS1='%% '; fpath=($dir \$fpath); autoload -U compinit; compinit -u -D"
 zpty -w z "compadd () { local -a __h; builtin compadd -O __h \"\$@\"; print -rl -- \$__h >> $out; builtin compadd \"\$@\" }"
 zpty -w z "zstyle ':completion:*' list-prompt ''; zstyle ':completion:*' menu no; : > $out.ready"
-for i in {1..100}; do [[ -e $out.ready ]] && break; sleep 0.1; done
+for i in {1..200}; do [[ -e $out.ready ]] && break; sleep 0.05; done
+# the TAB, then (once the completion is done) the line killed and a marker
 zpty -w -n z "$line"$'\t'
-for i in {1..100}; do [[ -s $out ]] && break; sleep 0.1; done
-sleep 0.3
+zpty -w z $'\x15'": > $out.done"
+for i in {1..200}; do [[ -e $out.done ]] && break; sleep 0.05; done
 zpty -d z
+[[ -e $out.done ]]
 EOF
 	zcomp() { # LINE: the words zsh offers, sorted
 		timeout 30 zsh -f "$TMP/zt.zsh" "$D/share/zsh/site-functions" "$TMP/zo" "$1" > /dev/null 2>&1
@@ -131,6 +164,9 @@ EOF
 	zis "profile -F ch -> chrome" "tracefold profile -F ch" chrome
 	zis "top --by" "tracefold -q top --by " calls self total
 	zis "history: add" "tracefold history " add
+	zis "completion: bash zsh" "tracefold completion " bash zsh
+	zcomp "tracefold top -- --fo" > "$TMP/zg"
+	[ ! -s "$TMP/zg" ] && ok "zsh: after -- no options" || fail "zsh: after --: $(cat "$TMP/zg")"
 	zcomp "tracefold " > "$TMP/zg"
 	cmp -s "$TMP/cmds.s" "$TMP/zg" && ok "zsh: the commands of --help" || { fail "zsh: commands"; diff "$TMP/cmds.s" "$TMP/zg" | head -5 | sed 's/^/#   /'; }
 else
@@ -142,10 +178,21 @@ expect_exit 2 "completion fish: a usage error" $TF completion fish
 expect_exit 2 "manpage of no command: a usage error" $TF manpage nosuch
 $TF manpage diff | head -3 | grep -q '^\.TH "TRACEFOLD\\-DIFF" 1' && ok "manpage diff: roff on stdout" || fail "manpage diff"
 
-# uninstall: what install put there goes, anything else stays
-: > "$M/other-tool.1"
-if make -s uninstall DESTDIR="$ROOT" PREFIX="$P" > "$TMP/un.out" 2>&1; then ok "make uninstall"; else fail "make uninstall"; sed 's/^/#   /' "$TMP/un.out" | head; fi
-find "$ROOT" -type f | sed "s|^$ROOT||" > "$TMP/left"
-printf '%s\n' "$P/share/man/man1/other-tool.1" | cmp -s - "$TMP/left" && ok "uninstall removes all it installed, nothing else" ||
-	{ fail "uninstall left or removed"; sed 's/^/#   /' "$TMP/left" | head; }
+# uninstall: what install put there goes, anything else stays (also in a
+# docdir shared with other packages)
+case $TF in *san*) ;; *)
+	: > "$M/other-tool.1"
+	if make -s uninstall DESTDIR="$ROOT" PREFIX="$P" > "$TMP/un.out" 2>&1; then ok "make uninstall"; else fail "make uninstall"; sed 's/^/#   /' "$TMP/un.out" | head; fi
+	find "$ROOT" -type f | sed "s|^$ROOT||" > "$TMP/left"
+	printf '%s\n' "$P/share/man/man1/other-tool.1" | cmp -s - "$TMP/left" && ok "uninstall removes all it installed, nothing else" ||
+		{ fail "uninstall left or removed"; sed 's/^/#   /' "$TMP/left" | head; }
+	R2=$TMP/root2
+	mkdir -p "$R2/usr/share/doc/otherpkg" && echo keep > "$R2/usr/share/doc/otherpkg/README"
+	make -s install DESTDIR="$R2" PREFIX=/usr docdir=/usr/share/doc > /dev/null 2>&1 &&
+		make -s uninstall DESTDIR="$R2" PREFIX=/usr docdir=/usr/share/doc > /dev/null 2>&1
+	find "$R2" -type f | sed "s|^$R2||" > "$TMP/left"
+	printf '/usr/share/doc/otherpkg/README\n' | cmp -s - "$TMP/left" && ok "uninstall with docdir=/usr/share/doc leaves other packages' docs" ||
+		{ fail "uninstall with a shared docdir"; sed 's/^/#   /' "$TMP/left" | head; }
+	;;
+esac
 finish
