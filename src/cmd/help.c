@@ -4,8 +4,8 @@
  * says its prose with tf_help_printf, its options with tf_help_opt (the
  * rows of its option table, tf_opts_help, and the shared input options)
  * and lists with tf_help_item; the man page and the completion words are
- * made by calling that same help (tf_help_run), so they can never say
- * other options than --help does (docs/install.md). */
+ * made by calling that same help (tf_help_man_begin, tf_help_words), so
+ * they can never say other options than --help does (docs/install.md). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +56,11 @@ static void roff_put(const char *s, size_t n)
 	}
 }
 
+static void roff_puts(const char *s)
+{
+	roff_put(s, strlen(s));
+}
+
 /* One line of filled text: its leading blanks dropped, then roff_put. */
 static void roff_line(const char *s, size_t n)
 {
@@ -97,19 +102,16 @@ static void heading(const char *s, size_t n, bool sub)
 	bool sh = g_all_sh || g_nheads == 0 || !sub;
 	g_nheads++;
 	fputs(sh ? ".SH " : ".SS ", g_man);
+	char name[72];
 	bool paren = false; /* a section's name is upper case, what it says in (...) not */
 	for (size_t i = 0; i + 1 < n; i++) {
 		char c = s[i];
 		paren = paren || c == '(';
-		if (sh && !paren && c >= 'a' && c <= 'z')
-			c = (char)(c - 'a' + 'A');
-		else if (!sh && i == 0 && c >= 'a' && c <= 'z')
-			c = (char)(c - 'a' + 'A');
-		if (c == '-')
-			fputs("\\-", g_man);
-		else
-			fputc(c, g_man);
+		if ((sh && !paren) || i == 0)
+			c = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+		name[i] = c;
 	}
+	roff_put(name, n - 1);
 	fputc('\n', g_man);
 }
 
@@ -234,35 +236,33 @@ void tf_help_printf(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* An option or item in roff: .TP, the tag, then the text's lines. */
-static void man_entry(const char *tag_roff, const char *text, int at)
+/* An option or item in roff: .TP, the tag (its short name, if any, and
+ * name in bold, its value in italics), then the text's lines. */
+static void man_entry(int at, const char *short_name, const char *name, const char *value, const char *text)
 {
 	flush_prose(at);
 	describe();
-	fprintf(g_man, ".TP\n%s\n", tag_roff);
+	fputs(".TP\n", g_man);
+	if (short_name) {
+		fputs("\\fB", g_man);
+		roff_puts(short_name);
+		fputs("\\fR, ", g_man);
+	}
+	fputs("\\fB", g_man);
+	roff_puts(name);
+	fputs("\\fR", g_man);
+	if (value) {
+		fputs(" \\fI", g_man);
+		roff_puts(value);
+		fputs("\\fR", g_man);
+	}
+	fputc('\n', g_man);
 	for (const char *p = text; *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		roff_line(p, len);
 		p += len + (nl != NULL);
 	}
-}
-
-static char *roff_dup(const char *s)
-{
-	size_t n = 0;
-	for (const char *p = s; *p; p++)
-		n += *p == '-' || *p == '\\' ? 2 : 1;
-	char *d = malloc(n + 1), *q = d;
-	if (!d)
-		return NULL;
-	for (const char *p = s; *p; p++) {
-		if (*p == '-' || *p == '\\')
-			*q++ = '\\';
-		*q++ = *p == '\\' ? 'e' : *p;
-	}
-	*q = 0;
-	return d;
 }
 
 static void add_word(const char *short_name, const char *long_name, const char *value, const char *help)
@@ -294,15 +294,7 @@ void tf_help_opt(const char *short_name, const char *long_name, const char *valu
 		return;
 	}
 	if (tf_help_mode == TF_HELP_MAN) {
-		char tag[512];
-		char *s = short_name ? roff_dup(short_name) : NULL, *l = roff_dup(long_name);
-		char *v = value ? roff_dup(value) : NULL;
-		snprintf(tag, sizeof(tag), "%s%s%s\\fB%s\\fR%s%s%s", s ? "\\fB" : "", s ? s : "", s ? "\\fR, " : "",
-			 l ? l : "", v ? " \\fI" : "", v ? v : "", v ? "\\fR" : "");
-		man_entry(tag, help, AT_OPT);
-		free(s);
-		free(l);
-		free(v);
+		man_entry(AT_OPT, short_name, long_name, value, help);
 		return;
 	}
 	char left[128];
@@ -325,12 +317,9 @@ void tf_help_item(const char *name, const char *page, const char *text)
 	if (tf_help_mode == TF_HELP_TEXT) {
 		fprintf(text_out(), "  %-10s %s\n", name, text);
 	} else if (tf_help_mode == TF_HELP_MAN) {
-		char tag[256], *n = roff_dup(name);
-		snprintf(tag, sizeof(tag), "\\fB%s\\fR", n ? n : "");
-		free(n);
 		char body[1024];
 		snprintf(body, sizeof(body), page ? "%s (%s(1))" : "%s", text, page);
-		man_entry(tag, body, AT_ITEM);
+		man_entry(AT_ITEM, NULL, name, NULL, body);
 	}
 }
 
@@ -365,13 +354,12 @@ void tf_help_man_begin(FILE *out, const char *page, const char *summary, bool ma
 	for (; page[i] && i + 1 < sizeof(upper); i++)
 		upper[i] = page[i] >= 'a' && page[i] <= 'z' ? (char)(page[i] - 'a' + 'A') : page[i];
 	upper[i] = 0;
-	char *u = roff_dup(upper), *p = roff_dup(page);
-	fprintf(out, ".\\\" %s(1): made by 'tracefold manpage' from the --help of tracefold %s\n", page,
+	fprintf(out, ".\\\" %s(1): made by 'tracefold manpage' from the --help of tracefold %s\n.TH \"", page,
 		TRACEFOLD_VERSION);
-	fprintf(out, ".TH \"%s\" 1 \"\" \"tracefold %s\" \"tracefold manual\"\n.nh\n.ad l\n.SH NAME\n%s \\- ", u ? u : "",
-		TRACEFOLD_VERSION, p ? p : "");
-	free(u);
-	free(p);
+	roff_puts(upper);
+	fprintf(out, "\" 1 \"\" \"tracefold %s\" \"tracefold manual\"\n.nh\n.ad l\n.SH NAME\n", TRACEFOLD_VERSION);
+	roff_puts(page);
+	fputs(" \\- ", out);
 	roff_line(summary, strlen(summary));
 	tf_help_mode = TF_HELP_MAN;
 }
