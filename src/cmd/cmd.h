@@ -47,11 +47,12 @@ int tf_cmd_completion(int argc, char **argv);
 int tf_cmd_manpage(int argc, char **argv);
 
 /* The command table (commands.c): every command's name and summary in
- * --help's order, the writers' commands included (how many there are;
- * at most max are stored); runs command name (-1: there is none);
+ * --help's order, the writers' commands included (at most TF_CMD_MAX;
+ * returns how many are stored); runs command name (-1: there is none);
  * tracefold's own --help (tf_help_* calls); a tf_help_fn: the --help of
  * command cmd, or tracefold's for NULL. */
-size_t tf_cmd_names(const char **names, const char **summaries, size_t max);
+#define TF_CMD_MAX 64
+size_t tf_cmd_names(const char **names, const char **summaries);
 int tf_cmd_run(const char *name, int argc, char **argv);
 void tf_usage(void);
 void tf_cmd_help(const char *cmd);

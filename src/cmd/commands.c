@@ -25,26 +25,26 @@ static const tf_cmd commands[] = {
 };
 #define NCMDS (sizeof(commands) / sizeof(commands[0]))
 
-size_t tf_cmd_names(const char **names, const char **summaries, size_t max)
+/* name and summary as the n-th entry of the lists, while they have room */
+static void put_cmd(const char **names, const char **summaries, size_t *n, const char *name, const char *summary)
+{
+	if (*n < TF_CMD_MAX) {
+		names[*n] = name;
+		summaries[*n] = summary;
+		++*n;
+	}
+}
+
+size_t tf_cmd_names(const char **names, const char **summaries)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < NCMDS; i++) {
-		if (commands[i].name) {
-			if (n < max) {
-				names[n] = commands[i].name;
-				summaries[n] = commands[i].summary;
-			}
-			n++;
-			continue;
-		}
-		for (int k = 0; tf_writers[k]; k++)
-			if (tf_writers[k]->command) {
-				if (n < max) {
-					names[n] = tf_writers[k]->command;
-					summaries[n] = tf_writers[k]->summary;
-				}
-				n++;
-			}
+		if (commands[i].name)
+			put_cmd(names, summaries, &n, commands[i].name, commands[i].summary);
+		else
+			for (int k = 0; tf_writers[k]; k++)
+				if (tf_writers[k]->command)
+					put_cmd(names, summaries, &n, tf_writers[k]->command, tf_writers[k]->summary);
 	}
 	return n;
 }
@@ -69,9 +69,9 @@ void tf_usage(void)
 		       "self and inclusive time, GPU work under the call that launched it.\n"
 		       "\n"
 		       "commands:\n");
-	const char *names[64], *sums[64];
-	size_t n = tf_cmd_names(names, sums, 64);
-	for (size_t i = 0; i < n && i < 64; i++) {
+	const char *names[TF_CMD_MAX], *sums[TF_CMD_MAX];
+	size_t n = tf_cmd_names(names, sums);
+	for (size_t i = 0; i < n; i++) {
 		char page[64];
 		snprintf(page, sizeof(page), "tracefold-%s", names[i]);
 		tf_help_item(names[i], page, sums[i]);

@@ -11,8 +11,6 @@
 #include "tracefold/reader.h"
 #include "tracefold/writer.h"
 
-#define MAXC 64
-
 /* What an option's value is completed with. */
 enum { V_NONE, V_FILE, V_DIR, V_WORDS };
 
@@ -54,16 +52,12 @@ static const char *first_words(const char *cmd)
 	return NULL;
 }
 
-/* tracefold's own options (tf_usage's), as "-v --verbose -q ...". */
-static void global_opts(char *buf, size_t size)
+/* An option's names, the short one first: "-n|--count" (sep "|"). */
+static void put_names(const tf_help_word *w, const char *sep)
 {
-	const tf_help_word *w;
-	size_t n = tf_help_words(tf_cmd_help, NULL, &w), len = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < n && len < size; i++)
-		len += (size_t)snprintf(buf + len, size - len, "%s%s%s%s", len ? " " : "",
-					w[i].short_name ? w[i].short_name : "", w[i].short_name ? " " : "",
-					w[i].long_name);
+	if (w->short_name)
+		printf("%s%s", w->short_name, sep);
+	fputs(w->long_name, stdout);
 }
 
 /* How w's value is completed (*words: the words for V_WORDS). */
@@ -92,22 +86,23 @@ static int value_kind(const char *cmd, const tf_help_word *w, const char **words
 	return V_NONE;
 }
 
+/* Appends name to the space-separated list in buf (at: its length). */
+static void add_name(char *buf, size_t size, size_t *at, const char *name)
+{
+	if (*at < size)
+		*at += (size_t)snprintf(buf + *at, size - *at, "%s%s", *at ? " " : "", name);
+}
+
 static void list_names(const char **names, size_t nc)
 {
-	size_t n = 0;
-	g_commands[0] = 0;
+	size_t nc_at = 0, nf = 0, nw = 0;
+	g_commands[0] = g_formats[0] = g_writers[0] = 0;
 	for (size_t i = 0; i < nc; i++)
-		n += (size_t)snprintf(g_commands + n, n < sizeof(g_commands) ? sizeof(g_commands) - n : 0, "%s%s",
-				      i ? " " : "", names[i]);
-	n = 0;
-	g_formats[0] = g_writers[0] = 0;
+		add_name(g_commands, sizeof(g_commands), &nc_at, names[i]);
 	for (int i = 0; tf_formats[i]; i++)
-		n += (size_t)snprintf(g_formats + n, n < sizeof(g_formats) ? sizeof(g_formats) - n : 0, "%s%s",
-				      i ? " " : "", tf_formats[i]->name);
-	n = 0;
+		add_name(g_formats, sizeof(g_formats), &nf, tf_formats[i]->name);
 	for (int i = 0; tf_writers[i]; i++)
-		n += (size_t)snprintf(g_writers + n, n < sizeof(g_writers) ? sizeof(g_writers) - n : 0, "%s%s",
-				      i ? " " : "", tf_writers[i]->name);
+		add_name(g_writers, sizeof(g_writers), &nw, tf_writers[i]->name);
 }
 
 /* ---- bash ---- */
@@ -140,49 +135,46 @@ static void bash_cmd(const char *cmd)
 	const tf_help_word *w;
 	size_t n = tf_help_words(tf_cmd_help, cmd, &w);
 	printf("\t%s)\n\t\topts='", cmd);
-	for (size_t i = 0; i < n; i++)
-		if (!said_before(w, i))
-			printf("%s%s%s%s", i ? " " : "", w[i].short_name ? w[i].short_name : "",
-			       w[i].short_name ? " " : "", w[i].long_name);
+	for (size_t i = 0, said = 0; i < n; i++)
+		if (!said_before(w, i)) {
+			fputs(said++ ? " " : "", stdout);
+			put_names(&w[i], " ");
+		}
 	printf("'\n");
 	const char *words1 = first_words(cmd);
 	if (words1)
 		printf("\t\tfirst='%s'\n", words1);
 	printf("\t\tcase $prev in\n");
-	/* the options whose values complete alike, one pattern each; a value
-	 * with nothing to complete ends there (no file names offered) */
-	for (int k = V_NONE; k <= V_WORDS; k++) {
+	/* the options whose values complete alike (to nothing: no file names
+	 * offered; to files; to folders), one pattern a kind; those with words,
+	 * one pattern each */
+	const char *words;
+	for (int k = V_NONE; k < V_WORDS; k++) {
+		bool any = false;
 		for (size_t i = 0; i < n; i++) {
-			const char *words = NULL;
-			if (!w[i].value || value_kind(cmd, &w[i], &words) != k || said_before(w, i))
+			if (!w[i].value || said_before(w, i) || value_kind(cmd, &w[i], &words) != k)
 				continue;
-			if (k == V_WORDS) {
-				printf("\t\t%s%s%s)", w[i].short_name ? w[i].short_name : "",
-				       w[i].short_name ? "|" : "", w[i].long_name);
-				bash_action(k, words);
-				continue;
-			}
-			bool first = true;
-			for (size_t j = 0; j < n; j++) {
-				const char *wj = NULL;
-				if (!w[j].value || value_kind(cmd, &w[j], &wj) != k || said_before(w, j))
-					continue;
-				printf("%s%s%s%s", first ? "\t\t" : "|", w[j].short_name ? w[j].short_name : "",
-				       w[j].short_name ? "|" : "", w[j].long_name);
-				first = false;
-			}
+			fputs(any ? "|" : "\t\t", stdout);
+			put_names(&w[i], "|");
+			any = true;
+		}
+		if (any) {
 			printf(")");
 			bash_action(k, NULL);
-			break;
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		if (w[i].value && !said_before(w, i) && value_kind(cmd, &w[i], &words) == V_WORDS) {
+			fputs("\t\t", stdout);
+			put_names(&w[i], "|");
+			printf(")");
+			bash_action(V_WORDS, words);
+		}
 	printf("\t\tesac ;;\n");
 }
 
 static void bash(const char **names, size_t nc)
 {
-	char globals[256];
-	global_opts(globals, sizeof(globals));
 	printf("# bash completion for tracefold: made by 'tracefold completion bash' from the\n"
 	       "# commands' --help (tracefold %s); make install puts it in\n"
 	       "# share/bash-completion/completions/tracefold.\n"
@@ -197,7 +189,16 @@ static void bash(const char **names, size_t nc)
 	       "\tdone\n"
 	       "\tif [[ -z $cmd ]]; then\n"
 	       "\t\tif [[ $cur == -* ]]; then\n"
-	       "\t\t\t_tracefold_reply -W '%s'\n"
+	       "\t\t\t_tracefold_reply -W '",
+	       TRACEFOLD_VERSION);
+	/* tracefold's own options, as tracefold --help says them */
+	const tf_help_word *g;
+	size_t ng = tf_help_words(tf_cmd_help, NULL, &g);
+	for (size_t i = 0; i < ng; i++) {
+		fputs(i ? " " : "", stdout);
+		put_names(&g[i], " ");
+	}
+	printf("'\n"
 	       "\t\telse\n\t\t\t_tracefold_reply -W '%s'\n"
 	       "\t\tfi\n\t\treturn\n\tfi\n"
 	       "\t# after '--' every word is an argument (a file)\n"
@@ -205,7 +206,7 @@ static void bash(const char **names, size_t nc)
 	       "\t\tif [[ ${COMP_WORDS[k]} == -- ]]; then _tracefold_reply -f; return; fi\n"
 	       "\tdone\n"
 	       "\tcase $cmd in\n",
-	       TRACEFOLD_VERSION, globals, g_commands);
+	       g_commands);
 	for (size_t i = 0; i < nc; i++)
 		bash_cmd(names[i]);
 	printf("\t*) return ;;\n\tesac\n"
@@ -269,18 +270,25 @@ static void zsh_opt(const char *cmd, const tf_help_word *w, const char *name)
 	printf("' \\\n");
 }
 
-static void zsh_cmd(const char *cmd)
+/* The _arguments specs of the options cmd's help says (NULL: tracefold's
+ * own), each name once. */
+static void zsh_opts(const char *cmd)
 {
 	const tf_help_word *w;
 	size_t n = tf_help_words(tf_cmd_help, cmd, &w);
-	printf("\t\t%s)\n\t\t\t_arguments -S \\\n", cmd);
 	for (size_t i = 0; i < n; i++) {
 		if (said_before(w, i))
 			continue;
 		if (w[i].short_name)
-			zsh_opt(cmd, &w[i], w[i].short_name);
-		zsh_opt(cmd, &w[i], w[i].long_name);
+			zsh_opt(cmd ? cmd : "", &w[i], w[i].short_name);
+		zsh_opt(cmd ? cmd : "", &w[i], w[i].long_name);
 	}
+}
+
+static void zsh_cmd(const char *cmd)
+{
+	printf("\t\t%s)\n\t\t\t_arguments -S \\\n", cmd);
+	zsh_opts(cmd);
 	const char *first = first_words(cmd);
 	if (first)
 		printf("\t\t\t'1:argument:(%s)' \\\n", first);
@@ -304,13 +312,7 @@ static void zsh(const char **names, const char **sums, size_t nc)
 		printf("'\n");
 	}
 	printf("\t)\n\t_arguments -C \\\n");
-	const tf_help_word *g;
-	size_t ng = tf_help_words(tf_cmd_help, NULL, &g);
-	for (size_t i = 0; i < ng; i++) {
-		if (g[i].short_name)
-			zsh_opt("", &g[i], g[i].short_name);
-		zsh_opt("", &g[i], g[i].long_name);
-	}
+	zsh_opts(NULL);
 	printf("\t\t'1:command:->command' \\\n"
 	       "\t\t'*::argument:->argument' && return 0\n"
 	       "\tcase $state in\n"
@@ -363,10 +365,8 @@ int tf_cmd_completion(int argc, char **argv)
 	if (!shell || (strcmp(shell, "bash") && strcmp(shell, "zsh")))
 		return tf_usage_error("completion", "name the shell: bash or zsh%s%s%s", shell ? " (not '" : "",
 				      shell ? shell : "", shell ? "')" : "");
-	const char *names[MAXC], *sums[MAXC];
-	size_t nc = tf_cmd_names(names, sums, MAXC);
-	if (nc > MAXC)
-		nc = MAXC;
+	const char *names[TF_CMD_MAX], *sums[TF_CMD_MAX];
+	size_t nc = tf_cmd_names(names, sums);
 	list_names(names, nc);
 	if (!strcmp(shell, "bash"))
 		bash(names, nc);

@@ -14,8 +14,6 @@
 
 enum { O_OUTPUT, O_DOCDIR };
 
-#define MAXC 64
-
 /* The page of cmd (NULL: tracefold(1)) on f. */
 static void page(FILE *f, const char *cmd, const char *summary, const char **names, size_t nc, const char *docdir)
 {
@@ -114,9 +112,8 @@ int tf_cmd_manpage(int argc, char **argv)
 		else
 			cmd = v;
 	}
-	const char *names[MAXC], *sums[MAXC];
-	size_t nc = tf_cmd_names(names, sums, MAXC);
-	nc = nc > MAXC ? MAXC : nc;
+	const char *names[TF_CMD_MAX], *sums[TF_CMD_MAX];
+	size_t nc = tf_cmd_names(names, sums);
 	const char *summary = NULL;
 	for (size_t i = 0; cmd && i < nc; i++)
 		if (!strcmp(names[i], cmd))
