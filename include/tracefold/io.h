@@ -75,5 +75,9 @@ void tf_out_abort(tf_out *o);
  * else tf_out_abort and rc as "cannot write 'PATH': REASON". */
 int tf_out_open_named(tf_out **out, const char *path, tf_error *err);
 int tf_out_finish(tf_out *o, int rc, tf_error *err);
+/* n bytes as the whole of the file path, written aside and renamed as
+ * tf_out_open does (no gzip): 0, or the TF_E* of the failure naming path
+ * (read_all.c). */
+int tf_out_write_file(const char *path, const void *buf, size_t n, tf_error *err);
 
 #endif

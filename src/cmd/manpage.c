@@ -54,17 +54,8 @@ static int write_page(const char *dir, const char *cmd, const char *summary, con
 	}
 	char path[4096];
 	snprintf(path, sizeof(path), cmd ? "%s/tracefold-%s.1" : "%s/tracefold.1", dir, cmd);
-	tf_out *o;
 	tf_error err = { 0 };
-	int rc = tf_out_open(&o, path, false, &err);
-	if (rc == 0) {
-		rc = tf_out_write(o, text, len);
-		rc = rc ? tf_out_error(o, &err) : 0;
-		if (rc)
-			tf_out_abort(o);
-		else
-			rc = tf_out_close(o, &err);
-	}
+	int rc = tf_out_write_file(path, text, len, &err);
 	free(text);
 	return rc ? tf_report(&err) : TF_EXIT_OK;
 }

@@ -259,12 +259,7 @@ static int emit(const ov_args *a, const tf_ov_report *rp)
 	}
 	tf_error err;
 	tf_error_clear(&err);
-	tf_out *o = NULL;
-	rc = tf_out_open(&o, a->out, false, &err);
-	if (rc == 0) {
-		tf_out_write(o, buf, len);
-		rc = tf_out_close(o, &err);
-	}
+	rc = tf_out_write_file(a->out, buf, len, &err);
 	free(buf);
 	return rc < 0 ? tf_report(&err) : TF_EXIT_OK;
 }

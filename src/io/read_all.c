@@ -1,6 +1,7 @@
-/* read_all.c - the whole (decompressed) input, for the formats read whole
- * (pprof, XPlane, the XLA memory profile): io.h tf_in_read_all, over
- * io.c's streaming input. */
+/* read_all.c - a file in one call, over io.c's streams: the whole
+ * (decompressed) input, for the formats read whole (pprof, XPlane, the
+ * XLA memory profile: tf_in_read_all), and a whole output made in memory
+ * (tf_out_write_file: a man page, an overview report). */
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/io.h"
@@ -38,4 +39,12 @@ int tf_in_read_all(const char *path, const char *what, unsigned char **buf_out, 
 	*buf_out = buf;
 	*len_out = len;
 	return 0;
+}
+
+int tf_out_write_file(const char *path, const void *buf, size_t n, tf_error *err)
+{
+	tf_out *o;
+	TF_TRY(tf_out_open(&o, path, false, err));
+	tf_out_write(o, buf, n);
+	return tf_out_close(o, err); /* a failed write is reported by the close */
 }
