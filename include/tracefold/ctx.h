@@ -9,6 +9,7 @@
 #include "diag.h"
 #include "err.h"
 #include "sink.h"
+#include "cpath.h"
 
 typedef enum { TF_TRACK_CPU = 0, TF_TRACK_GPU = 1 } tf_track_kind;
 
@@ -110,6 +111,15 @@ void tf_ctx_set_process_name(tf_ctx *c, uint32_t input, tf_str process_key, tf_s
  * rules of the ctx's options applied (names.h), interned; raw itself when
  * no rule changes it.  Cached per name.  (tf_str)-1 when out of memory. */
 tf_str tf_ctx_frame_name(tf_ctx *c, tf_str raw);
+
+/* The run's sample stacks (TF_EV_SAMPLE's id, event.h): a tree of raw frame
+ * names like the call-path tree (cpath.h), so that a sample is one id and a
+ * stack met again costs no memory.  The child of stack parent
+ * (TF_CPATH_ROOT: the empty stack) named frame, created if new;
+ * (uint32_t)-1 when out of memory.  tf_ctx_stacks: the tree, NULL while
+ * no stack was made. */
+uint32_t tf_ctx_stack_child(tf_ctx *c, uint32_t parent, tf_str frame);
+const tf_cpath *tf_ctx_stacks(const tf_ctx *c);
 
 /* Notes: where a diag counter says what was repaired or skipped, a note says
  * where ("truncated last record at byte N of 'F'").  Readers add them, commands

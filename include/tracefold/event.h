@@ -24,6 +24,7 @@ typedef enum tf_ev_kind {
 	TF_EV_FLOW,       /* s/t/f */
 	TF_EV_ASYNC,      /* b/n/e */
 	TF_EV_METADATA,   /* M and similar; handled by the reader, passed for counting */
+	TF_EV_SAMPLE,     /* a sampled stack (perf, Chrome's CPU profile): see below */
 	TF_EV_KIND_COUNT
 } tf_ev_kind;
 
@@ -33,6 +34,18 @@ typedef enum tf_ev_kind {
 
 /* tf_event.track of events that belong to no track (Chrome M metadata). */
 #define TF_TRACK_NONE UINT32_MAX
+
+/* A TF_EV_SAMPLE is one or more samples of one stack on a track (thread)
+ * at ts_ns (docs/samples.md):
+ *   id      the stack: a node of the ctx's sample-stack tree
+ *           (tf_ctx_stack_child: root-to-leaf frames, raw names);
+ *   dur_ns  how many samples it stands for (>= 1);
+ *   name    its weight's sample type ("cpu", "cpu-clock", "cycles"),
+ *           0 for samples that carry no weight (a count only);
+ *   cat     that type's unit ("nanoseconds", "count");
+ *   value   the weight, in that unit (perf's period, Chrome's interval).
+ * The stack builder hands it to the consumers under the regions open on its
+ * track at ts_ns, like a counter. */
 
 typedef struct tf_message {
 	int64_t peer;     /* partner rank, -1 unknown */

@@ -9,8 +9,10 @@
  *                     builder turns into spans (Chrome, TAU, OTF2, Perfetto);
  *   TF_INPUT_PROFILE  a profile: read_profile adds it into an aggregate as
  *                     it is (pprof, folded stacks);
- *   TF_INPUT_SAMPLES  reserved for sampled profiles (weighted stacks with
- *                     times: perf, Firefox, speedscope), which no row has yet.
+ *   TF_INPUT_SAMPLES  sampled profiles (weighted stacks with times: perf,
+ *                     Firefox, speedscope, austin): read decodes them into
+ *                     TF_EV_SAMPLE events (event.h), which go through the
+ *                     stack builder as a trace's do (docs/samples.md).
  *
  * A trace reader decodes one input path (file or directory), defines tracks
  * in the ctx, pushes every event it decodes into the sink (in the input's
@@ -79,6 +81,10 @@ typedef struct tf_format {
 	 * TF_ECLASH). */
 	int (*read_profile)(tf_agg *agg, const char *path, const tf_profile_opts *po, tf_error *err);
 } tf_format;
+
+/* Is f read into events through the stack builder (a trace or samples),
+ * not added to an aggregate as it is (a profile)? */
+static inline int tf_format_streams(const tf_format *f) { return f->kind != TF_INPUT_PROFILE; }
 
 /* The table, NULL-terminated. */
 extern const tf_format *const tf_formats[];

@@ -76,13 +76,12 @@ void tf_usage(void)
 		snprintf(page, sizeof(page), "tracefold-%s", names[i]);
 		tf_help_item(names[i], page, sums[i]);
 	}
-	tf_help_printf("\ninput formats (traces, then profiles, added as they are):\n");
-	for (int i = 0; tf_formats[i]; i++)
-		if (tf_formats[i]->kind == TF_INPUT_EVENTS)
-			tf_help_item(tf_formats[i]->name, NULL, tf_formats[i]->description);
-	for (int i = 0; tf_formats[i]; i++)
-		if (tf_formats[i]->kind != TF_INPUT_EVENTS)
-			tf_help_item(tf_formats[i]->name, NULL, tf_formats[i]->description);
+	tf_help_printf("\ninput formats (traces, then sampled profiles, then profiles, added as they are):\n");
+	static const int kinds[] = { TF_INPUT_EVENTS, TF_INPUT_SAMPLES, TF_INPUT_PROFILE };
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; tf_formats[i]; i++)
+			if (tf_formats[i]->kind == kinds[k])
+				tf_help_item(tf_formats[i]->name, NULL, tf_formats[i]->description);
 	tf_help_printf("\noutput formats:\n");
 	for (int i = 0; tf_writers[i]; i++)
 		tf_help_item(tf_writers[i]->name, NULL, tf_writers[i]->description);

@@ -357,7 +357,7 @@ int tf_cmd_info(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < npaths; i++)
-		if (fmts[i]->kind != TF_INPUT_EVENTS) {
+		if (!tf_format_streams(fmts[i])) {
 			tf_msg("'%s' is a %s, not a trace: use 'tracefold top', 'diff', %s", paths[i], fmts[i]->noun,
 			       strcmp(fmts[i]->name, "pprof") ? "'merge' or 'fold'" : "or 'merge' (or go tool pprof)");
 			rc = TF_EXIT_INPUT;

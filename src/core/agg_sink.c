@@ -16,6 +16,7 @@
 #include "agg_mem.h"
 #include "tracefold/coll.h"
 #include "tracefold/waiting.h"
+#include "tracefold/samples.h"
 #include "hmap.h"
 #include "msort.h"
 #include "sat.h"
@@ -51,6 +52,13 @@ struct tf_agg_sink {
 	tf_coll_spans *cspans;
 	tf_hmap coll_lset;      /* (label set, record) -> label set */
 	tf_waiting *waiting;    /* threads that only wait: their samples held to the track's end */
+	/* sampled stacks (TF_EV_SAMPLE, docs/samples.md) */
+	tf_sample_paths *spaths; /* their call paths; NULL before the first */
+	int t_samples;          /* "samples/count"; -1 before the first */
+	tf_hmap sample_type;    /* weight type name -> type index */
+	uint8_t *regions;       /* per track: 1 once a region opened on it */
+	uint64_t *outside;      /* per track: samples under no region */
+	uint32_t captracks;
 };
 
 void tf_agg_sink_label_steps(tf_agg_sink *k, const tf_step *steps, size_t n)
@@ -152,9 +160,35 @@ static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out)
 /* ---- collectives: their facts as labels on the samples of their regions,
  * of the regions inside them and of the GPU work those launched ---- */
 
+/* Grows the per-track sample bookkeeping to hold track. */
+static int track_room(tf_agg_sink *k, uint32_t track)
+{
+	if (track < k->captracks)
+		return 0;
+	uint32_t nc = k->captracks ? k->captracks : 64;
+	while (nc <= track)
+		nc *= 2;
+	uint8_t *r = realloc(k->regions, nc);
+	if (!r)
+		return TF_ENOMEM;
+	k->regions = r;
+	uint64_t *o = realloc(k->outside, nc * sizeof(*o));
+	if (!o)
+		return TF_ENOMEM;
+	k->outside = o;
+	memset(r + k->captracks, 0, nc - k->captracks);
+	memset(o + k->captracks, 0, (nc - k->captracks) * sizeof(*o));
+	k->captracks = nc;
+	return 0;
+}
+
 static int on_open(tf_span_sink *sk, const tf_span *s)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
+	if (k->t_samples >= 0) { /* samples outside regions are counted per track */
+		TF_TRY(track_room(k, s->track));
+		k->regions[s->track] = 1;
+	}
 	return tf_coll_spans_open(k->cspans, s);
 }
 
@@ -264,12 +298,62 @@ static int counter_type(tf_agg_sink *k, tf_str name)
 
 /* Sample types are made as counters first appear in the input;
  * tf_agg_sink_order_types puts them in their canonical order afterwards. */
+/* The weight type of a sample (its name and unit), -1 none; made as met,
+ * with samples/count at the first sample. */
+static int sample_type(tf_agg_sink *k, const tf_event *ev, int *type)
+{
+	*type = -1;
+	if (k->t_samples < 0 && (k->t_samples = tf_agg_type(k->agg, "samples", "count")) < 0)
+		return k->t_samples;
+	if (!ev->name)
+		return 0;
+	uint32_t v = tf_hmap_get(&k->sample_type, ev->name);
+	if (v != UINT32_MAX) {
+		*type = (int)v;
+		return 0;
+	}
+	tf_strtab *st = tf_ctx_strtab(k->ctx);
+	int t = tf_agg_type(k->agg, tf_strtab_get(st, ev->name), ev->cat ? tf_strtab_get(st, ev->cat) : "count");
+	if (t < 0)
+		return t; /* TF_ECLASH: a weight named as a type of another unit */
+	*type = t;
+	return tf_hmap_put(&k->sample_type, ev->name, (uint32_t)t) < 0 ? TF_ENOMEM : 0;
+}
+
 static int on_prepare(tf_span_sink *sk, const tf_event *ev)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
-	if (ev->kind == TF_EV_COUNTER)
+	if (ev->kind == TF_EV_SAMPLE) {
+		int t;
+		return sample_type(k, ev, &t);
+	}
+	if (ev->kind == TF_EV_COUNTER && k->counters)
 		counter_type(k, ev->name);
 	return 0;
+}
+
+static int sample_node(tf_agg_sink *k, uint32_t *node);
+
+/* A sampled stack: samples/count and its weight to the call path of its
+ * frames under the regions open (docs/samples.md). */
+static int add_sample(tf_agg_sink *k, const tf_event *ev, uint32_t node)
+{
+	int t;
+	TF_TRY(sample_type(k, ev, &t));
+	TF_TRY(track_room(k, ev->track));
+	if (node == TF_CPATH_ROOT)
+		k->outside[ev->track] += (uint64_t)ev->dur_ns;
+	if (!k->spaths && !(k->spaths = tf_sample_paths_new(k->ctx, tf_agg_cpath(k->agg))))
+		return TF_ENOMEM;
+	uint32_t path = tf_sample_path(k->spaths, node, (uint32_t)ev->id), ls;
+	if (path == (uint32_t)-1)
+		return TF_ENOMEM;
+	if (path == TF_CPATH_ROOT) /* an empty stack under no region */
+		TF_TRY(sample_node(k, &path));
+	TF_TRY(tf_waiting_touch(k->waiting, ev->track));
+	TF_TRY(sample_labels(k, ev->track, ev->ts_ns, &ls));
+	TF_TRY(tf_agg_add(k->agg, path, ls, k->t_samples, ev->dur_ns));
+	return t < 0 ? 0 : tf_agg_add(k->agg, path, ls, t, tf_sat_from_double(ev->value));
 }
 
 /* A samples' call path: the node, or "[no region]" outside any region
@@ -351,6 +435,8 @@ static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
 	if (ev->kind == TF_EV_INSTANT && (ev->flags & TF_EVF_MEMORY))
 		return add_memory(k, ev, node);
+	if (ev->kind == TF_EV_SAMPLE)
+		return add_sample(k, ev, node);
 	if (ev->kind != TF_EV_COUNTER || !k->counters)
 		return 0;
 	int type = counter_type(k, ev->name);
@@ -366,7 +452,14 @@ static int on_event(tf_span_sink *sk, const tf_event *ev, uint32_t node)
 /* The track's held samples (a thread that may only wait) to the aggregate. */
 static int on_end_track(tf_span_sink *sk, uint32_t track)
 {
-	return tf_waiting_end_track(tf_container_of(sk, tf_agg_sink, spans)->waiting, track);
+	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
+	if (track < k->captracks) { /* samples on a track with regions, outside them */
+		if (k->regions[track])
+			k->diag->n[TF_DIAG_samples_outside] += k->outside[track];
+		k->regions[track] = 0;
+		k->outside[track] = 0;
+	}
+	return tf_waiting_end_track(k->waiting, track);
 }
 
 tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counters)
@@ -384,10 +477,13 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 		return NULL;
 	}
 	k->t_gpu = k->t_alloc_space = k->t_alloc_objects = k->t_free_space = k->t_free_objects = -1;
+	k->t_samples = -1;
 	/* memory events always (not the other instants): their sample types
 	 * appear only in runs that have some */
 	k->spans.event = on_event;
 	k->spans.event_flags = TF_EVF_MEMORY;
+	k->spans.event_kinds = 1u << TF_EV_SAMPLE;
+	k->spans.prepare = on_prepare;
 	k->t_calls = tf_agg_type(agg, "calls", "count");
 	k->t_wall = tf_agg_type(agg, "wall", "nanoseconds");
 	if (k->t_calls < 0 || k->t_wall < 0) {
@@ -406,7 +502,6 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 		for (int i = 0; counters[i]; i++)
 			if (strcmp(counters[i], "all") == 0)
 				k->all_counters = true;
-		k->spans.prepare = on_prepare;
 		k->spans.event_kinds |= 1u << TF_EV_COUNTER;
 	}
 	return k;
@@ -424,6 +519,10 @@ void tf_agg_sink_free(tf_agg_sink *k)
 	tf_agg_mem_free(k->mem);
 	tf_coll_spans_free(k->cspans);
 	tf_hmap_free(&k->coll_lset);
+	tf_sample_paths_free(k->spaths);
+	tf_hmap_free(&k->sample_type);
+	free(k->regions);
+	free(k->outside);
 	free(k);
 }
 
@@ -476,10 +575,29 @@ static int type_cmp(const void *ctx, uint32_t x, uint32_t y)
 	return tf_bytes_cmp(tf_strtab_get(st, p), tf_strtab_len(st, p), tf_strtab_get(st, q), tf_strtab_len(st, q));
 }
 
+/* A profile of samples only (no region: wall all zero) shows their weight
+ * by default: the first type after samples/count (cpu, cpu-clock), else
+ * samples/count itself. */
+static void samples_default(tf_agg *agg)
+{
+	int ts = tf_agg_type_find(agg, "samples"), tw = tf_agg_type_find(agg, "wall");
+	if (ts < 0 || (tw >= 0 && tf_agg_default_type(agg) != tw))
+		return;
+	for (size_t i = 0, n = tf_agg_nsamples(agg); tw >= 0 && i < n; i++)
+		if (tf_agg_sample_value(agg, i, tw))
+			return;
+	tf_agg_set_default_type(agg, ts + 1 < tf_agg_ntypes(agg) &&
+						     strncmp(tf_strtab_get(tf_agg_strtab(agg), tf_agg_type_get(agg, ts + 1).type),
+							     TF_COUNTER_TYPE_PREFIX, sizeof(TF_COUNTER_TYPE_PREFIX) - 1)
+					     ? ts + 1
+					     : ts);
+}
+
 int tf_agg_sink_order_types(tf_agg *agg, const char *const *counters)
 {
 	static const char *const fixed[] = { "calls", "wall", "gpu", "alloc_space", "alloc_objects", "free_space",
-					     "free_objects", "inuse_space", "inuse_objects" };
+					     "free_objects", "inuse_space", "inuse_objects", "samples" };
+	/* then the samples' weights (cpu, cycles): by name, as other types */
 	enum { NFIXED = sizeof(fixed) / sizeof(fixed[0]) };
 	size_t pl = sizeof(TF_COUNTER_TYPE_PREFIX) - 1;
 	int nt = tf_agg_ntypes(agg);
@@ -512,6 +630,8 @@ int tf_agg_sink_order_types(tf_agg *agg, const char *const *counters)
 		same &= perm[i] == i;
 	}
 	rc = same ? 0 : tf_agg_permute_types(agg, perm);
+	if (rc == 0)
+		samples_default(agg);
 out:
 	free(key);
 	free(ord);

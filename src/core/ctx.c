@@ -35,7 +35,17 @@ struct tf_ctx {
 	int64_t first_ns; /* tf_ctx_note_first_ns */
 	bool has_first;
 	tf_coll *coll;     /* collectives' facts (coll.h), made by the first reader that notes one */
+	tf_cpath *stacks;  /* sample stacks (tf_ctx_stack_child), made with the first */
 };
+
+uint32_t tf_ctx_stack_child(tf_ctx *c, uint32_t parent, tf_str frame)
+{
+	if (!c->stacks && !(c->stacks = tf_cpath_new()))
+		return (uint32_t)-1;
+	return tf_cpath_child(c->stacks, parent, frame);
+}
+
+const tf_cpath *tf_ctx_stacks(const tf_ctx *c) { return c->stacks; }
 
 void tf_ctx_note_first_ns(tf_ctx *c, int64_t ns)
 {
@@ -75,6 +85,7 @@ void tf_ctx_free(tf_ctx *c)
 	if (!c)
 		return;
 	tf_strtab_free(c->st);
+	tf_cpath_free(c->stacks);
 	free(c->tracks);
 	free(c->slots);
 	free(c->pnames);
@@ -241,6 +252,7 @@ static const tf_diag_id kind_diag[TF_EV_KIND_COUNT] = {
 	[TF_EV_COUNTER] = TF_DIAG_ev_counter, [TF_EV_SEND] = TF_DIAG_ev_message,
 	[TF_EV_RECV] = TF_DIAG_ev_message,    [TF_EV_FLOW] = TF_DIAG_ev_flow,
 	[TF_EV_ASYNC] = TF_DIAG_ev_async,     [TF_EV_METADATA] = TF_DIAG_ev_metadata,
+	[TF_EV_SAMPLE] = TF_DIAG_ev_sample,
 };
 
 int tf_emit(tf_ctx *ctx, tf_sink *sink, const tf_event *ev)
@@ -261,7 +273,7 @@ const char *tf_ev_kind_name(tf_ev_kind k)
 {
 	static const char *names[TF_EV_KIND_COUNT] = {
 		"begin", "end", "complete", "instant", "counter",
-		"send", "recv", "flow", "async", "metadata",
+		"send", "recv", "flow", "async", "metadata", "sample",
 	};
 	return k < TF_EV_KIND_COUNT ? names[k] : "?";
 }

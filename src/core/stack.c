@@ -301,14 +301,16 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 	if (s->bwd) /* fwdbwd flows and backward keys, whoever wants them */
 		TF_TRY(tf_bwd_note(s->bwd, ev));
 	bool region = is_region(ev->kind), wanted = tf_span_sink_wants(&s->wants, ev);
-	/* regions and counters bound a track's time (its last timestamp closes
-	 * what is still open); other events only go to consumers that want them */
-	if ((!region && !wanted && ev->kind != TF_EV_COUNTER) || ev->track == TF_TRACK_NONE)
+	/* regions, counters and samples bound a track's time (its last
+	 * timestamp closes what is still open); other events only go to
+	 * consumers that want them */
+	bool bounds = region || ev->kind == TF_EV_COUNTER || ev->kind == TF_EV_SAMPLE;
+	if ((!bounds && !wanted) || ev->track == TF_TRACK_NONE)
 		return 0;
 	tstate *t = ev->track < s->ntracks ? &s->tracks[ev->track] : track_state(s, ev->track);
 	if (!t)
 		return TF_ENOMEM;
-	if (region || ev->kind == TF_EV_COUNTER)
+	if (bounds)
 		note_time(t, ev->ts_ns);
 	if (!region && !wanted)
 		return 0;

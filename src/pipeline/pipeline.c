@@ -340,7 +340,7 @@ static int least_name(tf_ctx *ctx, const char *const *inputs, int n, const tf_fo
 	tf_strtab *st = tf_ctx_strtab(ctx);
 	*out = 0;
 	for (int i = 0; i < n; i++) {
-		if (fmts && fmts[i]->kind != TF_INPUT_EVENTS)
+		if (fmts && !tf_format_streams(fmts[i]))
 			continue;
 		tf_str name = base_name(st, inputs[i]);
 		if (name == (tf_str)-1)
@@ -395,7 +395,7 @@ static int run_prepare(run *r, int ntraces)
 	if (!r->fo)
 		return 0;
 	for (int i = 0; i < r->n; i++)
-		if (r->fmts[i]->kind != TF_INPUT_EVENTS)
+		if (!tf_format_streams(r->fmts[i]))
 			return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "'%s' is a %s: --ranks and --window need traces",
 					    r->inputs[i], r->fmts[i]->noun);
 	bool rel = false;
@@ -606,13 +606,13 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		r.fmts = own;
 	}
 	for (int i = 0; rc == 0 && i < n; i++)
-		ntraces += r.fmts[i]->kind == TF_INPUT_EVENTS;
+		ntraces += tf_format_streams(r.fmts[i]);
 	if (rc == 0)
 		rc = run_prepare(&r, ntraces);
 	if (rc == 0 && ntraces)
 		rc = run_stacks(&r, &steps, &nsteps);
 	for (int i = 0; rc == 0 && i < n; i++)
-		if (r.fmts[i]->kind == TF_INPUT_EVENTS && !(r.sel && r.sel[i].mode == TF_SEL_NONE))
+		if (tf_format_streams(r.fmts[i]) && !(r.sel && r.sel[i].mode == TF_SEL_NONE))
 			rc = run_trace(&r, i);
 	if (rc == 0 && r.stacks)
 		rc = run_traces_end(&r);

@@ -32,7 +32,7 @@ int tf_pipeline_plan(tf_ctx *ctx, const char *const *inputs, int n, const tf_for
 			rc = err && err->code ? err->code : TF_EUNKNOWN;
 			break;
 		}
-		if (f->kind != TF_INPUT_EVENTS) {
+		if (!tf_format_streams(f)) {
 			rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
 					  "'%s' is a profile: a distributed run reads traces (add profiles with "
 					  "'tracefold merge')", inputs[i]);

@@ -112,12 +112,13 @@ void tf_formats_list(int kind, char *buf, size_t len)
 
 static const tf_format *unknown(const char *path, tf_error *err)
 {
-	char tr[256], pr[256];
+	char tr[256], sa[256], pr[256];
 	tf_formats_list(TF_INPUT_EVENTS, tr, sizeof(tr));
+	tf_formats_list(TF_INPUT_SAMPLES, sa, sizeof(sa));
 	tf_formats_list(TF_INPUT_PROFILE, pr, sizeof(pr));
 	tf_error_set(err, TF_EUNKNOWN, path, -1, -1,
-		     "not a trace or profile tracefold can read (traces: %s; profiles: %s; "
-		     "'tracefold --help' describes each)", tr, pr);
+		     "not a trace or profile tracefold can read (traces: %s; sampled profiles: %s; profiles: %s; "
+		     "'tracefold --help' describes each)", tr, sa, pr);
 	return NULL;
 }
 
