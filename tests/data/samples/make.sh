@@ -71,8 +71,12 @@ perf evlist -v -i "$d/perf.data" >"$here/perf-multi-event/perf-evlist.txt"
 
 # 5. austin 1.0.1 (Debian) on CPython 3.8 (austin 1.0.1 cannot read 3.11's interpreter state)
 d=$work/austin; mkdir -p "$d"; cp "$here/perf-python/work.py" "$d/"
-(cd "$d" && austin -i 1000 -t 1000 -o "$here/austin/austin.txt" "$py38" work.py 6 >/dev/null 2>"$here/austin/austin.stderr")
-(cd "$d" && austin -i 1000 -t 1000 -s -o "$here/austin/austin-sleepless.txt" "$py38" work.py 3 >/dev/null 2>"$here/austin/austin-sleepless.stderr")
-(cd "$d" && austin -i 1000 -t 1000 -a -o "$here/austin/austin-alt.txt" "$py38" work.py 3 >/dev/null 2>"$here/austin/austin-alt.stderr")
-(cd "$d" && austin -i 1000 -t 1000 -f -o "$here/austin/austin-full.txt" "$py38" work.py 3 >/dev/null 2>"$here/austin/austin-full.stderr")
+austin_run() { # NAME SCALE [OPTION]
+    (cd "$d" && austin -i 1000 -t 1000 ${3:+"$3"} -o "$d/$1.txt" "$py38" work.py "$2" >/dev/null 2>"$d/$1.stderr")
+    mv "$d/$1.txt" "$here/austin/$1.txt"; mv "$d/$1.stderr" "$here/austin/$1.stderr"
+}
+austin_run austin 6
+austin_run austin-sleepless 3 -s
+austin_run austin-alt 3 -a
+austin_run austin-full 3 -f
 echo "done: $here"
