@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Compares tracefold's profile of a sampled input with the independent
+numbers of its fixture (tests/tools/samples_expected.py wrote expected.json).
+
+For each sample type of the file's entry in expected.json, runs
+`TF -q fold --raw-names --sample-type T INPUT -o -` (plus EXTRA arguments)
+and computes from the folded lines, by the definitions of
+docs/format-samples-notes.md (self: the leaf frame; total: once per distinct
+name on the stack), the total per type and the self and total of every
+function; all must equal expected.json exactly.  Prints one line per
+disagreement (at most 20) and exits 1 if there is any.
+
+Usage: samples_compare.py TF EXPECTED.json FILE-KEY INPUT [EXTRA-ARG...]
+       (FILE-KEY: the input's name under "files" in expected.json)
+Options (before TF): --types T1,T2  only these sample types;
+                     --map EXP=OURS  expected's type EXP is our type OURS.
+Python 3 standard library only.
+"""
+import json
+import subprocess
+import sys
+
+
+def folded(tf, inp, typ, extra):
+    cmd = [tf, "-q", "fold", "--raw-names", "--sample-type", typ, inp, "-o", "-"] + extra
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        sys.exit("samples_compare: %s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr.decode()[-500:]))
+    out = []
+    for line in p.stdout.decode("utf-8", "replace").splitlines():
+        stack, _, v = line.rpartition(" ")
+        out.append((stack.split(";"), int(v)))
+    return out
+
+
+def main(argv):
+    types = None
+    tmap = {}
+    while argv and argv[0].startswith("--"):
+        if argv[0] == "--types":
+            types = argv[1].split(",")
+        elif argv[0] == "--map":
+            a, b = argv[1].split("=", 1)
+            tmap[a] = b
+        else:
+            sys.exit(__doc__)
+        argv = argv[2:]
+    if len(argv) < 4:
+        sys.exit(__doc__)
+    tf, exp_path, key, inp = argv[:4]
+    extra = argv[4:]
+    with open(exp_path) as f:
+        exp = json.load(f)["files"][key]
+    bad = []
+    for t, want_total in sorted(exp["sample_types"].items()):
+        if types and t not in types:
+            continue
+        lines = folded(tf, inp, tmap.get(t, t), extra)
+        total = sum(v for _, v in lines)
+        if total != want_total:
+            bad.append("type %s: total %d, expected %d" % (t, total, want_total))
+        got = {}
+        for stack, v in lines:
+            leaf = stack[-1]
+            got.setdefault(leaf, [0, 0])[0] += v
+            for name in set(stack):
+                got.setdefault(name, [0, 0])[1] += v
+        for name, fn in exp["functions"].items():
+            ws = fn["self"].get(t, 0)
+            wt = fn["total"].get(t, 0)
+            g = got.get(name, [0, 0])
+            if g[0] != ws or g[1] != wt:
+                bad.append("type %s: %r self %d total %d, expected %d %d" % (t, name, g[0], g[1], ws, wt))
+        for name, g in got.items():
+            if name not in exp["functions"] and (g[0] or g[1]):
+                bad.append("type %s: %r self %d total %d, not expected" % (t, name, g[0], g[1]))
+    for b in bad[:20]:
+        print(b)
+    if len(bad) > 20:
+        print("... %d more" % (len(bad) - 20))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
