@@ -50,6 +50,27 @@ ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err);
  * than n, and not cut short by the end of a truncated gzip stream). */
 ptrdiff_t tf_file_head_whole(const char *path, void *buf, size_t n, bool *whole, tf_error *err);
 
+/* Lines of an input, streamed (lines.c): each without its '\n' (a '\r'
+ * before it stays), with the (decompressed) byte offset where it starts.
+ * A line longer than max_bytes is TF_EFORMAT at its offset; a gzip stream
+ * cut short is TF_EFORMAT at its end. */
+typedef struct tf_lines {
+	tf_in *in;
+	const char *path;
+	const char *chunk;        /* the current chunk, and how far it was read */
+	size_t len, at;
+	char *carry;              /* a line that runs across chunks */
+	size_t ncarry, capcarry, max_bytes;
+	uint64_t chunk_off;       /* offset of the current chunk */
+	uint64_t line;            /* 1-based number of the line returned last */
+	bool eof;
+} tf_lines;
+int tf_lines_open(tf_lines *l, const char *path, size_t max_bytes, tf_error *err);
+/* 1 and the next line in *s, *n (valid until the next call) and its
+ * offset in *off; 0 at the end; negative TF_E* with err filled. */
+int tf_lines_next(tf_lines *l, const char **s, size_t *n, uint64_t *off, tf_error *err);
+void tf_lines_close(tf_lines *l);
+
 typedef struct tf_out tf_out;
 /* path "-" = stdout.  gzip: compress with zlib (level 6, deterministic header
  * with no name and mtime 0).  A file is written to a temporary file in the

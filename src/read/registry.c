@@ -19,10 +19,12 @@ extern const tf_format tf_format_folded;
 extern const tf_format tf_format_nsys;
 extern const tf_format tf_format_xla_memory;
 extern const tf_format tf_format_xplane;
+extern const tf_format tf_format_perf;
 
 const tf_format *const tf_formats[] = {
 	&tf_format_pprof,
 	&tf_format_folded,
+	&tf_format_perf, /* text whose first line is a perf script sample header */
 	&tf_format_otf2,
 	&tf_format_tau,
 	&tf_format_chrome,
