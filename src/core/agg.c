@@ -123,6 +123,16 @@ void tf_agg_free(tf_agg *a)
 
 tf_strtab *tf_agg_strtab(const tf_agg *a) { return a->st; }
 int tf_agg_ntypes(const tf_agg *a) { return (int)a->ntypes; }
+
+int tf_agg_drop_types(tf_agg *a, int n)
+{
+	if (n < 0 || (uint32_t)n > a->ntypes || a->ntypes > TF_AGG_DENSE_TYPES)
+		return TF_EUSAGE;
+	if (a->default_type >= n)
+		a->default_type = -1;
+	a->ntypes = (uint32_t)n; /* dense: the values past n are zeros, and stay unread */
+	return 0;
+}
 tf_sample_type tf_agg_type_get(const tf_agg *a, int i) { return a->types[i]; }
 void tf_agg_set_default_type(tf_agg *a, int i) { a->default_type = i; }
 int tf_agg_default_type(const tf_agg *a) { return a->default_type; }

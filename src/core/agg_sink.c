@@ -575,22 +575,40 @@ static int type_cmp(const void *ctx, uint32_t x, uint32_t y)
 	return tf_bytes_cmp(tf_strtab_get(st, p), tf_strtab_len(st, p), tf_strtab_get(st, q), tf_strtab_len(st, q));
 }
 
-/* A profile of samples only (no region: wall all zero) shows their weight
- * by default: the first type after samples/count (cpu, cpu-clock), else
- * samples/count itself. */
-static void samples_default(tf_agg *agg)
+/* A profile of samples only (no region: calls and wall all zero) has no
+ * calls and wall types (dropped while all types are dense) and shows the
+ * samples' weight by default: the first type after samples/count (cpu,
+ * cpu-clock), else samples/count itself.  0 or TF_ENOMEM. */
+static int samples_only(tf_agg *agg)
 {
-	int ts = tf_agg_type_find(agg, "samples"), tw = tf_agg_type_find(agg, "wall");
-	if (ts < 0 || (tw >= 0 && tf_agg_default_type(agg) != tw))
-		return;
-	for (size_t i = 0, n = tf_agg_nsamples(agg); tw >= 0 && i < n; i++)
-		if (tf_agg_sample_value(agg, i, tw))
-			return;
-	tf_agg_set_default_type(agg, ts + 1 < tf_agg_ntypes(agg) &&
-						     strncmp(tf_strtab_get(tf_agg_strtab(agg), tf_agg_type_get(agg, ts + 1).type),
-							     TF_COUNTER_TYPE_PREFIX, sizeof(TF_COUNTER_TYPE_PREFIX) - 1)
-					     ? ts + 1
-					     : ts);
+	int ts = tf_agg_type_find(agg, "samples"), tw = tf_agg_type_find(agg, "wall"),
+	    tc = tf_agg_type_find(agg, "calls"), nt = tf_agg_ntypes(agg);
+	if (ts < 0 || tw < 0 || tc < 0 || tf_agg_default_type(agg) != tw)
+		return 0;
+	for (size_t i = 0, n = tf_agg_nsamples(agg); i < n; i++)
+		if (tf_agg_sample_value(agg, i, tw) || tf_agg_sample_value(agg, i, tc))
+			return 0;
+	if (nt <= TF_AGG_DENSE_TYPES) { /* calls and wall last, then gone */
+		int *perm = malloc((size_t)nt * sizeof(int)), k = 0;
+		if (!perm)
+			return TF_ENOMEM;
+		for (int t = 0; t < nt; t++)
+			if (t != tw && t != tc)
+				perm[k++] = t;
+		perm[k++] = tc;
+		perm[k++] = tw;
+		int rc = tf_agg_permute_types(agg, perm);
+		free(perm);
+		if (rc < 0)
+			return rc;
+		tf_agg_drop_types(agg, nt - 2);
+		ts = tf_agg_type_find(agg, "samples");
+	}
+	const char *next = ts + 1 < tf_agg_ntypes(agg) ? tf_strtab_get(tf_agg_strtab(agg), tf_agg_type_get(agg, ts + 1).type)
+						       : NULL;
+	bool weight = next && strcmp(next, "calls") && strncmp(next, TF_COUNTER_TYPE_PREFIX, sizeof(TF_COUNTER_TYPE_PREFIX) - 1);
+	tf_agg_set_default_type(agg, weight ? ts + 1 : ts);
+	return 0;
 }
 
 int tf_agg_sink_order_types(tf_agg *agg, const char *const *counters)
@@ -631,7 +649,7 @@ int tf_agg_sink_order_types(tf_agg *agg, const char *const *counters)
 	}
 	rc = same ? 0 : tf_agg_permute_types(agg, perm);
 	if (rc == 0)
-		samples_default(agg);
+		rc = samples_only(agg);
 out:
 	free(key);
 	free(ord);

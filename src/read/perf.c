@@ -333,7 +333,8 @@ static int perf_read(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sin
 	if (rc == TF_ENOMEM && !err->code)
 		rc = tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 	if (rc == 0 && !r.nsamples)
-		rc = tf_error_set(err, TF_EFORMAT, path, -1, -1, "no perf script samples");
+		rc = tf_error_set(err, TF_EFORMAT, path, (int64_t)l.chunk_off, -1,
+				  "no perf script samples (a sample is a header line and its stack lines)");
 	tf_lines_close(&l);
 	free(r.fr);
 	free(r.tmp);

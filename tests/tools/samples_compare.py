@@ -13,7 +13,8 @@ disagreement (at most 20) and exits 1 if there is any.
 Usage: samples_compare.py TF EXPECTED.json FILE-KEY INPUT [EXTRA-ARG...]
        (FILE-KEY: the input's name under "files" in expected.json)
 Options (before TF): --types T1,T2  only these sample types;
-                     --map EXP=OURS  expected's type EXP is our type OURS.
+                     --map EXP=OURS  expected's type EXP is our type OURS;
+                     --no-self       compare totals only (no self per function).
 Python 3 standard library only.
 """
 import json
@@ -36,7 +37,12 @@ def folded(tf, inp, typ, extra):
 def main(argv):
     types = None
     tmap = {}
+    no_self = False
     while argv and argv[0].startswith("--"):
+        if argv[0] == "--no-self":
+            no_self = True
+            argv = argv[1:]
+            continue
         if argv[0] == "--types":
             types = argv[1].split(",")
         elif argv[0] == "--map":
@@ -69,10 +75,10 @@ def main(argv):
             ws = fn["self"].get(t, 0)
             wt = fn["total"].get(t, 0)
             g = got.get(name, [0, 0])
-            if g[0] != ws or g[1] != wt:
+            if (g[0] != ws and not no_self) or g[1] != wt:
                 bad.append("type %s: %r self %d total %d, expected %d %d" % (t, name, g[0], g[1], ws, wt))
         for name, g in got.items():
-            if name not in exp["functions"] and (g[0] or g[1]):
+            if name not in exp["functions"] and (g[1] or (g[0] and not no_self)):
                 bad.append("type %s: %r self %d total %d, not expected" % (t, name, g[0], g[1]))
     for b in bad[:20]:
         print(b)
