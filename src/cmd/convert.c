@@ -80,8 +80,9 @@ static void help(int mode, const tf_writer *w)
 			tf_help_opt(NULL, "--force", NULL, FORCE_HELP);
 		help_writer_opts(w);
 	} else if (mode == MODE_PROFILE) {
-		char traces[256], profiles[256];
+		char traces[256], samples[256], profiles[256];
 		tf_formats_list(TF_INPUT_EVENTS, traces, sizeof(traces));
+		tf_formats_list(TF_INPUT_SAMPLES, samples, sizeof(samples));
 		tf_formats_list(TF_INPUT_PROFILE, profiles, sizeof(profiles));
 		tf_help_printf("usage: tracefold profile [options] INPUT... -o OUT.pb.gz\n"
 		       "\n"
@@ -92,13 +93,15 @@ static void help(int mode, const tf_writer *w)
 		       "time of CPU threads, so pprof's flat = self time and cum = inclusive\n"
 		       "time; with GPU streams (PyTorch/Kineto) also gpu/nanoseconds, GPU time\n"
 		       "under the CPU call that launched it (docs/gpu.md).  Labels: rank (or\n"
-		       "pid when no rank is known) and thread.  An INPUT may also be a profile\n"
-		       "(%s): it is added as it is.\n"
+		       "pid when no rank is known) and thread.  An INPUT may be sampled\n"
+		       "(%s): samples/count and each sample's weight (cpu, a\n"
+		       "perf event) under the regions open on its thread (docs/samples.md).  An\n"
+		       "INPUT may also be a profile (%s): it is added as it is.\n"
 		       "The short form of 'tracefold convert' for one pprof output; an OUT that\n"
 		       "ends in .folded or .folded.gz gets folded stacks of the wall time instead\n"
 		       "('tracefold fold' picks the sample type).\n"
 		       "\n"
-		       "options:\n", traces, profiles);
+		       "options:\n", traces, samples, profiles);
 		tf_help_opt("-o", "--output", "FILE", "where to write the profile ('-' = stdout); required");
 		tf_help_opt(NULL, "--sample-types", "LIST", "only these sample types, in this order (e.g.\n"
 			    "calls,wall,gpu: profiles that go tool pprof -diff_base\n"
