@@ -27,6 +27,8 @@ typedef struct tf_track {
 				* going under their launches (Score-P's GPU locations record
 				* none), even when sorted: what a timeline of one says */
 	int64_t sort_index;    /* Chrome thread_sort_index, else 0 */
+	bool joined;           /* a sampled input's samples were put on it (tf_read_opts.join_from):
+				* sorted with them, whatever its reader says (docs/samples.md) */
 } tf_track;
 
 /* Whether the stack builder puts the track's regions under the CPU calls
@@ -80,6 +82,16 @@ typedef struct tf_read_opts {
 	 * docs/overview.md "Ranks"); NULL: none, their pid is the label */
 	const int64_t *input_rank;
 	uint32_t input_rank_first, ninput_rank;
+	/* sampled inputs (docs/samples.md): while join is set, the tracks that
+	 * readers make for input join_from are those of input join_to (the
+	 * trace the samples were taken of), so that the stack builder puts
+	 * each sample under the regions open on its thread; and shift_ns is
+	 * added to the time of every sample (--clock-offset, set by the
+	 * pipeline while it reads a sampled input) */
+	bool join;
+	uint32_t join_from, join_to;
+	int64_t shift_ns;
+	int64_t clock_offset_ns;   /* --clock-offset: the sampled inputs' shift_ns */
 } tf_read_opts;
 
 tf_ctx *tf_ctx_new(void);

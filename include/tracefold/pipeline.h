@@ -162,4 +162,21 @@ int tf_input_check(tf_ctx *ctx, const char *path, const tf_diag *before, tf_erro
  * give them at run time ("zlib 1.3, zstd 1.5.4, ..."; build_info.c). */
 void tf_build_libraries(char *buf, size_t n);
 
+/* The trace input that sampled input i of fmts[0..n) is joined to
+ * (docs/samples.md, "Samples under regions"): the nearest trace before it
+ * on the command line, else the first after it; -1 when i is no sampled
+ * input or there is no trace.  Its samples go on that trace's tracks. */
+int tf_pipeline_join_of(const tf_format *const *fmts, int n, int i);
+/* The order the traces and sampled inputs of fmts[0..n) are read in:
+ * each sampled input joined to a trace just before that trace (its
+ * samples wait on the trace's tracks, which the trace's end nests), the
+ * others in their place; profiles left out.  order: room for n; returns
+ * how many it holds. */
+int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order);
+/* Around the read of sampled input i (first: the index of the run's first
+ * input): its tracks are those of trace t (-1: its own) and its times
+ * shifted by --clock-offset (tf_read_opts.join, shift_ns). */
+void tf_pipeline_join_begin(tf_ctx *ctx, uint32_t first, int i, int t);
+void tf_pipeline_join_end(tf_ctx *ctx);
+
 #endif

@@ -109,6 +109,7 @@ typedef struct tf_input_opts {
 	bool strict;
 	bool has_clip_tolerance;
 	int64_t clip_tolerance_ns;
+	int64_t clock_offset_ns;      /* --clock-offset */
 	bool has_sort_mem;
 	size_t sort_mem_bytes;
 	tf_filter_opts filter;  /* --ranks, --window: tf_pipeline_opts.filter */

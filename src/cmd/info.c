@@ -332,6 +332,7 @@ int tf_cmd_info(int argc, char **argv)
 	tf_ctx *ctx = tf_ctx_new();
 	info_input *in = calloc((size_t)npaths, sizeof(*in));
 	const tf_format **fmts = calloc((size_t)npaths + 1, sizeof(*fmts));
+	int *order = calloc((size_t)npaths + 1, sizeof(int));
 	info_sink s = { .sink = { .event = info_event }, .spans = { .close = info_close }, .gpu = { .close = info_gpu },
 			.ctx = ctx };
 	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
@@ -343,7 +344,7 @@ int tf_cmd_info(int argc, char **argv)
 	tf_tee_init(&tee);
 	tf_tee_add(&tee, &s.sink);
 	int rc = TF_EXIT_OK;
-	if (!ctx || !in || !agg || !fmts) {
+	if (!ctx || !in || !agg || !fmts || !order) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 		goto out;
@@ -385,7 +386,10 @@ int tf_cmd_info(int argc, char **argv)
 		goto out;
 	}
 	tf_tee_add(&tee, tf_stacks_sink(stacks));
-	for (int i = 0; i < npaths; i++) {
+	/* samples joined to their traces, as the pipeline reads them */
+	int norder = tf_pipeline_read_order(fmts, npaths, order);
+	for (int k = 0; k < norder; k++) {
+		int i = order[k];
 		tf_error err;
 		tf_error_clear(&err);
 		in[i].path = paths[i];
@@ -393,7 +397,10 @@ int tf_cmd_info(int argc, char **argv)
 		in[i].format = f->name;
 		tf_diag dbefore = *tf_ctx_diag(ctx);
 		uint64_t before = dbefore.n[TF_DIAG_events_read];
+		if (f->kind == TF_INPUT_SAMPLES)
+			tf_pipeline_join_begin(ctx, 0, i, tf_pipeline_join_of(fmts, npaths, i));
 		int r = f->read(paths[i], (uint32_t)i, ctx, &tee.sink, &err);
+		tf_pipeline_join_end(ctx);
 		if (r >= 0 || r == TF_ESTOP)
 			r = tee.sink.end_input(&tee.sink, (uint32_t)i);
 		if (r < 0 && r != TF_ESTOP) {
@@ -444,6 +451,7 @@ out:
 	info_free(&s);
 	free(in);
 	free(fmts);
+	free(order);
 	free(paths);
 	tf_input_opts_free(&iopts);
 	tf_ctx_free(ctx);

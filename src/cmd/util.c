@@ -301,6 +301,19 @@ static int set_clip(const char *cmd, const char *opt, const char *v, tf_input_op
 	return 0;
 }
 
+static int set_clock_offset(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
+{
+	bool neg = v[0] == '-';
+	if (!tf_parse_duration_ns(v + (neg || v[0] == '+'), &o->clock_offset_ns)) {
+		tf_usage_error(cmd, "'%s' needs a duration with a unit (ns, us, ms, s) and an optional sign, like -1.5s, "
+			       "not '%s'", opt, v);
+		return -1;
+	}
+	if (neg)
+		o->clock_offset_ns = -o->clock_offset_ns;
+	return 0;
+}
+
 static int set_sort_mem(const char *cmd, const char *opt, const char *v, tf_input_opts *o)
 {
 	if (!parse_size(v, &o->sort_mem_bytes)) {
@@ -413,6 +426,8 @@ static const in_row input_rows[] = {
 	{ NULL, "--keep-trace-span", NULL, "Chrome: keep Kineto's whole-trace span 'PyTorch Profiler'", set_keep_span },
 	{ NULL, "--clip-tolerance", "DUR", "a child overhanging its parent by at most DUR (default\n1us) is clipped; a "
 	  "larger overlap ends the parent where the\nchild starts (docs/stack-rules.md)", set_clip },
+	{ NULL, "--clock-offset", "DUR", "sampled inputs (perf, ...): added to their times to put\nthem on the traces' clock, "
+	  "e.g. -3.2s (docs/samples.md)", set_clock_offset },
 	{ NULL, "--sort-mem", "SIZE", "memory for JSON tracks waiting to be sorted before they\ngo to a temporary file "
 	  "in $TMPDIR (default 4M; 0: never)", set_sort_mem },
 	{ NULL, "--strict", NULL, "exit 3 if the input needed any repair or lost any data", set_strict },
@@ -505,6 +520,7 @@ void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx)
 		r->clip_tolerance_ns = o->clip_tolerance_ns;
 	if (o->has_sort_mem)
 		r->sort_mem_bytes = o->sort_mem_bytes;
+	r->clock_offset_ns = o->clock_offset_ns;
 	r->tmp_dir = getenv("TMPDIR");
 	r->name_rules = TF_NAMES_ALL & ~o->names_off;
 	r->backward_to_forward = o->backward_to_forward;

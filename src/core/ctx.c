@@ -6,6 +6,7 @@
 #include <string.h>
 #include "tracefold/progress.h"
 #include "tracefold/ctx.h"
+#include "sat.h"
 #include "hmap.h"
 #include "tracefold/names.h"
 #include "tracefold/coll.h"
@@ -186,8 +187,16 @@ static uint32_t track_slot(const tf_ctx *c, uint32_t input, tf_str pkey, tf_str 
 	return i;
 }
 
+/* The input whose tracks input's are: join_to while a sampled input is
+ * joined to a trace (tf_read_opts.join). */
+static inline uint32_t joined_input(const tf_ctx *c, uint32_t input)
+{
+	return c->opts.join && input == c->opts.join_from ? c->opts.join_to : input;
+}
+
 uint32_t tf_ctx_track_find(const tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
 {
+	input = joined_input(c, input);
 	uint32_t i = track_slot(c, input, pkey, tkey);
 	return c->slots[i] ? c->slots[i] - 1 : UINT32_MAX;
 }
@@ -196,9 +205,14 @@ uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
 {
 	if ((c->ntracks + 1) * 2 > c->nslots && grow_slots(c) < 0)
 		return (uint32_t)-1;
+	bool join = c->opts.join && input == c->opts.join_from;
+	input = joined_input(c, input);
 	uint32_t i = track_slot(c, input, pkey, tkey);
-	if (c->slots[i])
+	if (c->slots[i]) {
+		if (join)
+			c->tracks[c->slots[i] - 1].joined = true;
 		return c->slots[i] - 1;
+	}
 	struct pname *p = process(c, input, pkey);
 	if (!p)
 		return (uint32_t)-1;
@@ -213,6 +227,7 @@ uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
 	t->process_key = pkey;
 	t->thread_key = tkey;
 	t->rank = -1;
+	t->joined = join;
 	t->process_name = p->name;
 	c->tnext[id] = p->first;
 	p->first = id;
@@ -222,6 +237,7 @@ uint32_t tf_ctx_track(tf_ctx *c, uint32_t input, tf_str pkey, tf_str tkey)
 
 uint32_t tf_ctx_process_first(tf_ctx *c, uint32_t input, tf_str pkey)
 {
+	input = joined_input(c, input);
 	uint32_t i = tf_hmap_get(&c->pidx, (uint64_t)input << 32 | pkey);
 	return i == UINT32_MAX ? UINT32_MAX : c->pnames[i].first;
 }
@@ -238,6 +254,7 @@ tf_track *tf_ctx_track_get(tf_ctx *c, uint32_t id)
 
 void tf_ctx_set_process_name(tf_ctx *c, uint32_t input, tf_str pkey, tf_str name)
 {
+	input = joined_input(c, input);
 	struct pname *p = process(c, input, pkey);
 	if (!p || p->name == name)
 		return;
@@ -260,6 +277,11 @@ int tf_emit(tf_ctx *ctx, tf_sink *sink, const tf_event *ev)
 	if ((++ctx->diag.n[TF_DIAG_events_read] & (TF_PROGRESS_BATCH - 1)) == 0)
 		tf_progress_add_events(TF_PROGRESS_BATCH);
 	ctx->diag.n[ev->kind < TF_EV_KIND_COUNT ? kind_diag[ev->kind] : TF_DIAG_ev_other]++;
+	if (ev->kind == TF_EV_SAMPLE && ctx->opts.shift_ns) { /* --clock-offset */
+		tf_event e = *ev;
+		e.ts_ns = tf_sat_add(e.ts_ns, ctx->opts.shift_ns);
+		return sink && sink->event ? sink->event(sink, &e) : 0;
+	}
 	return sink && sink->event ? sink->event(sink, ev) : 0;
 }
 

@@ -320,7 +320,7 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 				TF_TRY(s->consumer[i]->prepare(s->consumer[i], ev));
 	if (!t->mode) {
 		const tf_track *tr = tf_ctx_track_get(s->ctx, ev->track);
-		t->mode = tr && tr->needs_sort ? 2 : 1;
+		t->mode = tr && (tr->needs_sort || tr->joined) ? 2 : 1;
 		t->gpu = tr && tr->kind == TF_TRACK_GPU;
 	}
 	if (t->mode == 2 || ev->kind == TF_EV_COMPLETE)

@@ -475,6 +475,81 @@ static int run_trace(run *r, int i)
 	return 0;
 }
 
+int tf_pipeline_join_of(const tf_format *const *fmts, int n, int i)
+{
+	if (!fmts || fmts[i]->kind != TF_INPUT_SAMPLES)
+		return -1;
+	for (int t = i - 1; t >= 0; t--)
+		if (fmts[t]->kind == TF_INPUT_EVENTS)
+			return t;
+	for (int t = i + 1; t < n; t++)
+		if (fmts[t]->kind == TF_INPUT_EVENTS)
+			return t;
+	return -1;
+}
+
+void tf_pipeline_join_begin(tf_ctx *ctx, uint32_t first, int i, int t)
+{
+	tf_read_opts *ro = tf_ctx_opts(ctx);
+	ro->join = t >= 0;
+	ro->join_from = first + (uint32_t)i;
+	ro->join_to = first + (uint32_t)(t >= 0 ? t : i);
+	ro->shift_ns = ro->clock_offset_ns;
+}
+
+void tf_pipeline_join_end(tf_ctx *ctx)
+{
+	tf_read_opts *ro = tf_ctx_opts(ctx);
+	ro->join = false;
+	ro->shift_ns = 0;
+}
+
+int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order)
+{
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		if (!tf_format_streams(fmts[i]))
+			continue;
+		if (fmts[i]->kind == TF_INPUT_SAMPLES) {
+			if (tf_pipeline_join_of(fmts, n, i) < 0)
+				order[m++] = i;
+			continue; /* read just before its trace */
+		}
+		for (int k = 0; k < n; k++)
+			if (tf_pipeline_join_of(fmts, n, k) == i)
+				order[m++] = k;
+		order[m++] = i;
+	}
+	return m;
+}
+
+/* Reads the traces and sampled inputs in tf_pipeline_read_order, each
+ * sampled one joined to its trace (docs/samples.md). */
+static int run_inputs(run *r)
+{
+	int *order = malloc(((size_t)r->n + 1) * sizeof(int));
+	if (!order)
+		return tf_error_set(r->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+	int m = tf_pipeline_read_order(r->fmts, r->n, order), rc = 0;
+	for (int k = 0; rc == 0 && k < m; k++) {
+		int i = order[k];
+		if (r->sel && r->sel[i].mode == TF_SEL_NONE)
+			continue;
+		if (r->fmts[i]->kind != TF_INPUT_SAMPLES) {
+			rc = run_trace(r, i);
+			continue;
+		}
+		int t = tf_pipeline_join_of(r->fmts, r->n, i);
+		if (t >= 0 && r->sel && r->sel[t].mode == TF_SEL_NONE)
+			t = -1;
+		tf_pipeline_join_begin(r->ctx, r->o ? r->o->first_input : 0, i, t);
+		rc = run_trace(r, i);
+		tf_pipeline_join_end(r->ctx);
+	}
+	free(order);
+	return rc;
+}
+
 /* Once every trace was read: the stack builder's end, the sample types in
  * order, the filter's checks and the comments. */
 static int run_traces_end(run *r)
@@ -611,9 +686,8 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		rc = run_prepare(&r, ntraces);
 	if (rc == 0 && ntraces)
 		rc = run_stacks(&r, &steps, &nsteps);
-	for (int i = 0; rc == 0 && i < n; i++)
-		if (tf_format_streams(r.fmts[i]) && !(r.sel && r.sel[i].mode == TF_SEL_NONE))
-			rc = run_trace(&r, i);
+	if (rc == 0)
+		rc = run_inputs(&r);
 	if (rc == 0 && r.stacks)
 		rc = run_traces_end(&r);
 	if (rc == 0 && !partial)

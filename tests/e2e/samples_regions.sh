@@ -1,0 +1,58 @@
+# Samples under traced regions (docs/samples.md): a trace and perf samples
+# of the same threads on one clock (tests/data/samples/perf-regions) give
+# each sample the regions open on its thread at its time, as
+# tests/tools/samples_regions_check.py finds them by interval (independent
+# of the C code): per region, the samples and the cpu-clock weight under it;
+# the samples outside every region counted (samples_outside); the same
+# whatever the inputs' order or -j; --clock-offset moves the samples.
+. tests/lib.sh
+D=$DATA/samples/perf-regions
+T=$D/regions.json
+P=$D/traced.perf.gz
+said() { cp "$TMP/err" "$TMP/said"; check "$1" grep -Eq -- "$2" "$TMP/said"; }
+check "samples under the regions of their thread, per region and outside = the interval check" \
+	python3 tests/tools/samples_regions_check.py --check "$TF" "$T" "$P"
+$TF -q fold --sample-type samples "$T" "$P" -o "$TMP/a.folded"
+check "step holds 1193 samples (expected.json)" sh -c "grep '^step' '$TMP/a.folded' | awk '{s+=\$NF} END {exit s != 1193}'"
+$TF -q fold --sample-type samples "$P" "$T" -o "$TMP/b.folded"
+check "samples given before the trace: the same" cmp "$TMP/a.folded" "$TMP/b.folded"
+$TF -q fold -j 2 --sample-type samples "$T" "$P" -o "$TMP/c.folded"
+check "-j 2: the same" cmp "$TMP/a.folded" "$TMP/c.folded"
+$TF -q fold --sample-type wall "$T" -o "$TMP/w1.folded"
+$TF -q fold --sample-type wall "$T" "$P" -o "$TMP/w2.folded"
+check "the regions' wall time is not changed by the samples" cmp "$TMP/w1.folded" "$TMP/w2.folded"
+$TF -q profile "$T" "$P" -o "$TMP/j.pb.gz"
+pprof -raw "$TMP/j.pb.gz" > "$TMP/raw" 2>&1
+check "pprof: calls, wall (default), samples, cpu-clock:ppp" grep -q "^calls/count wall/nanoseconds\[dflt\] samples/count cpu-clock:ppp/nanoseconds" "$TMP/raw"
+pprof -top -sample_index=samples "$TMP/j.pb.gz" > "$TMP/top" 2>&1
+check "pprof: 1803 samples" grep -q "of 1803 total" "$TMP/top"
+
+# --- clocks: a copy of the samples 2.5 s later, moved back by --clock-offset --
+python3 - "$P" "$TMP/late.perf" <<'PY'
+import gzip, re, sys
+out = open(sys.argv[2], "w")
+for line in gzip.open(sys.argv[1], "rt"):
+    m = re.match(r"^(\S.*?\s)(\d+)\.(\d{6}):(.*)$", line, re.S)
+    if m:
+        t = int(m.group(2)) * 10**6 + int(m.group(3)) + 2500000
+        line = "%s%d.%06d:%s" % (m.group(1), t // 10**6, t % 10**6, m.group(4))
+    out.write(line)
+PY
+$TF -q fold --sample-type samples --clock-offset -2.5s "$T" "$TMP/late.perf" -o "$TMP/d.folded"
+check "--clock-offset -2.5s on samples 2.5 s late: the same" cmp "$TMP/a.folded" "$TMP/d.folded"
+check "... the interval check with the offset agrees" \
+	python3 tests/tools/samples_regions_check.py --offset-ns -2500000000 --check "$TF" "$T" "$TMP/late.perf"
+check "without it, the check agrees too (other regions)" \
+	python3 tests/tools/samples_regions_check.py --check "$TF" "$T" "$TMP/late.perf"
+$TF -q fold --sample-type samples "$T" "$TMP/late.perf" -o "$TMP/e.folded"
+check "... and the result differs" sh -c "! cmp -s '$TMP/a.folded' '$TMP/e.folded'"
+expect_exit 2 "--clock-offset without a unit: a usage error" $TF -q top --clock-offset 5 "$T" "$P"
+said "... naming the option" "clock-offset"
+
+# --- samples of other threads stay on their own --------------------------------
+C=$DATA/samples/perf-c-fp/perf.script
+check "samples of threads the trace lacks: on their own threads, nothing outside" \
+	python3 tests/tools/samples_regions_check.py --check "$TF" "$T" "$C"
+check "... their profile is the samples' own (cpu-clock as expected.json)" \
+	python3 tests/tools/samples_compare.py --types cpu-clock "$TF" "$DATA/samples/perf-c-fp/expected.json" perf.script "$C"
+finish
