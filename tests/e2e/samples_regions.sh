@@ -49,6 +49,27 @@ check "... and the result differs" sh -c "! cmp -s '$TMP/a.folded' '$TMP/e.folde
 expect_exit 2 "--clock-offset without a unit: a usage error" $TF -q top --clock-offset 5 "$T" "$P"
 said "... naming the option" "clock-offset"
 
+# --- a streamed trace (OTF2): its thread sorted with the samples, its regions unchanged --
+# Score-P's ping-pong: rank 0 (location group 0, thread 0) is in MPI_Init
+# from 0.346 ms to 193.6 ms; 50 samples of "0/0" from 0.4 ms every 3.9 ms
+# fall in it, one at 0.1 ms before every region
+O=$DATA/otf2/scorep-ping-pong-mpi
+python3 - "$TMP/otf2.perf" <<'PY'
+import sys
+out = open(sys.argv[1], "w")
+for t in [100000] + [400000 + k * 3900000 for k in range(50)]:
+    out.write("app 0/0 %d.%09d: 1000000 cpu-clock: \n\t4004 leaf_fn+0x4 (/bin/app)\n\t4000 main+0x10 (/bin/app)\n\n"
+              % (t // 10**9, t % 10**9))
+PY
+$TF -q fold --sample-type wall "$O" -o "$TMP/o1.folded"
+$TF -q fold --sample-type wall "$O" "$TMP/otf2.perf" -o "$TMP/o2.folded"
+check "OTF2 with samples: its regions' wall time unchanged (the thread sorted)" cmp "$TMP/o1.folded" "$TMP/o2.folded"
+$TF -q fold --sample-type samples "$O" "$TMP/otf2.perf" -o "$TMP/o3.folded"
+check "... 50 samples under main;MPI_Init, their frames below it" \
+	grep -qx "int main(int, char\*\*);MPI_Init;main;leaf_fn 50" "$TMP/o3.folded"
+check "... the one before every region: under its own frames, counted outside" sh -c \
+	"grep -qx 'main;leaf_fn 1' '$TMP/o3.folded' && $TF -q info '$O' '$TMP/otf2.perf' | grep -Eq '^ +1 +samples_outside'"
+
 # --- samples of other threads stay on their own --------------------------------
 C=$DATA/samples/perf-c-fp/perf.script
 check "samples of threads the trace lacks: on their own threads, nothing outside" \
