@@ -162,9 +162,11 @@ static int pick_types(const char *list, const runs *side, int nsides, const char
 		for (int i = 0; i < side[s].n; i++) {
 			const tf_agg *a = side[s].agg[i];
 			tf_strtab *st = tf_agg_strtab(a);
+			/* a run of samples only has neither: its default type (cpu) */
+			int dt = tf_agg_type_find(a, "wall") < 0 && tf_agg_type_find(a, "gpu") < 0 ? tf_agg_default_type(a) : -1;
 			for (int t = 0; t < tf_agg_ntypes(a); t++) {
 				const char *name = tf_strtab_get(st, tf_agg_type_get(a, t).type);
-				if (!all && strcmp(name, "wall") && strcmp(name, "gpu"))
+				if (!all && strcmp(name, "wall") && strcmp(name, "gpu") && t != dt)
 					continue;
 				bool have = false;
 				for (int k = 0; k < *n && !have; k++)
