@@ -14,339 +14,12 @@
  * stackTable.frame[s]]]], renamed as the profiler's upgraders 4 and 17
  * rename it for older versions.  The file is one JSON object, read whole
  * (as the XLA memory profile is) and walked with the Chrome reader's
- * tokenizer (json.h), which checks all of it first. */
-#include <stdarg.h>
+ * tokenizer (json.h), which checks all of it first.  The tables: firefox_tables.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tracefold/io.h"
-#include "tracefold/reader.h"
-#include "json.h"
-
-#define FF_VERSION_MAX 70
-#define UNSET UINT32_MAX
-
-/* A decoded index column: -1 where it holds null. */
-typedef struct ivec {
-	int64_t *v;
-	size_t n;
-} ivec;
-
-/* One set of tables: the shared one (>= 60) or one thread's. */
-typedef struct tables {
-	ivec prefix;        /* stack -> parent stack, -1 for a root */
-	ivec frame;         /* stack -> frame */
-	ivec func;          /* frame -> func */
-	ivec name;          /* func -> stringArray index */
-	uint32_t *sid;      /* stack -> our stack id, UNSET until made */
-	tf_str *fname;      /* func -> our name, UNSET until made */
-	bool ready;
-} tables;
-
-typedef struct strs {
-	tf_json_span *s;
-	size_t n;
-	bool ready;
-} strs;
-
-typedef struct ff {
-	const char *path;
-	uint32_t input;
-	tf_ctx *ctx;
-	tf_sink *sink;
-	tf_strtab *st;
-	tf_error *err;
-	const unsigned char *buf;
-	int64_t version;
-	uint64_t index;     /* samples read, for tf_event.index */
-	char *tmp;
-	size_t tmp_cap;
-	int64_t *walk;
-	size_t walk_cap;
-	tf_str t_tracing, u_ns, t_bytes, u_bytes;
-} ff;
-
-/* ---- small JSON helpers ---- */
-
-typedef struct arr_iter {
-	const unsigned char *p, *end;
-} arr_iter;
-
-static void arr_begin(arr_iter *it, const tf_json_span *a)
-{
-	it->p = a->p + 1;
-	it->end = a->p + a->n - 1;
-}
-
-/* The next element of a checked array span. */
-static bool arr_next(arr_iter *it, tf_json_span *v)
-{
-	tf_json_error e;
-	it->p = tf_json_skip_ws(it->p, it->end);
-	if (it->p < it->end && *it->p == ',')
-		it->p = tf_json_skip_ws(it->p + 1, it->end);
-	if (it->p >= it->end)
-		return false;
-	return tf_json_value(it->p, it->end + 1, v, &it->p, &e) == TF_JSON_OK;
-}
-
-static tf_json_span field(const tf_json_span *obj, const char *key)
-{
-	tf_json_iter it;
-	tf_json_span k, v, none = { 0 };
-	if (obj->type != TF_JSON_OBJECT)
-		return none;
-	tf_json_iter_begin(&it, obj);
-	while (tf_json_iter_next(&it, &k, &v))
-		if (tf_json_is(&k, key))
-			return v;
-	return none;
-}
-
-static int fail(ff *r, const void *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(ff *r, const void *at, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	int64_t off = at ? (int64_t)((const unsigned char *)at - r->buf) : -1;
-	return tf_error_set(r->err, TF_EFORMAT, r->path, off, -1, "%s", msg);
-}
-
-static int oom(ff *r)
-{
-	return tf_error_set(r->err, TF_ENOMEM, r->path, -1, (int64_t)r->index, "out of memory");
-}
-
-/* The text of a string span (unescaped) or of any other value, in r->tmp
- * (NUL-terminated); its length, or -1 when out of memory. */
-static ptrdiff_t text_of(ff *r, const tf_json_span *s)
-{
-	if (r->tmp_cap < s->n + 1) {
-		size_t cap = s->n + 64;
-		char *t = realloc(r->tmp, cap);
-		if (!t)
-			return -1;
-		r->tmp = t;
-		r->tmp_cap = cap;
-	}
-	size_t n = s->type == TF_JSON_STRING && s->esc ? tf_json_unescape(s->p, s->n, r->tmp) : s->n;
-	if (!(s->type == TF_JSON_STRING && s->esc))
-		memcpy(r->tmp, s->p, n);
-	r->tmp[n] = 0;
-	return (ptrdiff_t)n;
-}
-
-static tf_str intern_span(ff *r, const tf_json_span *s)
-{
-	ptrdiff_t n = text_of(r, s);
-	return n < 0 ? (tf_str)-1 : tf_strtab_intern(r->st, r->tmp, (size_t)n);
-}
-
-/* ---- columns ---- */
-
-/* table.key as indices into *out (malloc'd).  An absent column: error when
- * need, else out->n = 0. */
-static int column(ff *r, const tf_json_span *table, const char *tname, const char *key, bool need, ivec *out)
-{
-	tf_json_span c = field(table, key), v;
-	out->v = NULL;
-	out->n = 0;
-	if (c.type == TF_JSON_NONE || tf_json_is_null(&c)) {
-		if (need)
-			return fail(r, table->p, "%s has no %s column", tname, key);
-		return 0;
-	}
-	if (c.type != TF_JSON_ARRAY)
-		return fail(r, c.p, "%s.%s is not an array", tname, key);
-	size_t cap = 0;
-	arr_iter it;
-	arr_begin(&it, &c);
-	while (arr_next(&it, &v)) {
-		int64_t x = -1;
-		if (!tf_json_is_null(&v) && (v.type != TF_JSON_NUMBER || !tf_json_i64(&v, &x) || x < 0))
-			return fail(r, v.p, "%s.%s[%zu] is not an index (a number >= 0 or null)", tname, key, out->n);
-		if (out->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			int64_t *nv = realloc(out->v, cap * sizeof *nv);
-			if (!nv)
-				return oom(r);
-			out->v = nv;
-		}
-		out->v[out->n++] = x;
-	}
-	return 0;
-}
-
-static void tables_free(tables *t)
-{
-	free(t->prefix.v);
-	free(t->frame.v);
-	free(t->func.v);
-	free(t->name.v);
-	free(t->sid);
-	free(t->fname);
-	memset(t, 0, sizeof *t);
-}
-
-/* The tables of holder (profile.shared or a thread): stackTable,
- * frameTable, funcTable. */
-static int tables_read(ff *r, const tf_json_span *holder, tables *t)
-{
-	tf_json_span stk = field(holder, "stackTable"), frm = field(holder, "frameTable");
-	tf_json_span fun = field(holder, "funcTable");
-	if (stk.type != TF_JSON_OBJECT || frm.type != TF_JSON_OBJECT || fun.type != TF_JSON_OBJECT)
-		return fail(r, holder->p, "no stackTable, frameTable and funcTable objects");
-	TF_TRY(column(r, &stk, "stackTable", "frame", true, &t->frame));
-	TF_TRY(column(r, &frm, "frameTable", "func", true, &t->func));
-	TF_TRY(column(r, &fun, "funcTable", "name", true, &t->name));
-	tf_json_span po = field(&stk, "prefixOffset");
-	if (po.type == TF_JSON_ARRAY) { /* >= 66: parent = i - prefixOffset[i], 0 for a root */
-		TF_TRY(column(r, &stk, "stackTable", "prefixOffset", true, &t->prefix));
-		for (size_t i = 0; i < t->prefix.n; i++) {
-			int64_t o = t->prefix.v[i];
-			if (o < 0 || (uint64_t)o > i)
-				return fail(r, po.p, "stackTable.prefixOffset[%zu] = %lld points before the table", i,
-					    (long long)o);
-			t->prefix.v[i] = o == 0 ? -1 : (int64_t)i - o;
-		}
-	} else {
-		TF_TRY(column(r, &stk, "stackTable", "prefix", true, &t->prefix));
-	}
-	if (t->prefix.n != t->frame.n)
-		return fail(r, stk.p, "stackTable has %zu prefixes and %zu frames", t->prefix.n, t->frame.n);
-	t->sid = malloc((t->frame.n + 1) * sizeof *t->sid);
-	t->fname = malloc((t->name.n + 1) * sizeof *t->fname);
-	if (!t->sid || !t->fname)
-		return oom(r);
-	memset(t->sid, 0xff, (t->frame.n + 1) * sizeof *t->sid);
-	memset(t->fname, 0xff, (t->name.n + 1) * sizeof *t->fname);
-	t->ready = true;
-	return 0;
-}
-
-static int strs_read(ff *r, const tf_json_span *a, strs *s)
-{
-	tf_json_span v;
-	size_t cap = 0;
-	arr_iter it;
-	arr_begin(&it, a);
-	while (arr_next(&it, &v)) {
-		if (v.type != TF_JSON_STRING)
-			return fail(r, v.p, "stringArray[%zu] is not a string", s->n);
-		if (s->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			tf_json_span *ns = realloc(s->s, cap * sizeof *ns);
-			if (!ns)
-				return oom(r);
-			s->s = ns;
-		}
-		s->s[s->n++] = v;
-	}
-	s->ready = true;
-	return 0;
-}
-
-/* ---- names and stacks ---- */
-
-/* The renames of the profiler's upgraders for versions below 4 (a JS
- * function "f (url:line)" is split into name, file and line: the name is
- * f) and below 17 (label frames lose "AutoEntryScript "), on r->tmp[0..n). */
-static size_t upgrade_name(ff *r, size_t n)
-{
-	char *s = r->tmp;
-	if (r->version < 4 && n > 0 && s[n - 1] == ')') {
-		size_t j = n - 1;
-		while (j > 0 && s[j - 1] >= '0' && s[j - 1] <= '9')
-			j--;
-		if (j < n - 1 && j > 0 && s[j - 1] == ':') {
-			size_t colon = j - 1;
-			/* the last " (" that ends at or before the colon, after a non-empty name */
-			for (size_t p = colon >= 2 ? colon - 2 : 0; p > 0 && colon >= 2; p--)
-				if (s[p] == ' ' && s[p + 1] == '(') {
-					n = p;
-					s[n] = 0;
-					break;
-				}
-		}
-	}
-	static const char aes[] = "AutoEntryScript ";
-	if (r->version < 17 && n >= sizeof aes - 1 && memcmp(s, aes, sizeof aes - 1) == 0) {
-		memmove(s, s + sizeof aes - 1, n - (sizeof aes - 1) + 1);
-		n -= sizeof aes - 1;
-	}
-	return n;
-}
-
-/* Our name of stack row y's function; at: the sample, for errors. */
-static int frame_name(ff *r, tables *t, const strs *ss, int64_t y, const void *at, tf_str *out)
-{
-	int64_t f = t->frame.v[y];
-	if (f < 0 || (uint64_t)f >= t->func.n)
-		return fail(r, at, "stackTable.frame[%lld] = %lld is not a row of frameTable (%zu rows)",
-			    (long long)y, (long long)f, t->func.n);
-	int64_t fn = t->func.v[f];
-	if (fn < 0 || (uint64_t)fn >= t->name.n)
-		return fail(r, at, "frameTable.func[%lld] = %lld is not a row of funcTable (%zu rows)",
-			    (long long)f, (long long)fn, t->name.n);
-	if (t->fname[fn] != UNSET) {
-		*out = t->fname[fn];
-		return 0;
-	}
-	int64_t si = t->name.v[fn];
-	if (si < 0 || (uint64_t)si >= ss->n)
-		return fail(r, at, "funcTable.name[%lld] = %lld is not an entry of stringArray (%zu strings)",
-			    (long long)fn, (long long)si, ss->n);
-	ptrdiff_t n = text_of(r, &ss->s[si]);
-	if (n < 0)
-		return oom(r);
-	size_t m = upgrade_name(r, (size_t)n);
-	tf_str id = tf_strtab_intern(r->st, r->tmp, m);
-	if (id == (tf_str)-1)
-		return oom(r);
-	*out = t->fname[fn] = id;
-	return 0;
-}
-
-/* Our stack id of stack index s (built root first, once per index). */
-static int stack_id(ff *r, tables *t, const strs *ss, int64_t s, const void *at, uint32_t *out)
-{
-	size_t n = t->frame.n, k = 0;
-	if (s < 0 || (uint64_t)s >= n)
-		return fail(r, at, "stack %lld is not a row of stackTable (%zu rows)", (long long)s, n);
-	int64_t x = s;
-	while (x >= 0 && t->sid[x] == UNSET) {
-		if (k >= n)
-			return fail(r, at, "stack %lld: stackTable's prefixes make a cycle", (long long)s);
-		if (k == r->walk_cap) {
-			size_t cap = r->walk_cap ? 2 * r->walk_cap : 64;
-			int64_t *w = realloc(r->walk, cap * sizeof *w);
-			if (!w)
-				return oom(r);
-			r->walk = w;
-			r->walk_cap = cap;
-		}
-		r->walk[k++] = x;
-		int64_t p = t->prefix.v[x];
-		if (p >= (int64_t)n)
-			return fail(r, at, "stackTable.prefix[%lld] = %lld is not a row of stackTable (%zu rows)",
-				    (long long)x, (long long)p, n);
-		x = p;
-	}
-	uint32_t id = x < 0 ? TF_CPATH_ROOT : t->sid[x];
-	while (k--) {
-		tf_str name = 0;
-		TF_TRY(frame_name(r, t, ss, r->walk[k], at, &name));
-		id = tf_ctx_stack_child(r->ctx, id, name);
-		if (id == (uint32_t)-1)
-			return oom(r);
-		t->sid[r->walk[k]] = id;
-	}
-	*out = id;
-	return 0;
-}
+#include "firefox_int.h"
 
 /* ---- samples ---- */
 
@@ -361,24 +34,24 @@ typedef struct thread_cols {
 
 static int samples_cols(ff *r, int ti, const tf_json_span *th, thread_cols *c)
 {
-	tf_json_span smp = field(th, "samples");
+	tf_json_span smp = ff_field(th, "samples");
 	memset(c, 0, sizeof *c);
 	if (smp.type != TF_JSON_OBJECT)
-		return fail(r, th->p, "thread %d has no samples object", ti);
-	c->stack = field(&smp, "stack");
+		return ff_fail(r, th->p, "thread %d has no samples object", ti);
+	c->stack = ff_field(&smp, "stack");
 	if (c->stack.type != TF_JSON_ARRAY)
-		return fail(r, smp.p, "thread %d: samples has no stack column", ti);
-	c->time = field(&smp, "time");
+		return ff_fail(r, smp.p, "thread %d: samples has no stack column", ti);
+	c->time = ff_field(&smp, "time");
 	if (c->time.type != TF_JSON_ARRAY) {
-		c->time = field(&smp, "timeDeltas");
+		c->time = ff_field(&smp, "timeDeltas");
 		c->deltas = true;
 	}
 	if (c->time.type != TF_JSON_ARRAY)
-		return fail(r, smp.p, "thread %d: samples has neither a time nor a timeDeltas column", ti);
-	c->weight = field(&smp, "weight");
+		return ff_fail(r, smp.p, "thread %d: samples has neither a time nor a timeDeltas column", ti);
+	c->weight = ff_field(&smp, "weight");
 	if (c->weight.type != TF_JSON_NONE && c->weight.type != TF_JSON_ARRAY && !tf_json_is_null(&c->weight))
-		return fail(r, c->weight.p, "thread %d: samples.weight is neither an array nor null", ti);
-	tf_json_span wt = field(&smp, "weightType");
+		return ff_fail(r, c->weight.p, "thread %d: samples.weight is neither an array nor null", ti);
+	tf_json_span wt = ff_field(&smp, "weightType");
 	if (wt.type == TF_JSON_NONE || tf_json_is_null(&wt) || tf_json_is(&wt, "samples"))
 		c->wkind = W_SAMPLES;
 	else if (tf_json_is(&wt, "tracing-ms"))
@@ -386,8 +59,8 @@ static int samples_cols(ff *r, int ti, const tf_json_span *th, thread_cols *c)
 	else if (tf_json_is(&wt, "bytes"))
 		c->wkind = W_BYTES;
 	else
-		return fail(r, wt.p, "thread %d: samples.weightType is not samples, tracing-ms or bytes", ti);
-	tf_json_span len = field(&smp, "length"), v;
+		return ff_fail(r, wt.p, "thread %d: samples.weightType is not samples, tracing-ms or bytes", ti);
+	tf_json_span len = ff_field(&smp, "length"), v;
 	int64_t l;
 	if (len.type == TF_JSON_NUMBER && tf_json_i64(&len, &l) && l >= 0) {
 		c->len = (size_t)l;
@@ -421,30 +94,30 @@ static bool times_sorted(const thread_cols *c)
 static int thread_track(ff *r, int ti, const tf_json_span *th, bool sorted, uint32_t *out)
 {
 	char key[48];
-	tf_json_span pid = field(th, "pid"), tid = field(th, "tid"), name = field(th, "name");
-	tf_json_span pname = field(th, "processName");
+	tf_json_span pid = ff_field(th, "pid"), tid = ff_field(th, "tid"), name = ff_field(th, "name");
+	tf_json_span pname = ff_field(th, "processName");
 	tf_str pk, tk, tn = 0, pn = 0;
 	if (pid.type == TF_JSON_STRING || pid.type == TF_JSON_NUMBER) {
-		pk = intern_span(r, &pid);
+		pk = ff_intern(r, &pid);
 	} else { /* what the profiler's upgrader 25 names a thread without pid */
 		snprintf(key, sizeof key, "Unknown Process %d", ti + 1);
 		pk = tf_strtab_intern_cstr(r->st, key);
 	}
 	if (tid.type == TF_JSON_STRING || tid.type == TF_JSON_NUMBER) {
-		tk = intern_span(r, &tid);
+		tk = ff_intern(r, &tid);
 	} else {
 		snprintf(key, sizeof key, "thread %d", ti);
 		tk = tf_strtab_intern_cstr(r->st, key);
 	}
 	if (name.type == TF_JSON_STRING)
-		tn = intern_span(r, &name);
+		tn = ff_intern(r, &name);
 	if (pname.type == TF_JSON_STRING)
-		pn = intern_span(r, &pname);
+		pn = ff_intern(r, &pname);
 	if (pk == (tf_str)-1 || tk == (tf_str)-1 || tn == (tf_str)-1 || pn == (tf_str)-1)
-		return oom(r);
+		return ff_oom(r);
 	uint32_t id = tf_ctx_track(r->ctx, r->input, pk, tk);
 	if (id == UINT32_MAX)
-		return oom(r);
+		return ff_oom(r);
 	tf_track *t = tf_ctx_track_get(r->ctx, id);
 	if (tn)
 		t->thread_name = tn;
@@ -461,10 +134,10 @@ static int sample_weight(ff *r, int ti, size_t i, const thread_cols *c, const tf
 {
 	double x = 1;
 	if (w && !tf_json_is_null(w) && !tf_json_double(w, &x))
-		return fail(r, w->p, "thread %d: samples.weight[%zu] is not a number", ti, i);
+		return ff_fail(r, w->p, "thread %d: samples.weight[%zu] is not a number", ti, i);
 	if (c->wkind == W_SAMPLES) {
 		if (x != (double)(int64_t)x || x < 0 || x > 1e15)
-			return fail(r, w ? w->p : NULL, "thread %d: samples.weight[%zu] is not a count of samples", ti, i);
+			return ff_fail(r, w ? w->p : NULL, "thread %d: samples.weight[%zu] is not a count of samples", ti, i);
 		ev->dur_ns = (int64_t)x;
 		return ev->dur_ns > 0;
 	}
@@ -493,15 +166,15 @@ static int thread_samples(ff *r, int ti, const tf_json_span *th, tables *t, cons
 	for (size_t i = 0; i < c.len; i++) {
 		tf_json_span s, tm, w;
 		if (!arr_next(&is, &s))
-			return fail(r, c.stack.p, "thread %d: samples.stack has fewer than %zu entries", ti, c.len);
+			return ff_fail(r, c.stack.p, "thread %d: samples.stack has fewer than %zu entries", ti, c.len);
 		if (!arr_next(&it, &tm))
-			return fail(r, c.time.p, "thread %d: samples.%s has fewer entries than samples.stack", ti,
+			return ff_fail(r, c.time.p, "thread %d: samples.%s has fewer entries than samples.stack", ti,
 				    c.deltas ? "timeDeltas" : "time");
 		if (weighted && !arr_next(&iw, &w))
-			return fail(r, c.weight.p, "thread %d: samples.weight has fewer entries than samples.stack", ti);
+			return ff_fail(r, c.weight.p, "thread %d: samples.weight has fewer entries than samples.stack", ti);
 		int64_t ns;
 		if (!tf_json_scaled(&tm, 6, &ns)) /* milliseconds, exactly to ns */
-			return fail(r, tm.p, "thread %d: samples.%s[%zu] is not a number of milliseconds", ti,
+			return ff_fail(r, tm.p, "thread %d: samples.%s[%zu] is not a number of milliseconds", ti,
 				    c.deltas ? "timeDeltas" : "time", i);
 		ts = c.deltas ? ts + ns : ns;
 		tf_event ev = { .kind = TF_EV_SAMPLE, .track = track, .ts_ns = ts, .index = r->index++ };
@@ -517,8 +190,8 @@ static int thread_samples(ff *r, int ti, const tf_json_span *th, tables *t, cons
 		int64_t sx;
 		if (!tf_json_is_null(&s)) {
 			if (s.type != TF_JSON_NUMBER || !tf_json_i64(&s, &sx))
-				return fail(r, s.p, "thread %d: samples.stack[%zu] is not a stack index", ti, i);
-			TF_TRY(stack_id(r, t, ss, sx, s.p, &sid));
+				return ff_fail(r, s.p, "thread %d: samples.stack[%zu] is not a stack index", ti, i);
+			TF_TRY(ff_stack_id(r, t, ss, sx, s.p, &sid));
 		}
 		ev.id = sid;
 		TF_TRY(tf_emit(r->ctx, r->sink, &ev));
@@ -543,17 +216,17 @@ static bool is_gecko(const tf_json_span *threads)
 		return false;
 	if (th.type == TF_JSON_STRING)
 		return true;
-	tf_json_span smp = field(&th, "samples");
-	return field(&smp, "schema").type != TF_JSON_NONE || field(&th, "stringTable").type != TF_JSON_NONE;
+	tf_json_span smp = ff_field(&th, "samples");
+	return ff_field(&smp, "schema").type != TF_JSON_NONE || ff_field(&th, "stringTable").type != TF_JSON_NONE;
 }
 
 static int read_version(ff *r, const tf_json_span *meta, const tf_json_span *threads)
 {
-	tf_json_span pv = field(meta, "preprocessedProfileVersion");
+	tf_json_span pv = ff_field(meta, "preprocessedProfileVersion");
 	if (pv.type == TF_JSON_NONE) {
 		if (is_gecko(threads)) {
-			tf_json_span gv = field(meta, "version");
-			return fail(r, meta->p, "a raw Gecko profile (meta.version %.*s, tables as schema/data), "
+			tf_json_span gv = ff_field(meta, "version");
+			return ff_fail(r, meta->p, "a raw Gecko profile (meta.version %.*s, tables as schema/data), "
 				    "not a processed one: load it in the Firefox Profiler (profiler.firefox.com) "
 				    "and save it from there to get a processed profile",
 				    gv.type == TF_JSON_NUMBER ? (int)gv.n : 1, gv.type == TF_JSON_NUMBER ? (const char *)gv.p : "?");
@@ -562,10 +235,10 @@ static int read_version(ff *r, const tf_json_span *meta, const tf_json_span *thr
 		return 0;
 	}
 	if (pv.type != TF_JSON_NUMBER || !tf_json_i64(&pv, &r->version) || r->version < 0)
-		return fail(r, pv.p, "meta.preprocessedProfileVersion is not a version number (this tracefold "
+		return ff_fail(r, pv.p, "meta.preprocessedProfileVersion is not a version number (this tracefold "
 			    "reads versions 0 to %d)", FF_VERSION_MAX);
 	if (r->version > FF_VERSION_MAX)
-		return fail(r, pv.p, "processed profile version %lld is newer than this tracefold reads "
+		return ff_fail(r, pv.p, "processed profile version %lld is newer than this tracefold reads "
 			    "(versions 0 to %d)", (long long)r->version, FF_VERSION_MAX);
 	return 0;
 }
@@ -575,27 +248,27 @@ static int read_version(ff *r, const tf_json_span *meta, const tf_json_span *thr
 static int thread_tables(ff *r, int ti, const tf_json_span *th, const tf_json_span *shared, tables *sh,
 			 strs *sh_s, tables *own, strs *own_s, tables **t, strs **ss)
 {
-	tf_json_span a = field(shared, "stringArray");
+	tf_json_span a = ff_field(shared, "stringArray");
 	if (a.type == TF_JSON_ARRAY) {
 		if (!sh_s->ready)
-			TF_TRY(strs_read(r, &a, sh_s));
+			TF_TRY(ff_strs_read(r, &a, sh_s));
 		*ss = sh_s;
 	} else {
-		a = field(th, "stringArray");
+		a = ff_field(th, "stringArray");
 		if (a.type != TF_JSON_ARRAY)
-			return fail(r, th->p, "thread %d has no stringArray (and profile.shared has none)", ti);
-		TF_TRY(strs_read(r, &a, own_s));
+			return ff_fail(r, th->p, "thread %d has no stringArray (and profile.shared has none)", ti);
+		TF_TRY(ff_strs_read(r, &a, own_s));
 		*ss = own_s;
 	}
-	if (field(shared, "stackTable").type == TF_JSON_OBJECT) {
+	if (ff_field(shared, "stackTable").type == TF_JSON_OBJECT) {
 		if (!sh->ready)
-			TF_TRY(tables_read(r, shared, sh));
+			TF_TRY(ff_tables_read(r, shared, sh));
 		*t = sh;
 		return 0;
 	}
-	if (field(th, "stackTable").type != TF_JSON_OBJECT)
-		return fail(r, th->p, "thread %d has no stackTable (and profile.shared has none)", ti);
-	TF_TRY(tables_read(r, th, own));
+	if (ff_field(th, "stackTable").type != TF_JSON_OBJECT)
+		return ff_fail(r, th->p, "thread %d has no stackTable (and profile.shared has none)", ti);
+	TF_TRY(ff_tables_read(r, th, own));
 	*t = own;
 	return 0;
 }
@@ -612,17 +285,17 @@ static int read_threads(ff *r, const tf_json_span *threads, const tf_json_span *
 		tables *t = NULL;
 		strs *ss = NULL;
 		if (th.type != TF_JSON_OBJECT) {
-			rc = fail(r, th.p, "threads[%d] is not an object", ti);
+			rc = ff_fail(r, th.p, "threads[%d] is not an object", ti);
 			break;
 		}
 		rc = thread_tables(r, ti, &th, shared, &sh, &sh_s, &own, &own_s, &t, &ss);
 		if (rc == 0)
 			rc = thread_samples(r, ti, &th, t, ss);
-		tables_free(&own);
+		ff_tables_free(&own);
 		free(own_s.s);
 		memset(&own_s, 0, sizeof own_s);
 	}
-	tables_free(&sh);
+	ff_tables_free(&sh);
 	free(sh_s.s);
 	return rc;
 }
@@ -636,22 +309,22 @@ static int read_profile(ff *r, const unsigned char *buf, size_t len)
 				    "empty file (a Firefox Profiler profile is a JSON object)");
 	const unsigned char *p = tf_json_skip_ws(buf, buf + len), *after;
 	if (p >= buf + len || *p != '{')
-		return fail(r, p, "not a JSON object (a Firefox Profiler profile is one)");
+		return ff_fail(r, p, "not a JSON object (a Firefox Profiler profile is one)");
 	int rc = tf_json_value(p, buf + len, &root, &after, &e);
 	if (rc == TF_JSON_NEED)
-		return fail(r, buf + len, "the JSON object ends early (truncated file)");
+		return ff_fail(r, buf + len, "the JSON object ends early (truncated file)");
 	if (rc != TF_JSON_OK)
-		return fail(r, e.at, "%s", e.msg);
+		return ff_fail(r, e.at, "%s", e.msg);
 	after = tf_json_skip_ws(after, buf + len);
 	if (after < buf + len)
-		return fail(r, after, "more after the JSON object");
-	tf_json_span meta = field(&root, "meta"), threads = field(&root, "threads");
-	tf_json_span shared = field(&root, "shared");
+		return ff_fail(r, after, "more after the JSON object");
+	tf_json_span meta = ff_field(&root, "meta"), threads = ff_field(&root, "threads");
+	tf_json_span shared = ff_field(&root, "shared");
 	if (meta.type != TF_JSON_OBJECT)
-		return fail(r, root.p, "no meta object (not a Firefox Profiler profile)");
+		return ff_fail(r, root.p, "no meta object (not a Firefox Profiler profile)");
 	TF_TRY(read_version(r, &meta, &threads));
 	if (threads.type != TF_JSON_ARRAY)
-		return fail(r, root.p, "no threads array (not a Firefox Profiler processed profile)");
+		return ff_fail(r, root.p, "no threads array (not a Firefox Profiler processed profile)");
 	return read_threads(r, &threads, &shared);
 }
 
