@@ -74,6 +74,28 @@ done
 check "the renames matter: processed-2.json has AutoEntryScript names" grep -q '"AutoEntryScript ' "$D/processed-2.json"
 $TF -q fold --raw-names "$D/processed-2.json" -o "$TMP/p2.folded"
 check "... which tracefold renames as the upgrader does" sh -c "grep -q ';setTimeout handler;' '$TMP/p2.folded' && ! grep -q AutoEntryScript '$TMP/p2.folded'"
+# the version-4 split on edge cases, against the fixtures' own rule (Python's regex)
+python3 - "$TMP/ren.json" "$TMP/ren.want" <<'EOF2'
+import json, re, sys
+names = ["f (u:1)", "(u:1)", " (u:1)", "a (b (c:1)", "a (b:c:12)", "a (b:1) (c:2)", "a (b:)", "a(b:1)",
+         "a (:1)", "AutoEntryScript f (u:2)", "x (y:1)z", "q  (r:7)", "\u00e9 (\u00fc:3)", "a (b:1))", "a (b:1a)"]
+n = len(names)
+json.dump({"meta": {"version": 3, "interval": 1}, "threads": [{"name": "T", "stringArray": names,
+    "stackTable": {"length": n, "prefix": [None] * n, "frame": list(range(n))},
+    "frameTable": {"length": n, "func": list(range(n))}, "funcTable": {"length": n, "name": list(range(n))},
+    "samples": {"length": n, "stack": list(range(n)), "time": list(range(n))}}]}, open(sys.argv[1], "w"))
+def rename(name):
+    m = re.fullmatch(r"(.*) \((.*):([0-9]+)\)", name)
+    if m and m.group(1):
+        name = m.group(1)
+    return name[len("AutoEntryScript "):] if name.startswith("AutoEntryScript ") else name
+import collections
+c = collections.Counter(rename(x) for x in names)
+open(sys.argv[2], "w", encoding="utf-8").write("".join("%s %d\n" % kv for kv in c.items()))
+EOF2
+$TF -q fold --raw-names "$TMP/ren.json" -o - | LC_ALL=C sort > "$TMP/ren.got"
+LC_ALL=C sort "$TMP/ren.want" -o "$TMP/ren.want"
+check "version 3: names split as the upgrader's rule on 15 edge cases" cmp "$TMP/ren.got" "$TMP/ren.want"
 check "the weight column counts: unsymbolicated.json 42 rows, 236 samples" \
 	sh -c "$TF -q fold '$D/unsymbolicated.json' -o - | awk '{s += \$NF} END {exit s != 236}'"
 expect_exit 1 "the comparison can fail (another file's numbers)" cmp_exp single.json "$D/unsymbolicated.json"
