@@ -176,7 +176,11 @@ static int thread_samples(ff *r, int ti, const tf_json_span *th, tables *t, cons
 		if (!tf_json_scaled(&tm, 6, &ns)) /* milliseconds, exactly to ns */
 			return ff_fail(r, tm.p, "thread %d: samples.%s[%zu] is not a number of milliseconds", ti,
 				    c.deltas ? "timeDeltas" : "time", i);
-		ts = c.deltas ? ts + ns : ns;
+		if (!c.deltas)
+			ts = ns;
+		else if (__builtin_add_overflow(ts, ns, &ts))
+			return ff_fail(r, tm.p, "thread %d: samples.timeDeltas add up beyond the int64 nanosecond range at %zu",
+				       ti, i);
 		tf_event ev = { .kind = TF_EV_SAMPLE, .track = track, .ts_ns = ts, .index = r->index++ };
 		int k = sample_weight(r, ti, i, &c, weighted ? &w : NULL, &ev);
 		if (k < 0)
