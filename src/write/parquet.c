@@ -13,6 +13,9 @@
  *   DIR/call_paths/ one row per call path (written at the end)
  *   DIR/collectives/ the collective of each slice that is or is in one
  *                   (docs/collectives.md); only in runs that have some
+ *   DIR/samples/    one row per sampled stack (perf, Chrome CPU profiles),
+ *                   with its call path and the slice open then
+ *                   (parquet_samples.c)
  *
  * each as DIR/<table>/part-0.parquet, or DIR/<table>/rank=N/part-0.parquet
  * with partition_rank.  Files go through pq (src/parquet/pq.c): one row group
@@ -34,11 +37,10 @@
 #include "hmap.h"
 #include "pq.h"
 #include "pair.h"
-
-enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_PATHS, T_COLL, NTABLES };
+#include "parquet_int.h"
 
 static const char *const table_name[NTABLES + 1] = {
-	"slices", "counters", "instants", "messages", "flows", "tracks", "call_paths", "collectives", NULL,
+	"slices", "counters", "instants", "messages", "flows", "tracks", "call_paths", "collectives", "samples", NULL,
 };
 
 /* column tables: name, type, nullable, dict, delta */
@@ -144,58 +146,15 @@ static const pq_col coll_cols[L_N] = {
 static const struct { const pq_col *cols; int n; bool by_rank; } table_cols[NTABLES] = {
 	{ slices_cols, S_N, true }, { counters_cols, C_N, true }, { instants_cols, I_N, true },
 	{ messages_cols, M_N, true }, { flows_cols, F_N, true }, { tracks_cols, K_N, true },
-	{ paths_cols, P_N, false }, { coll_cols, L_N, true },
+	{ paths_cols, P_N, false }, { coll_cols, L_N, true }, { tf_pq_samples_cols, TF_PQ_SAMPLES_NCOLS, true },
 };
 
-/* One open file of a table: its rank partition (INT64_MIN = unpartitioned). */
 /* Its options (tf_writer_opt): zeroed for the defaults. */
 typedef struct parquet_conf {
 	bool by_rank;   /* --partition rank: Hive-style rank=N folders */
 	bool codec_set; /* --compression given: codec; else zstd */
 	int codec;
 } parquet_conf;
-
-typedef struct tfile {
-	pq_file *f;
-	int64_t rank;
-} tfile;
-
-typedef struct table {
-	tfile *files;
-	uint32_t nfiles, capfiles;
-	tf_hmap by_rank;       /* rank partition -> files index */
-} table;
-
-typedef struct trackst {
-	int64_t *open;         /* slice ids of the open spans, outermost first */
-	uint32_t depth, cap;
-	bool seen;             /* it had a span or event (the tracks a part lists) */
-	tf_gpu_recent gpu;     /* a GPU stream's activities a flow may still end on */
-} trackst;
-
-typedef struct tf_events {
-	tf_span_sink spans;
-	tf_ctx *ctx;
-	tf_cpath *cp;
-	tf_strtab *st;
-	char dir[4096];        /* where the tables go (the temporary folder of out) */
-	const char *out;       /* the output, for messages */
-	pq_opts po;
-	bool by_rank;
-	const char *const *inputs, *const *input_formats;
-	int ninputs;
-	table tab[NTABLES];
-	trackst *tk;
-	uint32_t ntk;
-	int64_t next_slice;
-	int part, nparts;      /* the part-N.parquet of each table (a distributed run's process), of nparts */
-	bool distributed;      /* ids are part << 40 | the process's own; tracks: only its own */
-	int64_t id_base;       /* part << 40 when distributed, else 0 */
-	tf_pairs pairs;        /* messages and flows waiting for the other end */
-	tf_coll_spans *cspans; /* the collective of each span */
-	int rc;                /* first failure: every later hook fails */
-	tf_error err;
-} tf_events;
 
 /* ---- files ---- */
 
@@ -213,7 +172,7 @@ static int mkdirs(const char *path)
 	return mkdir(p, 0777) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int64_t track_rank(tf_events *w, uint32_t track)
+int64_t pqw_rank(tf_events *w, uint32_t track)
 {
 	const tf_track *t = tf_ctx_track_get(w->ctx, track);
 	return t ? t->rank : -1;
@@ -233,7 +192,7 @@ static void name_out(const tf_events *w, tf_error *e)
 }
 
 /* The file of table t for rows of that rank (opened on first use). */
-static pq_file *file_for(tf_events *w, int t, int64_t rank)
+pq_file *pqw_file(tf_events *w, int t, int64_t rank)
 {
 	if (w->rc < 0)
 		return NULL;
@@ -271,7 +230,7 @@ static pq_file *file_for(tf_events *w, int t, int64_t rank)
 	return f;
 }
 
-static void put_str(pq_file *f, int col, tf_str s, tf_strtab *st, bool nullable)
+void pqw_str(pq_file *f, int col, tf_str s, tf_strtab *st, bool nullable)
 {
 	if (!s && nullable) {
 		pq_null(f, col);
@@ -280,7 +239,7 @@ static void put_str(pq_file *f, int col, tf_str s, tf_strtab *st, bool nullable)
 	pq_str(f, col, tf_strtab_get(st, s), tf_strtab_len(st, s));
 }
 
-static void put_opt(pq_file *f, int col, int64_t v, bool have)
+void pqw_opt(pq_file *f, int col, int64_t v, bool have)
 {
 	if (have)
 		pq_i64(f, col, v);
@@ -288,7 +247,7 @@ static void put_opt(pq_file *f, int col, int64_t v, bool have)
 		pq_null(f, col);
 }
 
-static int end_row(tf_events *w, pq_file *f)
+int pqw_end_row(tf_events *w, pq_file *f)
 {
 	int rc = pq_end_row(f);
 	if (rc < 0 && w->rc == 0) { /* the file's own error names it and says why */
@@ -305,7 +264,7 @@ static int end_row(tf_events *w, pq_file *f)
 
 /* ---- spans ---- */
 
-static trackst *tstate(tf_events *w, uint32_t track)
+trackst *pqw_track(tf_events *w, uint32_t track)
 {
 	if (track >= w->ntk) {
 		uint32_t n = w->ntk;
@@ -317,15 +276,10 @@ static trackst *tstate(tf_events *w, uint32_t track)
 	return &w->tk[track];
 }
 
-/* Track and call path ids as written (tracks, call_paths): unique across
- * the parts of a distributed run. */
-static inline int64_t tid(const tf_events *w, uint32_t track) { return w->id_base + track; }
-static inline int64_t cid(const tf_events *w, uint32_t node) { return w->id_base + node; }
-
 static int on_open(tf_span_sink *k, const tf_span *s)
 {
 	tf_events *w = tf_container_of(k, tf_events, spans);
-	trackst *t = tstate(w, s->track);
+	trackst *t = pqw_track(w, s->track);
 	if (!t || tf_grow((void **)&t->open, &t->cap, t->depth + 1, sizeof(int64_t)) < 0)
 		return TF_ENOMEM;
 	t->open[t->depth++] = w->next_slice++;
@@ -345,18 +299,18 @@ static int write_coll(tf_events *w, const tf_span *s, int64_t id, int64_t rank)
 	if (tf_coll_spans_close(w->cspans, s, &rec) < 0)
 		return TF_ENOMEM;
 	const tf_coll_facts *c = tf_coll_get(tf_ctx_coll(w->ctx, false), rec);
-	pq_file *f = c ? file_for(w, T_COLL, rank) : NULL;
+	pq_file *f = c ? pqw_file(w, T_COLL, rank) : NULL;
 	if (!f)
 		return w->rc;
 	pq_i64(f, L_SLICE, id);
-	put_opt(f, L_RANK, rank, rank >= 0);
-	put_str(f, L_COLL, c->name, w->st, true);
-	put_opt(f, L_BYTES, c->bytes, c->bytes >= 0);
-	put_opt(f, L_NELEMS, c->nelems, c->nelems >= 0);
-	put_str(f, L_DTYPE, c->dtype, w->st, true);
-	put_str(f, L_PG, c->pg, w->st, true);
-	put_str(f, L_RANKS, c->pg_ranks, w->st, true);
-	return end_row(w, f);
+	pqw_opt(f, L_RANK, rank, rank >= 0);
+	pqw_str(f, L_COLL, c->name, w->st, true);
+	pqw_opt(f, L_BYTES, c->bytes, c->bytes >= 0);
+	pqw_opt(f, L_NELEMS, c->nelems, c->nelems >= 0);
+	pqw_str(f, L_DTYPE, c->dtype, w->st, true);
+	pqw_str(f, L_PG, c->pg, w->st, true);
+	pqw_str(f, L_RANKS, c->pg_ranks, w->st, true);
+	return pqw_end_row(w, f);
 }
 
 static int on_close(tf_span_sink *k, const tf_span *s)
@@ -364,15 +318,15 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	tf_events *w = tf_container_of(k, tf_events, spans);
 	trackst *t = &w->tk[s->track];
 	int64_t id = t->open[--t->depth];
-	int64_t rank = track_rank(w, s->track);
-	pq_file *f = file_for(w, T_SLICES, rank);
+	int64_t rank = pqw_rank(w, s->track);
+	pq_file *f = pqw_file(w, T_SLICES, rank);
 	if (!f)
 		return w->rc;
 	const tf_track *tr = tf_ctx_track_get(w->ctx, s->track);
 	pq_i64(f, S_ID, id);
 	pq_i64(f, S_TRACK, tid(w, s->track));
-	put_opt(f, S_RANK, rank, rank >= 0);
-	put_str(f, S_THREAD, tr->thread_name ? tr->thread_name : tr->thread_key, w->st, false);
+	pqw_opt(f, S_RANK, rank, rank >= 0);
+	pqw_str(f, S_THREAD, tr->thread_name ? tr->thread_name : tr->thread_key, w->st, false);
 	pq_i64(f, S_START, s->start_ns);
 	pq_i64(f, S_END, s->end_ns);
 	pq_i64(f, S_DUR, s->end_ns - s->start_ns);
@@ -382,11 +336,11 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	tf_str frame = tf_ctx_frame_name(w->ctx, s->name);
 	if (frame == (tf_str)-1)
 		return TF_ENOMEM;
-	put_str(f, S_NAME, frame, w->st, false);
-	put_str(f, S_RAW, s->name, w->st, false);
-	put_str(f, S_CAT, s->cat, w->st, true);
+	pqw_str(f, S_NAME, frame, w->st, false);
+	pqw_str(f, S_RAW, s->name, w->st, false);
+	pqw_str(f, S_CAT, s->cat, w->st, true);
 	pq_i64(f, S_PATH, cid(w, s->node));
-	put_opt(f, S_PARENT, t->depth ? t->open[t->depth - 1] : 0, t->depth > 0);
+	pqw_opt(f, S_PARENT, t->depth ? t->open[t->depth - 1] : 0, t->depth > 0);
 	pq_bool(f, S_CLIPPED, s->flags & TF_SPAN_CLIPPED);
 	pq_bool(f, S_CUT, s->flags & TF_SPAN_CUT);
 	pq_bool(f, S_UNCLOSED, s->flags & TF_SPAN_UNCLOSED);
@@ -398,7 +352,7 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	static const char *const kinds[] = { "cpu", "gpu", "gpu_annotation" };
 	const char *kn = kinds[s->kind <= TF_SPAN_KIND_GPU_LABEL ? s->kind : 0];
 	pq_str(f, S_KIND, kn, strlen(kn));
-	if (end_row(w, f) < 0)
+	if (pqw_end_row(w, f) < 0)
 		return w->rc;
 	return write_coll(w, s, id, rank);
 }
@@ -408,21 +362,21 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 static int write_message(tf_events *w, const tf_pend *s, const tf_pend *r)
 {
 	const tf_pend *any = s ? s : r;
-	int64_t src = s ? track_rank(w, (uint32_t)s->track) : any->src;
-	int64_t dst = r ? track_rank(w, (uint32_t)r->track) : any->dst;
-	pq_file *f = file_for(w, T_MESSAGES, src >= 0 ? src : dst);
+	int64_t src = s ? pqw_rank(w, (uint32_t)s->track) : any->src;
+	int64_t dst = r ? pqw_rank(w, (uint32_t)r->track) : any->dst;
+	pq_file *f = pqw_file(w, T_MESSAGES, src >= 0 ? src : dst);
 	if (!f)
 		return w->rc;
-	put_opt(f, M_SRC_RANK, src, src >= 0);
-	put_opt(f, M_DST_RANK, dst, dst >= 0);
-	put_opt(f, M_SRC_TRACK, s ? tid(w, (uint32_t)s->track) : 0, s != NULL);
-	put_opt(f, M_DST_TRACK, r ? tid(w, (uint32_t)r->track) : 0, r != NULL);
-	put_opt(f, M_SEND_TS, s ? s->ts : 0, s != NULL);
-	put_opt(f, M_RECV_TS, r ? r->ts : 0, r != NULL);
-	put_opt(f, M_TAG, any->tag, true);
-	put_opt(f, M_COMM, any->comm, any->comm >= 0);
-	put_opt(f, M_BYTES, s ? s->bytes : r->bytes, (s ? s->bytes : r->bytes) >= 0);
-	return end_row(w, f);
+	pqw_opt(f, M_SRC_RANK, src, src >= 0);
+	pqw_opt(f, M_DST_RANK, dst, dst >= 0);
+	pqw_opt(f, M_SRC_TRACK, s ? tid(w, (uint32_t)s->track) : 0, s != NULL);
+	pqw_opt(f, M_DST_TRACK, r ? tid(w, (uint32_t)r->track) : 0, r != NULL);
+	pqw_opt(f, M_SEND_TS, s ? s->ts : 0, s != NULL);
+	pqw_opt(f, M_RECV_TS, r ? r->ts : 0, r != NULL);
+	pqw_opt(f, M_TAG, any->tag, true);
+	pqw_opt(f, M_COMM, any->comm, any->comm >= 0);
+	pqw_opt(f, M_BYTES, s ? s->bytes : r->bytes, (s ? s->bytes : r->bytes) >= 0);
+	return pqw_end_row(w, f);
 }
 
 static int message_pair(void *u, const tf_pend *s, const tf_pend *r)
@@ -433,19 +387,19 @@ static int message_pair(void *u, const tf_pend *s, const tf_pend *r)
 static int write_flow(tf_events *w, const tf_pend *s, const tf_pend *e)
 {
 	const tf_pend *any = s ? s : e;
-	pq_file *f = file_for(w, T_FLOWS, track_rank(w, (uint32_t)any->track));
+	pq_file *f = pqw_file(w, T_FLOWS, pqw_rank(w, (uint32_t)any->track));
 	if (!f)
 		return w->rc;
 	pq_i64(f, F_ID, (int64_t)any->id);
-	put_str(f, F_NAME, any->name, w->st, true);
-	put_str(f, F_CAT, any->cat, w->st, true);
-	put_opt(f, F_SRC_TRACK, s ? tid(w, (uint32_t)s->track) : 0, s != NULL);
-	put_opt(f, F_DST_TRACK, e ? tid(w, (uint32_t)e->track) : 0, e != NULL);
-	put_opt(f, F_SRC_TS, s ? s->ts : 0, s != NULL);
-	put_opt(f, F_DST_TS, e ? e->ts : 0, e != NULL);
-	put_opt(f, F_SRC_SLICE, s ? s->slice : 0, s && s->slice >= 0);
-	put_opt(f, F_DST_SLICE, e ? e->slice : 0, e && e->slice >= 0);
-	return end_row(w, f);
+	pqw_str(f, F_NAME, any->name, w->st, true);
+	pqw_str(f, F_CAT, any->cat, w->st, true);
+	pqw_opt(f, F_SRC_TRACK, s ? tid(w, (uint32_t)s->track) : 0, s != NULL);
+	pqw_opt(f, F_DST_TRACK, e ? tid(w, (uint32_t)e->track) : 0, e != NULL);
+	pqw_opt(f, F_SRC_TS, s ? s->ts : 0, s != NULL);
+	pqw_opt(f, F_DST_TS, e ? e->ts : 0, e != NULL);
+	pqw_opt(f, F_SRC_SLICE, s ? s->slice : 0, s && s->slice >= 0);
+	pqw_opt(f, F_DST_SLICE, e ? e->slice : 0, e && e->slice >= 0);
+	return pqw_end_row(w, f);
 }
 
 static int flow_pair(void *u, const tf_pend *s, const tf_pend *e)
@@ -458,35 +412,35 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	tf_events *w = tf_container_of(k, tf_events, spans);
 	if (w->rc < 0)
 		return w->rc;
-	trackst *t = tstate(w, ev->track);
+	trackst *t = pqw_track(w, ev->track);
 	if (!t)
 		return TF_ENOMEM;
 	int64_t slice = t->depth ? t->open[t->depth - 1] : -1;
-	int64_t rank = track_rank(w, ev->track);
+	int64_t rank = pqw_rank(w, ev->track);
 	pq_file *f;
 	switch (ev->kind) {
 	case TF_EV_COUNTER:
-		if (!(f = file_for(w, T_COUNTERS, rank)))
+		if (!(f = pqw_file(w, T_COUNTERS, rank)))
 			return w->rc;
 		pq_i64(f, C_TRACK, tid(w, ev->track));
-		put_opt(f, C_RANK, rank, rank >= 0);
+		pqw_opt(f, C_RANK, rank, rank >= 0);
 		pq_i64(f, C_TS, ev->ts_ns);
-		put_str(f, C_NAME, ev->name, w->st, false);
+		pqw_str(f, C_NAME, ev->name, w->st, false);
 		pq_f64(f, C_VALUE, ev->value);
-		put_opt(f, C_PATH, cid(w, node), node != TF_CPATH_ROOT);
-		put_opt(f, C_SLICE, slice, slice >= 0);
-		return end_row(w, f);
+		pqw_opt(f, C_PATH, cid(w, node), node != TF_CPATH_ROOT);
+		pqw_opt(f, C_SLICE, slice, slice >= 0);
+		return pqw_end_row(w, f);
 	case TF_EV_INSTANT:
-		if (!(f = file_for(w, T_INSTANTS, rank)))
+		if (!(f = pqw_file(w, T_INSTANTS, rank)))
 			return w->rc;
 		pq_i64(f, I_TRACK, tid(w, ev->track));
-		put_opt(f, I_RANK, rank, rank >= 0);
+		pqw_opt(f, I_RANK, rank, rank >= 0);
 		pq_i64(f, I_TS, ev->ts_ns);
-		put_str(f, I_NAME, ev->name, w->st, true);
-		put_str(f, I_CAT, ev->cat, w->st, true);
-		put_opt(f, I_PATH, cid(w, node), node != TF_CPATH_ROOT);
-		put_opt(f, I_SLICE, slice, slice >= 0);
-		return end_row(w, f);
+		pqw_str(f, I_NAME, ev->name, w->st, true);
+		pqw_str(f, I_CAT, ev->cat, w->st, true);
+		pqw_opt(f, I_PATH, cid(w, node), node != TF_CPATH_ROOT);
+		pqw_opt(f, I_SLICE, slice, slice >= 0);
+		return pqw_end_row(w, f);
 	case TF_EV_SEND:
 	case TF_EV_RECV:
 	case TF_EV_FLOW: {
@@ -495,6 +449,8 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 			slice = tf_gpu_recent_find(&t->gpu, ev->ts_ns, ev->id);
 		return tf_pair_event(&w->pairs, ev, rank, tr ? tr->input : 0, slice, message_pair, flow_pair, w);
 	}
+	case TF_EV_SAMPLE:
+		return tf_pq_write_sample(w, ev, node, slice);
 	default:
 		return 0;
 	}
@@ -509,19 +465,19 @@ static int write_tracks(tf_events *w)
 		const tf_track *t = tf_ctx_track_get(w->ctx, i);
 		if (w->distributed && (i >= w->ntk || !w->tk[i].seen))
 			continue; /* another process's (its definitions are everywhere) */
-		pq_file *f = file_for(w, T_TRACKS, t->rank);
+		pq_file *f = pqw_file(w, T_TRACKS, t->rank);
 		if (!f)
 			return w->rc;
 		const char *in = (int)t->input < w->ninputs ? w->inputs[t->input] : "";
 		pq_i64(f, K_TRACK, tid(w, i));
 		pq_str(f, K_INPUT, in, strlen(in));
-		put_str(f, K_PKEY, t->process_key, w->st, false);
-		put_str(f, K_PNAME, t->process_name, w->st, true);
-		put_str(f, K_TKEY, t->thread_key, w->st, false);
-		put_str(f, K_TNAME, t->thread_name, w->st, true);
-		put_opt(f, K_RANK, t->rank, t->rank >= 0);
+		pqw_str(f, K_PKEY, t->process_key, w->st, false);
+		pqw_str(f, K_PNAME, t->process_name, w->st, true);
+		pqw_str(f, K_TKEY, t->thread_key, w->st, false);
+		pqw_str(f, K_TNAME, t->thread_name, w->st, true);
+		pqw_opt(f, K_RANK, t->rank, t->rank >= 0);
 		pq_str(f, K_KIND, t->kind == TF_TRACK_GPU ? "gpu" : "cpu", 3);
-		TF_TRY(end_row(w, f));
+		TF_TRY(pqw_end_row(w, f));
 	}
 	return 0;
 }
@@ -529,16 +485,16 @@ static int write_tracks(tf_events *w)
 static int write_call_paths(tf_events *w)
 {
 	uint32_t n = tf_cpath_count(w->cp);
-	pq_file *f = file_for(w, T_CALL_PATHS, -1);
+	pq_file *f = pqw_file(w, T_CALL_PATHS, -1);
 	if (!f)
 		return w->rc;
 	for (uint32_t i = 1; i < n; i++) {
 		const tf_cpath_node *c = tf_cpath_get(w->cp, i);
 		pq_i64(f, P_ID, cid(w, i));
-		put_opt(f, P_PARENT, cid(w, c->parent), c->parent != TF_CPATH_ROOT);
-		put_str(f, P_NAME, c->frame, w->st, false);
+		pqw_opt(f, P_PARENT, cid(w, c->parent), c->parent != TF_CPATH_ROOT);
+		pqw_str(f, P_NAME, c->frame, w->st, false);
 		pq_i32(f, P_DEPTH, (int32_t)c->depth);
-		TF_TRY(end_row(w, f));
+		TF_TRY(pqw_end_row(w, f));
 	}
 	return 0;
 }
@@ -578,6 +534,7 @@ static void events_free(tf_events *w, bool abort)
 	free(w->tk);
 	tf_pairs_free(&w->pairs);
 	tf_coll_spans_free(w->cspans);
+	tf_sample_paths_free(w->spaths);
 	free(w);
 }
 
@@ -633,7 +590,7 @@ static int events_finish(void *state, tf_error *err)
 		rc = write_call_paths(w);
 	/* every table exists, even with no rows; collectives only in runs with some */
 	for (int t = 0; t < NTABLES && rc == 0; t++)
-		if (!w->tab[t].nfiles && (t != T_COLL || tf_ctx_coll(w->ctx, false)) && !file_for(w, t, -1))
+		if (!w->tab[t].nfiles && (t != T_COLL || tf_ctx_coll(w->ctx, false)) && !pqw_file(w, t, -1))
 			rc = w->rc;
 	if (rc < 0) {
 		if (err)
@@ -721,7 +678,7 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	}
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
-						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) };
+						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) | (1u << TF_EV_SAMPLE) };
 	*sink_out = &w->spans;
 	*state_out = w;
 	return 0;
@@ -770,8 +727,9 @@ const tf_writer tf_writer_parquet = {
 		"one normalized schema of Parquet tables, in one streaming pass:\n"
 		"DIR/<table>/part-0.parquet for slices (one row per region instance, after\n"
 		"the stack rules and repairs), counters, instants, messages (each send\n"
-		"paired with its receive), flows, tracks and call_paths (docs/schema.md),\n"
-		"and collectives when the traces have some (docs/collectives.md).\n"
+		"paired with its receive), flows, samples (sampled stacks: perf script),\n"
+		"tracks and call_paths (docs/schema.md), and collectives when the traces\n"
+		"have some (docs/collectives.md).\n"
 		"Query them with DuckDB: SELECT name, sum(self_ns) FROM\n"
 		"read_parquet('DIR/slices/**/*.parquet') GROUP BY name.  The tables are\n"
 		"written aside and swapped in whole: an earlier run's at DIR are\n"

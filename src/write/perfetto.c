@@ -12,7 +12,9 @@
  *     with TYPE_COUNTER values,
  *   messages (a send paired with its receive) and the input's flows as a
  *     pair of instants joined by a flow id (flow_ids on the start,
- *     terminating_flow_ids on the end), drawn as an arrow.
+ *     terminating_flow_ids on the end), drawn as an arrow,
+ *   a PerfSample per sampled stack, its callstack interned on the
+ *     thread's sequence (perfetto_samples.c).
  *
  * Small, the way Perfetto's SDK writes: each track has its own packet
  * sequence (trusted_packet_sequence_id = track + 2) that starts by clearing
@@ -43,82 +45,22 @@
 #include "hmap.h"
 #include "pair.h"
 #include "tids.h"
-#include "perfetto_trace.pb-c.h"
-
-typedef Perfetto__Protos__TracePacket PB_Packet;
-typedef Perfetto__Protos__TrackEvent PB_Event;
-typedef Perfetto__Protos__TrackDescriptor PB_Track;
-typedef Perfetto__Protos__InternedData PB_Interned;
-typedef Perfetto__Protos__EventName PB_Name;
-typedef Perfetto__Protos__EventCategory PB_Cat;
-typedef Perfetto__Protos__DebugAnnotation PB_Annot;
+#include "perfetto_int.h"
 
 #define CHUNK_BYTES (256u << 10) /* packets per compressed chunk, before compression */
 /* zlib level: on the 200 MB bench trace, 1 gives 5.10 MB in 0.69 s, 3 4.67 MB
  * in 0.72 s, 6 (zlib's default) 4.26 MB in 0.99 s */
 #define CHUNK_LEVEL 3
-#define SEQ_DESCRIPTORS 1   /* the track descriptors' sequence; a track's is track + 2 */
-#define CLOCK_BOOTTIME 6
-#define CLOCK_DELTA 64      /* sequence-scoped, incremental, ns */
-#define SEQ_CLEARED PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED
-#define SEQ_NEEDS PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE
-
-/* Track uuids: a thread track is its track id + 1; processes and counters
- * live in their own ranges above 2^60. */
-#define UUID_PROCESS (1ull << 62)
-#define UUID_COUNTER (1ull << 61)
-#define UUID_LANE (1ull << 60)
-
 /* The debug annotation names (iid = the index). */
 enum { AN_REPAIRED = 1, AN_TAG, AN_COMMUNICATOR, AN_BYTES, AN_GPU, AN_CORRELATION, AN_GPU_IN_PLACE, AN_COUNT };
 static const char *const annot_names[AN_COUNT] = { NULL, "repaired", "tag", "communicator", "bytes",
 						   "gpu", "correlation", "gpu_in_place" };
-
-/* What is interned on a sequence (intern_once). */
-enum { IN_NAME, IN_CAT, IN_ANNOT };
 
 /* Its options (tf_writer_opt): zeroed for the defaults. */
 enum { PF_BY_NAME = 0, PF_NONE, PF_DEFLATE };
 typedef struct perfetto_conf {
 	int compression; /* --compression; PF_BY_NAME: deflate unless the name ends in .gz */
 } perfetto_conf;
-
-typedef struct pseq {
-	uint8_t started;       /* its first packet was written */
-	uint8_t described;     /* its track's descriptors were written */
-	int64_t last;          /* the time of its previous timed packet */
-	uint64_t proc_uuid;    /* its process's track */
-	/* GPU activities that overlap (a GPU stream's are not nested) go to
-	 * lanes: lane 0 is the track, lane l > 0 a track "NAME (overlap l)" */
-	tf_lanes lanes;
-	uint32_t lane;         /* the lane of the open top-level span */
-} pseq;
-
-typedef struct tf_perfetto_out {
-	tf_span_sink spans;
-	tf_ctx *ctx;
-	tf_strtab *st;
-	tf_out *o;
-	pseq *seq;             /* per track */
-	uint32_t nseq;
-	tf_tids ids;
-	tf_hmap counters;      /* (track, counter name) -> counter index */
-	uint32_t ncounters;
-	tf_hmap interned;      /* (track, IN_*, string) interned on the track's sequence */
-	uint8_t *buf;          /* one packed packet */
-	size_t capbuf;
-	bool deflate;          /* --compress deflate: packets in compressed chunks */
-	uint8_t *chunk, *zbuf; /* the chunk being gathered, its compressed form */
-	size_t nchunk, capchunk, capzbuf;
-	tf_pairs pairs;        /* message and flow ends waiting for the other */
-	uint64_t nflows;       /* flow ids given out: unique in the trace */
-	const char *path;      /* for messages */
-	const char *const *inputs;
-	int ninputs;
-	bool have_shift;       /* times before 0: shift_ns (< 0) from the first written on */
-	int64_t shift_ns;
-	int rc;                /* first failure */
-} tf_perfetto_out;
 
 /* ---- packets ---- */
 
@@ -164,7 +106,7 @@ static int flush_chunk(tf_perfetto_out *w)
 }
 
 /* One packet of the Trace (field 1, length-delimited), on sequence seq. */
-static int put_packet(tf_perfetto_out *w, PB_Packet *p, uint32_t seq)
+int pfw_put_packet(tf_perfetto_out *w, PB_Packet *p, uint32_t seq)
 {
 	p->has_trusted_packet_sequence_id = 1;
 	p->trusted_packet_sequence_id = seq;
@@ -189,24 +131,19 @@ static int put_packet(tf_perfetto_out *w, PB_Packet *p, uint32_t seq)
 	return w->nchunk >= CHUNK_BYTES ? flush_chunk(w) : w->rc;
 }
 
-static char *cstr(tf_perfetto_out *w, tf_str s)
+char *pfw_cstr(tf_perfetto_out *w, tf_str s)
 {
 	return (char *)tf_strtab_get(w->st, s);
 }
 
 /* Whether string (or annotation) s of kind which was interned on the
  * sequence of track; marks it.  Returns -1 when the map cannot grow. */
-static int intern_once(tf_perfetto_out *w, uint32_t track, unsigned which, uint64_t s)
+int pfw_intern_once(tf_perfetto_out *w, uint32_t track, unsigned which, uint64_t s)
 {
-	uint64_t key = tf_mix64((uint64_t)track << 34 ^ (uint64_t)which << 32 ^ s);
+	uint64_t key = tf_mix64((uint64_t)track << 35 ^ (uint64_t)which << 32 ^ s);
 	if (tf_hmap_get(&w->interned, key) != UINT32_MAX)
 		return 1;
 	return tf_hmap_put(&w->interned, key, 1) < 0 ? -1 : 0;
-}
-
-static uint32_t seq_of(uint32_t track)
-{
-	return track + 2;
 }
 
 static char *annot_name(int which)
@@ -216,16 +153,11 @@ static char *annot_name(int which)
 
 /* ---- tracks ---- */
 
-static uint64_t thread_uuid(uint32_t track)
-{
-	return (uint64_t)track + 1;
-}
-
 static int put_track(tf_perfetto_out *w, PB_Track *t)
 {
 	PB_Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	p.track_descriptor = t;
-	return put_packet(w, &p, SEQ_DESCRIPTORS);
+	return pfw_put_packet(w, &p, SEQ_DESCRIPTORS);
 }
 
 static pseq *seq_state(tf_perfetto_out *w, uint32_t track)
@@ -240,7 +172,7 @@ static pseq *seq_state(tf_perfetto_out *w, uint32_t track)
 }
 
 /* The descriptors of a track (and of its process), before its first event. */
-static int describe(tf_perfetto_out *w, uint32_t track)
+int pfw_describe(tf_perfetto_out *w, uint32_t track)
 {
 	pseq *q = seq_state(w, track);
 	if (!q)
@@ -254,6 +186,8 @@ static int describe(tf_perfetto_out *w, uint32_t track)
 	const tf_track *t = tf_ctx_track_get(w->ctx, track);
 	uint64_t proc_uuid = UUID_PROCESS | id.process;
 	q->proc_uuid = proc_uuid;
+	q->pid = (uint32_t)id.pid;
+	q->tid = (uint32_t)id.tid;
 	if (id.new_process) {
 		Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
 		PB_Track td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
@@ -261,12 +195,12 @@ static int describe(tf_perfetto_out *w, uint32_t track)
 		pd.has_pid = 1;
 		pd.pid = (int32_t)id.pid;
 		if (t->process_name) {
-			pd.process_name = cstr(w, t->process_name);
+			pd.process_name = pfw_cstr(w, t->process_name);
 		} else if (t->rank >= 0) {
 			snprintf(rank, sizeof(rank), "rank %" PRId64, t->rank);
 			pd.process_name = rank;
 		} else if (!id.pid_is_key) {
-			pd.process_name = cstr(w, t->process_key); /* a key that is no integer: its name */
+			pd.process_name = pfw_cstr(w, t->process_key); /* a key that is no integer: its name */
 		}
 		if (t->rank >= 0 && t->rank <= INT32_MAX) { /* ranks in order */
 			pd.has_legacy_sort_index = 1;
@@ -283,10 +217,10 @@ static int describe(tf_perfetto_out *w, uint32_t track)
 	td.uuid = thread_uuid(track);
 	td.has_parent_uuid = 1;
 	td.parent_uuid = proc_uuid;
-	char *tname = t->thread_name ? cstr(w, t->thread_name) : !id.tid_is_key ? cstr(w, t->thread_key) : NULL;
+	char *tname = t->thread_name ? pfw_cstr(w, t->thread_name) : !id.tid_is_key ? pfw_cstr(w, t->thread_key) : NULL;
 	if (t->kind == TF_TRACK_GPU) {
 		/* a GPU stream is no thread: a named track of its process */
-		td.name = tname ? tname : cstr(w, t->thread_key);
+		td.name = tname ? tname : pfw_cstr(w, t->thread_key);
 	} else {
 		thd.has_pid = thd.has_tid = 1;
 		thd.pid = (int32_t)id.pid;
@@ -316,7 +250,7 @@ static int counter_uuid(tf_perfetto_out *w, uint32_t track, tf_str name, uint64_
 		td.uuid = UUID_COUNTER | i;
 		td.has_parent_uuid = 1;
 		td.parent_uuid = thread_uuid(track);
-		td.name = name ? cstr(w, name) : "counter";
+		td.name = name ? pfw_cstr(w, name) : "counter";
 		td.counter = &cd;
 		TF_TRY(put_track(w, &td));
 	}
@@ -372,16 +306,15 @@ static int start_sequence(tf_perfetto_out *w, uint32_t track, int64_t ts)
 	c[1].clock_id = CLOCK_BOOTTIME;
 	cs.n_clocks = 2;
 	cs.clocks = cp;
-	TF_TRY(put_packet(w, &p, seq_of(track)));
+	TF_TRY(pfw_put_packet(w, &p, seq_of(track)));
 	/* the clock in a packet of its own: trace processor takes a packet
 	 * with a clock snapshot for nothing else */
 	PB_Packet pc = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	pc.clock_snapshot = &cs;
-	return put_packet(w, &pc, seq_of(track));
+	return pfw_put_packet(w, &pc, seq_of(track));
 }
 
-static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t ts, int type, tf_str name,
-			tf_str cat)
+int pfw_timed_packet(tf_perfetto_out *w, PB_Packet *p, uint32_t track, int64_t ts, tf_str name)
 {
 	pseq *q = seq_state(w, track);
 	if (!q)
@@ -395,26 +328,33 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
 		return w->rc = tf_time_refuse(w->ctx, w->path, "Perfetto", w->inputs, w->ninputs, track, name, orig,
 					      w->shift_ns, &e);
 	}
-	k->p = (PB_Packet)PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	k->e = (PB_Event)PERFETTO__PROTOS__TRACK_EVENT__INIT;
-	k->in = (PB_Interned)PERFETTO__PROTOS__INTERNED_DATA__INIT;
-	k->track = track;
-	k->p.has_sequence_flags = 1;
-	k->p.sequence_flags = SEQ_NEEDS;
+	p->has_sequence_flags = 1;
+	p->sequence_flags = SEQ_NEEDS;
 	if (!q->started) {
 		q->started = 1;
 		q->last = ts;
 		TF_TRY(start_sequence(w, track, ts));
 	}
-	k->p.has_timestamp = 1;
+	p->has_timestamp = 1;
 	if (ts >= q->last) { /* ns since the sequence's previous packet (clock 64) */
-		k->p.timestamp = (uint64_t)ts - (uint64_t)q->last; /* fits: ts >= last */
+		p->timestamp = (uint64_t)ts - (uint64_t)q->last; /* fits: ts >= last */
 		q->last = ts;
 	} else { /* earlier: absolute (never before 0: shifted above) */
-		k->p.timestamp = (uint64_t)ts;
-		k->p.has_timestamp_clock_id = 1;
-		k->p.timestamp_clock_id = CLOCK_BOOTTIME;
+		p->timestamp = (uint64_t)ts;
+		p->has_timestamp_clock_id = 1;
+		p->timestamp_clock_id = CLOCK_BOOTTIME;
 	}
+	return 0;
+}
+
+static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t ts, int type, tf_str name,
+			tf_str cat)
+{
+	k->p = (PB_Packet)PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	k->e = (PB_Event)PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	k->in = (PB_Interned)PERFETTO__PROTOS__INTERNED_DATA__INIT;
+	k->track = track;
+	TF_TRY(pfw_timed_packet(w, &k->p, track, ts, name));
 	k->p.track_event = &k->e;
 	k->e.has_type = 1;
 	k->e.type = (Perfetto__Protos__TrackEvent__Type)type;
@@ -422,13 +362,13 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
 	if (name) {
 		k->e.name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME_IID;
 		k->e.name_iid = name;
-		if ((r = intern_once(w, track, IN_NAME, name)) < 0)
+		if ((r = pfw_intern_once(w, track, IN_NAME, name)) < 0)
 			return w->rc = TF_ENOMEM;
 		if (r == 0) {
 			k->name = (PB_Name)PERFETTO__PROTOS__EVENT_NAME__INIT;
 			k->name.has_iid = 1;
 			k->name.iid = name;
-			k->name.name = cstr(w, name);
+			k->name.name = pfw_cstr(w, name);
 			k->names[0] = &k->name;
 			k->in.n_event_names = 1;
 			k->in.event_names = k->names;
@@ -438,13 +378,13 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
 		k->cat_iid = cat;
 		k->e.n_category_iids = 1;
 		k->e.category_iids = &k->cat_iid;
-		if ((r = intern_once(w, track, IN_CAT, cat)) < 0)
+		if ((r = pfw_intern_once(w, track, IN_CAT, cat)) < 0)
 			return w->rc = TF_ENOMEM;
 		if (r == 0) {
 			k->cat = (PB_Cat)PERFETTO__PROTOS__EVENT_CATEGORY__INIT;
 			k->cat.has_iid = 1;
 			k->cat.iid = cat;
-			k->cat.name = cstr(w, cat);
+			k->cat.name = pfw_cstr(w, cat);
 			k->cats[0] = &k->cat;
 			k->in.n_event_categories = 1;
 			k->in.event_categories = k->cats;
@@ -458,7 +398,7 @@ static int event_packet(tf_perfetto_out *w, evpacket *k, uint32_t track, int64_t
  * the caller sets its value. */
 static PB_Annot *annot(tf_perfetto_out *w, evpacket *k, int which)
 {
-	int r = intern_once(w, k->track, IN_ANNOT, (uint64_t)which);
+	int r = pfw_intern_once(w, k->track, IN_ANNOT, (uint64_t)which);
 	if (r < 0) {
 		w->rc = TF_ENOMEM;
 		r = 1;
@@ -494,7 +434,7 @@ static int put_event(tf_perfetto_out *w, evpacket *k)
 	if (!k->in.n_event_names && !k->in.n_event_categories && !k->in.n_debug_annotation_names)
 		k->p.interned_data = NULL;
 	TF_TRY(w->rc);
-	return put_packet(w, &k->p, seq_of(k->track));
+	return pfw_put_packet(w, &k->p, seq_of(k->track));
 }
 
 /* ---- spans and events ---- */
@@ -533,7 +473,7 @@ static void on_lane(evpacket *e, uint32_t track, const pseq *q)
 static int on_open(tf_span_sink *k, const tf_span *s)
 {
 	tf_perfetto_out *w = tf_container_of(k, tf_perfetto_out, spans);
-	TF_TRY(describe(w, s->track));
+	TF_TRY(pfw_describe(w, s->track));
 	pseq *q = &w->seq[s->track];
 	if (s->depth == 1) {
 		q->lane = 0;
@@ -582,7 +522,7 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 static int flow_end(tf_perfetto_out *w, const tf_pend *p, tf_str name, tf_str cat, const tf_pend *msg, bool start)
 {
 	uint32_t track = (uint32_t)p->track;
-	TF_TRY(describe(w, track));
+	TF_TRY(pfw_describe(w, track));
 	evpacket e;
 	TF_TRY(event_packet(w, &e, track, p->ts, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT, name, cat));
 	uint64_t id = w->nflows;
@@ -642,7 +582,7 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 		const tf_track *t = tf_ctx_track_get(w->ctx, ev->track);
 		return tf_pair_event(&w->pairs, ev, t->rank, t->input, -1, message_pair, flow_pair, w);
 	}
-	TF_TRY(describe(w, ev->track));
+	TF_TRY(pfw_describe(w, ev->track));
 	evpacket e;
 	if (ev->kind == TF_EV_COUNTER) {
 		uint64_t uuid;
@@ -652,6 +592,8 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 		e.e.track_uuid = uuid;
 		e.e.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
 		e.e.double_counter_value = ev->value;
+	} else if (ev->kind == TF_EV_SAMPLE) {
+		return pfw_sample(w, ev);
 	} else if (ev->kind == TF_EV_INSTANT) {
 		TF_TRY(event_packet(w, &e, ev->track, ev->ts_ns, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT, ev->name,
 				    ev->cat));
@@ -679,6 +621,7 @@ static void perfetto_free(tf_perfetto_out *w, bool abort)
 	free(w->chunk);
 	free(w->zbuf);
 	tf_pairs_free(&w->pairs);
+	free(w->frames);
 	free(w);
 }
 
@@ -720,7 +663,7 @@ static int perfetto_open(const tf_writer_args *a, const char *path, tf_span_sink
 					       : !(strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".gz"));
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
-						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) };
+						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) | (1u << TF_EV_SAMPLE) };
 	*sink_out = &w->spans;
 	*state_out = w;
 	return 0;
