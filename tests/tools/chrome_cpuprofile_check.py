@@ -18,7 +18,8 @@ Written from the format facts, not from tracefold's C code:
 Computes per profile: sample count, cpu ns, the self and total (samples and
 ns) of every function, and, per trace region name R of the profiled thread
 (X events and B/E pairs), the samples whose time falls inside an instance of
-R ([ts, ts+dur)) and the samples inside no region (samples_outside).  Then
+R ([ts, ts+dur)), the samples inside no region, and of those the ones on a
+thread that has regions (samples_outside, against `TF info --format json`).  Then
 runs `TF -q fold --raw-names --sample-type T TRACE -o -` for T = cpu and
 samples and compares: the JS part of each folded stack (the longest suffix
 that is a stack of the profile) gives the functions; the frames above it the
@@ -147,6 +148,11 @@ def fold(tf, trace, typ):
     return out
 
 
+def info_diag(tf, trace):
+    p = subprocess.run([tf, "-q", "info", "--format", "json", trace], stdout=subprocess.PIPE)
+    return json.loads(p.stdout.decode("utf-8"))["diagnostics"] if p.returncode == 0 else {}
+
+
 def split(frames, js_stacks):
     for k in range(len(frames)):
         if tuple(frames[k:]) in js_stacks:
@@ -160,7 +166,7 @@ def main(argv):
     tf, trace = argv[0], argv[1]
     events = load(trace)
     bad = []
-    exp_items, exp_regions, exp_outside, nsamp = [], collections.Counter(), 0, 0
+    exp_items, exp_regions, exp_outside, exp_top, nsamp = [], collections.Counter(), 0, 0, 0
     js_stacks = set()
     for key, p in profiles(events).items():
         if p["start"] is None:
@@ -175,8 +181,9 @@ def main(argv):
             inside = [name for name, iv in regs.items() if any(b <= t < e for b, e in iv)]
             for name in inside:
                 exp_regions[name] += 1
-            if has_regions and not inside:
-                exp_outside += 1
+            if not inside:
+                exp_top += 1
+                exp_outside += has_regions
         print("profile pid %s id %s: thread %s, %d samples, %d cpu ns" %
               (key[0], key[1], p["thread"], len(ts), sum(w for _, _, w in ts)))
     got = {}
@@ -213,9 +220,14 @@ def main(argv):
             bad.append("region %s: %d samples under it, expected %d" % (name, got["samples"][1][name], exp_regions[name]))
     top = sorted(exp_regions.items(), key=lambda kv: -kv[1])[:5]
     print("samples under regions (top 5): %s" % ", ".join("%s %d" % kv for kv in top))
-    print("samples outside regions: expected %d, tracefold %d" % (exp_outside, got["samples"][2]))
-    if exp_outside != got["samples"][2]:
-        bad.append("samples outside regions %d, expected %d" % (got["samples"][2], exp_outside))
+    print("samples under no region: expected %d, tracefold %d" % (exp_top, got["samples"][2]))
+    if exp_top != got["samples"][2]:
+        bad.append("samples under no region %d, expected %d" % (got["samples"][2], exp_top))
+    diag = info_diag(tf, trace)
+    print("samples_outside (on threads with regions): expected %d, tracefold info %d" %
+          (exp_outside, diag.get("samples_outside", -1)))
+    if exp_outside != diag.get("samples_outside"):
+        bad.append("samples_outside %s, expected %d" % (diag.get("samples_outside"), exp_outside))
     if len(argv) > 3 and argv[2] == "--expect-samples" and int(argv[3]) != nsamp:
         bad.append("the trace has %d samples, the caller expected %s" % (nsamp, argv[3]))
     for b in bad[:20]:
