@@ -142,6 +142,26 @@ static int prof_get(tf_chrome *r, const tf_chrome_fields *f, prof **out)
 	return 0;
 }
 
+/* A Profile event, or a chunk with nodes only: passed on as metadata (as M
+ * events are: no track, no place in time) so that every event is counted
+ * once by its kind. */
+static int emit_meta(tf_chrome *r, const tf_chrome_fields *f, uint64_t idx)
+{
+	tf_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TF_EV_METADATA;
+	ev.phase = 'P';
+	ev.track = TF_TRACK_NONE;
+	ev.index = idx;
+	ev.msg.peer = ev.msg.comm = -1;
+	TF_TRY(tf_chrome_intern(r, &f->name, 0, &ev.name));
+	TF_TRY(tf_chrome_intern(r, &f->cat, 1, &ev.cat));
+	int rc = tf_emit(r->ctx, r->sink, &ev);
+	if (rc == TF_ESTOP)
+		r->stopped = true;
+	return rc;
+}
+
 /* `Profile`: the thread profiled (this event's pid and tid, as DevTools
  * takes it: the chunks come from V8's profiler thread) and the start. */
 static int on_profile(tf_chrome *r, const tf_chrome_fields *f, prof *p, uint64_t idx)
@@ -158,8 +178,7 @@ static int on_profile(tf_chrome *r, const tf_chrome_fields *f, prof *p, uint64_t
 	p->has_start = true;
 	p->start_ns = ns;
 	p->index = idx;
-	tf_count_skip(r->ctx, TF_DIAG_ev_metadata);
-	return 0;
+	return emit_meta(r, f, idx);
 }
 
 /* The frame of a node's callFrame: "functionName url:line" (line 1-based;
@@ -253,7 +272,7 @@ static int on_chunk(tf_chrome *r, const tf_chrome_fields *f, prof *p, uint64_t i
 			    "a repeated node id, or a sample without a time delta: skipped",
 			    r->path, (unsigned long long)idx, bad);
 	} else if (n == 0) {
-		tf_count_skip(r->ctx, TF_DIAG_ev_metadata); /* nodes only: read, counted once */
+		return emit_meta(r, f, idx); /* nodes only: read, counted once */
 	}
 	return 0;
 }
