@@ -92,10 +92,12 @@ static bool arr_next(const u8 **p, const u8 *end, tf_json_span *v)
 
 static void arr_begin(const tf_json_span *a, const u8 **p, const u8 **end)
 {
+	if (a->type != TF_JSON_ARRAY) { /* absent: no pointer to offset */
+		*p = *end = NULL;
+		return;
+	}
 	*p = a->p;
 	*end = a->p + a->n;
-	if (a->type != TF_JSON_ARRAY)
-		*end = *p;
 }
 
 static tf_json_span member(const tf_json_span *obj, const char *key)
@@ -339,7 +341,8 @@ static int emit_profile(tf_chrome *r, prof *p)
 			p->nodes[j].root = 0;
 		}
 	}
-	qsort(p->s, p->ns, sizeof(psample), cmp_sample);
+	if (p->ns > 1)
+		qsort(p->s, p->ns, sizeof(psample), cmp_sample);
 	size_t lost = 0;
 	tf_event ev;
 	memset(&ev, 0, sizeof(ev));
@@ -367,7 +370,10 @@ static int emit_profile(tf_chrome *r, prof *p)
 			continue;
 		}
 		ev.id = st;
-		ev.value = k + 1 < p->ns ? (double)(p->s[k + 1].rel_ns - p->s[k].rel_ns) : 0.0;
+		int64_t gap = 0; /* to the next sample; the last: 0 (beyond int64: the double's) */
+		if (k + 1 < p->ns && __builtin_sub_overflow(p->s[k + 1].rel_ns, p->s[k].rel_ns, &gap))
+			gap = INT64_MAX;
+		ev.value = (double)gap;
 		int rc = tf_emit(r->ctx, r->sink, &ev);
 		if (rc == TF_ESTOP)
 			r->stopped = true;
