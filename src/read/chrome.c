@@ -382,7 +382,10 @@ int tf_chrome_finish(tf_chrome *r, tf_error *err)
 				    "a JSON object without a \"traceEvents\" array is not a trace "
 				    "(expected {\"traceEvents\": [...]} or a bare array of events)");
 	tf_chrome_settle_gpu(r);
-	return 0;
+	int rc = tf_chrome_profile_finish(r);
+	if (rc < 0)
+		return rc;
+	return r->stopped ? TF_ESTOP : 0;
 }
 
 tf_chrome *tf_chrome_new(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink)
@@ -419,6 +422,7 @@ void tf_chrome_free(tf_chrome *r)
 	tf_hmap_free(&r->gpu_pids);
 	tf_hmap_free(&r->pend_idx);
 	free(r->pend);
+	tf_chrome_prof_free(r->prof);
 	free(r);
 }
 

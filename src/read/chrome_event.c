@@ -444,6 +444,8 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f)
 	case 'b': case 'n': case 'e':
 	case 'S': case 'T': case 'p': case 'F': ev.kind = TF_EV_ASYNC; break;
 	case 'M': ev.kind = TF_EV_METADATA; break;
+	case 'P': /* V8's CPU profile: samples at the end of the input */
+		return tf_chrome_profile_event(r, f, idx);
 	case 'v': case 'V': /* memory dumps: one with nothing read is of no use, as before */
 		if (do_memory_dump(r, f, NULL) > 0) {
 			ev.kind = TF_EV_COUNTER;

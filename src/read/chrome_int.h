@@ -15,6 +15,8 @@
 
 typedef unsigned char u8;
 
+typedef struct tf_chrome_prof tf_chrome_prof; /* chrome_profile.c */
+
 /* step/parse results: the tokenizer's OK and NEED; negative values are
  * TF_E* codes (a tokenizer error is turned into one at once) */
 enum { R_OK = TF_JSON_OK, R_NEED = TF_JSON_NEED };
@@ -94,6 +96,7 @@ struct tf_chrome {
 	tf_chrome_pending *pend;
 	uint32_t npend, cappend;
 	tf_hmap pend_idx;      /* process key << 32 | thread key -> pend index */
+	tf_chrome_prof *prof;  /* the CPU profiles met (Profile, ProfileChunk); NULL none */
 };
 
 /* chrome.c: r->jerr (the tokenizer's error, or one of ours) as r->err;
@@ -144,6 +147,14 @@ void tf_chrome_settle_gpu(tf_chrome *r);
 int tf_chrome_metadata(tf_chrome *r, const tf_chrome_fields *f);
 /* The top-level "distributedInfo" object: its rank goes to every track. */
 void tf_chrome_set_rank(tf_chrome *r, const tf_json_span *obj);
+
+/* chrome_profile.c: the V8 CPU profile (docs/format-chrome-cpuprofile.md).
+ * A ph P event (idx: its index): Profile and ProfileChunk are kept, other
+ * names counted as ev_other.  At the end of the input, finish emits every
+ * profile's samples as TF_EV_SAMPLE on its Profile's thread. */
+int tf_chrome_profile_event(tf_chrome *r, const tf_chrome_fields *f, uint64_t idx);
+int tf_chrome_profile_finish(tf_chrome *r);
+void tf_chrome_prof_free(tf_chrome_prof *c); /* NULL-safe */
 
 /* chrome_coll.c: notes the facts of a collective region (gloo:, nccl:,
  * record_param_comms, NCCL kernels) in the ctx's tf_coll (coll.h). */

@@ -91,6 +91,23 @@ def main():
             if not is_time(e.get("ts")):
                 add("bad_event"); continue
             add("ev_counter", n); continue
+        if ph == "P" and e.get("name") in ("Profile", "ProfileChunk"):
+            # V8's CPU profile (docs/format-chrome-cpuprofile.md): the Profile
+            # event is metadata; a chunk counts as its samples (one per
+            # samples/timeDeltas pair), one with no samples as metadata, one
+            # whose two arrays differ in length once as bad_event more
+            data = (e.get("args") or {}).get("data") or {}
+            if e["name"] == "Profile":
+                add("ev_metadata" if is_number(data.get("startTime")) else "bad_event"); continue
+            s = (data.get("cpuProfile") or {}).get("samples") or []
+            d = data.get("timeDeltas") or []
+            if len(s) != len(d):
+                add("bad_event")
+            if min(len(s), len(d)):
+                add("ev_sample", min(len(s), len(d)))
+            elif len(s) == len(d):
+                add("ev_metadata")
+            continue
         if len(ph) != 1 or kind is None:
             add("ev_other"); continue
         if ph == "X" and e.get("cat") == "Trace":   # Kineto's whole-trace span, left out

@@ -142,6 +142,22 @@ def check_expect(e, what):
     check(not bad, "oracle equals the expectations of %s%s" % (what, ": " + short(bad) if bad else ""))
 
 
+def cpu_profile_samples(path):
+    """Whether the trace has V8 CPU profile samples (ProfileChunk events with
+    samples): tracefold then adds samples/count and cpu/nanoseconds."""
+    import gzip
+    op = gzip.open if open(path, "rb").read(2) == b"\x1f\x8b" else open
+    with op(path, "rt", encoding="utf-8") as f:
+        text = f.read()
+    if '"ProfileChunk"' not in text:
+        return False
+    d = json.loads(text)
+    evs = d["traceEvents"] if isinstance(d, dict) else d
+    return any(isinstance(e, dict) and e.get("ph") == "P" and e.get("name") == "ProfileChunk" and
+               (((e.get("args") or {}).get("data") or {}).get("cpuProfile") or {}).get("samples")
+               for e in evs)
+
+
 expect = None
 if expect_path:
     allx = json.load(open(expect_path))
@@ -162,7 +178,8 @@ check(not warn, "go tool pprof reads it without warnings" + ("" if not warn else
 want_types = ["calls/count", "wall/nanoseconds"] + (["gpu/nanoseconds"] if exp["gpu_activities"] else []) + \
     (["alloc_space/bytes", "alloc_objects/count"] if exp["diag"].get("allocations") else []) + \
     (["free_space/bytes", "free_objects/count"] if exp["diag"].get("frees") else []) + \
-    (["inuse_space/bytes", "inuse_objects/count"] if exp["diag"].get("allocations_addr") else [])
+    (["inuse_space/bytes", "inuse_objects/count"] if exp["diag"].get("allocations_addr") else []) + \
+    (["samples/count", "cpu/nanoseconds"] if cpu_profile_samples(trace) else [])
 check(got["types"][:2] == want_types[:2] and sorted(got["types"]) == sorted(want_types),
       "sample types %s (%s)" % (", ".join(want_types), got["types"]))
 gtot = got["total"].get("gpu/nanoseconds", 0)
@@ -207,7 +224,10 @@ for fn, e in exp["funcs"].items():
                    g["cum"].get("gpu/nanoseconds", 0), e["gpu_self_ns"], e["gpu_incl_ns"]))
 def memory_only(v):  # docs/memory.md: a memory event outside any region is at [no region]
     return not any(v.get(t, 0) for t in ("calls/count", "wall/nanoseconds", "gpu/nanoseconds"))
+def samples_only(v):  # the CPU profile's frames (chrome_cpuprofile_check.py checks them): no region time
+    return v.get("samples/count", 0) > 0 and memory_only(v)
 extra = set(got["funcs"]) - set(exp["funcs"])
+extra -= {f for f in extra if samples_only(got["funcs"][f]["cum"])}
 extra -= {f for f in extra if f == "[no region]" and memory_only(got["funcs"][f]["cum"])}
 check(not bad and not extra, "%d functions: calls, self and inclusive time equal the independent computation%s"
       % (len(exp["funcs"]), ("; " + short(bad)) if bad else "")
@@ -223,6 +243,7 @@ for p, e in exp["paths"].items():
         bad.append("%s calls %d self %d gpu %d != %d, %d, %d" % (sp(p), g["calls/count"], g["wall/nanoseconds"],
                    g.get("gpu/nanoseconds", 0), e["calls"], e["self_ns"], e["gpu_ns"]))
 extra = set(got["paths"]) - set(exp["paths"])
+extra -= {p for p in extra if samples_only(got["paths"][p])}
 extra -= {p for p in extra if sp(p) == "[no region]" and memory_only(got["paths"][p])}
 check(not bad and not extra, "%d call paths: calls and self time equal the independent computation%s"
       % (len(exp["paths"]), ("; " + short(bad, 3)) if bad else "")
