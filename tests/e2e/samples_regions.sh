@@ -27,6 +27,17 @@ check "pprof: calls, wall (default), samples, cpu-clock:ppp" grep -q "^calls/cou
 pprof -top -sample_index=samples "$TMP/j.pb.gz" > "$TMP/top" 2>&1
 check "pprof: 1803 samples" grep -q "of 1803 total" "$TMP/top"
 
+# --- Parquet: each sample's slice is the innermost region open --------------------
+$TF -q events "$T" "$P" -o "$TMP/ev"
+node tests/tools/samples_slices.mjs "$TMP/ev" > "$TMP/slices.json" 2>"$TMP/err"
+python3 tests/tools/samples_regions_check.py "$T" "$P" > "$TMP/exp.json"
+check "Parquet samples.slice_id (DuckDB): per slice name = the innermost open region, null outside" python3 -c '
+import json, sys
+got = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[2]))
+want = dict(e["innermost"], null=e["outside"])
+assert got == want, (got, want)' "$TMP/slices.json" "$TMP/exp.json"
+
 # --- clocks: a copy of the samples 2.5 s later, moved back by --clock-offset --
 python3 - "$P" "$TMP/late.perf" <<'PY'
 import gzip, re, sys

@@ -11,7 +11,8 @@ ts <= t < ts + dur (times in integer nanoseconds: ts x 1000 rounded).  It
 prints JSON: per region name, the samples and the weight (the perf period)
 under it (counted once per sample however often the name is open), the
 samples on threads that have regions but none open ("outside"), and the
-samples of threads without regions.
+samples of threads without regions, and per region name the samples whose
+innermost open region it is (the `slice_id` of the Parquet samples table).
 
 With --check TF, it runs `TF -q fold --raw-names --sample-type T TRACE PERF
 -o -` for T = samples and the perf event, adds each folded line's value to
@@ -42,7 +43,7 @@ def expected(trace_path, perf_path, offset):
         start = round(e["ts"] * 1000)
         regions.setdefault(key, []).append((start, start + round(e["dur"] * 1000), e["name"]))
     samples = samples_expected.parse_perf(samples_expected.read_text(perf_path), perf_path)
-    out = {"samples": 0, "outside": 0, "no_regions": 0, "regions": {}, "event": None}
+    out = {"samples": 0, "outside": 0, "no_regions": 0, "regions": {}, "innermost": {}, "event": None}
     for s in samples:
         sec, frac = s["time"].split(".")
         t = int(sec) * 10**9 + int((frac + "000000000")[:9]) + offset
@@ -52,9 +53,13 @@ def expected(trace_path, perf_path, offset):
         if key not in regions:
             out["no_regions"] += 1
             continue
-        open_names = {name for (a, b, name) in regions[key] if a <= t < b}
+        opened = [(a, -b, name) for (a, b, name) in regions[key] if a <= t < b]
+        open_names = {name for (_, _, name) in opened}
         if not open_names:
             out["outside"] += 1
+        else:  # the innermost: the latest start (the shorter on a tie)
+            inner = max(opened)[2]
+            out["innermost"][inner] = out["innermost"].get(inner, 0) + 1
         for name in open_names:
             r = out["regions"].setdefault(name, {"samples": 0, "weight": 0})
             r["samples"] += 1
