@@ -12,7 +12,9 @@
  * them).  The metrics: the time in µs since the thread's previous sample
  * (type elapsed, in nanoseconds: it sorts before the memory types, so it
  * is the default one), with -f also the memory gained and lost
- * (types mem_plus and mem_minus, in austin's own unit, "count").  Each
+ * (types mem_plus and mem_minus, in austin's own unit, "count"; austin
+ * writes the memory lost as a negative number, mem_minus holds its size,
+ * as folded stacks and flame graphs hold no negative values).  Each
  * thread id is a track; a sample's time is the sum of its thread's time
  * metrics up to it.
  *
@@ -235,7 +237,7 @@ static int do_line(ard *r, const char *s, size_t n, uint64_t off)
 		tf_event ev = { .kind = TF_EV_SAMPLE, .track = t->track, .ts_ns = ts, .id = stack,
 				.dur_ns = i == 0, /* the sample counted once, with its time */
 				.name = r->type[i], .cat = r->unit[i], .index = r->index,
-				.value = (double)(i == 0 ? us * 1000 : m[k - 1 - i]), .msg = { .peer = -1, .comm = -1 } };
+				.value = (double)(i == 0 ? us * 1000 : i == 1 ? m[1] : -m[0]), .msg = { .peer = -1, .comm = -1 } };
 		TF_TRY(tf_emit(r->ctx, r->sink, &ev));
 	}
 	r->index++;
