@@ -61,6 +61,7 @@ typedef struct ssr {
 	tf_str pname;
 	uint32_t track;
 	int scale;               /* 10^scale ns per unit; -1: not a time unit */
+	bool evented;
 	tf_str wtype, wunit;
 } ssr;
 
@@ -116,8 +117,11 @@ static tf_str intern_span(ssr *r, const tf_json_span *s)
 
 static int bad(ssr *r, const tf_json_span *at, int64_t index, const char *what)
 {
-	return tf_error_set(r->err, TF_EFORMAT, r->path, at ? off_of(r, at) : -1, index, "profile %zu (%s): %s",
-			    r->prof, r->pname ? tf_strtab_get(r->st, r->pname) : "unnamed", what);
+	char ix[40] = "";
+	if (index >= 0)
+		snprintf(ix, sizeof(ix), ", %s %" PRId64, r->evented ? "event" : "sample", index);
+	return tf_error_set(r->err, TF_EFORMAT, r->path, at ? off_of(r, at) : -1, index, "profile %zu (%s)%s: %s",
+			    r->prof, r->pname ? tf_strtab_get(r->st, r->pname) : "unnamed", ix, what);
 }
 
 static int read_frames(ssr *r, const tf_json_span *root)
@@ -255,7 +259,7 @@ static int evented(ssr *r, const tf_json_span *p, int64_t start)
 	if (r->nopen) {
 		snprintf(b, sizeof(b), "%zu frames still open at the end (the innermost '%.80s')", r->nopen,
 			 tf_strtab_get(r->st, r->frames[r->open[r->nopen - 1]]));
-		return bad(r, p, i, b);
+		return bad(r, p, -1, b);
 	}
 	return 0;
 }
@@ -288,6 +292,7 @@ static int profile(ssr *r, const tf_json_span *p)
 	if (name.type == TF_JSON_STRING && (r->pname = intern_span(r, &name)) == (tf_str)-1)
 		return TF_ENOMEM;
 	bool smp = tf_json_is(&type, "sampled");
+	r->evented = !smp;
 	if (!smp && !tf_json_is(&type, "evented"))
 		return bad(r, p, -1, "type is neither \"sampled\" nor \"evented\"");
 	if (r->own && smp && tf_json_is(&name, OWN_AGG_NAME)) {
