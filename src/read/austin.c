@@ -21,6 +21,10 @@
  * austin 3.x writes another format (`P<pid>;T<iid>:<tid>;file:fn:line;...`
  * with `# key: value` lines): it is recognised and refused by name.
  *
+ * A last line without its end of line (a cut file: austin ends every line)
+ * that is not a whole sample, or any such line of a cut gzip stream, is
+ * ignored and counted (truncated_record, with a note).
+ *
  * Streamed through tf_in (gzip too): memory grows with the longest line and
  * the distinct stacks, never with the file. */
 #include <inttypes.h>
@@ -287,11 +291,21 @@ static int read_lines(ard *r, tf_in *in)
 		if (rc < 0)
 			break;
 	}
-	if (rc == 0 && ncarry) /* the last line, without its '\n' */
-		rc = do_line(r, carry, ncarry, line_off);
-	if (rc == 0 && tf_in_truncated(in))
-		rc = tf_error_set(r->err, TF_EFORMAT, r->path, (int64_t)total, (int64_t)r->index,
-				  "gzip data ends early (truncated file)");
+	if (rc == 0 && ncarry) { /* the last line, without its '\n': austin ends every line */
+		bool cut = tf_in_truncated(in);
+		if (!cut && (rc = do_line(r, carry, ncarry, line_off)) == TF_EFORMAT) {
+			tf_error_clear(r->err);
+			rc = 0;
+			cut = true;
+		}
+		if (cut) {
+			tf_count_skip(r->ctx, TF_DIAG_truncated_record);
+			tf_ctx_note(r->ctx, "%s: line %" PRIu64 " at byte %" PRIu64 " is cut (no end of line%s): ignored",
+				    r->path, r->line, line_off, tf_in_truncated(in) ? ", gzip data ends early" : "");
+		}
+	} else if (rc == 0 && tf_in_truncated(in)) {
+		tf_ctx_note(r->ctx, "%s: gzip data ends early, after line %" PRIu64, r->path, r->line - 1);
+	}
 	free(carry);
 	return rc;
 }
