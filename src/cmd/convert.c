@@ -80,13 +80,15 @@ static void help(int mode, const tf_writer *w)
 			tf_help_opt(NULL, "--force", NULL, FORCE_HELP);
 		help_writer_opts(w);
 	} else if (mode == MODE_PROFILE) {
-		char traces[256], profiles[256];
+		char traces[256], profiles[256], sampled[256];
 		tf_formats_list(TF_INPUT_EVENTS, traces, sizeof(traces));
+		tf_formats_list(TF_INPUT_SAMPLES, sampled, sizeof(sampled));
 		tf_formats_list(TF_INPUT_PROFILE, profiles, sizeof(profiles));
 		tf_help_printf("usage: tracefold profile [options] INPUT... -o OUT.pb.gz\n"
 		       "\n"
-		       "Reads every INPUT (a trace: %s, gzipped or not;\n"
-		       "'tracefold --help' describes each), rebuilds each thread's call stack\n"
+		       "Reads every INPUT (a trace: %s, or sampled\n"
+		       "profiles: %s; gzipped or not; 'tracefold --help'\n"
+		       "describes each), rebuilds each thread's call stack\n"
 		       "and writes one gzipped pprof profile of all of them.  Sample types:\n"
 		       "calls/count and wall/nanoseconds (default); wall is each call path's SELF\n"
 		       "time of CPU threads, so pprof's flat = self time and cum = inclusive\n"
@@ -98,7 +100,7 @@ static void help(int mode, const tf_writer *w)
 		       "ends in .folded or .folded.gz gets folded stacks of the wall time instead\n"
 		       "('tracefold fold' picks the sample type).\n"
 		       "\n"
-		       "options:\n", traces, profiles);
+		       "options:\n", traces, sampled, profiles);
 		tf_help_opt("-o", "--output", "FILE", "where to write the profile ('-' = stdout); required");
 		tf_help_opt(NULL, "--sample-types", "LIST", "only these sample types, in this order (e.g.\n"
 			    "calls,wall,gpu: profiles that go tool pprof -diff_base\n"

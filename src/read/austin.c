@@ -223,7 +223,7 @@ static int do_line(ard *r, const char *s, size_t n, uint64_t off)
 	int64_t m[MAX_METRICS];
 	int k;
 	size_t fend = take_metrics(s, n, sc ? idend + 1 : idend, m, &k);
-	if (k == 0 || k > MAX_METRICS || (!sc && fend != idend) || (sc && fend <= idend + 1))
+	if (k == 0 || (!sc && fend != idend) || (sc && fend <= idend + 1))
 		return line_error(r, off, "no metrics at the end of the line", s, n);
 	TF_TRY(set_width(r, k, off, s, n));
 	uint32_t stack = TF_CPATH_ROOT;
