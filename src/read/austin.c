@@ -70,14 +70,20 @@ static int line_error(ard *r, uint64_t off, const char *what, const char *s, siz
 			    r->line, what);
 }
 
-static bool is_int(const char *s, size_t n)
+/* s[0..n) as a decimal integer of at most 18 digits (no NUL after it:
+ * a line may be a piece of a chunk or of the carry buffer). */
+static bool parse_int(const char *s, size_t n, int64_t *v)
 {
 	size_t i = n && s[0] == '-';
+	int64_t x = 0;
 	if (i >= n || n - i > 18)
 		return false;
-	for (; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
+	for (size_t j = i; j < n; j++) {
+		if (s[j] < '0' || s[j] > '9')
 			return false;
+		x = x * 10 + (s[j] - '0');
+	}
+	*v = i ? -x : x;
 	return true;
 }
 
@@ -91,10 +97,11 @@ static size_t take_metrics(const char *s, size_t n, size_t stop, int64_t *m, int
 		size_t b = n;
 		while (b > stop && s[b - 1] != ' ')
 			b--;
-		if (b == stop || !is_int(s + b, n - b))
+		int64_t v;
+		if (b == stop || !parse_int(s + b, n - b, &v))
 			break;
 		if (*k < MAX_METRICS)
-			m[*k] = strtoll(s + b, NULL, 10);
+			m[*k] = v;
 		(*k)++;
 		n = b - 1;
 	}

@@ -100,6 +100,24 @@ static tf_json_span field(const tf_json_span *obj, const char *key)
 	return none;
 }
 
+/* The members keys[0..n) of obj into out[] (absent: zeroed), in one walk:
+ * each member's value is checked once, however many keys are asked for. */
+static void fields(const tf_json_span *obj, const char *const *keys, tf_json_span *out, size_t n)
+{
+	tf_json_iter it;
+	tf_json_span k, v;
+	memset(out, 0, n * sizeof(*out));
+	if (obj->type != TF_JSON_OBJECT)
+		return;
+	tf_json_iter_begin(&it, obj);
+	while (tf_json_iter_next(&it, &k, &v))
+		for (size_t i = 0; i < n; i++)
+			if (!out[i].type && tf_json_is(&k, keys[i])) {
+				out[i] = v;
+				break;
+			}
+}
+
 static int64_t off_of(const ssr *r, const tf_json_span *v)
 {
 	return v->p ? (int64_t)(v->p - r->buf) : -1;
@@ -124,9 +142,9 @@ static int bad(ssr *r, const tf_json_span *at, int64_t index, const char *what)
 			    r->prof, r->pname ? tf_strtab_get(r->st, r->pname) : "unnamed", ix, what);
 }
 
-static int read_frames(ssr *r, const tf_json_span *root)
+static int read_frames(ssr *r, const tf_json_span *root, const tf_json_span *sh)
 {
-	tf_json_span shared = field(root, "shared"), fr = field(&shared, "frames"), v;
+	tf_json_span shared = *sh, fr = field(&shared, "frames"), v;
 	if (fr.type != TF_JSON_ARRAY)
 		return tf_error_set(r->err, TF_EFORMAT, r->path, off_of(r, shared.p ? &shared : root), -1,
 				    "no shared.frames array (not a speedscope file)");
@@ -175,14 +193,15 @@ static bool value_ns(const ssr *r, const tf_json_span *v, int64_t *out)
 	return tf_json_scaled(v, r->scale < 0 ? 0 : r->scale, out);
 }
 
-static int sampled(ssr *r, const tf_json_span *p, int64_t start)
+static int sampled(ssr *r, const tf_json_span *p, const tf_json_span *samples, const tf_json_span *weights,
+		   int64_t start)
 {
-	tf_json_span samples = field(p, "samples"), weights = field(p, "weights"), s, w, f;
-	if (samples.type != TF_JSON_ARRAY || weights.type != TF_JSON_ARRAY)
+	tf_json_span s, w, f;
+	if (samples->type != TF_JSON_ARRAY || weights->type != TF_JSON_ARRAY)
 		return bad(r, p, -1, "a sampled profile needs the arrays samples and weights");
 	arr_iter is, iw, ifr;
-	arr_begin(&is, &samples);
-	arr_begin(&iw, &weights);
+	arr_begin(&is, samples);
+	arr_begin(&iw, weights);
 	int64_t ts = start, i = 0;
 	for (; arr_next(&is, &s); i++) {
 		if (!arr_next(&iw, &w))
@@ -220,17 +239,20 @@ static int open_push(ssr *r, uint32_t f)
 	return 0;
 }
 
-static int evented(ssr *r, const tf_json_span *p, int64_t start)
+static int evented(ssr *r, const tf_json_span *p, const tf_json_span *events, int64_t start)
 {
-	tf_json_span events = field(p, "events"), e;
-	if (events.type != TF_JSON_ARRAY)
+	tf_json_span e;
+	if (events->type != TF_JSON_ARRAY)
 		return bad(r, p, -1, "an evented profile needs the array events");
 	arr_iter it;
 	int64_t last = start, i = 0;
 	char b[256];
 	r->nopen = 0;
-	for (arr_begin(&it, &events); arr_next(&it, &e); i++) {
-		tf_json_span type = field(&e, "type"), fr = field(&e, "frame"), at = field(&e, "at");
+	static const char *const keys[] = { "type", "frame", "at" };
+	for (arr_begin(&it, events); arr_next(&it, &e); i++) {
+		tf_json_span f[3];
+		fields(&e, keys, f, 3);
+		tf_json_span type = f[0], fr = f[1], at = f[2];
 		int64_t ts, fi;
 		bool o = tf_json_is(&type, "O");
 		if (!o && !tf_json_is(&type, "C"))
@@ -288,7 +310,10 @@ static int profile(ssr *r, const tf_json_span *p)
 	r->pname = 0;
 	if (p->type != TF_JSON_OBJECT)
 		return bad(r, p, -1, "a profile is not an object");
-	tf_json_span type = field(p, "type"), name = field(p, "name"), unit = field(p, "unit"), sv = field(p, "startValue");
+	static const char *const keys[] = { "type", "name", "unit", "startValue", "samples", "weights", "events" };
+	tf_json_span f[7];
+	fields(p, keys, f, 7);
+	tf_json_span type = f[0], name = f[1], unit = f[2], sv = f[3];
 	if (name.type == TF_JSON_STRING && (r->pname = intern_span(r, &name)) == (tf_str)-1)
 		return TF_ENOMEM;
 	bool smp = tf_json_is(&type, "sampled");
@@ -314,7 +339,7 @@ static int profile(ssr *r, const tf_json_span *p)
 	tf_track *t = tf_ctx_track_get(r->ctx, r->track);
 	t->thread_name = r->pname ? r->pname : tk;
 	t->needs_sort = false;
-	return smp ? sampled(r, p, start) : evented(r, p, start);
+	return smp ? sampled(r, p, &f[4], &f[5], start) : evented(r, p, &f[6], start);
 }
 
 static int read_root(ssr *r, const unsigned char *buf, size_t len)
@@ -333,8 +358,11 @@ static int read_root(ssr *r, const unsigned char *buf, size_t len)
 	after = tf_json_skip_ws(after, buf + len);
 	if (after < buf + len)
 		return tf_error_set(r->err, TF_EFORMAT, r->path, (int64_t)(after - buf), -1, "more after the JSON object");
-	TF_TRY(read_frames(r, &root));
-	tf_json_span profs = field(&root, "profiles"), exp = field(&root, "exporter"), name = field(&root, "name"), v;
+	static const char *const keys[] = { "shared", "profiles", "exporter", "name" };
+	tf_json_span f[4], v;
+	fields(&root, keys, f, 4);
+	TF_TRY(read_frames(r, &root, &f[0]));
+	tf_json_span profs = f[1], exp = f[2], name = f[3];
 	if (profs.type != TF_JSON_ARRAY)
 		return tf_error_set(r->err, TF_EFORMAT, r->path, 0, -1, "no profiles array (not a speedscope file)");
 	r->own = exp.type == TF_JSON_STRING && exp.n > 10 && memcmp(exp.p, "tracefold ", 10) == 0;

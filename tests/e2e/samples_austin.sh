@@ -28,6 +28,21 @@ check "the default type is elapsed (nanoseconds), also with -f's memory types" s
 	$TF -q top -n 1 '$D/austin-full.txt' | grep -q '^elapsed (nanoseconds): total 1.077 s'"
 check "one thread, named by its id" sh -c "$TF -q info '$D/austin.txt' | grep -q 55b99aacdf10"
 
+# lines of every length across many read chunks (a line carried over a
+# chunk's end is parsed from a copy: its metrics must be its own digits)
+python3 -c '
+import random,sys
+random.seed(7); tot=0
+with open(sys.argv[1], "w") as f:
+    for i in range(6000):
+        d = random.choice([1, 2, 5, 40, 400, 3000])
+        us = random.randint(1, 99)
+        tot += us
+        f.write("Thread a1;" + ";".join("fn%d (m.py);L%d" % (k, k) for k in range(d)) + " %d\n" % us)
+print(tot * 1000)' "$TMP/long.txt" > "$TMP/long.want"
+check "lines of 1 to 3000 frames over many chunks: the elapsed total ($(cat "$TMP/long.want") ns) = the lines' sum" sh -c "
+	$TF -q fold '$TMP/long.txt' -o - | awk '{s+=\$NF} END {print s}' | cmp - '$TMP/long.want'"
+
 # --- pprof reads the profile ------------------------------------------------------
 $TF -q profile "$D/austin-sleepless.txt" -o "$TMP/a.pb.gz" || fail "profile output"
 pprof -top -sample_index=elapsed "$TMP/a.pb.gz" > "$TMP/ptop" 2>&1
