@@ -21,14 +21,18 @@ extern const tf_format tf_format_xla_memory;
 extern const tf_format tf_format_xplane;
 extern const tf_format tf_format_perf;
 extern const tf_format tf_format_firefox;
+extern const tf_format tf_format_speedscope;
+extern const tf_format tf_format_austin;
 
 const tf_format *const tf_formats[] = {
 	&tf_format_pprof,
+	&tf_format_austin, /* "Thread <hex>;frames N": folded-looking, so before folded */
 	&tf_format_folded,
 	&tf_format_perf, /* text whose first line is a perf script sample header */
 	&tf_format_otf2,
 	&tf_format_tau,
 	&tf_format_firefox, /* before chrome: its JSON object with "meta" is a chrome MAYBE */
+	&tf_format_speedscope, /* JSON: before chrome, whose sniff says maybe to any JSON */
 	&tf_format_chrome,
 	&tf_format_xplane, /* before perfetto: both are protobuf starting 0x0a */
 	&tf_format_perfetto,
