@@ -52,7 +52,7 @@ $TF -q convert "$S" -o "$TMP/own.pb.gz" -o "$TMP/own.folded" --to chrome -o "$TM
 $TF -q perfetto "$S" -o "$TMP/own.pftrace"
 $TF -q otf2 "$S" -o "$TMP/own.otf2"
 names=$($TF --help | sed -n '/^input formats/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
-check "tracefold --help lists eleven input formats" test "$(echo $names)" = "otf2 tau chrome xplane perfetto nsys xla-memory austin speedscope pprof folded"
+check "tracefold --help lists thirteen input formats" test "$(echo $names)" = "otf2 tau chrome xplane perfetto nsys xla-memory austin perf firefox speedscope pprof folded"
 for n in $names; do
 	st=
 	case $n in
@@ -63,6 +63,8 @@ for n in $names; do
 	xla-memory) in=$DATA/jax/xla-memory-synthetic/tpu-host-0.memory_profile.json.gz # read, not written
 		st="--sample-type alloc_space";; # memory events in zero-length regions: no wall time
 	austin) in=$DATA/samples/austin/austin.txt;; # read, not written
+	perf) in=$DATA/samples/perf-c-fp/perf.script;; # likewise
+	firefox) in=$DATA/samples/firefox/single.json;; # likewise
 	speedscope) $TF -q speedscope "$S" -o "$TMP/own.speedscope.json"; in=$TMP/own.speedscope.json;;
 	*) fail "no input for -F $n in this test"; continue;;
 	esac
@@ -73,7 +75,7 @@ for n in $names; do
 done
 expect_exit 2 "merge -F nosuch: usage error" $TF merge -F nosuch "$TMP/own.folded" -o "$TMP/m.pb.gz"
 cp "$TMP/err" "$TMP/e1"
-check "... listing the formats" grep -q "one of: pprof, austin, folded, otf2, tau, speedscope, chrome, xplane, perfetto, nsys or xla-memory" "$TMP/e1"
+check "... listing the formats" grep -q "one of: pprof, austin, folded, perf, otf2, tau, firefox, speedscope, chrome, xplane, perfetto, nsys or xla-memory" "$TMP/e1"
 
 # ---- 9. --edf applies only to lone .trc files
 mkdir -p "$TMP/lone" && cp "$T/tiny/tautrace.0.0.0.trc" "$TMP/lone/lone.trc"

@@ -67,7 +67,7 @@ gcc -O1 -fno-omit-frame-pointer -g -pthread -o "$d/busy" "$d/busy.c"
 (cd "$d" && perf record -e cpu-clock/period=1000000/,task-clock/period=4000000/ -g -o perf.data -- ./busy 0.3 >/dev/null)
 scripts "$d/perf.data" "$here/perf-multi-event"; reports "$d/perf.data" "$here/perf-multi-event"
 perf report -i "$d/perf.data" --stdio --no-children --sort sym -g none -n --group >"$here/perf-multi-event/perf-report-group.txt" 2>/dev/null || true
-perf evlist -v -i "$d/perf.data" >"$here/perf-multi-event/perf-evlist.txt"
+perf evlist -v -i "$d/perf.data" # shown in perf-multi-event/README.md
 
 # 5. austin 1.0.1 (Debian) on CPython 3.8 (austin 1.0.1 cannot read 3.11's interpreter state)
 d=$work/austin; mkdir -p "$d"; cp "$here/perf-python/work.py" "$d/"
