@@ -66,10 +66,10 @@ tf_strtab *tf_agg_strtab(const tf_agg *a);
 int tf_agg_type(tf_agg *a, const char *type, const char *unit);
 int tf_agg_type_find(const tf_agg *a, const char *type); /* -1 if absent */
 int tf_agg_ntypes(const tf_agg *a);
-/* Drops the sample types from index n on, which must hold only zeros (a
- * trace aggregate of samples only: calls and wall, once permuted last).
- * Only while every type is dense (at most TF_AGG_DENSE_TYPES): else, or n
- * out of range, TF_EUSAGE and nothing changes. */
+/* Drops the sample types from index n on, whose dense values must be
+ * zeros (a trace aggregate of samples only: calls and wall, once permuted
+ * last).  A sparse value of one of them, or n out of range: TF_EUSAGE and
+ * nothing changes. */
 int tf_agg_drop_types(tf_agg *a, int n);
 tf_sample_type tf_agg_type_get(const tf_agg *a, int i);
 /* "type/unit type/unit ..." of the sample types, for messages (always NUL-terminated). */

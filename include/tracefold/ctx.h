@@ -86,8 +86,9 @@ typedef struct tf_read_opts {
 	 * readers make for input join_from are those of input join_to (the
 	 * trace the samples were taken of), so that the stack builder puts
 	 * each sample under the regions open on its thread; and shift_ns is
-	 * added to the time of every sample (--clock-offset, set by the
-	 * pipeline while it reads a sampled input) */
+	 * added to the time of every event (metadata aside) that tf_emit passes
+	 * on (--clock-offset, set by the pipeline while it reads a sampled
+	 * input: its samples, and a speedscope file's evented regions) */
 	bool join;
 	uint32_t join_from, join_to;
 	int64_t shift_ns;

@@ -167,12 +167,16 @@ void tf_build_libraries(char *buf, size_t n);
  * on the command line, else the first after it; -1 when i is no sampled
  * input or there is no trace.  Its samples go on that trace's tracks. */
 int tf_pipeline_join_of(const tf_format *const *fmts, int n, int i);
+/* Are there sampled inputs and traces among fmts[0..n) (so samples are
+ * joined)?  Linear. */
+bool tf_pipeline_any_join(const tf_format *const *fmts, int n);
 /* The order the traces and sampled inputs of fmts[0..n) are read in:
  * each sampled input joined to a trace just before that trace (its
  * samples wait on the trace's tracks, which the trace's end nests), the
- * others in their place; profiles left out.  order: room for n; returns
- * how many it holds. */
-int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order);
+ * others in their place; profiles left out.  order and join: room for n
+ * each; join[i] gets tf_pipeline_join_of(fmts, n, i).  Returns how many
+ * order holds.  Linear in n. */
+int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order, int *join);
 /* Around the read of sampled input i (first: the index of the run's first
  * input): its tracks are those of trace t (-1: its own) and its times
  * shifted by --clock-offset (tf_read_opts.join, shift_ns). */

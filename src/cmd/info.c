@@ -332,7 +332,7 @@ int tf_cmd_info(int argc, char **argv)
 	tf_ctx *ctx = tf_ctx_new();
 	info_input *in = calloc((size_t)npaths, sizeof(*in));
 	const tf_format **fmts = calloc((size_t)npaths + 1, sizeof(*fmts));
-	int *order = calloc((size_t)npaths + 1, sizeof(int));
+	int *order = calloc(((size_t)npaths + 1) * 2, sizeof(int));
 	info_sink s = { .sink = { .event = info_event }, .spans = { .close = info_close }, .gpu = { .close = info_gpu },
 			.ctx = ctx };
 	tf_agg *agg = ctx ? tf_agg_new(tf_ctx_strtab(ctx)) : NULL;
@@ -387,7 +387,7 @@ int tf_cmd_info(int argc, char **argv)
 	}
 	tf_tee_add(&tee, tf_stacks_sink(stacks));
 	/* samples joined to their traces, as the pipeline reads them */
-	int norder = tf_pipeline_read_order(fmts, npaths, order);
+	int norder = tf_pipeline_read_order(fmts, npaths, order, order + npaths + 1);
 	for (int k = 0; k < norder; k++) {
 		int i = order[k];
 		tf_error err;
@@ -398,7 +398,7 @@ int tf_cmd_info(int argc, char **argv)
 		tf_diag dbefore = *tf_ctx_diag(ctx);
 		uint64_t before = dbefore.n[TF_DIAG_events_read];
 		if (f->kind == TF_INPUT_SAMPLES)
-			tf_pipeline_join_begin(ctx, 0, i, tf_pipeline_join_of(fmts, npaths, i));
+			tf_pipeline_join_begin(ctx, 0, i, order[npaths + 1 + i]);
 		int r = f->read(paths[i], (uint32_t)i, ctx, &tee.sink, &err);
 		tf_pipeline_join_end(ctx);
 		if (r >= 0 || r == TF_ESTOP)

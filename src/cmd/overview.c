@@ -161,6 +161,11 @@ static int run(ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov **o
 	const tf_format **fmts = NULL;
 	size_t nsteps = 0;
 	int rc = tf_inputs_resolve_new(a->inputs, a->ninputs, a->iopts.format, &fmts, &err);
+	for (int i = 0; rc == 0 && i < a->ninputs; i++) /* samples: no rank, step or wait of their own */
+		if (fmts[i]->kind == TF_INPUT_SAMPLES)
+			rc = tf_error_set(&err, TF_EUSAGE, NULL, -1, -1,
+					  "'%s' is a sampled profile (%s): the overview reads traces (docs/samples.md)",
+					  a->inputs[i], fmts[i]->name);
 	int jobs = tf_jobs ? tf_jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	jobs = jobs > a->ninputs ? a->ninputs : jobs;
 	if (rc == 0 && jobs > 1) { /* shares of whole inputs on threads: overview_jobs.c */

@@ -126,11 +126,14 @@ int tf_agg_ntypes(const tf_agg *a) { return (int)a->ntypes; }
 
 int tf_agg_drop_types(tf_agg *a, int n)
 {
-	if (n < 0 || (uint32_t)n > a->ntypes || a->ntypes > TF_AGG_DENSE_TYPES)
+	if (n < 0 || (uint32_t)n > a->ntypes)
 		return TF_EUSAGE;
+	for (uint32_t j = 0; j < a->nsp; j++) /* a sparse value of a type dropped */
+		if (a->sp[j].type >= (uint32_t)n)
+			return TF_EUSAGE;
 	if (a->default_type >= n)
 		a->default_type = -1;
-	a->ntypes = (uint32_t)n; /* dense: the values past n are zeros, and stay unread */
+	a->ntypes = (uint32_t)n; /* dense values past n: zeros, unread from now on */
 	return 0;
 }
 tf_sample_type tf_agg_type_get(const tf_agg *a, int i) { return a->types[i]; }

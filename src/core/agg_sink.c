@@ -185,10 +185,8 @@ static int track_room(tf_agg_sink *k, uint32_t track)
 static int on_open(tf_span_sink *sk, const tf_span *s)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
-	if (k->t_samples >= 0) { /* samples outside regions are counted per track */
-		TF_TRY(track_room(k, s->track));
-		k->regions[s->track] = 1;
-	}
+	TF_TRY(track_room(k, s->track)); /* samples outside regions are counted per track */
+	k->regions[s->track] = 1;
 	return tf_coll_spans_open(k->cspans, s);
 }
 
@@ -298,6 +296,20 @@ static int counter_type(tf_agg_sink *k, tf_str name)
 
 /* Sample types are made as counters first appear in the input;
  * tf_agg_sink_order_types puts them in their canonical order afterwards. */
+static const char *const fixed_types[] = { "calls", "wall", "gpu", "alloc_space", "alloc_objects", "free_space",
+					   "free_objects", "inuse_space", "inuse_objects", "samples" };
+#define NFIXED_TYPES (sizeof(fixed_types) / sizeof(fixed_types[0]))
+
+/* Is name a type of the aggregate's own (or a counter's), which a
+ * sample's weight must not add to? */
+static bool reserved_type(const char *name)
+{
+	for (size_t i = 0; i < NFIXED_TYPES; i++)
+		if (!strcmp(name, fixed_types[i]))
+			return true;
+	return !strncmp(name, TF_COUNTER_TYPE_PREFIX, sizeof(TF_COUNTER_TYPE_PREFIX) - 1);
+}
+
 /* The weight type of a sample (its name and unit), -1 none; made as met,
  * with samples/count at the first sample. */
 static int sample_type(tf_agg_sink *k, const tf_event *ev, int *type)
@@ -313,7 +325,13 @@ static int sample_type(tf_agg_sink *k, const tf_event *ev, int *type)
 		return 0;
 	}
 	tf_strtab *st = tf_ctx_strtab(k->ctx);
-	int t = tf_agg_type(k->agg, tf_strtab_get(st, ev->name), ev->cat ? tf_strtab_get(st, ev->cat) : "count");
+	const char *name = tf_strtab_get(st, ev->name);
+	char buf[128];
+	if (reserved_type(name)) { /* never adds to calls, wall, gpu, samples: "weight:wall" */
+		snprintf(buf, sizeof(buf), "weight:%s", name);
+		name = buf;
+	}
+	int t = tf_agg_type(k->agg, name, ev->cat ? tf_strtab_get(st, ev->cat) : "count");
 	if (t < 0)
 		return t; /* TF_ECLASH: a weight named as a type of another unit */
 	*type = t;
@@ -576,9 +594,9 @@ static int type_cmp(const void *ctx, uint32_t x, uint32_t y)
 }
 
 /* A profile of samples only (no region: calls and wall all zero) has no
- * calls and wall types (dropped while all types are dense) and shows the
- * samples' weight by default: the first type after samples/count (cpu,
- * cpu-clock), else samples/count itself.  0 or TF_ENOMEM. */
+ * calls and wall types and shows the samples' weight by default: the first
+ * weight (after samples/count, in the canonical order) in nanoseconds (cpu,
+ * cpu-clock), else the first weight, else samples/count.  0 or TF_ENOMEM. */
 static int samples_only(tf_agg *agg)
 {
 	int ts = tf_agg_type_find(agg, "samples"), tw = tf_agg_type_find(agg, "wall"),
@@ -588,35 +606,43 @@ static int samples_only(tf_agg *agg)
 	for (size_t i = 0, n = tf_agg_nsamples(agg); i < n; i++)
 		if (tf_agg_sample_value(agg, i, tw) || tf_agg_sample_value(agg, i, tc))
 			return 0;
-	if (nt <= TF_AGG_DENSE_TYPES) { /* calls and wall last, then gone */
-		int *perm = malloc((size_t)nt * sizeof(int)), k = 0;
-		if (!perm)
-			return TF_ENOMEM;
-		for (int t = 0; t < nt; t++)
-			if (t != tw && t != tc)
-				perm[k++] = t;
-		perm[k++] = tc;
-		perm[k++] = tw;
-		int rc = tf_agg_permute_types(agg, perm);
-		free(perm);
-		if (rc < 0)
-			return rc;
-		tf_agg_drop_types(agg, nt - 2);
-		ts = tf_agg_type_find(agg, "samples");
+	int *perm = malloc((size_t)nt * sizeof(int)), k = 0;
+	if (!perm)
+		return TF_ENOMEM;
+	for (int t = 0; t < nt; t++) /* calls and wall last, then gone */
+		if (t != tw && t != tc)
+			perm[k++] = t;
+	perm[k++] = tc;
+	perm[k++] = tw;
+	int rc = tf_agg_permute_types(agg, perm);
+	free(perm);
+	if (rc < 0)
+		return rc;
+	if (tf_agg_drop_types(agg, nt - 2) < 0) /* they hold nothing: cannot fail */
+		return 0;
+	ts = tf_agg_type_find(agg, "samples");
+	tf_strtab *st = tf_agg_strtab(agg);
+	int def = -1;
+	for (int t = ts + 1; t < tf_agg_ntypes(agg); t++) {
+		tf_sample_type ty = tf_agg_type_get(agg, t);
+		if (!strncmp(tf_strtab_get(st, ty.type), TF_COUNTER_TYPE_PREFIX, sizeof(TF_COUNTER_TYPE_PREFIX) - 1))
+			continue;
+		if (def < 0)
+			def = t;
+		if (!strcmp(tf_strtab_get(st, ty.unit), "nanoseconds")) {
+			def = t;
+			break;
+		}
 	}
-	const char *next = ts + 1 < tf_agg_ntypes(agg) ? tf_strtab_get(tf_agg_strtab(agg), tf_agg_type_get(agg, ts + 1).type)
-						       : NULL;
-	bool weight = next && strcmp(next, "calls") && strncmp(next, TF_COUNTER_TYPE_PREFIX, sizeof(TF_COUNTER_TYPE_PREFIX) - 1);
-	tf_agg_set_default_type(agg, weight ? ts + 1 : ts);
+	tf_agg_set_default_type(agg, def >= 0 ? def : ts);
 	return 0;
 }
 
 int tf_agg_sink_order_types(tf_agg *agg, const char *const *counters)
 {
-	static const char *const fixed[] = { "calls", "wall", "gpu", "alloc_space", "alloc_objects", "free_space",
-					     "free_objects", "inuse_space", "inuse_objects", "samples" };
 	/* then the samples' weights (cpu, cycles): by name, as other types */
-	enum { NFIXED = sizeof(fixed) / sizeof(fixed[0]) };
+	const char *const *fixed = fixed_types;
+	enum { NFIXED = NFIXED_TYPES };
 	size_t pl = sizeof(TF_COUNTER_TYPE_PREFIX) - 1;
 	int nt = tf_agg_ntypes(agg);
 	type_key *key = malloc(((size_t)nt + 1) * sizeof(type_key));

@@ -277,7 +277,7 @@ int tf_emit(tf_ctx *ctx, tf_sink *sink, const tf_event *ev)
 	if ((++ctx->diag.n[TF_DIAG_events_read] & (TF_PROGRESS_BATCH - 1)) == 0)
 		tf_progress_add_events(TF_PROGRESS_BATCH);
 	ctx->diag.n[ev->kind < TF_EV_KIND_COUNT ? kind_diag[ev->kind] : TF_DIAG_ev_other]++;
-	if (ev->kind == TF_EV_SAMPLE && ctx->opts.shift_ns) { /* --clock-offset */
+	if (ctx->opts.shift_ns && ev->kind != TF_EV_METADATA) { /* a sampled input's, --clock-offset */
 		tf_event e = *ev;
 		e.ts_ns = tf_sat_add(e.ts_ns, ctx->opts.shift_ns);
 		return sink && sink->event ? sink->event(sink, &e) : 0;

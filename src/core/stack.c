@@ -66,8 +66,9 @@ typedef struct tstate {
 	pylink *py;            /* the Python frames with a parent id */
 	uint32_t npy, cappy;
 	tf_hmap pyidx;         /* Python id -> span index */
-	int64_t first_ns, last_ns;
-	uint8_t seen;
+	int64_t first_ns, last_ns;  /* of its regions and counters: its end closes what is open */
+	int64_t sfirst_ns, slast_ns; /* of its samples: the run's time span only */
+	uint8_t seen, sseen;
 	uint8_t mode;      /* 0 unknown, 1 streamed, 2 sorted (tf_track.needs_sort) */
 	uint8_t gpu;       /* streamed: a GPU stream (tf_track.kind, known when it is defined) */
 	uint32_t bwd_root; /* --backward-to-forward: level (1-based) of the backward op open, 0 none */
@@ -221,6 +222,18 @@ static void note_time(tstate *t, int64_t ts_ns)
 		t->last_ns = ts_ns;
 }
 
+/* A sample's time: it bounds the run's time span, never the track's
+ * regions (a sample after the trace's end must not stretch what is still
+ * open there). */
+static void note_sample_time(tstate *t, int64_t ts_ns)
+{
+	if (!t->sseen || ts_ns < t->sfirst_ns)
+		t->sfirst_ns = ts_ns;
+	if (!t->sseen || ts_ns > t->slast_ns)
+		t->slast_ns = ts_ns;
+	t->sseen = 1;
+}
+
 /* ---- streamed tracks ---- */
 
 static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
@@ -310,7 +323,9 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 	tstate *t = ev->track < s->ntracks ? &s->tracks[ev->track] : track_state(s, ev->track);
 	if (!t)
 		return TF_ENOMEM;
-	if (bounds)
+	if (ev->kind == TF_EV_SAMPLE)
+		note_sample_time(t, ev->ts_ns);
+	else if (bounds)
 		note_time(t, ev->ts_ns);
 	if (!region && !wanted)
 		return 0;
@@ -459,15 +474,21 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 	return tf_sorter_failed(s->sorter, r); /* the temporary file's, when it failed */
 }
 
+static void note_range(tf_stacks *s, int64_t first_ns, int64_t last_ns)
+{
+	if (!s->any_time || first_ns < s->min_ns)
+		s->min_ns = first_ns;
+	if (!s->any_time || last_ns > s->max_ns)
+		s->max_ns = last_ns;
+	s->any_time = 1;
+}
+
 static void note_span(tf_stacks *s, const tstate *t)
 {
-	if (!t->seen)
-		return;
-	if (!s->any_time || t->first_ns < s->min_ns)
-		s->min_ns = t->first_ns;
-	if (!s->any_time || t->last_ns > s->max_ns)
-		s->max_ns = t->last_ns;
-	s->any_time = 1;
+	if (t->seen)
+		note_range(s, t->first_ns, t->last_ns);
+	if (t->sseen)
+		note_range(s, t->sfirst_ns, t->slast_ns);
 }
 
 static int finish_track(tf_stacks *s, uint32_t id)
@@ -481,12 +502,12 @@ static int finish_track(tf_stacks *s, uint32_t id)
 			       tf_sat_sub(t->last_ns, t->stack[t->depth - 1].start_ns));
 		TF_TRY(close_frame(s, t, t->last_ns, TF_SPAN_UNCLOSED));
 	}
-	if (t->seen)
+	if (t->seen || t->sseen)
 		for (int i = 0; i < s->nconsumers; i++)
 			if (s->consumer[i]->end_track)
 				TF_TRY(s->consumer[i]->end_track(s->consumer[i], id));
 	note_span(s, t);
-	t->seen = 0;
+	t->seen = t->sseen = 0;
 	tf_bwd_track_done(s->bwd, id);
 	return 0;
 }
@@ -509,6 +530,8 @@ static int on_end_input(tf_sink *sink, uint32_t input)
 		const tf_track *tr = tf_ctx_track_get(s->ctx, i);
 		if (tr && tr->input == input && s->tracks[i].seen)
 			tf_ctx_note_first_ns(s->ctx, s->tracks[i].first_ns);
+		if (tr && tr->input == input && s->tracks[i].sseen)
+			tf_ctx_note_first_ns(s->ctx, s->tracks[i].sfirst_ns);
 	}
 	for (int pass = 0; pass < 3; pass++)
 		for (uint32_t i = 0; i < s->ntracks; i++) {

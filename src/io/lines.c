@@ -31,6 +31,7 @@ static int carry(tf_lines *l, const char *s, size_t len, tf_error *err)
 		return tf_error_set(err, TF_ENOMEM, l->path, (int64_t)off, -1, "out of memory");
 	memcpy(l->carry + l->ncarry, s, len);
 	l->ncarry += len;
+	l->carry[l->ncarry] = 0; /* a line handed out from here ends in a NUL */
 	return 0;
 }
 

@@ -158,8 +158,7 @@ static int threads_run(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const
 	bool can = nthreads > 1 && !(o && o->consumers && o->consumers[0]) && !(o && o->select) &&
 		   !(o && tf_filter_active(o->filter)); /* a filter's "keeps nothing" names what there is */
 	/* samples joined to a trace are read with it, by one reader */
-	for (int i = 0; can && i < n; i++)
-		can = !o || tf_pipeline_join_of(o->formats, n, i) < 0;
+	can = can && !(o && tf_pipeline_any_join(o->formats, n));
 	if (can && has_otf2(inputs, n, o->formats)) {
 		/* processes: an archive's locations are read in parallel */
 		tf_error perr;

@@ -145,6 +145,9 @@ int tf_pipeline_first_pass(tf_ctx *ctx, const char *const *inputs, int n, const 
 		if (!scratch)
 			return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 		*tf_ctx_opts(scratch) = *tf_ctx_opts(ctx);
+		/* a sampled input's times as the run sees them (--clock-offset) */
+		tf_ctx_opts(scratch)->shift_ns = f->kind == TF_INPUT_SAMPLES ? tf_ctx_opts(ctx)->clock_offset_ns : 0;
+		tf_ctx_opts(scratch)->join = false;
 		if (cur)
 			*cur = scratch;
 		if (cur_input)
@@ -488,6 +491,16 @@ int tf_pipeline_join_of(const tf_format *const *fmts, int n, int i)
 	return -1;
 }
 
+bool tf_pipeline_any_join(const tf_format *const *fmts, int n)
+{
+	bool samples = false, traces = false;
+	for (int i = 0; fmts && i < n; i++) {
+		samples |= fmts[i]->kind == TF_INPUT_SAMPLES;
+		traces |= fmts[i]->kind == TF_INPUT_EVENTS;
+	}
+	return samples && traces;
+}
+
 void tf_pipeline_join_begin(tf_ctx *ctx, uint32_t first, int i, int t)
 {
 	tf_read_opts *ro = tf_ctx_opts(ctx);
@@ -504,20 +517,39 @@ void tf_pipeline_join_end(tf_ctx *ctx)
 	ro->shift_ns = 0;
 }
 
-int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order)
+int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order, int *join)
 {
-	int m = 0;
+	/* join[i]: the nearest trace before sampled input i, else the first
+	 * after it (tf_pipeline_join_of), in two sweeps */
+	int last = -1, m = 0;
 	for (int i = 0; i < n; i++) {
-		if (!tf_format_streams(fmts[i]))
+		join[i] = fmts[i]->kind == TF_INPUT_SAMPLES ? last : -1;
+		if (fmts[i]->kind == TF_INPUT_EVENTS)
+			last = i;
+	}
+	int next = -1;
+	for (int i = n - 1; i >= 0; i--) {
+		if (fmts[i]->kind == TF_INPUT_SAMPLES && join[i] < 0)
+			join[i] = next;
+		if (fmts[i]->kind == TF_INPUT_EVENTS)
+			next = i;
+	}
+	/* each trace's sampled inputs just before it, in command-line order:
+	 * those before the first trace (which have no trace before them),
+	 * then those after it up to the next trace */
+	bool first = true;
+	for (int i = 0; i < n; i++) {
+		if (!tf_format_streams(fmts[i]) || (fmts[i]->kind == TF_INPUT_SAMPLES && join[i] >= 0))
 			continue;
-		if (fmts[i]->kind == TF_INPUT_SAMPLES) {
-			if (tf_pipeline_join_of(fmts, n, i) < 0)
-				order[m++] = i;
-			continue; /* read just before its trace */
+		if (fmts[i]->kind == TF_INPUT_EVENTS) {
+			for (int k = 0; first && k < i; k++)
+				if (join[k] == i)
+					order[m++] = k;
+			first = false;
+			for (int k = i + 1; k < n && fmts[k]->kind != TF_INPUT_EVENTS; k++)
+				if (join[k] == i)
+					order[m++] = k;
 		}
-		for (int k = 0; k < n; k++)
-			if (tf_pipeline_join_of(fmts, n, k) == i)
-				order[m++] = k;
 		order[m++] = i;
 	}
 	return m;
@@ -527,10 +559,11 @@ int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order)
  * sampled one joined to its trace (docs/samples.md). */
 static int run_inputs(run *r)
 {
-	int *order = malloc(((size_t)r->n + 1) * sizeof(int));
+	int *order = malloc(((size_t)r->n + 1) * 2 * sizeof(int));
 	if (!order)
 		return tf_error_set(r->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
-	int m = tf_pipeline_read_order(r->fmts, r->n, order), rc = 0;
+	int *join = order + r->n + 1;
+	int m = tf_pipeline_read_order(r->fmts, r->n, order, join), rc = 0;
 	for (int k = 0; rc == 0 && k < m; k++) {
 		int i = order[k];
 		if (r->sel && r->sel[i].mode == TF_SEL_NONE)
@@ -539,7 +572,7 @@ static int run_inputs(run *r)
 			rc = run_trace(r, i);
 			continue;
 		}
-		int t = tf_pipeline_join_of(r->fmts, r->n, i);
+		int t = join[i];
 		if (t >= 0 && r->sel && r->sel[t].mode == TF_SEL_NONE)
 			t = -1;
 		tf_pipeline_join_begin(r->ctx, r->o ? r->o->first_input : 0, i, t);

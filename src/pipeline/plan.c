@@ -21,6 +21,10 @@ int tf_pipeline_plan(tf_ctx *ctx, const char *const *inputs, int n, const tf_for
 	uint32_t nv = 0, cap = 0;
 	int rc = 0;
 	*out = NULL;
+	if (fmts && tf_pipeline_any_join(fmts, n))
+		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1,
+				    "sampled inputs with a trace are read with it by one process: run them without "
+				    "--mpi (docs/samples.md)");
 	for (int i = 0; i < n && rc >= 0; i++) {
 		if (!strcmp(inputs[i], "-")) {
 			rc = tf_error_set(err, TF_EUSAGE, NULL, -1, -1,

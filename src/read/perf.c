@@ -34,12 +34,14 @@ typedef struct prd {
 	uint64_t nsamples;
 	char *tmp;                /* scratch for a frame name */
 	size_t captmp;
+	char *rest;               /* the header's text after the event (no -g: the one frame) */
+	size_t nrest, caprest;
 } prd;
 
 /* A parsed header line. */
 typedef struct perf_head {
-	const char *comm, *pid, *tid, *time, *event;
-	size_t ncomm, npid, ntid, ntime, nevent;
+	const char *comm, *pid, *tid, *time, *event, *rest;
+	size_t ncomm, npid, ntid, ntime, nevent, nrest;
 	bool has_period;
 	uint64_t period;
 } perf_head;
@@ -139,13 +141,18 @@ static bool parse_head(const char *s, size_t n, perf_head *h)
 	size_t m = token(s, n, &i, &t);
 	if (m && all_digits(t, m, false)) {
 		h->has_period = true;
-		h->period = strtoull(t, NULL, 10);
+		for (size_t k = 0; k < m; k++) /* within the token: the line has no NUL after it */
+			h->period = h->period > (UINT64_MAX - 9) / 10 ? UINT64_MAX : h->period * 10 + (uint64_t)(t[k] - '0');
 		m = token(s, n, &i, &t);
 	}
 	if (m < 2 || t[m - 1] != ':')
 		return false;
 	h->event = t;
 	h->nevent = m - 1;
+	while (i < n && is_ws(s[i]))
+		i++;
+	h->rest = s + i; /* perf record without -g: "ip sym+off (dso)" of the one frame */
+	h->nrest = n - i;
 	return true;
 }
 
@@ -186,12 +193,19 @@ static bool time_event(const char *e, size_t n)
 	return false;
 }
 
+static int frame_line(prd *r, const char *s, size_t n);
+
 /* The sample read so far, to the sink: its stack root first. */
 static int flush(prd *r)
 {
 	if (!r->open)
 		return 0;
 	r->open = false;
+	if (!r->nfr && r->nrest) { /* no stack lines (perf record without -g): the header's frame */
+		int rc = frame_line(r, r->rest, r->nrest);
+		if (rc < 0)
+			return rc; /* 1: no frame there (a tracepoint's text): an empty stack */
+	}
 	uint32_t stack = TF_CPATH_ROOT;
 	for (size_t i = r->nfr; i-- > 0;)
 		if ((stack = tf_ctx_stack_child(r->ctx, stack, r->fr[i])) == (uint32_t)-1)
@@ -235,6 +249,10 @@ static int head_line(prd *r, const perf_head *h)
 	r->unit = tf_strtab_intern_cstr(r->st, time_event(h->event, h->nevent) ? "nanoseconds" : "count");
 	r->nfr = 0;
 	r->open = true;
+	if (tf_grow_n((void **)&r->rest, &r->caprest, h->nrest + 1, 1, false) < 0)
+		return TF_ENOMEM;
+	memcpy(r->rest, h->rest, h->nrest);
+	r->nrest = h->nrest;
 	return r->unit == (tf_str)-1 ? TF_ENOMEM : 0;
 }
 
@@ -338,6 +356,7 @@ static int perf_read(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sin
 	tf_lines_close(&l);
 	free(r.fr);
 	free(r.tmp);
+	free(r.rest);
 	return rc;
 }
 
@@ -366,7 +385,11 @@ static int perf_sniff(const char *path, int is_dir, const unsigned char *head, s
 		const char *next = nl + 1;
 		if (next >= end)
 			return whole ? TF_SNIFF_YES : TF_SNIFF_MAYBE;
-		return *next == '\n' || *next == '\r' || is_ws(*next) ? TF_SNIFF_YES : TF_SNIFF_NO;
+		if (*next == '\n' || *next == '\r' || is_ws(*next))
+			return TF_SNIFF_YES;
+		const char *nl2 = memchr(next, '\n', (size_t)(end - next)); /* no -g: the next header */
+		perf_head h2;
+		return nl2 && parse_head(next, (size_t)(nl2 - next), &h2) && h.nrest ? TF_SNIFF_YES : TF_SNIFF_NO;
 	}
 	return TF_SNIFF_NO;
 }

@@ -55,6 +55,12 @@ ME=$S/perf-multi-event/perf.script
 check "two events: a sample type each, weighted by their periods" sh -c \
 	"$TF -q profile '$ME' -o '$TMP/me.pb.gz' && go tool pprof -raw '$TMP/me.pb.gz' 2>&1 | grep -qx 'samples/count cpu-clock/period=1000000//nanoseconds.dflt. task-clock/period=4000000//nanoseconds'"
 
+# perf record without -g: the frame on the header line; the default type is a time event's
+printf 'app 1/1 1.000000: 1001 cpu-clock:  ffff81 func+0x1 ([kernel.kallsyms])\napp 1/1 1.001000: 1001 cpu-clock:  ffff82 other+0x2 (/bin/x)\n' > "$TMP/nog"
+check "without -g: sniffed, each sample's one frame from its header" sh -c "$TF -q fold '$TMP/nog' -o - | sort | tr '\n' ' ' | grep -qx 'func 1001 other 1001 '"
+printf 'app 1/1 1.0: 5 cycles:\n\t1 f (/x)\n\napp 1/1 1.1: 7 task-clock:\n\t1 g (/x)\n\n' > "$TMP/two"
+check "cycles and task-clock: task-clock (nanoseconds) is the default" sh -c "$TF -q top '$TMP/two' | head -1 | grep -q '^task-clock (nanoseconds)'"
+
 # --- any file name; -F perf ----------------------------------------------------
 cp "$FP" "$TMP/noext"
 check "sniffed by content under any name" sh -c "$TF -q top '$TMP/noext' | grep -q spin"

@@ -81,6 +81,18 @@ check "... 50 samples under main;MPI_Init, their frames below it" \
 check "... the one before every region: under its own frames, counted outside" sh -c \
 	"grep -qx 'main;leaf_fn 1' '$TMP/o3.folded' && $TF -q info '$O' '$TMP/otf2.perf' | grep -Eq '^ +1 +samples_outside'"
 
+# --- a sample after the trace's last event does not stretch a region left open;
+# samples outside are counted with --ranks too
+printf '{"distributedInfo":{"rank":0},"traceEvents":[{"ph":"B","name":"open","pid":1,"tid":1,"ts":1000000},{"ph":"X","name":"x","pid":1,"tid":1,"ts":1000000,"dur":1}]}' > "$TMP/t.json"
+printf 'app 1/1 1.000000500: 1 cpu-clock:\n\t1 f (/x)\n\napp 1/1 9.000000: 1 cpu-clock:\n\t1 f (/x)\n\n' > "$TMP/t.perf"
+$TF -q fold --sample-type wall "$TMP/t.json" -o "$TMP/t1.folded"
+$TF -q fold --sample-type wall "$TMP/t.json" "$TMP/t.perf" -o "$TMP/t2.folded"
+check "a sample 8 s after the trace's end: the region left open still ends at the trace's end" cmp "$TMP/t1.folded" "$TMP/t2.folded"
+check "... the sample at 9 s is outside (1), with --ranks 0 too" sh -c \
+	"$TF -q info '$TMP/t.json' '$TMP/t.perf' | grep -Eq '^ +1 +samples_outside' && $TF -q info --ranks 0 '$TMP/t.json' '$TMP/t.perf' | grep -Eq '^ +1 +samples_outside'"
+expect_exit 2 "overview of a trace with samples: a usage error" $TF -q overview "$T" "$P" -o "$TMP/ov.txt"
+said "... naming the sampled input" "traced.perf.gz' is a sampled profile"
+
 # --- samples of other threads stay on their own --------------------------------
 C=$DATA/samples/perf-c-fp/perf.script
 check "samples of threads the trace lacks: on their own threads, nothing outside" \
