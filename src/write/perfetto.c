@@ -316,6 +316,11 @@ static int start_sequence(tf_perfetto_out *w, uint32_t track, int64_t ts)
 
 int pfw_timed_packet(tf_perfetto_out *w, PB_Packet *p, uint32_t track, int64_t ts, tf_str name)
 {
+	return pfw_packet_at(w, p, track, ts, name, false);
+}
+
+int pfw_packet_at(tf_perfetto_out *w, PB_Packet *p, uint32_t track, int64_t ts, tf_str name, bool absolute)
+{
 	pseq *q = seq_state(w, track);
 	if (!q)
 		return w->rc = TF_ENOMEM;
@@ -336,7 +341,7 @@ int pfw_timed_packet(tf_perfetto_out *w, PB_Packet *p, uint32_t track, int64_t t
 		TF_TRY(start_sequence(w, track, ts));
 	}
 	p->has_timestamp = 1;
-	if (ts >= q->last) { /* ns since the sequence's previous packet (clock 64) */
+	if (ts >= q->last && !absolute) { /* ns since the sequence's previous packet (clock 64) */
 		p->timestamp = (uint64_t)ts - (uint64_t)q->last; /* fits: ts >= last */
 		q->last = ts;
 	} else { /* earlier: absolute (never before 0: shifted above) */

@@ -95,6 +95,10 @@ char *pfw_cstr(tf_perfetto_out *w, tf_str s);
  * written as the ns since the sequence's previous packet, or absolute
  * when earlier; name: what the error of a refused time names. */
 int pfw_timed_packet(tf_perfetto_out *w, PB_Packet *p, uint32_t track, int64_t ts, tf_str name);
+/* The same; absolute: at an absolute time (BOOTTIME), the sequence's
+ * delta base left as it is (samples: readers that skip their packets,
+ * tracefold's own, keep the slices' deltas right). */
+int pfw_packet_at(tf_perfetto_out *w, PB_Packet *p, uint32_t track, int64_t ts, tf_str name, bool absolute);
 
 /* A TF_EV_SAMPLE: a PerfSample per sample, its callstack interned
  * (perfetto_samples.c). */

@@ -134,7 +134,7 @@ int pfw_sample(tf_perfetto_out *w, const tf_event *ev)
 	for (int64_t i = 0; i < n && rc == 0; i++) {
 		PB_Packet p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 		Perfetto__Protos__PerfSample ps = PERFETTO__PROTOS__PERF_SAMPLE__INIT;
-		if ((rc = pfw_timed_packet(w, &p, track, ev->ts_ns, ev->name)) < 0)
+		if ((rc = pfw_packet_at(w, &p, track, ev->ts_ns, ev->name, true)) < 0)
 			break;
 		ps.has_pid = ps.has_tid = 1;
 		ps.pid = q->pid;

@@ -13,11 +13,12 @@ profile_of() { f=$1; shift; table "$@" "$f"; }
 # same_paths A B: A and B have the same sample types and, for each, the same
 # call paths with the same self, total and calls (tracefold diff --paths)
 same_paths() {
-	# Kineto's [memory] instants (alloc_*, free_*, inuse_*: docs/memory.md) are not in the
-	# archive (docs/otf2-out.md): every other type
+	# Kineto's [memory] instants (alloc_*, free_*, inuse_*: docs/memory.md) and
+	# sampled stacks (samples, cpu: Chrome's CPU profile, docs/samples.md) are not
+	# in the archive (docs/otf2-out.md): every other type
 	$TF -q profile "$1" -o "$TMP/types.pb.gz" || return 1
 	types=$(python3 tests/tools/pprof.py dump "$TMP/types.pb.gz" | sed -n '1s/^types //p' | tr ' ' '\n' |
-		sed -n '/^\(alloc\|free\|inuse\)_/!s|/.*||p')
+		sed -n '/^\(alloc\|free\|inuse\)_\|^samples\/\|^cpu\//!s|/.*||p')
 	[ -n "$types" ] || return 1
 	for ty in $types; do
 		$TF -q diff --paths --keep-waiting --sample-type "$ty" -n 0 --format json "$1" "$2" | python3 -c '

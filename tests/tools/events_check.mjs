@@ -32,13 +32,13 @@ const t = (name) => `read_parquet('${dir}/${name}/**/*.parquet'${hive})`;
 const q = async (sql) => (await c.runAndReadAll(sql)).getRowObjectsJson();
 
 // every table is there and reads (zero rows included)
-const tables = ['slices', 'counters', 'instants', 'messages', 'flows', 'tracks', 'call_paths'];
+const tables = ['slices', 'counters', 'instants', 'messages', 'flows', 'tracks', 'call_paths', 'samples'];
 const rows = {};
 for (const name of tables) {
 	const r = await q(`SELECT count(*) AS n FROM ${t(name)}`);
 	rows[name] = Number(r[0].n);
 }
-ok(true, `duckdb reads all 7 tables (${tables.map((n) => n + '=' + rows[n]).join(' ')})`);
+ok(true, `duckdb reads all ${tables.length} tables (${tables.map((n) => n + '=' + rows[n]).join(' ')})`);
 // collectives: a table only in runs that have some (docs/collectives.md)
 if (existsSync(join(dir, 'collectives'))) rows.collectives = Number((await q(`SELECT count(*) AS n FROM ${t('collectives')}`))[0].n);
 
