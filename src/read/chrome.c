@@ -445,15 +445,6 @@ int tf_chrome_parse_buffer(const char *path, uint32_t input, tf_ctx *ctx, tf_sin
 
 /* ---- sniff and read ---- */
 
-static bool head_has(const unsigned char *h, size_t n, const char *lit)
-{
-	size_t k = strlen(lit);
-	for (size_t i = 0; i + k <= n; i++)
-		if (memcmp(h + i, lit, k) == 0)
-			return true;
-	return false;
-}
-
 int tf_chrome_sniff(const unsigned char *h, size_t n)
 {
 	size_t i = 0;
@@ -479,7 +470,7 @@ int tf_chrome_sniff(const unsigned char *h, size_t n)
 		"\"baseTimeNanoseconds\"", NULL,
 	};
 	for (int k = 0; keys[k]; k++)
-		if (head_has(h + i, n - i, keys[k]))
+		if (tf_json_head_has(h + i, n - i, keys[k]))
 			return TF_SNIFF_YES;
 	return TF_SNIFF_MAYBE;
 }

@@ -300,19 +300,6 @@ static int dump_counter(tf_chrome *r, tf_event *ev, const tf_json_span *key, con
 	return 1;
 }
 
-/* The member key of an object span (TF_JSON_NONE when it is not there). */
-static tf_json_span member(const tf_json_span *obj, const char *key)
-{
-	tf_json_iter it;
-	tf_json_span k, v, none = { 0 };
-	if (obj->type != TF_JSON_OBJECT)
-		return none;
-	for (tf_json_iter_begin(&it, obj); tf_json_iter_next(&it, &k, &v);)
-		if (tf_json_is(&k, key))
-			return v;
-	return none;
-}
-
 /* v (process memory dump) and V (global): each allocator's attrs.size.value
  * in args.dumps.allocators a counter memory:<allocator>, each hex value of
  * args.dumps.process_totals memory:<name> (docs/format-chrome.md "Memory
@@ -321,16 +308,16 @@ static int do_memory_dump(tf_chrome *r, const tf_chrome_fields *f, tf_event *ev)
 {
 	tf_json_iter it;
 	tf_json_span k, v, size;
-	tf_json_span dumps = member(&f->args, "dumps");
-	tf_json_span allocs = member(&dumps, "allocators"), totals = member(&dumps, "process_totals");
+	tf_json_span dumps = tf_json_member(&f->args, "dumps");
+	tf_json_span allocs = tf_json_member(&dumps, "allocators"), totals = tf_json_member(&dumps, "process_totals");
 	int n = 0, rc;
 	if (ev)
 		ev->kind = TF_EV_COUNTER;
 	if (allocs.type == TF_JSON_OBJECT)
 		for (tf_json_iter_begin(&it, &allocs); tf_json_iter_next(&it, &k, &v);) {
-			size = member(&v, "attrs");
-			size = member(&size, "size");
-			size = member(&size, "value");
+			size = tf_json_member(&v, "attrs");
+			size = tf_json_member(&size, "size");
+			size = tf_json_member(&size, "value");
 			if ((rc = dump_counter(r, ev, &k, &size)) < 0)
 				return rc;
 			n += rc;

@@ -100,18 +100,6 @@ static void arr_begin(const tf_json_span *a, const u8 **p, const u8 **end)
 	*end = a->p + a->n;
 }
 
-static tf_json_span member(const tf_json_span *obj, const char *key)
-{
-	tf_json_iter it;
-	tf_json_span k, v, none = { 0 };
-	if (obj->type != TF_JSON_OBJECT)
-		return none;
-	for (tf_json_iter_begin(&it, obj); tf_json_iter_next(&it, &k, &v);)
-		if (tf_json_is(&k, key))
-			return v;
-	return none;
-}
-
 static int prof_get(tf_chrome *r, const tf_chrome_fields *f, prof **out)
 {
 	if (!r->prof) {
@@ -168,7 +156,7 @@ static int emit_meta(tf_chrome *r, const tf_chrome_fields *f, uint64_t idx)
  * takes it: the chunks come from V8's profiler thread) and the start. */
 static int on_profile(tf_chrome *r, const tf_chrome_fields *f, prof *p, uint64_t idx)
 {
-	tf_json_span data = member(&f->args, "data"), st = member(&data, "startTime");
+	tf_json_span data = tf_json_member(&f->args, "data"), st = tf_json_member(&data, "startTime");
 	int64_t ns;
 	if (p->has_start || !tf_json_scaled(&st, US_TO_NS, &ns)) {
 		tf_count_skip(r->ctx, TF_DIAG_bad_event);
@@ -187,7 +175,8 @@ static int on_profile(tf_chrome *r, const tf_chrome_fields *f, prof *p, uint64_t
  * "(anonymous)" for an empty name; the name alone without a url). */
 static int node_frame(tf_chrome *r, const tf_json_span *cf, tf_str *out)
 {
-	tf_json_span fn = member(cf, "functionName"), url = member(cf, "url"), ln = member(cf, "lineNumber");
+	tf_json_span fn = tf_json_member(cf, "functionName"), url = tf_json_member(cf, "url");
+	tf_json_span ln = tf_json_member(cf, "lineNumber");
 	const char *ft, *ut;
 	size_t fnn, un;
 	int64_t line = -1;
@@ -216,8 +205,9 @@ static int node_frame(tf_chrome *r, const tf_json_span *cf, tf_str *out)
 
 static int on_node(tf_chrome *r, prof *p, const tf_json_span *node)
 {
-	tf_json_span id = member(node, "id"), par = member(node, "parent"), cf = member(node, "callFrame");
-	tf_json_span kids = member(node, "children");
+	tf_json_span id = tf_json_member(node, "id"), par = tf_json_member(node, "parent");
+	tf_json_span cf = tf_json_member(node, "callFrame");
+	tf_json_span kids = tf_json_member(node, "children");
 	pnode nd = { .parent = NO_PARENT };
 	if (!tf_json_i64(&id, &nd.id) || tf_hmap_get(&p->node_idx, (uint64_t)nd.id) != UINT32_MAX)
 		return 1;
@@ -245,9 +235,9 @@ static int on_node(tf_chrome *r, prof *p, const tf_json_span *node)
 /* `ProfileChunk`: its nodes, and its samples with their times. */
 static int on_chunk(tf_chrome *r, const tf_chrome_fields *f, prof *p, uint64_t idx)
 {
-	tf_json_span data = member(&f->args, "data"), cp = member(&data, "cpuProfile");
-	tf_json_span nodes = member(&cp, "nodes"), samples = member(&cp, "samples");
-	tf_json_span deltas = member(&data, "timeDeltas"), v, d;
+	tf_json_span data = tf_json_member(&f->args, "data"), cp = tf_json_member(&data, "cpuProfile");
+	tf_json_span nodes = tf_json_member(&cp, "nodes"), samples = tf_json_member(&cp, "samples");
+	tf_json_span deltas = tf_json_member(&data, "timeDeltas"), v, d;
 	const u8 *q, *e, *dq, *de;
 	size_t bad = 0, n = 0;
 	int rc;

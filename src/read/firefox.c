@@ -34,24 +34,24 @@ typedef struct thread_cols {
 
 static int samples_cols(ff *r, int ti, const tf_json_span *th, thread_cols *c)
 {
-	tf_json_span smp = ff_field(th, "samples");
+	tf_json_span smp = tf_json_member(th, "samples");
 	memset(c, 0, sizeof *c);
 	if (smp.type != TF_JSON_OBJECT)
 		return ff_fail(r, th->p, "thread %d has no samples object", ti);
-	c->stack = ff_field(&smp, "stack");
+	c->stack = tf_json_member(&smp, "stack");
 	if (c->stack.type != TF_JSON_ARRAY)
 		return ff_fail(r, smp.p, "thread %d: samples has no stack column", ti);
-	c->time = ff_field(&smp, "time");
+	c->time = tf_json_member(&smp, "time");
 	if (c->time.type != TF_JSON_ARRAY) {
-		c->time = ff_field(&smp, "timeDeltas");
+		c->time = tf_json_member(&smp, "timeDeltas");
 		c->deltas = true;
 	}
 	if (c->time.type != TF_JSON_ARRAY)
 		return ff_fail(r, smp.p, "thread %d: samples has neither a time nor a timeDeltas column", ti);
-	c->weight = ff_field(&smp, "weight");
+	c->weight = tf_json_member(&smp, "weight");
 	if (c->weight.type != TF_JSON_NONE && c->weight.type != TF_JSON_ARRAY && !tf_json_is_null(&c->weight))
 		return ff_fail(r, c->weight.p, "thread %d: samples.weight is neither an array nor null", ti);
-	tf_json_span wt = ff_field(&smp, "weightType");
+	tf_json_span wt = tf_json_member(&smp, "weightType");
 	if (wt.type == TF_JSON_NONE || tf_json_is_null(&wt) || tf_json_is(&wt, "samples"))
 		c->wkind = W_SAMPLES;
 	else if (tf_json_is(&wt, "tracing-ms"))
@@ -60,7 +60,7 @@ static int samples_cols(ff *r, int ti, const tf_json_span *th, thread_cols *c)
 		c->wkind = W_BYTES;
 	else
 		return ff_fail(r, wt.p, "thread %d: samples.weightType is not samples, tracing-ms or bytes", ti);
-	tf_json_span len = ff_field(&smp, "length"), v;
+	tf_json_span len = tf_json_member(&smp, "length"), v;
 	int64_t l;
 	if (len.type == TF_JSON_NUMBER && tf_json_i64(&len, &l) && l >= 0) {
 		c->len = (size_t)l;
@@ -94,8 +94,8 @@ static bool times_sorted(const thread_cols *c)
 static int thread_track(ff *r, int ti, const tf_json_span *th, bool sorted, uint32_t *out)
 {
 	char key[48];
-	tf_json_span pid = ff_field(th, "pid"), tid = ff_field(th, "tid"), name = ff_field(th, "name");
-	tf_json_span pname = ff_field(th, "processName");
+	tf_json_span pid = tf_json_member(th, "pid"), tid = tf_json_member(th, "tid"), name = tf_json_member(th, "name");
+	tf_json_span pname = tf_json_member(th, "processName");
 	tf_str pk, tk, tn = 0, pn = 0;
 	if (pid.type == TF_JSON_STRING || pid.type == TF_JSON_NUMBER) {
 		pk = ff_intern(r, &pid);
@@ -220,16 +220,16 @@ static bool is_gecko(const tf_json_span *threads)
 		return false;
 	if (th.type == TF_JSON_STRING)
 		return true;
-	tf_json_span smp = ff_field(&th, "samples");
-	return ff_field(&smp, "schema").type != TF_JSON_NONE || ff_field(&th, "stringTable").type != TF_JSON_NONE;
+	tf_json_span smp = tf_json_member(&th, "samples");
+	return tf_json_member(&smp, "schema").type != TF_JSON_NONE || tf_json_member(&th, "stringTable").type != TF_JSON_NONE;
 }
 
 static int read_version(ff *r, const tf_json_span *meta, const tf_json_span *threads)
 {
-	tf_json_span pv = ff_field(meta, "preprocessedProfileVersion");
+	tf_json_span pv = tf_json_member(meta, "preprocessedProfileVersion");
 	if (pv.type == TF_JSON_NONE) {
 		if (is_gecko(threads)) {
-			tf_json_span gv = ff_field(meta, "version");
+			tf_json_span gv = tf_json_member(meta, "version");
 			return ff_fail(r, meta->p, "a raw Gecko profile (meta.version %.*s, tables as schema/data), "
 				    "not a processed one: load it in the Firefox Profiler (profiler.firefox.com) "
 				    "and save it from there to get a processed profile",
@@ -252,25 +252,25 @@ static int read_version(ff *r, const tf_json_span *meta, const tf_json_span *thr
 static int thread_tables(ff *r, int ti, const tf_json_span *th, const tf_json_span *shared, tables *sh,
 			 strs *sh_s, tables *own, strs *own_s, tables **t, strs **ss)
 {
-	tf_json_span a = ff_field(shared, "stringArray");
+	tf_json_span a = tf_json_member(shared, "stringArray");
 	if (a.type == TF_JSON_ARRAY) {
 		if (!sh_s->ready)
 			TF_TRY(ff_strs_read(r, &a, sh_s));
 		*ss = sh_s;
 	} else {
-		a = ff_field(th, "stringArray");
+		a = tf_json_member(th, "stringArray");
 		if (a.type != TF_JSON_ARRAY)
 			return ff_fail(r, th->p, "thread %d has no stringArray (and profile.shared has none)", ti);
 		TF_TRY(ff_strs_read(r, &a, own_s));
 		*ss = own_s;
 	}
-	if (ff_field(shared, "stackTable").type == TF_JSON_OBJECT) {
+	if (tf_json_member(shared, "stackTable").type == TF_JSON_OBJECT) {
 		if (!sh->ready)
 			TF_TRY(ff_tables_read(r, shared, sh));
 		*t = sh;
 		return 0;
 	}
-	if (ff_field(th, "stackTable").type != TF_JSON_OBJECT)
+	if (tf_json_member(th, "stackTable").type != TF_JSON_OBJECT)
 		return ff_fail(r, th->p, "thread %d has no stackTable (and profile.shared has none)", ti);
 	TF_TRY(ff_tables_read(r, th, own));
 	*t = own;
@@ -322,8 +322,8 @@ static int read_profile(ff *r, const unsigned char *buf, size_t len)
 	after = tf_json_skip_ws(after, buf + len);
 	if (after < buf + len)
 		return ff_fail(r, after, "more after the JSON object");
-	tf_json_span meta = ff_field(&root, "meta"), threads = ff_field(&root, "threads");
-	tf_json_span shared = ff_field(&root, "shared");
+	tf_json_span meta = tf_json_member(&root, "meta"), threads = tf_json_member(&root, "threads");
+	tf_json_span shared = tf_json_member(&root, "shared");
 	if (meta.type != TF_JSON_OBJECT)
 		return ff_fail(r, root.p, "no meta object (not a Firefox Profiler profile)");
 	TF_TRY(read_version(r, &meta, &threads));
@@ -356,15 +356,6 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 
 /* ---- sniff ---- */
 
-static bool has(const unsigned char *h, size_t n, const char *lit)
-{
-	size_t k = strlen(lit);
-	for (size_t i = 0; i + k <= n; i++)
-		if (memcmp(h + i, lit, k) == 0)
-			return true;
-	return false;
-}
-
 /* A JSON object with "meta" whose head shows the processed format's version
  * or its tables (or a raw Gecko profile's, to refuse it by name), or, when
  * meta's categories fill the head, meta's interval with its startTime,
@@ -380,9 +371,9 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 		i = 3;
 	while (i < n && tf_json_ws[head[i]])
 		i++;
-	if (i >= n || head[i] != '{' || !has(head + i, n - i, "\"meta\""))
+	if (i >= n || head[i] != '{' || !tf_json_head_has(head + i, n - i, "\"meta\""))
 		return TF_SNIFF_NO;
-	if (has(head + i, n - i, "\"preprocessedProfileVersion\""))
+	if (tf_json_head_has(head + i, n - i, "\"preprocessedProfileVersion\""))
 		return TF_SNIFF_YES;
 	static const char *const keys[] = {
 		"\"stackTable\"", "\"frameTable\"", "\"funcTable\"", "\"stringArray\"", /* processed */
@@ -390,12 +381,12 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 		NULL,
 	};
 	for (int k = 0; keys[k]; k++)
-		if (has(head + i, n - i, keys[k]))
+		if (tf_json_head_has(head + i, n - i, keys[k]))
 			return TF_SNIFF_YES;
 	/* meta's own fields, when its categories fill the head (both formats) */
-	if (has(head + i, n - i, "\"interval\"") &&
-	    (has(head + i, n - i, "\"startTime\"") || has(head + i, n - i, "\"categories\"") ||
-	     has(head + i, n - i, "\"product\"")))
+	if (tf_json_head_has(head + i, n - i, "\"interval\"") &&
+	    (tf_json_head_has(head + i, n - i, "\"startTime\"") || tf_json_head_has(head + i, n - i, "\"categories\"") ||
+	     tf_json_head_has(head + i, n - i, "\"product\"")))
 		return TF_SNIFF_YES;
 	return TF_SNIFF_NO;
 }

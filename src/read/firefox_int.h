@@ -78,7 +78,6 @@ static inline bool arr_next(arr_iter *it, tf_json_span *v)
 	return tf_json_value(it->p, it->end + 1, v, &it->p, &e) == TF_JSON_OK;
 }
 
-tf_json_span ff_field(const tf_json_span *obj, const char *key);
 /* A TF_EFORMAT error at byte `at` of the file (NULL: no offset). */
 int ff_fail(ff *r, const void *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int ff_oom(ff *r);

@@ -8,19 +8,6 @@
 #include <string.h>
 #include "firefox_int.h"
 
-tf_json_span ff_field(const tf_json_span *obj, const char *key)
-{
-	tf_json_iter it;
-	tf_json_span k, v, none = { 0 };
-	if (obj->type != TF_JSON_OBJECT)
-		return none;
-	tf_json_iter_begin(&it, obj);
-	while (tf_json_iter_next(&it, &k, &v))
-		if (tf_json_is(&k, key))
-			return v;
-	return none;
-}
-
 int ff_fail(ff *r, const void *at, const char *fmt, ...)
 {
 	char msg[400];
@@ -68,7 +55,7 @@ tf_str ff_intern(ff *r, const tf_json_span *s)
  * need, else out->n = 0. */
 static int column(ff *r, const tf_json_span *table, const char *tname, const char *key, bool need, ivec *out)
 {
-	tf_json_span c = ff_field(table, key), v;
+	tf_json_span c = tf_json_member(table, key), v;
 	out->v = NULL;
 	out->n = 0;
 	if (c.type == TF_JSON_NONE || tf_json_is_null(&c)) {
@@ -112,14 +99,14 @@ void ff_tables_free(tables *t)
  * frameTable, funcTable. */
 int ff_tables_read(ff *r, const tf_json_span *holder, tables *t)
 {
-	tf_json_span stk = ff_field(holder, "stackTable"), frm = ff_field(holder, "frameTable");
-	tf_json_span fun = ff_field(holder, "funcTable");
+	tf_json_span stk = tf_json_member(holder, "stackTable"), frm = tf_json_member(holder, "frameTable");
+	tf_json_span fun = tf_json_member(holder, "funcTable");
 	if (stk.type != TF_JSON_OBJECT || frm.type != TF_JSON_OBJECT || fun.type != TF_JSON_OBJECT)
 		return ff_fail(r, holder->p, "no stackTable, frameTable and funcTable objects");
 	TF_TRY(column(r, &stk, "stackTable", "frame", true, &t->frame));
 	TF_TRY(column(r, &frm, "frameTable", "func", true, &t->func));
 	TF_TRY(column(r, &fun, "funcTable", "name", true, &t->name));
-	tf_json_span po = ff_field(&stk, "prefixOffset");
+	tf_json_span po = tf_json_member(&stk, "prefixOffset");
 	if (po.type == TF_JSON_ARRAY) { /* >= 66: parent = i - prefixOffset[i], 0 for a root */
 		TF_TRY(column(r, &stk, "stackTable", "prefixOffset", true, &t->prefix));
 		for (size_t i = 0; i < t->prefix.n; i++) {

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "json.h"
 
 typedef unsigned char u8;
@@ -189,6 +190,27 @@ bool tf_json_iter_next(tf_json_iter *it, tf_json_span *key, tf_json_span *val)
 		return false;
 	it->p = p;
 	return true;
+}
+
+tf_json_span tf_json_member(const tf_json_span *obj, const char *key)
+{
+	tf_json_iter it;
+	tf_json_span k, v, none = { 0 };
+	if (obj->type != TF_JSON_OBJECT)
+		return none;
+	for (tf_json_iter_begin(&it, obj); tf_json_iter_next(&it, &k, &v);)
+		if (tf_json_is(&k, key))
+			return v;
+	return none;
+}
+
+bool tf_json_head_has(const unsigned char *h, size_t n, const char *lit)
+{
+	size_t k = strlen(lit);
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(h + i, lit, k) == 0)
+			return true;
+	return false;
 }
 
 /* ---- strings ---- */

@@ -283,6 +283,12 @@ static inline void tf_json_iter_begin(tf_json_iter *it, const tf_json_span *obj)
 
 /* The next member: true with key (a string span) and val, false at the end. */
 bool tf_json_iter_next(tf_json_iter *it, tf_json_span *key, tf_json_span *val);
+/* The member key (a string without escapes) of an object span: its value,
+ * or a span of type TF_JSON_NONE when obj is no object or has none. */
+tf_json_span tf_json_member(const tf_json_span *obj, const char *key);
+
+/* For sniffers: does h[0..n) (a file's head) hold the bytes of lit? */
+bool tf_json_head_has(const unsigned char *h, size_t n, const char *lit);
 
 /* ---- resumable skip, strict (json_check.c) ---- */
 

@@ -87,19 +87,6 @@ static bool arr_next(arr_iter *it, tf_json_span *v)
 	return tf_json_value(it->p, it->end + 1, v, &it->p, &e) == TF_JSON_OK;
 }
 
-static tf_json_span field(const tf_json_span *obj, const char *key)
-{
-	tf_json_iter it;
-	tf_json_span k, v, none = { 0 };
-	if (obj->type != TF_JSON_OBJECT)
-		return none;
-	tf_json_iter_begin(&it, obj);
-	while (tf_json_iter_next(&it, &k, &v))
-		if (tf_json_is(&k, key))
-			return v;
-	return none;
-}
-
 /* The members keys[0..n) of obj into out[] (absent: zeroed), in one walk:
  * each member's value is checked once, however many keys are asked for. */
 static void fields(const tf_json_span *obj, const char *const *keys, tf_json_span *out, size_t n)
@@ -144,14 +131,14 @@ static int bad(ssr *r, const tf_json_span *at, int64_t index, const char *what)
 
 static int read_frames(ssr *r, const tf_json_span *root, const tf_json_span *sh)
 {
-	tf_json_span shared = *sh, fr = field(&shared, "frames"), v;
+	tf_json_span shared = *sh, fr = tf_json_member(&shared, "frames"), v;
 	if (fr.type != TF_JSON_ARRAY)
 		return tf_error_set(r->err, TF_EFORMAT, r->path, off_of(r, shared.p ? &shared : root), -1,
 				    "no shared.frames array (not a speedscope file)");
 	arr_iter it;
 	size_t cap = 0;
 	for (arr_begin(&it, &fr); arr_next(&it, &v);) {
-		tf_json_span name = field(&v, "name");
+		tf_json_span name = tf_json_member(&v, "name");
 		if (name.type != TF_JSON_STRING)
 			return tf_error_set(r->err, TF_EFORMAT, r->path, off_of(r, &v), -1,
 					    "shared.frames[%zu] has no name string", r->nframes);
@@ -397,15 +384,6 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	return rc;
 }
 
-static bool has(const unsigned char *h, size_t n, const char *lit)
-{
-	size_t k = strlen(lit);
-	for (size_t i = 0; i + k <= n; i++)
-		if (memcmp(h + i, lit, k) == 0)
-			return true;
-	return false;
-}
-
 /* A JSON object whose head names speedscope's schema, or has both the
  * keys "shared" and "profiles" (files without $schema). */
 static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n, bool whole)
@@ -419,9 +397,11 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 		i++;
 	if (i >= n || head[i] != '{')
 		return TF_SNIFF_NO;
-	if (has(head + i, n - i, "speedscope.app/file-format-schema.json"))
+	if (tf_json_head_has(head + i, n - i, "speedscope.app/file-format-schema.json"))
 		return TF_SNIFF_YES;
-	return has(head + i, n - i, "\"shared\"") && has(head + i, n - i, "\"profiles\"") ? TF_SNIFF_YES : TF_SNIFF_NO;
+	return tf_json_head_has(head + i, n - i, "\"shared\"") && tf_json_head_has(head + i, n - i, "\"profiles\"")
+		       ? TF_SNIFF_YES
+		       : TF_SNIFF_NO;
 }
 
 const tf_format tf_format_speedscope = {

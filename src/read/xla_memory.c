@@ -87,39 +87,26 @@ static int64_t field_i64(const tf_json_span *obj, const char *key)
 	return 0;
 }
 
-static tf_json_span field(const tf_json_span *obj, const char *key)
-{
-	tf_json_iter it;
-	tf_json_span k, v, none = { 0 };
-	if (obj->type != TF_JSON_OBJECT)
-		return none;
-	tf_json_iter_begin(&it, obj);
-	while (tf_json_iter_next(&it, &k, &v))
-		if (tf_json_is(&k, key))
-			return v;
-	return none;
-}
-
 /* A snapshot object into *s; false when it has no usable time. */
 static bool read_snap(const tf_json_span *o, snap *s)
 {
 	memset(s, 0, sizeof(*s));
-	tf_json_span t = field(o, "timeOffsetPs");
+	tf_json_span t = tf_json_member(o, "timeOffsetPs");
 	int64_t ps = 0;
 	if (o->type != TF_JSON_OBJECT || (t.type && !tf_json_i64(&t, &ps)) || ps < 0)
 		return false;
 	s->ts_ns = ps / 1000; /* picoseconds: the nanosecond it falls in */
-	tf_json_span a = field(o, "aggregationStats");
+	tf_json_span a = tf_json_member(o, "aggregationStats");
 	s->heap = field_i64(&a, "heapAllocatedBytes");
 	s->stack = field_i64(&a, "stackReservedBytes");
 	s->peak = field_i64(&a, "peakBytesInUse");
-	tf_json_span m = field(o, "activityMetadata");
-	tf_json_span act = field(&m, "memoryActivity");
+	tf_json_span m = tf_json_member(o, "activityMetadata");
+	tf_json_span act = tf_json_member(&m, "memoryActivity");
 	s->act = tf_json_is(&act, "ALLOCATION") ? ACT_ALLOC : tf_json_is(&act, "DEALLOCATION") ? ACT_FREE : ACT_OTHER;
 	s->bytes = field_i64(&m, "allocationBytes");
 	if (s->bytes == 0)
 		s->bytes = field_i64(&m, "requestedBytes");
-	s->op = field(&m, "tfOpName");
+	s->op = tf_json_member(&m, "tfOpName");
 	return true;
 }
 
@@ -208,7 +195,7 @@ static int activity(xm *r, uint32_t track, const tf_json_span *alloc, const snap
 
 static int allocator(xm *r, tf_str host, const tf_json_span *name, const tf_json_span *prof)
 {
-	tf_json_span snaps = field(prof, "memoryProfileSnapshots");
+	tf_json_span snaps = tf_json_member(prof, "memoryProfileSnapshots");
 	if (name->type != TF_JSON_STRING || prof->type != TF_JSON_OBJECT ||
 	    (snaps.type && snaps.type != TF_JSON_ARRAY)) {
 		tf_count_skip(r->ctx, TF_DIAG_bad_event);
@@ -282,7 +269,7 @@ static int read_profile(xm *r, const unsigned char *buf, size_t len)
 	if (after < buf + len)
 		return tf_error_set(r->err, TF_EFORMAT, r->path, (int64_t)(after - buf), -1,
 				    "more after the JSON object");
-	tf_json_span per = field(&root, "memoryProfilePerAllocator");
+	tf_json_span per = tf_json_member(&root, "memoryProfilePerAllocator");
 	if (per.type != TF_JSON_OBJECT)
 		return tf_error_set(r->err, TF_EFORMAT, r->path, 0, -1,
 				    "no memoryProfilePerAllocator object (not an XLA memory profile)");
@@ -326,15 +313,6 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
  * by number: memory_profile_per_allocator, field 1, comes first unless it
  * is empty) or its snapshots.  The Chrome reader's YES comes first in the
  * table, so a trace that only mentions these keys stays a trace. */
-static bool has(const unsigned char *h, size_t n, const char *lit)
-{
-	size_t k = strlen(lit);
-	for (size_t i = 0; i + k <= n; i++)
-		if (memcmp(h + i, lit, k) == 0)
-			return true;
-	return false;
-}
-
 static int sniff(const char *path, int is_dir, const unsigned char *head, size_t n, bool whole)
 {
 	(void)path;
@@ -346,8 +324,8 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 		i++;
 	if (i >= n || head[i] != '{')
 		return TF_SNIFF_NO;
-	return has(head + i, n - i, "\"memoryProfilePerAllocator\"") ||
-	       has(head + i, n - i, "\"memoryProfileSnapshots\"") ? TF_SNIFF_YES : TF_SNIFF_NO;
+	return tf_json_head_has(head + i, n - i, "\"memoryProfilePerAllocator\"") ||
+	       tf_json_head_has(head + i, n - i, "\"memoryProfileSnapshots\"") ? TF_SNIFF_YES : TF_SNIFF_NO;
 }
 
 const tf_format tf_format_xla_memory = {
