@@ -51,12 +51,15 @@ ptrdiff_t tf_file_head(const char *path, void *buf, size_t n, tf_error *err);
 ptrdiff_t tf_file_head_whole(const char *path, void *buf, size_t n, bool *whole, tf_error *err);
 
 /* Lines of an input, streamed (lines.c): each without its '\n' (a '\r'
- * before it stays), with the (decompressed) byte offset where it starts.
- * A line longer than max_bytes is TF_EFORMAT at its offset; a gzip stream
- * cut short is TF_EFORMAT at its end. */
+ * before it stays), with the (decompressed) byte offset where it starts;
+ * a line carried across chunks ends in a NUL.  A line longer than
+ * max_bytes is TF_EFORMAT at its offset ("line N: longer than M MiB (not
+ * WHAT?)").  The reader reports, the caller decides: after the last line,
+ * `unterminated` says it had no '\n', and tf_in_truncated(l->in) that the
+ * gzip stream was cut short. */
 typedef struct tf_lines {
 	tf_in *in;
-	const char *path;
+	const char *path, *what;  /* what: the format, for the long-line message */
 	const char *chunk;        /* the current chunk, and how far it was read */
 	size_t len, at;
 	char *carry;              /* a line that runs across chunks */
@@ -64,8 +67,9 @@ typedef struct tf_lines {
 	uint64_t chunk_off;       /* offset of the current chunk */
 	uint64_t line;            /* 1-based number of the line returned last */
 	bool eof;
+	bool unterminated;        /* the line returned last ended without '\n' (the last) */
 } tf_lines;
-int tf_lines_open(tf_lines *l, const char *path, size_t max_bytes, tf_error *err);
+int tf_lines_open(tf_lines *l, const char *path, const char *what, size_t max_bytes, tf_error *err);
 /* 1 and the next line in *s, *n (valid until the next call) and its
  * offset in *off; 0 at the end; negative TF_E* with err filled. */
 int tf_lines_next(tf_lines *l, const char **s, size_t *n, uint64_t *off, tf_error *err);

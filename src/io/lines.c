@@ -1,14 +1,16 @@
 /* lines.c - an input's lines, streamed chunk by chunk (io.h tf_lines): the
  * line readers of text formats (perf script, austin) share it. */
+#include <inttypes.h>
 #include <string.h>
 #include <stdlib.h>
 #include "tracefold/io.h"
 #include "grow.h"
 
-int tf_lines_open(tf_lines *l, const char *path, size_t max_bytes, tf_error *err)
+int tf_lines_open(tf_lines *l, const char *path, const char *what, size_t max_bytes, tf_error *err)
 {
 	memset(l, 0, sizeof(*l));
 	l->path = path;
+	l->what = what;
 	l->max_bytes = max_bytes;
 	return tf_in_open(&l->in, path, err);
 }
@@ -25,8 +27,9 @@ static int carry(tf_lines *l, const char *s, size_t len, tf_error *err)
 {
 	uint64_t off = l->chunk_off + l->at - l->ncarry;
 	if (l->ncarry + len > l->max_bytes)
-		return tf_error_set(err, TF_EFORMAT, l->path, (int64_t)off, -1, "a line longer than %zu MiB",
-				    l->max_bytes >> 20);
+		return tf_error_set(err, TF_EFORMAT, l->path, (int64_t)off, -1,
+				    "line %" PRIu64 ": longer than %zu MiB (not %s?)", l->line + 1, l->max_bytes >> 20,
+				    l->what);
 	if (tf_grow_n((void **)&l->carry, &l->capcarry, l->ncarry + len + 1, 1, false) < 0)
 		return tf_error_set(err, TF_ENOMEM, l->path, (int64_t)off, -1, "out of memory");
 	memcpy(l->carry + l->ncarry, s, len);
@@ -79,12 +82,10 @@ int tf_lines_next(tf_lines *l, const char **s, size_t *n, uint64_t *off, tf_erro
 		if (got == 0)
 			l->eof = true;
 	}
-	if (tf_in_truncated(l->in))
-		return tf_error_set(err, TF_EFORMAT, l->path, (int64_t)l->chunk_off, -1,
-				    "gzip data ends early (truncated file)");
 	if (!l->ncarry)
 		return 0;
 	l->line++; /* the last line, without its '\n' */
+	l->unterminated = true;
 	*off = l->chunk_off - l->ncarry;
 	*s = l->carry;
 	*n = l->ncarry;

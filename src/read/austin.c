@@ -256,51 +256,24 @@ static int do_line(ard *r, const char *s, size_t n, uint64_t off)
 	return 0;
 }
 
-static int read_lines(ard *r, tf_in *in)
+static int read_lines(ard *r, tf_lines *l)
 {
-	char *carry = NULL;
-	size_t ncarry = 0, capcarry = 0;
-	uint64_t total = 0, line_off = 0;
-	int rc = 0;
-	for (;;) {
-		const unsigned char *data;
-		ptrdiff_t n = tf_in_chunk(in, &data, r->err);
-		if (n <= 0) {
-			rc = (int)n;
+	const char *s;
+	size_t n;
+	uint64_t off = 0;
+	int rc;
+	while ((rc = tf_lines_next(l, &s, &n, &off, r->err)) > 0) {
+		r->line = l->line;
+		if (l->unterminated) /* the last line, without its '\n': austin ends every line */
 			break;
-		}
-		const char *c = (const char *)data;
-		size_t p = 0, len = (size_t)n;
-		while (p < len && rc == 0) {
-			const char *nl = memchr(c + p, '\n', len - p);
-			size_t e = nl ? (size_t)(nl - c) : len;
-			if (ncarry || !nl) {
-				if (ncarry + (e - p) > LINE_MAX_BYTES) {
-					rc = line_error(r, line_off, "longer than 64 MiB (not austin output?)", NULL, 0);
-					break;
-				}
-				if (tf_grow_n((void **)&carry, &capcarry, ncarry + (e - p), 1, false) < 0) {
-					rc = TF_ENOMEM;
-					break;
-				}
-				memcpy(carry + ncarry, c + p, e - p);
-				ncarry += e - p;
-			}
-			if (nl) {
-				rc = ncarry ? do_line(r, carry, ncarry, line_off) : do_line(r, c + p, e - p, line_off);
-				ncarry = 0;
-				r->line++;
-				line_off = total + e + 1;
-			}
-			p = e + 1;
-		}
-		total += len;
-		if (rc < 0)
-			break;
+		if ((rc = do_line(r, s, n, off)) < 0)
+			return rc;
 	}
-	if (rc == 0 && ncarry) { /* the last line, without its '\n': austin ends every line */
-		bool cut = tf_in_truncated(in);
-		if (!cut && (rc = do_line(r, carry, ncarry, line_off)) == TF_EFORMAT) {
+	if (rc < 0)
+		return rc;
+	bool cut = tf_in_truncated(l->in);
+	if (rc > 0) {
+		if (!cut && (rc = do_line(r, s, n, off)) == TF_EFORMAT) {
 			tf_error_clear(r->err);
 			rc = 0;
 			cut = true;
@@ -308,30 +281,30 @@ static int read_lines(ard *r, tf_in *in)
 		if (cut) {
 			tf_count_skip(r->ctx, TF_DIAG_truncated_record);
 			tf_ctx_note(r->ctx, "%s: line %" PRIu64 " at byte %" PRIu64 " is cut (no end of line%s): ignored",
-				    r->path, r->line, line_off, tf_in_truncated(in) ? ", gzip data ends early" : "");
+				    r->path, r->line, off, tf_in_truncated(l->in) ? ", gzip data ends early" : "");
 		}
-	} else if (rc == 0 && tf_in_truncated(in)) {
-		tf_ctx_note(r->ctx, "%s: gzip data ends early, after line %" PRIu64, r->path, r->line - 1);
+		return rc;
 	}
-	free(carry);
-	return rc;
+	if (cut)
+		tf_ctx_note(r->ctx, "%s: gzip data ends early, after line %" PRIu64, r->path, l->line);
+	return 0;
 }
 
 static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
 {
 	ard r = { .path = path, .input = input, .ctx = ctx, .sink = sink, .st = tf_ctx_strtab(ctx), .err = err,
 		  .line = 1 };
-	tf_in *in;
+	tf_lines l;
 	if ((r.proc = tf_strtab_intern_cstr(r.st, "austin")) == (tf_str)-1)
 		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
 	tf_ctx_set_process_name(ctx, input, r.proc, r.proc);
-	TF_TRY(tf_in_open(&in, path, err));
-	int rc = read_lines(&r, in);
+	TF_TRY(tf_lines_open(&l, path, "austin output", LINE_MAX_BYTES, err));
+	int rc = read_lines(&r, &l);
 	if (rc == 0 && !r.samples)
 		rc = tf_error_set(err, TF_EFORMAT, path, 0, -1, "no samples (no 'Thread <id>...' line)");
 	if (rc == TF_ENOMEM && err && !err->code)
 		tf_error_set(err, rc, path, -1, (int64_t)r.index, "out of memory");
-	tf_in_close(in);
+	tf_lines_close(&l);
 	tf_hmap_free(&r.tmap);
 	free(r.threads);
 	free(r.tmp);

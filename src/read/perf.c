@@ -338,14 +338,21 @@ static int perf_read(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sin
 {
 	prd r = { .ctx = ctx, .sink = sink, .st = tf_ctx_strtab(ctx), .path = path, .err = err, .input = input };
 	tf_lines l;
-	TF_TRY(tf_lines_open(&l, path, PERF_LINE_MAX, err));
+	TF_TRY(tf_lines_open(&l, path, "perf script text", PERF_LINE_MAX, err));
 	const char *s;
 	size_t n;
 	uint64_t off;
 	int rc;
-	while ((rc = tf_lines_next(&l, &s, &n, &off, err)) > 0)
+	while ((rc = tf_lines_next(&l, &s, &n, &off, err)) > 0) {
+		if (l.unterminated && tf_in_truncated(l.in)) { /* cut by the gzip stream's end: below */
+			rc = 0;
+			break;
+		}
 		if ((rc = do_line(&r, s, n, off, l.line)) < 0)
 			break;
+	}
+	if (rc == 0 && tf_in_truncated(l.in))
+		rc = tf_error_set(err, TF_EFORMAT, path, (int64_t)l.chunk_off, -1, "gzip data ends early (truncated file)");
 	if (rc == 0)
 		rc = flush(&r);
 	if (rc == TF_ENOMEM && !err->code)
