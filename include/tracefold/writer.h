@@ -18,6 +18,7 @@
 #include "io.h"
 
 struct tf_dir_kind; /* outdir.h */
+struct tf_step;     /* agg_sink.h */
 
 /* What a writer consumes. */
 enum { TF_WRITER_AGG = 1, TF_WRITER_SPANS = 2 };
@@ -27,6 +28,7 @@ enum {
 	TF_WRITER_DIR = 1,       /* writes a folder (-o DIR), not a file */
 	TF_WRITER_STDOUT = 2,    /* can write to standard output (-o -) */
 	TF_WRITER_MPI_PARTS = 4, /* under --mpi, each process writes its own part */
+	TF_WRITER_LAKE = 8,      /* can add a run to a lake (lake.h: --lake DIR --run NAME) */
 };
 
 /* An option of a writer, taken by its command and by convert: --NAME VALUE.
@@ -57,6 +59,12 @@ typedef struct tf_writer_args {
 				       * temporary one that the caller's tf_outdir (outdir.h)
 				       * swaps in for path on success and removes on failure;
 				       * NULL: path itself.  path names the output in messages */
+	const char *run;              /* TF_WRITER_LAKE: the run's name (--run), or NULL:
+				       * not a lake; then also its runs table */
+	const char *cmdline;          /* the command line, for the runs table */
+	const struct tf_step *steps;  /* the run's steps when needs_steps said so (sorted as
+				       * tf_step_find wants), else NULL */
+	size_t nsteps;
 } tf_writer_args;
 
 typedef struct tf_writer {
@@ -78,6 +86,12 @@ typedef struct tf_writer {
 	const struct tf_dir_kind *dir_kind; /* TF_WRITER_DIR: what it writes there (outdir.h) */
 	const tf_writer_opt *opts;      /* its options, ended by a row with name NULL; or NULL */
 	size_t conf_size;               /* the size of the options they fill in */
+	/* Optional: whether its options need the run's steps (a first pass:
+	 * tf_writer_args.steps), and (TF_WRITER_LAKE) the Hive keys they give
+	 * below run= in a lake ("rank", "rank,step"), NULL when they cannot
+	 * go into one (with the reason in why). */
+	bool (*needs_steps)(const void *conf);
+	const char *(*lake_keys)(const void *conf, const char **why);
 	/* Optional: a command of its own ("tracefold chrome IN... -o OUT"),
 	 * the short form of "convert --to NAME": its line in tracefold --help,
 	 * what its usage line says after the inputs, and its --help text. */

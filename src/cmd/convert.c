@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd.h"
+#include "tracefold/lake.h"
 #include "tracefold/outdir.h"
 #include "tracefold/reader.h"
 #include "tracefold/writer.h"
@@ -75,9 +76,18 @@ static void help(int mode, const tf_writer *w)
 	if (mode == MODE_WRITER) {
 		tf_help_printf("usage: tracefold %s [options] INPUT... %s\n\n%s\noptions:\n", w->command, w->usage, w->help);
 		tf_help_opt("-o", "--output", w->flags & TF_WRITER_DIR ? "DIR" : "FILE",
-			    w->flags & TF_WRITER_DIR ? "the folder to write; required" : "the file to write; required");
+			    w->flags & TF_WRITER_LAKE ? "the folder to write; required, unless --lake"
+			    : w->flags & TF_WRITER_DIR ? "the folder to write; required" : "the file to write; required");
 		if (w->flags & TF_WRITER_DIR)
 			tf_help_opt(NULL, "--force", NULL, FORCE_HELP);
+		if (w->flags & TF_WRITER_LAKE) {
+			tf_help_opt(NULL, "--lake", "DIR", "instead of -o: add the run to the lake DIR\n"
+				    "(DIR/<table>/run=NAME/...; made when missing)");
+			tf_help_opt(NULL, "--run", "NAME", "the run's name in the lake: a letter, then letters,\n"
+				    "digits, '.', '_', '-'; required with --lake");
+			tf_help_opt(NULL, "--replace", NULL, "--lake: replace the run NAME when the lake has it\n"
+				    "(without it, refused)");
+		}
 		help_writer_opts(w);
 	} else if (mode == MODE_PROFILE) {
 		char traces[256], samples[256], profiles[256];
@@ -152,6 +162,7 @@ typedef struct output {
 	void *state;              /* a span writer's, between open and finish */
 	tf_span_sink *sink;
 	tf_outdir *dir;           /* a folder's, between open and commit (outdir.h) */
+	tf_lake *lake;            /* --lake: the run's, between open and commit (lake.h) */
 } output;
 
 
@@ -209,16 +220,21 @@ typedef struct conv {
 	int nwopt;
 	void *conf[64];               /* the options of each writer (by index in tf_writers), or NULL */
 	bool force;                   /* --force: a folder output may hold other things */
+	const char *lake, *run;       /* --lake DIR --run NAME: the output is a run of a lake */
+	bool replace;                 /* --replace */
+	char *cmdline;                /* the command line, for a lake's runs table */
+	tf_step *steps;               /* the run's steps, for a writer that needs them */
+	size_t nsteps;
 	tf_input_opts iopts;
 } conv;
 
-enum { O_OUTPUT, O_TO, O_SAMPLE_TYPES, O_FORCE, O_WRITER };
+enum { O_OUTPUT, O_TO, O_SAMPLE_TYPES, O_FORCE, O_LAKE, O_RUN, O_REPLACE, O_WRITER };
 
 /* The command line into c; TF_EXIT_OK, or the exit status of help or a
  * usage error (printed). */
 static int parse(conv *c, int argc, char **argv, bool *helped)
 {
-	tf_opt opts[5 + MAX_WOPTS] = {
+	tf_opt opts[8 + MAX_WOPTS] = {
 		{ O_OUTPUT, "-o", "--output", true, NULL, NULL },
 	};
 	int n = 1;
@@ -228,6 +244,11 @@ static int parse(conv *c, int argc, char **argv, bool *helped)
 		opts[n++] = (tf_opt){ O_SAMPLE_TYPES, NULL, "--sample-types", true, NULL, NULL };
 	if (c->mode == MODE_CONVERT || (c->only && (c->only->flags & TF_WRITER_DIR)))
 		opts[n++] = (tf_opt){ O_FORCE, NULL, "--force", false, NULL, NULL };
+	if (c->only && (c->only->flags & TF_WRITER_LAKE)) {
+		opts[n++] = (tf_opt){ O_LAKE, NULL, "--lake", true, NULL, NULL };
+		opts[n++] = (tf_opt){ O_RUN, NULL, "--run", true, NULL, NULL };
+		opts[n++] = (tf_opt){ O_REPLACE, NULL, "--replace", false, NULL, NULL };
+	}
 	if (c->mode != MODE_PROFILE)
 		c->nwopt = writer_opt_names(c->only, c->wopt, MAX_WOPTS);
 	for (int k = 0; k < c->nwopt; k++)
@@ -249,7 +270,7 @@ static int parse(conv *c, int argc, char **argv, bool *helped)
 		} else if (id == O_OUTPUT) {
 			if (c->mode != MODE_CONVERT && c->nouts)
 				return tf_usage_error(c->cmd, "one output only (tracefold convert writes several)");
-			c->outs[c->nouts++] = (output){ v, to, NULL, NULL, NULL };
+			c->outs[c->nouts++] = (output){ v, to, NULL, NULL, NULL, NULL };
 		} else if (id == O_TO) {
 			if (!(to = tf_writer_by_name(v)))
 				return tf_usage_error(c->cmd, "unknown output format '%s' ('tracefold convert --help' "
@@ -258,12 +279,28 @@ static int parse(conv *c, int argc, char **argv, bool *helped)
 			c->sample_types = v;
 		} else if (id == O_FORCE) {
 			c->force = true;
+		} else if (id == O_LAKE) {
+			c->lake = v;
+		} else if (id == O_RUN) {
+			c->run = v;
+		} else if (id == O_REPLACE) {
+			c->replace = true;
 		} else {
 			c->wval[id - O_WRITER] = v;
 		}
 	}
 	if (!c->ninputs)
 		return tf_usage_error(c->cmd, "no input given");
+	if (c->lake && c->nouts)
+		return tf_usage_error(c->cmd, "--lake DIR is the output: no -o with it");
+	if ((c->run || c->replace) && !c->lake)
+		return tf_usage_error(c->cmd, "%s is for --lake DIR", c->run ? "--run" : "--replace");
+	if (c->lake && !c->run)
+		return tf_usage_error(c->cmd, "--lake needs --run NAME (the run's name in the lake)");
+	if (c->lake && c->force)
+		return tf_usage_error(c->cmd, "--force is for -o DIR, not --lake (a lake keeps what else it holds)");
+	if (c->lake)
+		c->outs[c->nouts++] = (output){ c->lake, c->only, NULL, NULL, NULL, NULL };
 	if (!c->nouts)
 		return tf_usage_error(c->cmd, c->mode == MODE_PROFILE ? "no output given (use -o OUT.pb.gz, or -o - for "
 									"stdout)"
@@ -374,6 +411,38 @@ static int mpi_outputs(conv *c, tf_writer_args *wa)
 	return tf_mpi_start(&wa->part, &wa->nparts);
 }
 
+/* --lake: the run's temporary folder in the lake, once its name and the
+ * partition keys of the writer's options were checked (lake.h). */
+static int open_lake(conv *c, output *o)
+{
+	const char *why = "";
+	const char *keys = o->w->lake_keys ? o->w->lake_keys(c->conf[writer_index(o->w)], &why) : "rank";
+	if (!keys)
+		return tf_usage_error(c->cmd, "--lake: %s", why);
+	tf_error err;
+	tf_error_clear(&err);
+	if (tf_lake_open(&o->lake, o->path, c->run, keys, c->replace, &err) < 0)
+		return tf_report(&err);
+	return TF_EXIT_OK;
+}
+
+/* The run's steps (tf_pipeline_step_list: what --label-steps finds), for
+ * a writer whose options partition by them; a first read of the inputs. */
+static int find_steps(conv *c, tf_ctx *ctx, const tf_format **fmts)
+{
+	bool need = false;
+	for (int k = 0; k < c->nouts; k++)
+		need |= c->outs[k].w->needs_steps && c->outs[k].w->needs_steps(c->conf[writer_index(c->outs[k].w)]);
+	if (!need)
+		return TF_EXIT_OK;
+	tf_error err;
+	tf_error_clear(&err);
+	if (tf_pipeline_step_list(ctx, c->inputs, c->ninputs, fmts, 0, c->iopts.filter.step_region, &c->steps,
+				  &c->nsteps, &err) < 0)
+		return tf_report(&err);
+	return TF_EXIT_OK;
+}
+
 /* The temporary folder of each folder output (outdir.h), checked and made
  * before the inputs are read.  --mpi: process 0 makes it and tells the
  * others, which write their parts into it (every process takes every
@@ -383,6 +452,10 @@ static int open_dirs(conv *c, int part)
 	int rc = TF_EXIT_OK;
 	for (int k = 0; k < c->nouts; k++) {
 		output *o = &c->outs[k];
+		if (c->lake) { /* the one output (no --mpi) */
+			rc = open_lake(c, o);
+			continue;
+		}
 		if (!(o->w->flags & TF_WRITER_DIR))
 			continue;
 		char buf[8192] = ""; /* process 0's: the output's name, '\n', its temporary folder */
@@ -427,7 +500,11 @@ static int open_span_writers(conv *c, tf_writer_args *wa, tf_span_sink **consume
 		tf_error err;
 		tf_error_clear(&err);
 		wa->conf = c->conf[writer_index(o->w)];
-		wa->dir = o->dir ? tf_outdir_tmp(o->dir) : NULL;
+		wa->dir = o->dir ? tf_outdir_tmp(o->dir) : o->lake ? tf_lake_tmp(o->lake) : NULL;
+		wa->run = o->lake ? c->run : NULL;
+		wa->cmdline = c->cmdline;
+		wa->steps = c->steps;
+		wa->nsteps = c->nsteps;
 		if (o->w->span_open(wa, o->path, &o->sink, &o->state, &err) < 0)
 			rc = tf_report(&err);
 		else
@@ -435,6 +512,7 @@ static int open_span_writers(conv *c, tf_writer_args *wa, tf_span_sink **consume
 	}
 	wa->conf = NULL;
 	wa->dir = NULL;
+	wa->run = NULL;
 	return rc;
 }
 
@@ -464,10 +542,17 @@ static int commit_dirs(conv *c)
 {
 	for (int k = 0; k < c->nouts; k++) {
 		output *o = &c->outs[k];
-		if (!o->dir)
-			continue;
 		tf_error err;
 		tf_error_clear(&err);
+		if (o->lake) {
+			int r = tf_lake_commit(o->lake, &err);
+			o->lake = NULL;
+			if (r < 0)
+				return tf_report(&err);
+			continue;
+		}
+		if (!o->dir)
+			continue;
 		char note[4200];
 		int r = tf_outdir_commit(o->dir, note, sizeof(note), &err);
 		o->dir = NULL;
@@ -509,10 +594,16 @@ static int resolve_inputs(conv *c, const tf_format **fmts, const char **names)
 static int run(conv *c, tf_ctx *ctx, tf_agg *agg, tf_span_sink **consumers, const tf_format **fmts,
 	       const char **names)
 {
-	tf_writer_args wa = { ctx, tf_agg_cpath(agg), c->inputs, names, c->ninputs, NULL, 0, 0, NULL };
+	tf_writer_args wa = { .ctx = ctx, .cp = tf_agg_cpath(agg), .inputs = c->inputs, .input_formats = names,
+			      .ninputs = c->ninputs };
+	if (tf_mpi && c->lake)
+		return tf_usage_error(c->cmd, "--lake is not supported with --mpi: write the tables with -o DIR "
+				      "(docs/distributed.md), or the run without --mpi");
 	int rc = tf_mpi ? mpi_outputs(c, &wa) : TF_EXIT_OK;
 	if (rc == TF_EXIT_OK)
 		rc = resolve_inputs(c, fmts, names);
+	if (rc == TF_EXIT_OK)
+		rc = find_steps(c, ctx, fmts);
 	if (rc == TF_EXIT_OK)
 		rc = open_span_writers(c, &wa, consumers);
 	/* --mpi: an output one process cannot open stops them all (each would
@@ -537,6 +628,39 @@ static int run(conv *c, tf_ctx *ctx, tf_agg *agg, tf_span_sink **consumers, cons
 	return rc;
 }
 
+/* "tracefold CMD ARG...", an argument with other than [A-Za-z0-9_./=,:+-]
+ * in single quotes (a lake's runs table keeps it). */
+static char *command_line(const char *cmd, int argc, char **argv)
+{
+	size_t n = strlen(cmd) + 16;
+	for (int i = 0; i < argc; i++)
+		n += 4 * strlen(argv[i]) + 3;
+	char *s = malloc(n);
+	if (!s)
+		return NULL;
+	size_t at = (size_t)snprintf(s, n, "tracefold %s", cmd);
+	for (int i = argc && !strcmp(argv[0], cmd); i < argc; i++) {
+		const char *a = argv[i];
+		bool plain = a[0] && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=,:+-") ==
+				     strlen(a);
+		s[at++] = ' ';
+		if (!plain)
+			s[at++] = '\'';
+		for (; *a; a++) {
+			if (*a == '\'' && !plain) {
+				memcpy(s + at, "'\\''", 4);
+				at += 4;
+			} else {
+				s[at++] = *a;
+			}
+		}
+		if (!plain)
+			s[at++] = '\'';
+	}
+	s[at] = '\0';
+	return s;
+}
+
 static int convert(const char *cmd, int mode, const tf_writer *only, int argc, char **argv)
 {
 	conv c = { .cmd = cmd, .mode = mode, .only = only };
@@ -550,6 +674,10 @@ static int convert(const char *cmd, int mode, const tf_writer *only, int argc, c
 	bool helped = false;
 	int rc = TF_EXIT_OK;
 	if (!consumers || !fmts || !names || !c.inputs || !c.outs || !agg) {
+		tf_msg("out of memory");
+		rc = TF_EXIT_INPUT;
+	}
+	if (rc == TF_EXIT_OK && !(c.cmdline = command_line(cmd, argc, argv))) {
 		tf_msg("out of memory");
 		rc = TF_EXIT_INPUT;
 	}
@@ -586,7 +714,10 @@ static int convert(const char *cmd, int mode, const tf_writer *only, int argc, c
 		if (c.outs[k].state)
 			c.outs[k].w->span_abort(c.outs[k].state);
 		tf_outdir_abort(c.outs[k].dir);
+		tf_lake_abort(c.outs[k].lake);
 	}
+	free(c.steps);
+	free(c.cmdline);
 	for (size_t i = 0; i < sizeof(c.conf) / sizeof(c.conf[0]); i++)
 		free(c.conf[i]);
 	tf_agg_free(agg);

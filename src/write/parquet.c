@@ -151,7 +151,7 @@ static const struct { const pq_col *cols; int n; bool by_rank; } table_cols[NTAB
 
 /* Its options (tf_writer_opt): zeroed for the defaults. */
 typedef struct parquet_conf {
-	bool by_rank;   /* --partition rank: Hive-style rank=N folders */
+	pq_partition part; /* --partition: Hive-style rank=N (step=S, time=T) folders */
 	bool codec_set; /* --compression given: codec; else zstd */
 	int codec;
 } parquet_conf;
@@ -191,22 +191,54 @@ static void name_out(const tf_events *w, tf_error *e)
 	memcpy(e->msg, msg, sizeof(msg));
 }
 
-/* The file of table t for rows of that rank (opened on first use). */
+/* A small number for v in m (the next one when new); UINT32_MAX when out
+ * of memory. */
+static uint32_t dense(tf_hmap *m, uint32_t *n, int64_t v)
+{
+	uint32_t i = tf_hmap_get(m, (uint64_t)v);
+	if (i != UINT32_MAX)
+		return i;
+	if (tf_hmap_put(m, (uint64_t)v, *n) < 0)
+		return UINT32_MAX;
+	return (*n)++;
+}
+
 pq_file *pqw_file(tf_events *w, int t, int64_t rank)
+{
+	return pqw_file_at(w, t, rank, UINT32_MAX, INT64_MIN);
+}
+
+/* The file of table t for rows of that rank, and of the step or time of
+ * ts on track (opened on first use).  Tables with a rank have the step or
+ * time folders too (not call_paths, tracks: no time). */
+pq_file *pqw_file_at(tf_events *w, int t, int64_t rank, uint32_t track, int64_t ts)
 {
 	if (w->rc < 0)
 		return NULL;
 	table *tb = &w->tab[t];
 	int64_t part = w->by_rank && table_cols[t].by_rank ? (rank < 0 ? -1 : rank) : INT64_MIN;
-	uint64_t key = (uint64_t)part;
+	if (ts != INT64_MIN)
+		pqw_span(w, ts);
+	bool has_sub = w->sub != PQ_SUB_NONE && part != INT64_MIN && t != T_TRACKS;
+	int64_t sub = has_sub ? (ts == INT64_MIN ? -1 : tf_pq_sub(w, track, ts)) : INT64_MIN;
+	uint32_t ri = dense(&w->rank_ix, &w->nrank_ix, part), si = dense(&w->sub_ix, &w->nsub_ix, sub);
+	if (ri == UINT32_MAX || si == UINT32_MAX) {
+		w->rc = tf_error_set(&w->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		tf_ctx_fail(w->ctx, &w->err);
+		return NULL;
+	}
+	uint64_t key = (uint64_t)ri << 32 | si;
 	uint32_t i = tf_hmap_get(&tb->by_rank, key);
 	if (i != UINT32_MAX)
 		return tb->files[i].f;
 	char dir[4200], path[4300];
 	if (part == INT64_MIN)
 		snprintf(dir, sizeof(dir), "%s/%s", w->dir, table_name[t]);
-	else
+	else if (!has_sub)
 		snprintf(dir, sizeof(dir), "%s/%s/rank=%" PRId64, w->dir, table_name[t], part);
+	else
+		snprintf(dir, sizeof(dir), "%s/%s/rank=%" PRId64 "/%s=%" PRId64, w->dir, table_name[t], part,
+			 w->sub == PQ_SUB_STEP ? "step" : "time", sub);
 	snprintf(path, sizeof(path), "%s/part-%d.parquet", dir, w->part);
 	if (mkdirs(dir) < 0) {
 		w->rc = tf_error_set(&w->err, TF_EIO, NULL, -1, -1, "cannot write '%s': cannot create the folder '%s': %s",
@@ -299,7 +331,7 @@ static int write_coll(tf_events *w, const tf_span *s, int64_t id, int64_t rank)
 	if (tf_coll_spans_close(w->cspans, s, &rec) < 0)
 		return TF_ENOMEM;
 	const tf_coll_facts *c = tf_coll_get(tf_ctx_coll(w->ctx, false), rec);
-	pq_file *f = c ? pqw_file(w, T_COLL, rank) : NULL;
+	pq_file *f = c ? pqw_file_at(w, T_COLL, rank, s->track, s->start_ns) : NULL;
 	if (!f)
 		return w->rc;
 	pq_i64(f, L_SLICE, id);
@@ -319,9 +351,11 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	trackst *t = &w->tk[s->track];
 	int64_t id = t->open[--t->depth];
 	int64_t rank = pqw_rank(w, s->track);
-	pq_file *f = pqw_file(w, T_SLICES, rank);
+	pq_file *f = pqw_file_at(w, T_SLICES, rank, s->track, s->start_ns);
 	if (!f)
 		return w->rc;
+	w->nslices++;
+	pqw_span(w, s->end_ns);
 	const tf_track *tr = tf_ctx_track_get(w->ctx, s->track);
 	pq_i64(f, S_ID, id);
 	pq_i64(f, S_TRACK, tid(w, s->track));
@@ -364,7 +398,7 @@ static int write_message(tf_events *w, const tf_pend *s, const tf_pend *r)
 	const tf_pend *any = s ? s : r;
 	int64_t src = s ? pqw_rank(w, (uint32_t)s->track) : any->src;
 	int64_t dst = r ? pqw_rank(w, (uint32_t)r->track) : any->dst;
-	pq_file *f = pqw_file(w, T_MESSAGES, src >= 0 ? src : dst);
+	pq_file *f = pqw_file_at(w, T_MESSAGES, src >= 0 ? src : dst, (uint32_t)any->track, any->ts);
 	if (!f)
 		return w->rc;
 	pqw_opt(f, M_SRC_RANK, src, src >= 0);
@@ -387,7 +421,7 @@ static int message_pair(void *u, const tf_pend *s, const tf_pend *r)
 static int write_flow(tf_events *w, const tf_pend *s, const tf_pend *e)
 {
 	const tf_pend *any = s ? s : e;
-	pq_file *f = pqw_file(w, T_FLOWS, pqw_rank(w, (uint32_t)any->track));
+	pq_file *f = pqw_file_at(w, T_FLOWS, pqw_rank(w, (uint32_t)any->track), (uint32_t)any->track, any->ts);
 	if (!f)
 		return w->rc;
 	pq_i64(f, F_ID, (int64_t)any->id);
@@ -420,7 +454,7 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	pq_file *f;
 	switch (ev->kind) {
 	case TF_EV_COUNTER:
-		if (!(f = pqw_file(w, T_COUNTERS, rank)))
+		if (!(f = pqw_file_at(w, T_COUNTERS, rank, ev->track, ev->ts_ns)))
 			return w->rc;
 		pq_i64(f, C_TRACK, tid(w, ev->track));
 		pqw_opt(f, C_RANK, rank, rank >= 0);
@@ -431,7 +465,7 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 		pqw_opt(f, C_SLICE, slice, slice >= 0);
 		return pqw_end_row(w, f);
 	case TF_EV_INSTANT:
-		if (!(f = pqw_file(w, T_INSTANTS, rank)))
+		if (!(f = pqw_file_at(w, T_INSTANTS, rank, ev->track, ev->ts_ns)))
 			return w->rc;
 		pq_i64(f, I_TRACK, tid(w, ev->track));
 		pqw_opt(f, I_RANK, rank, rank >= 0);
@@ -527,6 +561,8 @@ static void events_free(tf_events *w, bool abort)
 		free(w->tab[t].files);
 		tf_hmap_free(&w->tab[t].by_rank);
 	}
+	tf_hmap_free(&w->rank_ix);
+	tf_hmap_free(&w->sub_ix);
 	for (uint32_t i = 0; i < w->ntk; i++) {
 		free(w->tk[i].open);
 		tf_gpu_recent_free(&w->tk[i].gpu);
@@ -569,7 +605,16 @@ static bool tables_ours(const char *rel, bool is_dir)
 	bool rank_dir = sscanf(s1 + 1, "rank=%lld%n", &r, &used) == 1 && (s1 + 1)[used] == (s2 ? '/' : '\0');
 	if (!s2)
 		return is_dir ? rank_dir : part_name(s1 + 1);
-	return rank_dir && !is_dir && !strchr(s2 + 1, '/') && part_name(s2 + 1);
+	if (!rank_dir)
+		return false;
+	/* rank=R/step=S or rank=R/time=T (--partition rank,step | rank,time=W) */
+	const char *s3 = strchr(s2 + 1, '/');
+	used = 0;
+	bool sub_dir = (sscanf(s2 + 1, "step=%lld%n", &r, &used) == 1 || sscanf(s2 + 1, "time=%lld%n", &r, &used) == 1) &&
+		       (s2 + 1)[used] == (s3 ? '/' : '\0');
+	if (sub_dir)
+		return !s3 ? is_dir : !is_dir && !strchr(s3 + 1, '/') && part_name(s3 + 1);
+	return !is_dir && !s3 && part_name(s2 + 1);
 }
 
 static const tf_dir_kind tables_kind = {
@@ -607,6 +652,8 @@ static int events_finish(void *state, tf_error *err)
 			 w->input_formats && w->input_formats[i] ? w->input_formats[i] : "?");
 	}
 	snprintf(ver, sizeof(ver), "%s", TRACEFOLD_VERSION);
+	if (w->run && (rc = tf_pq_write_run(w, w->po.created_by)) < 0 && err)
+		*err = w->err;
 	for (int t = 0; t < NTABLES; t++)
 		for (uint32_t i = 0; i < w->tab[t].nfiles; i++) {
 			pq_file *f = w->tab[t].files[i].f;
@@ -662,7 +709,15 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->input_formats = a->input_formats;
 	w->ninputs = a->ninputs;
 	const parquet_conf *conf = a->conf;
-	w->by_rank = conf && conf->by_rank;
+	w->by_rank = (conf && conf->part.by_rank) || a->run;
+	w->sub = conf ? conf->part.sub : PQ_SUB_NONE;
+	w->width_ns = conf ? conf->part.width_ns : 0;
+	w->steps = a->steps;
+	w->nsteps = a->nsteps;
+	w->run = a->run;
+	w->cmdline = a->cmdline;
+	w->first_ns = INT64_MAX;
+	w->last_ns = INT64_MIN;
 	w->part = a->part;
 	w->nparts = a->nparts;
 	w->distributed = a->nparts > 1;
@@ -686,10 +741,22 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 
 static int set_partition(void *conf, const char *v, tf_error *err)
 {
-	if (strcmp(v, "rank") && strcmp(v, "none"))
-		return tf_error_set(err, TF_EUSAGE, NULL, -1, -1, "--partition takes rank or none, not '%s'", v);
-	((parquet_conf *)conf)->by_rank = !strcmp(v, "rank");
-	return 0;
+	return tf_pq_partition_parse(&((parquet_conf *)conf)->part, v, err);
+}
+
+static bool needs_steps(const void *conf)
+{
+	return conf && ((const parquet_conf *)conf)->part.sub == PQ_SUB_STEP;
+}
+
+static const char *lake_keys(const void *conf, const char **why)
+{
+	const pq_partition *p = conf ? &((const parquet_conf *)conf)->part : NULL;
+	if (p && p->none) {
+		*why = "--partition none: a lake's tables are in rank=N folders";
+		return NULL;
+	}
+	return !p || p->sub == PQ_SUB_NONE ? "rank" : p->sub == PQ_SUB_STEP ? "rank,step" : "rank,time";
 }
 
 static int set_compression(void *conf, const char *v, tf_error *err)
@@ -703,7 +770,9 @@ static int set_compression(void *conf, const char *v, tf_error *err)
 }
 
 static const tf_writer_opt parquet_opts[] = {
-	{ "--partition", "rank", "Hive-style DIR/<table>/rank=N/part-0.parquet (none: one\nfile)", set_partition },
+	{ "--partition", "P", "rank: Hive-style DIR/<table>/rank=N/part-0.parquet;\n"
+	  "rank,step: .../rank=N/step=S/ (ProfilerStep#S);\nrank,time=1s: .../rank=N/time=T/ (T: the bucket's\n"
+	  "start in ns); none: one file", set_partition },
 	{ "--compression", "C", "none, zstd (default) or gzip", set_compression },
 	{ NULL, NULL, NULL, NULL },
 };
@@ -716,13 +785,15 @@ const tf_writer tf_writer_parquet = {
 	.span_open = events_open,
 	.span_finish = events_finish,
 	.span_abort = events_abort,
-	.flags = TF_WRITER_DIR | TF_WRITER_MPI_PARTS,
+	.flags = TF_WRITER_DIR | TF_WRITER_MPI_PARTS | TF_WRITER_LAKE,
 	.dir_kind = &tables_kind,
 	.opts = parquet_opts,
 	.conf_size = sizeof(parquet_conf),
+	.needs_steps = needs_steps,
+	.lake_keys = lake_keys,
 	.command = "events",
 	.summary = "every event as Parquet tables for SQL (DuckDB); docs/schema.md",
-	.usage = "-o DIR",
+	.usage = "-o DIR | --lake DIR --run NAME",
 	.help = "Writes every event of the INPUTs (the inputs of 'tracefold profile') into\n"
 		"one normalized schema of Parquet tables, in one streaming pass:\n"
 		"DIR/<table>/part-0.parquet for slices (one row per region instance, after\n"
@@ -734,5 +805,8 @@ const tf_writer tf_writer_parquet = {
 		"read_parquet('DIR/slices/**/*.parquet') GROUP BY name.  The tables are\n"
 		"written aside and swapped in whole: an earlier run's at DIR are\n"
 		"replaced in full; a folder holding anything else is refused and kept, or\n"
-		"with --force written beside it.\n",
+		"with --force written beside it.\n"
+		"With --lake DIR --run NAME the run is added to a lake of runs instead:\n"
+		"DIR/<table>/run=NAME/rank=R/part-0.parquet and a row in DIR/runs, moved\n"
+		"in under a lock when complete (docs/schema.md, \"The lake\").\n",
 };

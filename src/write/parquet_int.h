@@ -12,6 +12,7 @@
 #include "tracefold/span.h"
 #include "tracefold/coll.h"
 #include "tracefold/samples.h"
+#include "tracefold/agg_sink.h"
 #include "hmap.h"
 #include "pq.h"
 #include "pair.h"
@@ -21,6 +22,19 @@ enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_P
 /* The samples table's columns (parquet_samples.c). */
 enum { X_TRACK, X_RANK, X_TS, X_PATH, X_SLICE, X_COUNT, X_TYPE, X_UNIT, X_WEIGHT, TF_PQ_SAMPLES_NCOLS };
 extern const pq_col tf_pq_samples_cols[TF_PQ_SAMPLES_NCOLS];
+
+/* --partition: rank folders, and below them step or time folders
+ * (parquet_lake.c). */
+enum { PQ_SUB_NONE, PQ_SUB_STEP, PQ_SUB_TIME };
+typedef struct pq_partition {
+	bool by_rank;          /* rank=N folders */
+	bool none;             /* --partition none given */
+	int sub;               /* PQ_SUB_*: step=S or time=T folders below the rank's */
+	int64_t width_ns;      /* PQ_SUB_TIME: the bucket width */
+} pq_partition;
+/* --partition rank | none | rank,step | rank,time=WIDTH (WIDTH: a number
+ * and ns, us, ms, s, m or h).  TF_EUSAGE. */
+int tf_pq_partition_parse(pq_partition *p, const char *v, tf_error *err);
 
 /* One open file of a table: its rank partition (INT64_MIN = unpartitioned). */
 typedef struct tfile {
@@ -50,6 +64,15 @@ typedef struct tf_events {
 	const char *out;       /* the output, for messages */
 	pq_opts po;
 	bool by_rank;
+	int sub;               /* PQ_SUB_* (pq_partition) */
+	int64_t width_ns;
+	const tf_step *steps;  /* PQ_SUB_STEP: the run's steps */
+	size_t nsteps;
+	tf_hmap rank_ix, sub_ix; /* a rank / step or bucket -> a small number, for the files' keys */
+	uint32_t nrank_ix, nsub_ix;
+	const char *run, *cmdline; /* a lake's run: its runs table (parquet_lake.c) */
+	int64_t first_ns, last_ns; /* the run's time span, over every row's times */
+	uint64_t nslices;
 	const char *const *inputs, *const *input_formats;
 	int ninputs;
 	table tab[NTABLES];
@@ -67,8 +90,23 @@ typedef struct tf_events {
 } tf_events;
 
 /* The open file of table t for rows of that rank (opened on first use);
- * NULL after a failure (w->rc, kept in the ctx). */
+ * NULL after a failure (w->rc, kept in the ctx).  pqw_file_at: for a row
+ * of that track at ts (the step or time folder; INT64_MIN: none, -1). */
 pq_file *pqw_file(tf_events *w, int t, int64_t rank);
+pq_file *pqw_file_at(tf_events *w, int t, int64_t rank, uint32_t track, int64_t ts);
+/* The step or time folder of a row of track at ts (PQ_SUB_*): its value,
+ * -1 outside every step. */
+int64_t tf_pq_sub(const tf_events *w, uint32_t track, int64_t ts);
+/* The run's time span grown by ts (the runs table). */
+static inline void pqw_span(tf_events *w, int64_t ts)
+{
+	if (ts < w->first_ns)
+		w->first_ns = ts;
+	if (ts > w->last_ns)
+		w->last_ns = ts;
+}
+/* The runs table of a lake's run: DIR/runs/part-0.parquet (w->run). */
+int tf_pq_write_run(tf_events *w, const char *created_by);
 /* A string column's value; 0 is null where nullable. */
 void pqw_str(pq_file *f, int col, tf_str s, tf_strtab *st, bool nullable);
 /* v, or null unless have. */

@@ -26,7 +26,7 @@ int tf_pq_write_sample(tf_events *w, const tf_event *ev, uint32_t node, int64_t 
 	if (path == (uint32_t)-1)
 		return TF_ENOMEM;
 	int64_t rank = pqw_rank(w, ev->track);
-	pq_file *f = pqw_file(w, T_SAMPLES, rank);
+	pq_file *f = pqw_file_at(w, T_SAMPLES, rank, ev->track, ev->ts_ns);
 	if (!f)
 		return w->rc;
 	pq_i64(f, X_TRACK, tid(w, ev->track));
