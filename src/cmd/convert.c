@@ -299,6 +299,10 @@ static int parse(conv *c, int argc, char **argv, bool *helped)
 		return tf_usage_error(c->cmd, "--lake needs --run NAME (the run's name in the lake)");
 	if (c->lake && c->force)
 		return tf_usage_error(c->cmd, "--force is for -o DIR, not --lake (a lake keeps what else it holds)");
+	tf_error err;
+	tf_error_clear(&err);
+	if (c->lake && tf_lake_name_check(c->run, &err) < 0)
+		return tf_usage_error(c->cmd, "%s", err.msg);
 	if (c->lake)
 		c->outs[c->nouts++] = (output){ c->lake, c->only, NULL, NULL, NULL, NULL };
 	if (!c->nouts)

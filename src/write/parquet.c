@@ -151,7 +151,7 @@ static const struct { const pq_col *cols; int n; bool by_rank; } table_cols[NTAB
 
 /* Its options (tf_writer_opt): zeroed for the defaults. */
 typedef struct parquet_conf {
-	pq_partition part; /* --partition: Hive-style rank=N (step=S, time=T) folders */
+	pq_partition part; /* --partition (first: parquet_int.h) */
 	bool codec_set; /* --compression given: codec; else zstd */
 	int codec;
 } parquet_conf;
@@ -191,18 +191,6 @@ static void name_out(const tf_events *w, tf_error *e)
 	memcpy(e->msg, msg, sizeof(msg));
 }
 
-/* A small number for v in m (the next one when new); UINT32_MAX when out
- * of memory. */
-static uint32_t dense(tf_hmap *m, uint32_t *n, int64_t v)
-{
-	uint32_t i = tf_hmap_get(m, (uint64_t)v);
-	if (i != UINT32_MAX)
-		return i;
-	if (tf_hmap_put(m, (uint64_t)v, *n) < 0)
-		return UINT32_MAX;
-	return (*n)++;
-}
-
 pq_file *pqw_file(tf_events *w, int t, int64_t rank)
 {
 	return pqw_file_at(w, t, rank, UINT32_MAX, INT64_MIN);
@@ -221,7 +209,7 @@ pq_file *pqw_file_at(tf_events *w, int t, int64_t rank, uint32_t track, int64_t 
 		pqw_span(w, ts);
 	bool has_sub = w->sub != PQ_SUB_NONE && part != INT64_MIN && t != T_TRACKS;
 	int64_t sub = has_sub ? (ts == INT64_MIN ? -1 : tf_pq_sub(w, track, ts)) : INT64_MIN;
-	uint32_t ri = dense(&w->rank_ix, &w->nrank_ix, part), si = dense(&w->sub_ix, &w->nsub_ix, sub);
+	uint32_t ri = tf_pq_dense(&w->rank_ix, &w->nrank_ix, part), si = tf_pq_dense(&w->sub_ix, &w->nsub_ix, sub);
 	if (ri == UINT32_MAX || si == UINT32_MAX) {
 		w->rc = tf_error_set(&w->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 		tf_ctx_fail(w->ctx, &w->err);
@@ -744,21 +732,6 @@ static int set_partition(void *conf, const char *v, tf_error *err)
 	return tf_pq_partition_parse(&((parquet_conf *)conf)->part, v, err);
 }
 
-static bool needs_steps(const void *conf)
-{
-	return conf && ((const parquet_conf *)conf)->part.sub == PQ_SUB_STEP;
-}
-
-static const char *lake_keys(const void *conf, const char **why)
-{
-	const pq_partition *p = conf ? &((const parquet_conf *)conf)->part : NULL;
-	if (p && p->none) {
-		*why = "--partition none: a lake's tables are in rank=N folders";
-		return NULL;
-	}
-	return !p || p->sub == PQ_SUB_NONE ? "rank" : p->sub == PQ_SUB_STEP ? "rank,step" : "rank,time";
-}
-
 static int set_compression(void *conf, const char *v, tf_error *err)
 {
 	parquet_conf *c = conf;
@@ -789,8 +762,8 @@ const tf_writer tf_writer_parquet = {
 	.dir_kind = &tables_kind,
 	.opts = parquet_opts,
 	.conf_size = sizeof(parquet_conf),
-	.needs_steps = needs_steps,
-	.lake_keys = lake_keys,
+	.needs_steps = tf_pq_needs_steps,
+	.lake_keys = tf_pq_lake_keys,
 	.command = "events",
 	.summary = "every event as Parquet tables for SQL (DuckDB); docs/schema.md",
 	.usage = "-o DIR | --lake DIR --run NAME",

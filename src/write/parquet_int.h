@@ -35,6 +35,13 @@ typedef struct pq_partition {
 /* --partition rank | none | rank,step | rank,time=WIDTH (WIDTH: a number
  * and ns, us, ms, s, m or h).  TF_EUSAGE. */
 int tf_pq_partition_parse(pq_partition *p, const char *v, tf_error *err);
+/* The writer's needs_steps and lake_keys (writer.h), of its options conf,
+ * which start with their pq_partition (parquet.c parquet_conf). */
+bool tf_pq_needs_steps(const void *conf);
+const char *tf_pq_lake_keys(const void *conf, const char **why);
+/* A small number for v in m (*n: the next one, when new); UINT32_MAX
+ * when out of memory. */
+uint32_t tf_pq_dense(tf_hmap *m, uint32_t *n, int64_t v);
 
 /* One open file of a table: its rank partition (INT64_MIN = unpartitioned). */
 typedef struct tfile {

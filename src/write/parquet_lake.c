@@ -51,6 +51,31 @@ int tf_pq_partition_parse(pq_partition *p, const char *v, tf_error *err)
 	return 0;
 }
 
+bool tf_pq_needs_steps(const void *conf)
+{
+	return conf && ((const pq_partition *)conf)->sub == PQ_SUB_STEP;
+}
+
+const char *tf_pq_lake_keys(const void *conf, const char **why)
+{
+	const pq_partition *p = conf;
+	if (p && p->none) {
+		*why = "--partition none: a lake's tables are in rank=N folders";
+		return NULL;
+	}
+	return !p || p->sub == PQ_SUB_NONE ? "rank" : p->sub == PQ_SUB_STEP ? "rank,step" : "rank,time";
+}
+
+uint32_t tf_pq_dense(tf_hmap *m, uint32_t *n, int64_t v)
+{
+	uint32_t i = tf_hmap_get(m, (uint64_t)v);
+	if (i != UINT32_MAX)
+		return i;
+	if (tf_hmap_put(m, (uint64_t)v, *n) < 0)
+		return UINT32_MAX;
+	return (*n)++;
+}
+
 int64_t tf_pq_sub(const tf_events *w, uint32_t track, int64_t ts)
 {
 	if (w->sub == PQ_SUB_TIME) {
