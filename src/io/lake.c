@@ -27,6 +27,7 @@
 struct tf_lake {
 	char *dir, *run, *keys, *tmp;
 	bool replace;
+	bool made;           /* the lake folder was made by this run: removed if it fails (when empty) */
 };
 
 int tf_lake_name_check(const char *s, tf_error *err)
@@ -134,7 +135,9 @@ int tf_lake_open(tf_lake **out, const char *dir, const char *run, const char *ke
 		l->dir[--k] = '\0';
 	struct stat sb;
 	int rc = 0;
-	if (mkdir(l->dir, 0777) < 0 && errno != EEXIST)
+	if (mkdir(l->dir, 0777) == 0)
+		l->made = true;
+	else if (errno != EEXIST)
 		rc = tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write the lake '%s': %s", l->dir, strerror(errno));
 	else if (stat(l->dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
 		rc = tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write the lake '%s': it is not a folder", l->dir);
@@ -145,7 +148,7 @@ int tf_lake_open(tf_lake **out, const char *dir, const char *run, const char *ke
 		rc = tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write the lake '%s': cannot make a temporary "
 				  "folder in it: %s", l->dir, strerror(errno));
 	if (rc) {
-		lake_free(l);
+		tf_lake_abort(l);
 		return rc;
 	}
 	*out = l;
@@ -343,6 +346,9 @@ void tf_lake_abort(tf_lake *l)
 {
 	if (!l)
 		return;
-	rm_tree(l->tmp);
+	if (l->tmp && l->tmp[0] && access(l->tmp, F_OK) == 0)
+		rm_tree(l->tmp);
+	if (l->made)
+		rmdir(l->dir); /* only when empty: a lake this run made */
 	lake_free(l);
 }

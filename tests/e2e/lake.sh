@@ -118,6 +118,7 @@ for bad in "" "a/b" ".." ".a" "a..b" "1run" "inf" "Epoch" "a b" "r\$x" "é" "$(p
 	expect_exit 2 "run name '$bad' refused" $TF -q events $T --lake "$L" --run "$bad"
 done
 expect_exit 2 "--run without --lake refused" $TF -q events $T -o "$TMP/x" --run a
+expect_exit 2 "--lake with --mpi refused" $TF -q events --mpi $T --lake "$L" --run c
 expect_exit 2 "--lake with --partition none refused" $TF -q events $T --lake "$L" --run c --partition none
 expect_exit 2 "a run with other partition keys than the lake's refused" $TF -q events $T --lake "$L" --run c --partition rank,step
 grep -q "partitioned by rank," "$TMP/err" || fail "the refusal says the lake's keys: $(cat "$TMP/err")"
@@ -135,6 +136,8 @@ expect_exit 3 "--strict with a repaired (cut) input fails after the whole read (
 grep -q "strict" "$TMP/err" || fail "the failure is --strict's: $(cat "$TMP/err")"
 listing "$L" > "$TMP/after"
 check "after the failed run the lake is byte for byte as it was" cmp "$TMP/before" "$TMP/after"
+expect_exit 3 "a failed first run into a new lake" $TF -q events $H/rank0.json "$TMP/bad.json" --lake "$TMP/new" --run a
+check "a failed first run leaves no lake folder behind" test ! -e "$TMP/new"
 # a commit whose renames fail part-way (a file where the table 'tracks'
 # goes, renamed after call_paths ... slices): every rename undone
 mkdir "$TMP/L2" && cp -a "$L/." "$TMP/L2/" && mv "$TMP/L2/tracks" "$TMP/tracks.saved" && echo x > "$TMP/L2/tracks"
