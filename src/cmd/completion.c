@@ -30,7 +30,7 @@ static const struct {
 	{ "events", "--compression", "none zstd gzip" },
 	{ "perfetto", "--compression", "deflate none" },
 	{ "convert", "--compression", "none zstd gzip deflate" },
-	{ NULL, "--partition", "rank none" },
+	{ NULL, "--partition", "rank rank,step rank,time=1s none" },
 };
 
 /* The words of a command's first argument (NULL words: the command names). */
