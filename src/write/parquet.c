@@ -18,7 +18,8 @@
  *                   (parquet_samples.c)
  *
  * each as DIR/<table>/part-0.parquet, or DIR/<table>/rank=N/part-0.parquet
- * with partition_rank.  Files go through pq (src/parquet/pq.c): one row group
+ * with --partition rank (and .../rank=N/step=S/ or time=T/ below it:
+ * parquet_lake.c, which also writes a lake run's runs table).  Files go through pq (src/parquet/pq.c): one row group
  * buffered at a time, a temporary file renamed on success.  Memory: the
  * open slices of each track, the unmatched messages and flows, and one row
  * group per open file. */
