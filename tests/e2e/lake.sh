@@ -149,6 +149,14 @@ grep -q "the lake is as it was" "$TMP/err" || fail "the message says the lake is
 listing "$TMP/L2" > "$TMP/after2"
 check "after the failed commit the lake is byte for byte as it was (8 renames undone)" cmp "$TMP/before2" "$TMP/after2"
 
+# a --replace whose renames fail part-way (a file where 'samples' goes):
+# the tables already exchanged are swapped back, the old run whole
+rm -f "$TMP/L2/tracks" && mv "$TMP/tracks.saved" "$TMP/L2/tracks" && mv "$TMP/L2/samples" "$TMP/samples.saved" && echo x > "$TMP/L2/samples"
+listing "$TMP/L2" > "$TMP/before2"
+expect_exit 3 "a --replace that cannot rename its samples table fails (exit 3)" $TF -q events $K/rank0.json.gz --lake "$TMP/L2" --run a --replace
+listing "$TMP/L2" > "$TMP/after2"
+check "after the failed --replace the lake is byte for byte as it was (the swaps undone)" cmp "$TMP/before2" "$TMP/after2"
+
 # --replace: only that run changes
 listing "$L" | grep -v 'run=tau' > "$TMP/others.before"
 check "--replace run tau with overview-handmade rank0" $TF -q events $H/rank0.json --lake "$L" --run tau --replace
