@@ -22,6 +22,12 @@ enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_P
 enum { X_TRACK, X_RANK, X_TS, X_PATH, X_SLICE, X_COUNT, X_TYPE, X_UNIT, X_WEIGHT, TF_PQ_SAMPLES_NCOLS };
 extern const pq_col tf_pq_samples_cols[TF_PQ_SAMPLES_NCOLS];
 
+/* The collectives table's columns (parquet_coll.c). */
+enum { CL_ID, CL_MATCH, CL_KIND, CL_COMM, CL_GROUP, CL_ROOT, CL_BYTES, CL_BRECV, CL_NELEMS, CL_DTYPE, CL_RANK,
+       CL_TRACK, CL_SLICE, CL_BEGIN, CL_END, CL_GBEGIN, CL_GEND, CL_GSLICE, TF_PQ_COLL_NCOLS };
+extern const pq_col tf_pq_coll_cols[TF_PQ_COLL_NCOLS];
+typedef struct tf_pq_coll tf_pq_coll;
+
 /* One open file of a table: its rank partition (INT64_MIN = unpartitioned). */
 typedef struct tfile {
 	pq_file *f;
@@ -61,6 +67,7 @@ typedef struct tf_events {
 	int64_t id_base;       /* part << 40 when distributed, else 0 */
 	tf_pairs pairs;        /* messages and flows waiting for the other end */
 	tf_coll_spans *cspans; /* the collective of each span */
+	tf_pq_coll *coll;      /* the collective calls (made at the first) */
 	tf_sample_paths *spaths; /* the call paths of samples (made at the first) */
 	int rc;                /* first failure: every later hook fails */
 	tf_error err;
@@ -87,5 +94,13 @@ static inline int64_t cid(const tf_events *w, uint32_t node) { return w->id_base
 /* A TF_EV_SAMPLE: its row of the samples table (node: the regions open,
  * slice: the innermost open slice's id, -1 none). */
 int tf_pq_write_sample(tf_events *w, const tf_event *ev, uint32_t node, int64_t slice);
+
+/* The collectives table (parquet_coll.c): every CPU span's open, every
+ * span's close (id: its slice id, rec: tf_coll_spans_close's record), the
+ * end of each input. */
+int tf_pq_coll_open(tf_events *w, const tf_span *s);
+int tf_pq_coll_close(tf_events *w, const tf_span *s, int64_t id, uint32_t rec);
+int tf_pq_coll_end_input(tf_events *w, uint32_t input);
+void tf_pq_coll_free(tf_pq_coll *c); /* NULL-safe */
 
 #endif
