@@ -4,7 +4,8 @@
 # kernels, a lone ncclKernel_), the real gloo DDP ranks of PyTorch 1.13
 # (c10d:: calls, gloo: worker regions that are no calls), the hand-made
 # OTF2 MPI archive (MpiCollectiveBegin/End: op, communicator, root, sizes)
-# and TAU's mpi_small (MPI_Allreduce() by name).  Oracles: every row =
+# (also read by the OTF2 reader's pipelined path) and TAU's mpi_small
+# (MPI_Allreduce() by name).  Oracles: every row =
 # tests/tools/coll_table_check.py's, computed from the JSON events and, for
 # OTF2, from python3-otf2 (the OTF2 project's reader); TAU's own profile
 # files for the TAU calls; the numbers of the OTF2 fixture's README for the
@@ -40,6 +41,9 @@ $TF -q events $DATA/tau/mpi_small -o "$TMP/t" || fail "events tau/mpi_small"
 rows_check kineto-nccl chrome "$TMP/k" $K/*.json.gz
 rows_check gloo-ddp chrome "$TMP/g" $G/*.json.gz
 rows_check otf2-mpi otf2 "$TMP/o" $O
+# the OTF2 reader's pipelined path (a decode thread): the same rows
+TRACEFOLD_THREADS=2 $TF -q events $O -o "$TMP/op" || fail "events $O (pipelined)"
+rows_check otf2-mpi-pipelined otf2 "$TMP/op" $O
 
 # every match id: once per rank, one kind, one size; the Kineto groups' ranks all there
 check "kineto: each match_id once on each rank of its group ([0,1]), same kind and bytes; 5 ids" qeq "$TMP/k" \
