@@ -5,6 +5,10 @@
  *   chrome reader --tf_coll_note(track, ts, name, facts)--> tf_coll (in the ctx)
  *   aggregate sink --tf_coll_find(span's track, start, name)--> labels
  *
+ *   OTF2 reader --tf_coll_note (MpiCollectiveEnd: op, communicator, root,
+ *   sizes) on the region its MpiCollectiveBegin was in
+ *   Parquet writer --the collectives table, one row per call (parquet_coll.c)
+ *
  * A record is one distinct set of facts, numbered from 1 (0: none);
  * equal facts share a record, so the label sets stay as few as the
  * distinct (collective, size, dtype, group) of the run (docs/collectives.md). */
@@ -27,7 +31,12 @@ typedef struct tf_coll_facts {
 	tf_str pg_ranks;  /* its ranks, "[0,1]" */
 	int64_t bytes;    /* message size in bytes, -1 unknown */
 	int64_t nelems;   /* message size in elements, -1 unknown (used when bytes is) */
+	int64_t root;     /* the root rank (MPI: OTF2's root), -1 none or unknown */
+	int64_t bytes_recv; /* bytes received (MPI: OTF2's sizeReceived), -1 unknown */
 } tf_coll_facts;
+
+/* Facts with nothing known. */
+#define TF_COLL_FACTS_NONE ((tf_coll_facts){ 0, 0, 0, 0, -1, -1, -1, -1 })
 
 /* The most labels a record gives (tf_coll_labels). */
 #define TF_COLL_MAX_LABELS 5

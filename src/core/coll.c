@@ -51,13 +51,14 @@ static uint64_t facts_hash(const tf_coll_facts *f)
 	uint64_t h = tf_mix64(f->name ^ (uint64_t)f->dtype << 32);
 	h = tf_mix64(h ^ f->pg ^ (uint64_t)f->pg_ranks << 32);
 	h = tf_mix64(h ^ (uint64_t)f->bytes);
-	return tf_mix64(h ^ (uint64_t)f->nelems);
+	h = tf_mix64(h ^ (uint64_t)f->nelems);
+	return tf_mix64(h ^ (uint64_t)f->root ^ (uint64_t)f->bytes_recv << 17);
 }
 
 static int facts_eq(const tf_coll_facts *a, const tf_coll_facts *b)
 {
 	return a->name == b->name && a->dtype == b->dtype && a->pg == b->pg && a->pg_ranks == b->pg_ranks &&
-	       a->bytes == b->bytes && a->nelems == b->nelems;
+	       a->bytes == b->bytes && a->nelems == b->nelems && a->root == b->root && a->bytes_recv == b->bytes_recv;
 }
 
 /* The record of facts f, made if new; 0 on failure.  Two facts with the
@@ -138,6 +139,10 @@ uint32_t tf_coll_merge(tf_coll *c, uint32_t outer, uint32_t inner)
 		f.bytes = in->bytes;
 		f.nelems = in->nelems;
 	}
+	if (in->root >= 0)
+		f.root = in->root;
+	if (in->bytes_recv >= 0)
+		f.bytes_recv = in->bytes_recv;
 	m = rec_of(c, &f);
 	if (!m || tf_hmap_put(&c->merged, key, m) < 0)
 		return (uint32_t)-1;

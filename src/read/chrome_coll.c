@@ -123,7 +123,7 @@ int tf_chrome_collective(tf_chrome *r, const tf_chrome_fields *f, const tf_event
 	if ((name[0] != 'r' && name[0] != 'n' && name[0] != 'g' && name[0] != 'c') ||
 	    !name_part(name, len, &s, &n, &args_only))
 		return 0;
-	tf_coll_facts c = { 0, 0, 0, 0, -1, -1 };
+	tf_coll_facts c = TF_COLL_FACTS_NONE;
 	bool any = false;
 	if (n) {
 		TF_TRY(intern_norm(r, s, n, &c.name));

@@ -154,6 +154,10 @@ typedef struct locst {
 	uint64_t loc;       /* location id */
 	bool noted;         /* an undefined id on this location was noted */
 	bool time_noted;    /* a time beyond int64 ns on this location was noted */
+	tf_str enter_name;  /* the last region entered, and when (ns) */
+	int64_t enter_ns;
+	tf_str coll_name;   /* the region an MpiCollectiveBegin came in (0 none), and its start */
+	int64_t coll_ns;
 } locst;
 
 /* ------------------------------------------------------------ otf2_defs.c */
@@ -208,6 +212,9 @@ enum {
 	P_DATA,    /* more of the record before */
 	P_ENTERX,  /* an Enter with tracefold's attributes: a = tf_str name, x.u = ticks, k = gpu kind;
 		    * then P_DATA x.u = correlation id */
+	P_COLLB,   /* MpiCollectiveBegin: no fields */
+	P_COLLE,   /* MpiCollectiveEnd: a = communicator, k = OTF2_CollectiveOp, x.u = root;
+		    * then P_DATA x.u = bytes sent; P_DATA x.u = bytes received */
 };
 _Static_assert(TF_EV_BEGIN == 0 && TF_EV_END == 1, "P_ENTER, P_LEAVE are the event kinds");
 

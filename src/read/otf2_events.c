@@ -16,6 +16,7 @@
 #include <emmintrin.h>
 #endif
 #include "otf2.h"
+#include "tracefold/coll.h"
 
 /* ------------------------------------------- ticks to ns (tf_otf2_clock_set) */
 
@@ -138,7 +139,48 @@ static inline OTF2_CallbackCode do_region(locst *l, uint8_t kind, tf_str name, u
 		return skip_beyond(l, ticks, 1);
 	tf_event ev = { .kind = kind, .track = l->track, .name = name, .ts_ns = ts,
 			.msg = { -1, 0, 0, -1 }, .index = r->index++ };
+	if (kind == TF_EV_BEGIN) { /* where an MpiCollectiveBegin goes */
+		l->enter_name = name;
+		l->enter_ns = ts;
+	}
 	return emit(r, &ev);
+}
+
+/* MpiCollectiveEnd: the facts of the collective whose MpiCollectiveBegin
+ * came in the region entered last (MPI_Allreduce), noted on that region
+ * for the collectives table (docs/collectives.md "MPI (OTF2)").  Counted
+ * as ev_other, as before they were read (the event stream has no
+ * collective event). */
+static OTF2_CallbackCode do_coll_end(locst *l, const prec *q)
+{
+	static const char *const ops[] = { "barrier", "broadcast", "gather", "gather", "scatter", "scatter",
+		"all_gather", "all_gather", "all_to_all", "all_to_all", "all_to_all", "all_reduce", "reduce",
+		"reduce_scatter", "scan", "exscan", "reduce_scatter" };
+	rd *r = l->r;
+	tf_str region = l->coll_name;
+	l->coll_name = 0;
+	if (!region || q->k >= sizeof(ops) / sizeof(ops[0])) /* no Begin, or a one-sided window op */
+		return skip(r, TF_DIAG_ev_other);
+	tf_coll_facts f = TF_COLL_FACTS_NONE;
+	char comm[24];
+	uint32_t root = (uint32_t)q->x.u;
+	f.name = tf_strtab_intern_cstr(tf_ctx_strtab(r->ctx), ops[q->k]);
+	if (q->a != OTF2_UNDEFINED_COMM) {
+		snprintf(comm, sizeof(comm), "%" PRIu32, q->a);
+		f.pg = tf_strtab_intern_cstr(tf_ctx_strtab(r->ctx), comm);
+	}
+	if (root != OTF2_COLLECTIVE_ROOT_NONE && root != OTF2_COLLECTIVE_ROOT_SELF &&
+	    root != OTF2_COLLECTIVE_ROOT_THIS_GROUP)
+		f.root = tf_otf2_peer_rank(r, l, q->a, root);
+	f.bytes = q[1].x.u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)q[1].x.u;
+	f.bytes_recv = q[2].x.u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)q[2].x.u;
+	tf_coll *c = tf_ctx_coll(r->ctx, true);
+	if (f.name == (tf_str)-1 || f.pg == (tf_str)-1 || !c ||
+	    tf_coll_note(c, l->track, l->coll_ns, region, &f) < 0) {
+		r->rc = TF_ENOMEM;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
+	return skip(r, TF_DIAG_ev_other);
 }
 
 /* An Enter with tracefold's attributes: the correlation id of a launch or
@@ -267,6 +309,13 @@ static __attribute__((noinline)) uint32_t apply_rest(locst *l, const prec *q, co
 		return 1;
 	case P_ENTERX:
 		return do_enter_x(l, q->a, q->x.u, q->k, q[1].x.u) == OTF2_CALLBACK_SUCCESS ? 2 : 0;
+	case P_COLLB:
+		l->coll_name = l->enter_name;
+		l->coll_ns = l->enter_ns;
+		skip(r, TF_DIAG_ev_other);
+		return 1;
+	case P_COLLE:
+		return do_coll_end(l, q) == OTF2_CALLBACK_SUCCESS ? 3 : 0;
 	case P_LOC: {
 		uint8_t st = (uint8_t)q->x.u;
 		*l = location_state(r, &r->locs[q->a]);
@@ -485,22 +534,31 @@ static OTF2_CallbackCode ev_irecv(EV_ARGS, uint32_t sender, OTF2_CommRef comm, u
 	return put_msg(ud, P_RECV, t, sender, comm, tag, len);
 }
 
-/* Read and counted, not used: MPI collectives, thread fork/join, calling
- * context records (docs/format-otf2.md). */
+/* Read and counted, not used: thread fork/join, calling context records
+ * (docs/format-otf2.md). */
 static OTF2_CallbackCode ev_other(void *ud)
 {
 	return put1(ud, P_OTHER, 0, 0);
 }
 
+/* MPI collectives: their facts go on the region they are in (do_coll_end). */
 static OTF2_CallbackCode ev_coll_begin(EV_ARGS)
 {
-	return ev_other(ud);
+	return put1(ud, P_COLLB, 0, 0);
 }
 
 static OTF2_CallbackCode ev_coll_end(EV_ARGS, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
 				     uint64_t sent, uint64_t received)
 {
-	return ev_other(ud);
+	prec *q = put_begin(ud, P_COLLE, 3, false);
+	if (!q)
+		return OTF2_CALLBACK_INTERRUPT;
+	q->a = comm;
+	q->k = op;
+	q->x.u = root;
+	q[1].x.u = sent;
+	q[2].x.u = received;
+	return put_end(ud, q);
 }
 
 static OTF2_CallbackCode ev_fork(EV_ARGS, OTF2_Paradigm model, uint32_t n)

@@ -11,8 +11,9 @@
  *                   with finish by id, with the slices they sit in
  *   DIR/tracks/     one row per track (written at the end)
  *   DIR/call_paths/ one row per call path (written at the end)
- *   DIR/collectives/ the collective of each slice that is or is in one
- *                   (docs/collectives.md); only in runs that have some
+ *   DIR/collectives/ one row per collective call per rank (MPI, NCCL,
+ *                   gloo: docs/collectives.md); only in runs that have
+ *                   some (parquet_coll.c)
  *   DIR/samples/    one row per sampled stack (perf, Chrome CPU profiles),
  *                   with its call path and the slice open then
  *                   (parquet_samples.c)
@@ -132,22 +133,10 @@ static const pq_col paths_cols[P_N] = {
 	{ "name", PQ_STRING, false, true, false, false },
 	{ "depth", PQ_INT32, false, false, false, false },
 };
-enum { L_SLICE, L_RANK, L_COLL, L_BYTES, L_NELEMS, L_DTYPE, L_PG, L_RANKS, L_N };
-static const pq_col coll_cols[L_N] = {
-	{ "slice_id", PQ_INT64, false, false, true, false },
-	{ "rank", PQ_INT64, true, false, false, false },
-	{ "collective", PQ_STRING, true, true, false, false },
-	{ "comm_bytes", PQ_INT64, true, false, false, false },
-	{ "comm_nelems", PQ_INT64, true, false, false, false },
-	{ "dtype", PQ_STRING, true, true, false, false },
-	{ "pg", PQ_STRING, true, true, false, false },
-	{ "pg_ranks", PQ_STRING, true, true, false, false },
-};
-
 static const struct { const pq_col *cols; int n; bool by_rank; } table_cols[NTABLES] = {
 	{ slices_cols, S_N, true }, { counters_cols, C_N, true }, { instants_cols, I_N, true },
 	{ messages_cols, M_N, true }, { flows_cols, F_N, true }, { tracks_cols, K_N, true },
-	{ paths_cols, P_N, false }, { coll_cols, L_N, true }, { tf_pq_samples_cols, TF_PQ_SAMPLES_NCOLS, true },
+	{ paths_cols, P_N, false }, { tf_pq_coll_cols, TF_PQ_COLL_NCOLS, true }, { tf_pq_samples_cols, TF_PQ_SAMPLES_NCOLS, true },
 };
 
 /* Its options (tf_writer_opt): zeroed for the defaults. */
@@ -304,7 +293,7 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 	if (!t || tf_grow((void **)&t->open, &t->cap, t->depth + 1, sizeof(int64_t)) < 0)
 		return TF_ENOMEM;
 	t->open[t->depth++] = w->next_slice++;
-	if (tf_coll_spans_open(w->cspans, s) < 0)
+	if (tf_coll_spans_open(w->cspans, s) < 0 || tf_pq_coll_open(w, s) < 0)
 		return TF_ENOMEM;
 	/* a stream's activity closes before the flow events at its start come */
 	if (s->kind == TF_SPAN_KIND_GPU && s->depth == 1 &&
@@ -313,25 +302,21 @@ static int on_open(tf_span_sink *k, const tf_span *s)
 	return w->rc;
 }
 
-/* The collective of slice id, when it is or is in one: a row of its facts. */
-static int write_coll(tf_events *w, const tf_span *s, int64_t id, int64_t rank)
+/* The collective call slice id is, or is in (parquet_coll.c). */
+static int write_coll(tf_events *w, const tf_span *s, int64_t id)
 {
 	uint32_t rec;
 	if (tf_coll_spans_close(w->cspans, s, &rec) < 0)
 		return TF_ENOMEM;
-	const tf_coll_facts *c = tf_coll_get(tf_ctx_coll(w->ctx, false), rec);
-	pq_file *f = c ? pqw_file_at(w, T_COLL, rank, s->track, s->start_ns) : NULL;
-	if (!f)
-		return w->rc;
-	pq_i64(f, L_SLICE, id);
-	pqw_opt(f, L_RANK, rank, rank >= 0);
-	pqw_str(f, L_COLL, c->name, w->st, true);
-	pqw_opt(f, L_BYTES, c->bytes, c->bytes >= 0);
-	pqw_opt(f, L_NELEMS, c->nelems, c->nelems >= 0);
-	pqw_str(f, L_DTYPE, c->dtype, w->st, true);
-	pqw_str(f, L_PG, c->pg, w->st, true);
-	pqw_str(f, L_RANKS, c->pg_ranks, w->st, true);
-	return pqw_end_row(w, f);
+	int rc = tf_pq_coll_close(w, s, id, rec);
+	return rc < 0 ? rc : w->rc;
+}
+
+static int on_end_input(tf_span_sink *k, uint32_t input)
+{
+	tf_events *w = tf_container_of(k, tf_events, spans);
+	int rc = tf_pq_coll_end_input(w, input);
+	return rc < 0 ? rc : w->rc;
 }
 
 static int on_close(tf_span_sink *k, const tf_span *s)
@@ -377,7 +362,7 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	pq_str(f, S_KIND, kn, strlen(kn));
 	if (pqw_end_row(w, f) < 0)
 		return w->rc;
-	return write_coll(w, s, id, rank);
+	return write_coll(w, s, id);
 }
 
 /* ---- messages and flows: pairing ---- */
@@ -559,6 +544,7 @@ static void events_free(tf_events *w, bool abort)
 	free(w->tk);
 	tf_pairs_free(&w->pairs);
 	tf_coll_spans_free(w->cspans);
+	tf_pq_coll_free(w->coll);
 	tf_sample_paths_free(w->spaths);
 	free(w);
 }
@@ -622,7 +608,8 @@ static int events_finish(void *state, tf_error *err)
 		rc = write_tracks(w);
 	if (rc == 0)
 		rc = write_call_paths(w);
-	/* every table exists, even with no rows; collectives only in runs with some */
+	/* every table exists, even with no rows; collectives only in runs with some
+	 * (a run whose traces note collectives, or one that wrote a call) */
 	for (int t = 0; t < NTABLES && rc == 0; t++)
 		if (!w->tab[t].nfiles && (t != T_COLL || tf_ctx_coll(w->ctx, false)) && !pqw_file(w, t, -1))
 			rc = w->rc;
@@ -720,7 +707,7 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 		free(w);
 		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s': cannot create the folder", path);
 	}
-	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event,
+	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event, .end_input = on_end_input,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |
 						  (1u << TF_EV_RECV) | (1u << TF_EV_FLOW) | (1u << TF_EV_SAMPLE) };
 	*sink_out = &w->spans;
@@ -773,8 +760,9 @@ const tf_writer tf_writer_parquet = {
 		"DIR/<table>/part-0.parquet for slices (one row per region instance, after\n"
 		"the stack rules and repairs), counters, instants, messages (each send\n"
 		"paired with its receive), flows, samples (sampled stacks: perf script),\n"
-		"tracks and call_paths (docs/schema.md), and collectives when the traces\n"
-		"have some (docs/collectives.md).\n"
+		"tracks and call_paths (docs/schema.md), and collectives (one row per\n"
+		"collective call per rank: MPI, NCCL, gloo) when the traces have some\n"
+		"(docs/collectives.md).\n"
 		"Query them with DuckDB: SELECT name, sum(self_ns) FROM\n"
 		"read_parquet('DIR/slices/**/*.parquet') GROUP BY name.  The tables are\n"
 		"written aside and swapped in whole: an earlier run's at DIR are\n"

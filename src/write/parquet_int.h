@@ -42,6 +42,11 @@ const char *tf_pq_lake_keys(const void *conf, const char **why);
 /* A small number for v in m (*n: the next one, when new); UINT32_MAX
  * when out of memory. */
 uint32_t tf_pq_dense(tf_hmap *m, uint32_t *n, int64_t v);
+/* The collectives table's columns (parquet_coll.c). */
+enum { CL_ID, CL_MATCH, CL_KIND, CL_COMM, CL_GROUP, CL_ROOT, CL_BYTES, CL_BRECV, CL_NELEMS, CL_DTYPE, CL_RANK,
+       CL_TRACK, CL_SLICE, CL_BEGIN, CL_END, CL_GBEGIN, CL_GEND, CL_GSLICE, TF_PQ_COLL_NCOLS };
+extern const pq_col tf_pq_coll_cols[TF_PQ_COLL_NCOLS];
+typedef struct tf_pq_coll tf_pq_coll;
 
 /* One open file of a table: its rank partition (INT64_MIN = unpartitioned). */
 typedef struct tfile {
@@ -91,6 +96,7 @@ typedef struct tf_events {
 	int64_t id_base;       /* part << 40 when distributed, else 0 */
 	tf_pairs pairs;        /* messages and flows waiting for the other end */
 	tf_coll_spans *cspans; /* the collective of each span */
+	tf_pq_coll *coll;      /* the collective calls (made at the first) */
 	tf_sample_paths *spaths; /* the call paths of samples (made at the first) */
 	int rc;                /* first failure: every later hook fails */
 	tf_error err;
@@ -132,5 +138,13 @@ static inline int64_t cid(const tf_events *w, uint32_t node) { return w->id_base
 /* A TF_EV_SAMPLE: its row of the samples table (node: the regions open,
  * slice: the innermost open slice's id, -1 none). */
 int tf_pq_write_sample(tf_events *w, const tf_event *ev, uint32_t node, int64_t slice);
+
+/* The collectives table (parquet_coll.c): every CPU span's open, every
+ * span's close (id: its slice id, rec: tf_coll_spans_close's record), the
+ * end of each input. */
+int tf_pq_coll_open(tf_events *w, const tf_span *s);
+int tf_pq_coll_close(tf_events *w, const tf_span *s, int64_t id, uint32_t rec);
+int tf_pq_coll_end_input(tf_events *w, uint32_t input);
+void tf_pq_coll_free(tf_pq_coll *c); /* NULL-safe */
 
 #endif

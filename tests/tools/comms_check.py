@@ -17,8 +17,9 @@ collective kind and message size (collective, comm_bytes):
 and compares them with the profile as `go tool pprof -raw` shows it
 (tests/tools/pprof_raw.py); with --top, with `tracefold top --by-label
 collective,comm_bytes --format json`'s rows; with --duckdb, with the rows
-[collective, comm_bytes, wall, gpu, calls] of a DuckDB query over the
-Parquet tables (collectives joined with slices).  Facts of a region: its name
+[kind, bytes, wall, gpu] of a DuckDB query over the Parquet collectives
+table (one row per call: the wall time of the calls, the GPU time of their
+kernels).  Facts of a region: its name
 (gloo:X, nccl:X, rccl:X, c10d::X, ncclDevKernel_X_..., ncclKernel_X_...)
 and Kineto's args (Collective name, In/Out msg nelems, dtype); a region
 inside another collective region takes the outer one's facts where it has
@@ -190,11 +191,9 @@ if __name__ == "__main__":
         exp = wall_e if json.load(open(top)).get("sample_type") == "wall" else gpu_e
         compare("top rows", exp, tot, tol_per=1000 if exp is wall_e else 0)
     if duck:
-        # rows [collective, comm_bytes, wall, gpu, calls] of the Parquet
-        # tables: collectives joined with slices by slice_id
+        # rows [kind, bytes, wall, gpu] of the Parquet collectives table
         with open(duck) as f:
             rows = json.load(f)
-        for what, col, exp, tol in (("parquet wall", 2, wall_e, 1000), ("parquet gpu", 3, gpu_e, 0),
-                                    ("parquet calls", 4, calls_exp, 0)):
+        for what, col, exp, tol in (("parquet wall", 2, wall_e, 1000), ("parquet gpu", 3, gpu_e, 0)):
             compare(what, {k: v for k, v in exp.items() if v}, {(r[0], r[1]): r[col] for r in rows if r[col]}, tol)
     sys.exit(1 if fails else 0)

@@ -54,7 +54,7 @@ static void test_records(void **state)
 	tf_coll *c = tf_coll_new();
 	tf_str ar = tf_strtab_intern_cstr(st, "all_reduce"), fl = tf_strtab_intern_cstr(st, "Float");
 	tf_str name = tf_strtab_intern_cstr(st, "record_param_comms"), inner = tf_strtab_intern_cstr(st, "nccl:all_reduce");
-	tf_coll_facts outer = { ar, fl, tf_strtab_intern_cstr(st, "0"), tf_strtab_intern_cstr(st, "[0,1]"), 4096, 1024 };
+	tf_coll_facts outer = { ar, fl, tf_strtab_intern_cstr(st, "0"), tf_strtab_intern_cstr(st, "[0,1]"), 4096, 1024, -1, -1 };
 	assert_int_equal(tf_coll_note(c, 3, 1000, name, &outer), 0);
 	assert_int_equal(tf_coll_note(c, 4, 1000, name, &outer), 0); /* same facts: same record */
 	uint32_t r = tf_coll_find(c, 3, 1000, name);
@@ -64,7 +64,7 @@ static void test_records(void **state)
 	assert_int_equal(tf_coll_find(c, 2, 1000, name), 0);
 	assert_int_equal(tf_coll_find(c, 3, 1000, inner), 0);
 	/* an inner region with the name only: the outer's size stays */
-	tf_coll_facts in = { tf_strtab_intern_cstr(st, "all_gather"), 0, 0, 0, -1, -1 };
+	tf_coll_facts in = { tf_strtab_intern_cstr(st, "all_gather"), 0, 0, 0, -1, -1, -1, -1 };
 	assert_int_equal(tf_coll_note(c, 3, 1005, inner, &in), 0);
 	uint32_t m = tf_coll_merge(c, r, tf_coll_find(c, 3, 1005, inner));
 	const tf_coll_facts *f = tf_coll_get(c, m);
@@ -76,6 +76,20 @@ static void test_records(void **state)
 	assert_int_equal(tf_coll_merge(c, 0, r), r);
 	assert_int_equal(tf_coll_merge(c, r, 0), r);
 	assert_int_equal(tf_coll_merge(c, 0, 0), 0);
+	/* MPI's root and bytes received (OTF2): the inner's known ones over the outer's,
+	 * facts differing in them only are other records */
+	tf_coll_facts mpi = outer;
+	mpi.root = 2;
+	mpi.bytes_recv = 8;
+	assert_int_equal(tf_coll_note(c, 6, 1, name, &mpi), 0);
+	uint32_t rm = tf_coll_find(c, 6, 1, name);
+	assert_true(rm != 0 && rm != r);
+	f = tf_coll_get(c, tf_coll_merge(c, rm, tf_coll_find(c, 3, 1005, inner)));
+	assert_int_equal(f->root, 2);
+	assert_int_equal(f->bytes_recv, 8);
+	f = tf_coll_get(c, tf_coll_merge(c, r, rm));
+	assert_int_equal(f->root, 2);
+	assert_int_equal(tf_coll_get(c, r)->root, -1);
 	tf_label l[TF_COLL_MAX_LABELS];
 	int n = tf_coll_labels(c, r, st, l);
 	assert_int_equal(n, 5);
@@ -85,7 +99,7 @@ static void test_records(void **state)
 	assert_int_equal(l[1].num, 4096);
 	assert_string_equal(tf_strtab_get(st, l[1].num_unit), "bytes");
 	/* a size without a known dtype: elements */
-	tf_coll_facts ne = { ar, 0, 0, 0, -1, 77 };
+	tf_coll_facts ne = { ar, 0, 0, 0, -1, 77, -1, -1 };
 	assert_int_equal(tf_coll_note(c, 5, 1, name, &ne), 0);
 	n = tf_coll_labels(c, tf_coll_find(c, 5, 1, name), st, l);
 	assert_int_equal(n, 2);
