@@ -16,9 +16,8 @@ const text = ([n, t]) => {
 	const c = q(n);
 	let e;
 	if (t === 'DOUBLE' || t === 'FLOAT') e = `format('{:.17g}', ${c}::DOUBLE)`;
-	else if (t === 'BOOLEAN') e = `CASE WHEN ${c} THEN 'true' ELSE 'false' END`;
 	else if (t === 'VARCHAR' || t === 'BLOB') e = `hex(${c})`;
-	else e = `CAST(${c} AS VARCHAR)`;
+	else e = `CAST(${c} AS VARCHAR)`; // integers; booleans: true/false
 	return `coalesce(${e}, 'NULL')`;
 };
 const sql = `SELECT ${cols.map(text).join(` || chr(9) || `)} FROM ${src} ORDER BY file_row_number`;
