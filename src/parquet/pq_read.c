@@ -464,7 +464,8 @@ int64_t pq_ri64(const pq_reader *r, int col)
 	if (c->type == PQ_DOUBLE) {
 		double d;
 		memcpy(&d, &c->v[r->rg_i - 1], 8);
-		return (int64_t)d;
+		/* saturated (a cast out of range is undefined); NaN reads 0 */
+		return d != d ? 0 : d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d;
 	}
 	return c->type == PQ_STRING ? 0 : (int64_t)c->v[r->rg_i - 1];
 }

@@ -53,6 +53,8 @@ int pq_rnext(pq_reader *r, tf_error *err);
 /* The current row's value of an asked-for column.  A null reads as 0,
  * 0.0, false or an empty string: test pq_rnull first. */
 bool pq_rnull(const pq_reader *r, int col);
+/* pq_ri64 of a DOUBLE column: the value saturated to int64 (NaN: 0); pq_rf64
+ * of an integer column: the nearest double. */
 int64_t pq_ri64(const pq_reader *r, int col);
 double pq_rf64(const pq_reader *r, int col);
 bool pq_rbool(const pq_reader *r, int col);
