@@ -530,6 +530,13 @@ static void test_crafted(void **state)
 	page(&c, P_DATA, sn2, sizeof(sn2), 10, 1, E_PLAIN);
 	craft(path, T_BYTE_ARRAY, &c, 1, 1);
 	expect_text(path, "ababab|");
+	/* INT96 (deprecated timestamps): refused when asked for, naming the
+	 * column and its schema element's place in the footer */
+	c.n = 0;
+	static const unsigned char i96[12] = { 0 };
+	page(&c, P_DATA, i96, 12, 12, 1, E_PLAIN);
+	craft(path, 3, &c, 1, Z_UNCOMPRESSED);
+	expect_text(path, "column 'c': physical type INT96 is not read");
 	tf_buf_free(&c);
 	tf_buf_free(&body);
 }
