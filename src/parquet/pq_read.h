@@ -48,7 +48,9 @@ const char *pq_rkv(const pq_reader *r, const char *key);
  * be handed out. */
 int pq_ruse(pq_reader *r, int col, tf_error *err);
 /* Moves to the next row: 1 a row, 0 the end, or a negative TF_E* with err
- * filled ("PATH: byte offset N: column 'C': ..."). */
+ * filled: its path, the byte offset of the damage (a page header's, a
+ * footer field's) and a message naming the column ("column 'C': ...";
+ * tf_error_format: "cannot read 'PATH' at byte N: column 'C': ..."). */
 int pq_rnext(pq_reader *r, tf_error *err);
 /* The current row's value of an asked-for column.  A null reads as 0,
  * 0.0, false or an empty string: test pq_rnull first. */

@@ -31,18 +31,18 @@ compare() {
 	if ! "$T" dump "$f" > "$TMP/ours" 2> "$TMP/err"; then
 		fail "$b: read"; sed 's/^/#   /' "$TMP/err" | head -5; return
 	fi
-	if ! node tests/tools/pq_dump.mjs "$f" > "$TMP/duck" 2> "$TMP/err"; then
-		fail "$b: DuckDB dump"; sed 's/^/#   /' "$TMP/err" | head -5; return
-	fi
+	[ -f "$f.duck" ] || { fail "$b: DuckDB dumped it"; return; }
 	tail -n +2 "$TMP/ours" > "$TMP/ours.rows"
-	if cmp -s "$TMP/ours.rows" "$TMP/duck"; then
-		ok "$b: $(wc -l < "$TMP/duck") rows x $(head -1 "$TMP/ours" | awk -F'\t' '{print NF}') columns = DuckDB's"
+	if cmp -s "$TMP/ours.rows" "$f.duck"; then
+		ok "$b: $(wc -l < "$f.duck") rows x $(head -1 "$TMP/ours" | awk -F'\t' '{print NF}') columns = DuckDB's"
 	else
-		fail "$b: values differ from DuckDB's"; diff "$TMP/ours.rows" "$TMP/duck" | head -6 | sed 's/^/#   /'
+		fail "$b: values differ from DuckDB's"; diff "$TMP/ours.rows" "$f.duck" | head -6 | sed 's/^/#   /'
 	fi
 }
+files="$(ls "$D"/*.parquet) $(find "$TMP/ev" -name '*.parquet' | sort)"
+check "DuckDB dumps the files" node tests/tools/pq_dump.mjs $files
 n=0
-for f in "$D"/*.parquet $(find "$TMP/ev" -name '*.parquet' | sort); do
+for f in $files; do
 	compare "$f"; n=$((n + 1))
 done
 check "$n files compared (8 DuckDB tables, 2 empty, 4 tiny; 3 x 8 of tracefold's tables)" test $n -eq 38
