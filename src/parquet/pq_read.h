@@ -28,7 +28,7 @@ typedef struct pq_reader pq_reader;
  * FLOAT, PQ_STRING for BYTE_ARRAY, PQ_BOOL), or -1 for a column of a type
  * the reader cannot hand out (it may still be present and unused). */
 
-/* Opens path and reads its footer.  TF_EINPUT "PATH: byte offset N: ..."
+/* Opens path and reads its footer.  TF_EFORMAT (path and byte offset in err)
  * when it is not a Parquet file or its footer is damaged; TF_EIO when it
  * cannot be read. */
 int pq_ropen(pq_reader **out, const char *path, tf_error *err);
@@ -44,7 +44,7 @@ uint64_t pq_rrows(const pq_reader *r);
 /* A key-value metadata value (borrowed, NUL-terminated), or NULL. */
 const char *pq_rkv(const pq_reader *r, const char *key);
 /* Asks for column col's values: only asked-for columns are decoded.  Call
- * before the first pq_rnext.  Returns 0, or TF_EINPUT when its type cannot
+ * before the first pq_rnext.  Returns 0, or TF_EFORMAT when its type cannot
  * be handed out. */
 int pq_ruse(pq_reader *r, int col, tf_error *err);
 /* Moves to the next row: 1 a row, 0 the end, or a negative TF_E* with err
