@@ -3,6 +3,7 @@
  * and flows, each file row group by row group (tables.c opens them). */
 #include <stdlib.h>
 #include <string.h>
+#include "tracefold/span.h"
 #include "tables_int.h"
 
 /* Ends a file's rows: its reader closed; rc, or the read's error. */
@@ -59,13 +60,27 @@ int tin_flush_all(tin *t)
 	return 0;
 }
 
-enum { S_TRACK, S_START, S_END, S_DUR, S_RAW, S_NAME, S_CAT, S_KIND, S_CORR, S_OP, S_ID, S_DEPTH, S_THREAD, S_RANK, S_N };
+enum { S_TRACK, S_START, S_END, S_DUR, S_RAW, S_NAME, S_CAT, S_KIND, S_CORR, S_OP, S_ID, S_DEPTH, S_THREAD, S_RANK,
+       S_CLIPPED, S_CUT, S_UNCLOSED, S_EARLY, S_NEG, S_N };
 static const tin_col slice_cols[S_N] = {
 	{ "track_id", true, -1 }, { "start_ns", true, -1 }, { "end_ns", true, S_DUR }, { "dur_ns", false, -1 },
 	{ "raw_name", true, S_NAME }, { "name", false, -1 }, { "category", false, -1 }, { "kind", false, -1 },
 	{ "correlation", false, -1 }, { "op", false, -1 }, { "slice_id", false, -1 }, { "depth", false, -1 },
-	{ "thread", false, -1 }, { "rank", false, -1 },
+	{ "thread", false, -1 }, { "rank", false, -1 }, { "clipped", false, -1 }, { "cut", false, -1 },
+	{ "unclosed", false, -1 }, { "closed_early", false, -1 }, { "negative_duration", false, -1 },
 };
+
+/* The repairs the slice had (its span says them again). */
+static uint16_t repairs_of(const tin_file *f)
+{
+	static const uint16_t flag[] = { TF_SPAN_CLIPPED, TF_SPAN_CUT, TF_SPAN_UNCLOSED, TF_SPAN_CLOSED_EARLY,
+					 TF_SPAN_NEG_DURATION };
+	uint16_t r = 0;
+	for (int i = 0; i < 5; i++)
+		if (tin_have(f, S_CLIPPED + i) && pq_rbool(f->r, f->col[S_CLIPPED + i]))
+			r |= flag[i];
+	return r;
+}
 
 static int slice_row(tin *t, tin_file *f)
 {
@@ -79,6 +94,7 @@ static int slice_row(tin *t, tin_file *f)
 	ev.cat = tin_str(t, f, S_CAT);
 	ev.corr = (uint64_t)tin_i64(f, S_CORR, 0);
 	ev.op = tin_str(t, f, S_OP);
+	ev.repaired = repairs_of(f);
 	size_t kl = 0;
 	const char *k = tin_have(f, S_KIND) ? pq_rstr(f->r, f->col[S_KIND], &kl) : "";
 	if (kl == 14 && !memcmp(k, "gpu_annotation", 14))
