@@ -123,6 +123,8 @@ static int64_t dir_rank(const char *path)
 int tin_open(tin *t, const char *file, const char *table, const tin_col *cols, int ncols, tin_file *f)
 {
 	memset(f, 0, sizeof(*f));
+	if (ncols > TIN_MAXCOLS)
+		return tf_error_set(t->err, TF_EFORMAT, file, -1, -1, "too many columns asked for"); /* a bug */
 	TF_TRY(pq_ropen(&f->r, file, t->err));
 	f->dir_rank = dir_rank(file);
 	for (int i = 0; i < ncols; i++)
@@ -448,7 +450,7 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 
 const tf_format tf_format_tables = {
 	.name = "tables",
-	.description = "tracefold's Parquet event tables: a folder from 'tracefold events' (or a DuckDB COPY of them), or one slices file",
+	.description = "tracefold's own Parquet event tables: a folder from 'tracefold events', a DuckDB COPY of them, or one slices file",
 	.sniff = sniff,
 	.read = read_input,
 	.kind = TF_INPUT_EVENTS,

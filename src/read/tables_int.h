@@ -13,7 +13,7 @@
 #include "pq_read.h"
 
 /* The most columns a table's rows are read from. */
-#define TIN_MAXCOLS 16
+#define TIN_MAXCOLS 24
 
 /* A column a table's rows are read from: need 1 = the table is refused
  * without it; alt: another column that will do instead (-1 none). */

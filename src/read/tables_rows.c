@@ -70,6 +70,8 @@ static const tin_col slice_cols[S_N] = {
 	{ "unclosed", false, -1 }, { "closed_early", false, -1 }, { "negative_duration", false, -1 },
 };
 
+_Static_assert(S_N <= TIN_MAXCOLS, "a tin_file binds every column of the slices");
+
 /* The repairs the slice had (its span says them again). */
 static uint16_t repairs_of(const tin_file *f)
 {
