@@ -34,6 +34,7 @@ typedef struct tin_file {
  * order (innermost first) and go out outermost first (tables_rows.c). */
 typedef struct tin_pend {
 	tf_event ev;
+	int64_t end;           /* its end as the row says it */
 	int32_t depth;
 } tin_pend;
 

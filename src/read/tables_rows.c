@@ -5,6 +5,7 @@
 #include <string.h>
 #include "tracefold/span.h"
 #include "tables_int.h"
+#include "sat.h"
 
 /* Ends a file's rows: its reader closed; rc, or the read's error. */
 static int done(tin_file *f, int rc)
@@ -91,7 +92,8 @@ static int slice_row(tin *t, tin_file *f)
 	uint32_t track;
 	TF_TRY(tin_track(t, tin_i64(f, S_TRACK, 0), th, tl, tin_i64(f, S_RANK, f->dir_rank), &track));
 	tf_event ev = event_of(TF_EV_COMPLETE, track, tin_i64(f, S_START, 0));
-	ev.dur_ns = tin_have(f, S_END) ? tin_i64(f, S_END, 0) - ev.ts_ns : tin_i64(f, S_DUR, 0);
+	int64_t end = tin_have(f, S_END) ? tin_i64(f, S_END, 0) : tf_sat_add(ev.ts_ns, tin_i64(f, S_DUR, 0));
+	ev.dur_ns = tf_sat_sub(end, ev.ts_ns);
 	ev.name = tin_str(t, f, f->col[S_RAW] >= 0 ? S_RAW : S_NAME);
 	ev.cat = tin_str(t, f, S_CAT);
 	ev.corr = (uint64_t)tin_i64(f, S_CORR, 0);
@@ -112,12 +114,12 @@ static int slice_row(tin *t, tin_file *f)
 	}
 	uint32_t ki = tf_hmap_get(&t->track_of, (uint64_t)tin_i64(f, S_TRACK, 0));
 	tin_tk *kt = &t->tracks[ki];
-	if (kt->npend && kt->pend[0].ev.ts_ns + kt->pend[0].ev.dur_ns != ev.ts_ns + ev.dur_ns)
+	if (kt->npend && kt->pend[0].end != end)
 		TF_TRY(flush(t, kt));
 	if (tf_grow((void **)&kt->pend, &kt->cap, kt->npend + 1, sizeof(tin_pend)) < 0)
 		return tf_error_set(t->err, TF_ENOMEM, t->path, -1, -1, "out of memory");
 	ev.index = t->index++;
-	kt->pend[kt->npend++] = (tin_pend){ ev, (int32_t)tin_i64(f, S_DEPTH, 0) };
+	kt->pend[kt->npend++] = (tin_pend){ ev, end, (int32_t)tin_i64(f, S_DEPTH, 0) };
 	return 0;
 }
 
