@@ -18,7 +18,7 @@ out() {
 	$TF -q chrome "$@" -o "$TMP/$s.json" && evs "$TMP/$s.json" > "$TMP/$s.ev"
 	# a Perfetto trace's interned ids are the run's string ids, which differ
 	# (the tables intern other strings first): compared as tracefold reads it back
-	$TF -q perfetto "$@" -o "$TMP/$s.pftrace" && $TF -q chrome "$TMP/$s.pftrace" -o "$TMP/$s.pj" &&
+	$TF -q perfetto "$@" -o "$TMP/$s.pftrace" && $TF -q chrome "$TMP/$s.pftrace" -o "$TMP/$s.pj" 2>/dev/null &&
 		evs "$TMP/$s.pj" > "$TMP/$s.pev"
 	rm -rf "$TMP/$s.otf2"
 	$TF -q otf2 "$@" -o "$TMP/$s.otf2" 2>/dev/null && otf2-print "$TMP/$s.otf2/traces.otf2" > "$TMP/$s.otxt"
