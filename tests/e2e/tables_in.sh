@@ -56,7 +56,6 @@ $TF -q perfetto $DATA/chrome/kineto-resnet50-gpu/*.json.gz -o "$TMP/k.pftrace"
 rt "Perfetto" "raw ev pev otxt svg" "$TMP/k.pftrace"
 # perf samples joined to the trace they were taken of (the overview reads no samples)
 rt "perf joined to a trace" "raw ev pev otxt svg" $DATA/samples/perf-regions/regions.json $DATA/samples/perf-regions/traced.perf.gz
-rt "perf alone" "raw ev svg" $DATA/samples/perf-c-fp/perf.script
 
 # ---- DuckDB selections ----
 full=$TMP/full
@@ -103,6 +102,12 @@ q "$full" "COPY (SELECT track_id, rank, thread, start_ns, end_ns, name, self_ns 
 same "$TMP/few" "slices of 7 columns, no tracks table"
 # one Parquet file of slices
 same "$TMP/few/slices/x.parquet" "one slices file" "$TMP/few/slices/x.parquet"
+
+# the tables of the tables: the same rows (counts and sums by name and rank, DuckDB)
+rm -rf "$TMP/e1" "$TMP/e2"
+$TF -q events $DATA/chrome/kineto-resnet50-gpu/*.json.gz -o "$TMP/e1" && $TF -q events "$TMP/e1" -o "$TMP/e2" &&
+	node tests/tools/pq_totals.mjs "$TMP/e1" > "$TMP/e1.t" && node tests/tools/pq_totals.mjs "$TMP/e2" > "$TMP/e2.t"
+check "events of the tables = the tables ($(wc -l < "$TMP/e1.t") sums by table, name and rank)" cmp "$TMP/e1.t" "$TMP/e2.t"
 
 # ---- errors: non-zero, naming the file ----
 mkdir -p "$TMP/empty/slices"
