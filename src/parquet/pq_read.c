@@ -32,6 +32,7 @@ typedef struct footer {
 	int64_t base_off;      /* its file offset */
 	tf_error *err;
 	int nleaf;             /* schema leaves seen */
+	int root_children;
 } footer;
 
 static int64_t foff(const footer *fo)
@@ -80,21 +81,17 @@ static int schema_elem(footer *fo, size_t elem)
 	}
 	if (elem == 0) {
 		free(name);
-		if (nchild <= 0 || nchild > 32767 || (size_t)nchild != (size_t)fo->r->ncols)
-			return fbad(fo, "the schema's root does not hold one leaf per column (a nested schema?)");
+		fo->root_children = nchild;
 		return 0;
-	}
-	if ((int)elem > fo->r->ncols) {
-		free(name);
-		return fbad(fo, "a nested schema (more schema elements than root children)");
 	}
 	pq_rcol *c = &fo->r->cols[elem - 1];
 	c->name = name ? name : strdup("");
 	if (!c->name)
 		return tf_error_set(fo->err, TF_ENOMEM, fo->r->path, -1, -1, "out of memory");
+	c->schema_off = foff(fo);
 	if (nchild > 0 || rep == 2)
-		return pq_rfail(fo->r, fo->err, foff(fo), (int)elem - 1, "a nested or repeated column: only flat "
-				"tables are read");
+		return pq_rfail(fo->r, fo->err, foff(fo), (int)elem - 1, "a nested or repeated column (a LIST, MAP or "
+				"STRUCT): only flat tables are read");
 	c->phys = phys;
 	c->nullable = rep == 1;
 	switch (phys) {
@@ -123,6 +120,8 @@ static int read_schema(footer *fo)
 		return tf_error_set(fo->err, TF_ENOMEM, fo->r->path, -1, -1, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		TF_TRY(schema_elem(fo, i));
+	if (fo->root_children != fo->r->ncols)
+		return fbad(fo, "the schema's root has another number of children than leaves (a nested schema?)");
 	return 0;
 }
 
@@ -160,9 +159,10 @@ static int col_meta(footer *fo, pq_rchunk *ch, int col)
 				"the file's data", (long long)ch->start, (long long)ch->len);
 	if (ch->num_values < 0)
 		return pq_rfail(fo->r, fo->err, foff(fo), col, "a negative value count");
+	static const char *codecs[] = { "UNCOMPRESSED", "SNAPPY", "GZIP", "LZO", "BROTLI", "LZ4", "ZSTD", "LZ4_RAW" };
 	if (ch->codec != Z_UNCOMPRESSED && ch->codec != 1 && ch->codec != Z_GZIP && ch->codec != Z_ZSTD)
-		return pq_rfail(fo->r, fo->err, foff(fo), col, "compression codec %d is not read (UNCOMPRESSED, "
-				"SNAPPY, GZIP and ZSTD are)", ch->codec);
+		return pq_rfail(fo->r, fo->err, foff(fo), col, "compression codec %s is not read (UNCOMPRESSED, "
+				"SNAPPY, GZIP and ZSTD are)", ch->codec >= 0 && ch->codec <= 7 ? codecs[ch->codec] : "(unknown)");
 	return 0;
 }
 
@@ -411,7 +411,7 @@ int pq_ruse(pq_reader *r, int col, tf_error *err)
 		return tf_error_set(err, TF_EUSAGE, r->path, -1, -1, "Parquet: column '%s' asked for after the "
 				    "first row", r->cols[col].name);
 	if (r->cols[col].type < 0)
-		return pq_rfail(r, err, -1, col, "physical type %s is not read",
+		return pq_rfail(r, err, r->cols[col].schema_off, col, "physical type %s is not read",
 				r->cols[col].phys == PQR_INT96 ? "INT96" :
 				r->cols[col].phys == PQR_FLBA ? "FIXED_LEN_BYTE_ARRAY" : "(unknown)");
 	r->cols[col].used = true;
@@ -464,7 +464,8 @@ int64_t pq_ri64(const pq_reader *r, int col)
 	if (c->type == PQ_DOUBLE) {
 		double d;
 		memcpy(&d, &c->v[r->rg_i - 1], 8);
-		return (int64_t)d;
+		/* saturated (a cast out of range is undefined); NaN reads 0 */
+		return d != d ? 0 : d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d;
 	}
 	return c->type == PQ_STRING ? 0 : (int64_t)c->v[r->rg_i - 1];
 }

@@ -48,11 +48,15 @@ const char *pq_rkv(const pq_reader *r, const char *key);
  * be handed out. */
 int pq_ruse(pq_reader *r, int col, tf_error *err);
 /* Moves to the next row: 1 a row, 0 the end, or a negative TF_E* with err
- * filled ("PATH: byte offset N: column 'C': ..."). */
+ * filled: its path, the byte offset of the damage (a page header's, a
+ * footer field's) and a message naming the column ("column 'C': ...";
+ * tf_error_format: "cannot read 'PATH' at byte N: column 'C': ..."). */
 int pq_rnext(pq_reader *r, tf_error *err);
 /* The current row's value of an asked-for column.  A null reads as 0,
  * 0.0, false or an empty string: test pq_rnull first. */
 bool pq_rnull(const pq_reader *r, int col);
+/* pq_ri64 of a DOUBLE column: the value saturated to int64 (NaN: 0); pq_rf64
+ * of an integer column: the nearest double. */
 int64_t pq_ri64(const pq_reader *r, int col);
 double pq_rf64(const pq_reader *r, int col);
 bool pq_rbool(const pq_reader *r, int col);

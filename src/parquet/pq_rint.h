@@ -52,6 +52,10 @@ int pq_snappy_dec(const uint8_t *p, size_t len, uint8_t *out, size_t outlen, con
 int64_t pq_snappy_len(const uint8_t *p, size_t len);
 
 /* ---- the reader's state */
+/* A row group is decoded whole: one of more rows is refused (a bound on
+ * the memory a damaged or hostile footer can ask for). */
+#define PQ_RMAX_RG_ROWS (64u << 20)
+
 enum { PQR_BOOL = 0, PQR_INT32 = 1, PQR_INT64 = 2, PQR_INT96 = 3, PQR_FLOAT = 4, PQR_DOUBLE = 5,
        PQR_BYTE_ARRAY = 6, PQR_FLBA = 7 };
 
@@ -66,6 +70,7 @@ typedef struct pq_rcol {
 	int phys;               /* PQR_* */
 	int type;               /* enum pq_type as handed out, or -1 */
 	bool nullable, used;
+	int64_t schema_off;     /* its SchemaElement's end in the file (messages) */
 	/* the current row group, decoded: v holds int64 bits, double bits,
 	 * 0/1, or a string's offset in arena (with len) */
 	uint64_t *v;

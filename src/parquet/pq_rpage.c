@@ -110,6 +110,18 @@ static int decompress(cdec *d, const uint8_t *src, size_t n, size_t size, const 
 		*out = src;
 		return 0;
 	}
+	/* a size no data of n bytes can decompress to is refused before any
+	 * allocation: deflate expands at most 1032:1, a snappy element of 3
+	 * bytes at most to 64; a zstd frame says its size */
+	if ((d->ch->codec == Z_GZIP && size / 1032 > n + 64) || (d->ch->codec == 1 && size / 22 > n + 8))
+		return FAIL(d, "a page of %zu compressed bytes says it holds %zu", n, size);
+	if (d->ch->codec == Z_ZSTD) {
+		unsigned long long fs = ZSTD_getFrameContentSize(src, n);
+		if (fs == ZSTD_CONTENTSIZE_ERROR)
+			return FAIL(d, "zstd: not a zstd frame");
+		if (fs != ZSTD_CONTENTSIZE_UNKNOWN && fs != size)
+			return FAIL(d, "zstd: the frame holds %llu bytes, the page header says %zu", fs, size);
+	}
 	if (tf_grow_n((void **)&r->page, &r->page_cap, size + 1, 1, false) < 0)
 		return oom(d);
 	*out = r->page;
@@ -466,6 +478,17 @@ static void spread(pq_rcol *c, size_t s0, size_t n, size_t nn)
 	}
 }
 
+static int grow_rows(pq_rcol *c, size_t n)
+{
+	size_t a = c->cap, b = c->cap, e = c->cap;
+	if (tf_grow_n((void **)&c->v, &a, n, sizeof(*c->v), false) < 0 ||
+	    tf_grow_n((void **)&c->len, &b, n, sizeof(*c->len), false) < 0 ||
+	    tf_grow_n((void **)&c->null, &e, n, 1, false) < 0)
+		return -1;
+	c->cap = a < b ? (a < e ? a : e) : (b < e ? b : e);
+	return 0;
+}
+
 /* A data page (v1 or v2) of the body's bytes. */
 static int data_page(cdec *d, const page *pg, const uint8_t *body, size_t blen, size_t rg_n)
 {
@@ -476,6 +499,8 @@ static int data_page(cdec *d, const page *pg, const uint8_t *body, size_t blen, 
 			    (long long)pg->nrows, (long long)pg->nv);
 	if (n > rg_n - d->filled)
 		return FAIL(d, "pages of more rows than the row group's %zu", rg_n);
+	if (grow_rows(c, d->filled + n + 1) < 0)
+		return oom(d);
 	const uint8_t *vals;
 	size_t vlen;
 	if (pg->type == PT_DATA) {
@@ -525,17 +550,6 @@ static int data_page(cdec *d, const page *pg, const uint8_t *body, size_t blen, 
 	return 0;
 }
 
-static int grow_rows(pq_rcol *c, size_t n)
-{
-	size_t a = c->cap, b = c->cap, e = c->cap;
-	if (tf_grow_n((void **)&c->v, &a, n, sizeof(*c->v), false) < 0 ||
-	    tf_grow_n((void **)&c->len, &b, n, sizeof(*c->len), false) < 0 ||
-	    tf_grow_n((void **)&c->null, &e, n, 1, false) < 0)
-		return -1;
-	c->cap = a < b ? (a < e ? a : e) : (b < e ? b : e);
-	return 0;
-}
-
 static int load_chunk(pq_reader *r, int g, int col, tf_error *err)
 {
 	pq_rcol *c = &r->cols[col];
@@ -544,7 +558,9 @@ static int load_chunk(pq_reader *r, int g, int col, tf_error *err)
 	cdec d = { .r = r, .c = c, .col = col, .ch = ch, .err = err, .off = ch->start };
 	c->arena_n = 0;
 	c->ndict = 0;
-	if (grow_rows(c, rg_n + 1) < 0 || tf_grow_n((void **)&r->raw, &r->raw_cap, (size_t)ch->len + 1, 1, false) < 0)
+	if (rg_n > PQ_RMAX_RG_ROWS)
+		return FAIL(&d, "a row group of %zu rows, over the reader's bound of %u", rg_n, PQ_RMAX_RG_ROWS);
+	if (grow_rows(c, 1) < 0 || tf_grow_n((void **)&r->raw, &r->raw_cap, (size_t)ch->len + 1, 1, false) < 0)
 		return oom(&d);
 	if (ch->num_values != (int64_t)rg_n)
 		return FAIL(&d, "a column chunk of %lld values in a row group of %zu rows", (long long)ch->num_values,
