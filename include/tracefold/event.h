@@ -76,6 +76,10 @@ typedef struct tf_event {
 	 * input says (Kineto's "Python parent id"; id is its "Python id"); 0 none */
 	uint64_t parent_id;
 	uint32_t flags;   /* TF_EVF_* */
+	/* TF_EV_COMPLETE: the TF_SPAN_* repairs (span.h) an earlier read already
+	 * made on it (a slice of the event tables read back: format-tables.md),
+	 * kept on its span so that the outputs say them; 0 for every other reader */
+	uint16_t repaired;
 	/* TF_EV_COMPLETE/BEGIN: a backward op's key, the same on every region
 	 * of one autograd node's run (Kineto's "Fwd thread id" > 0 and
 	 * "Sequence number": the engine's evaluate_function wrapper and the op

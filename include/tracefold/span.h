@@ -51,6 +51,7 @@ typedef struct tf_span {
 	uint64_t corr;      /* the correlation id of a GPU launch or activity (tf_event.corr), 0 none */
 	int64_t launch_ns;  /* TF_SPAN_KIND_GPU: when the CPU call that launched it started
 			     * (TF_SPAN_END_UNKNOWN: no launch found); else unused (0) */
+	tf_str op;          /* TF_SPAN_KIND_GPU: the framework op it ran for (tf_event.op), 0 none */
 } tf_span;
 
 /* What a span's time is (docs/gpu.md). */

@@ -331,7 +331,8 @@ int tf_gpu_stream_span(tf_gpu_stream *gs, const tf_sorted_span *sp, tf_span *out
 		return TF_ENOMEM;
 	*out = (tf_span){ gs->track, node, 1, sp->flags, name, sp->cat, sp->start_ns, sp->end_ns,
 			  kind == TF_SPAN_KIND_GPU_LABEL ? 0 : dur, kind, sp->corr,
-			  kind == TF_SPAN_KIND_GPU && launched != UINT32_MAX ? launch_ns : TF_SPAN_END_UNKNOWN };
+			  kind == TF_SPAN_KIND_GPU && launched != UINT32_MAX ? launch_ns : TF_SPAN_END_UNKNOWN,
+			  kind == TF_SPAN_KIND_GPU ? sp->op : 0 };
 	return 0;
 }
 

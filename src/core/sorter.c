@@ -196,7 +196,8 @@ static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, uin
 							  .op = ev->op, .corr = ev->corr };
 		return 0;
 	}
-	uint32_t flags = 0;
+	uint32_t flags = ev->repaired & (TF_SPAN_CLIPPED | TF_SPAN_CUT | TF_SPAN_UNCLOSED | TF_SPAN_CLOSED_EARLY |
+					 TF_SPAN_NEG_DURATION);
 	if (dur < 0) {
 		tf_diag_repair(so->diag, TF_DIAG_negative_duration, -dur);
 		flags = TF_SPAN_NEG_DURATION;

@@ -100,7 +100,7 @@ static int emit_open(tf_stacks *s, uint32_t track, const frame *f, uint32_t dept
 {
 	tf_span sp = { track, f->node, depth, f->flags, f->name, f->cat, f->start_ns,
 		       f->end_known ? f->end_ns : TF_SPAN_END_UNKNOWN, 0, f->kind, f->corr,
-		       f->kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0 };
+		       f->kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0, 0 };
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->open)
 			TF_TRY(s->consumer[i]->open(s->consumer[i], &sp));
@@ -147,7 +147,7 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_fla
 	uint32_t track = (uint32_t)(t - s->tracks);
 	tf_span sp = { track, f->node, t->depth + 1, f->flags, f->name, f->cat,
 		       f->start_ns, tf_sat_add(f->start_ns, dur), self, f->kind, f->corr,
-		       f->kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0 };
+		       f->kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0, 0 };
 	if (f->corr && f->kind == TF_SPAN_KIND_CPU) /* a launch: its GPU work goes under this path */
 		TF_TRY(tf_gpu_join_launch(s->gpu, track, f->corr, f->node, f->start_ns));
 	for (int i = 0; i < s->nconsumers; i++)

@@ -23,12 +23,14 @@ extern const tf_format tf_format_perf;
 extern const tf_format tf_format_firefox;
 extern const tf_format tf_format_speedscope;
 extern const tf_format tf_format_austin;
+extern const tf_format tf_format_tables;
 
 const tf_format *const tf_formats[] = {
 	&tf_format_pprof,
 	&tf_format_austin, /* "Thread <hex>;frames N": folded-looking, so before folded */
 	&tf_format_folded,
 	&tf_format_perf, /* text whose first line is a perf script sample header */
+	&tf_format_tables, /* a folder with table folders of *.parquet, or a PAR1 file: before the folder readers */
 	&tf_format_otf2,
 	&tf_format_tau,
 	&tf_format_firefox, /* before chrome: its JSON object with "meta" is a chrome MAYBE */

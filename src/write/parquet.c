@@ -47,7 +47,7 @@ static const char *const table_name[NTABLES + 1] = {
 
 /* column tables: name, type, nullable, dict, delta */
 enum { S_ID, S_TRACK, S_RANK, S_THREAD, S_START, S_END, S_DUR, S_SELF, S_DEPTH, S_NAME, S_RAW, S_CAT, S_PATH, S_PARENT,
-       S_CLIPPED, S_CUT, S_UNCLOSED, S_EARLY, S_NEG, S_LIMITED, S_KIND, S_N };
+       S_CLIPPED, S_CUT, S_UNCLOSED, S_EARLY, S_NEG, S_LIMITED, S_KIND, S_CORR, S_OP, S_N };
 static const pq_col slices_cols[S_N] = {
 	{ "slice_id", PQ_INT64, false, false, true, false },
 	{ "track_id", PQ_INT64, false, false, false, false },
@@ -70,6 +70,8 @@ static const pq_col slices_cols[S_N] = {
 	{ "negative_duration", PQ_BOOL, false, false, false, false },
 	{ "depth_limited", PQ_BOOL, false, false, false, false },
 	{ "kind", PQ_STRING, false, true, false, false },
+	{ "correlation", PQ_INT64, true, false, false, false },
+	{ "op", PQ_STRING, true, true, false, false },
 };
 enum { C_TRACK, C_RANK, C_TS, C_NAME, C_VALUE, C_PATH, C_SLICE, C_N };
 static const pq_col counters_cols[C_N] = {
@@ -81,7 +83,7 @@ static const pq_col counters_cols[C_N] = {
 	{ "call_path_id", PQ_INT64, true, false, false, false },
 	{ "slice_id", PQ_INT64, true, false, false, false },
 };
-enum { I_TRACK, I_RANK, I_TS, I_NAME, I_CAT, I_PATH, I_SLICE, I_N };
+enum { I_TRACK, I_RANK, I_TS, I_NAME, I_CAT, I_PATH, I_SLICE, I_VALUE, I_DEVICE, I_DTYPE, I_DINDEX, I_ADDR, I_N };
 static const pq_col instants_cols[I_N] = {
 	{ "track_id", PQ_INT64, false, false, false, false },
 	{ "rank", PQ_INT64, true, false, false, false },
@@ -90,6 +92,11 @@ static const pq_col instants_cols[I_N] = {
 	{ "category", PQ_STRING, true, true, false, false },
 	{ "call_path_id", PQ_INT64, true, false, false, false },
 	{ "slice_id", PQ_INT64, true, false, false, false },
+	{ "value", PQ_DOUBLE, true, false, false, false },
+	{ "device", PQ_STRING, true, true, false, false },
+	{ "device_type", PQ_INT32, true, false, false, false },
+	{ "device_index", PQ_INT32, true, false, false, false },
+	{ "address", PQ_INT64, true, false, false, false },
 };
 enum { M_SRC_RANK, M_DST_RANK, M_SRC_TRACK, M_DST_TRACK, M_SEND_TS, M_RECV_TS, M_TAG, M_COMM, M_BYTES, M_N };
 static const pq_col messages_cols[M_N] = {
@@ -115,7 +122,7 @@ static const pq_col flows_cols[F_N] = {
 	{ "src_slice_id", PQ_INT64, true, false, false, false },
 	{ "dst_slice_id", PQ_INT64, true, false, false, false },
 };
-enum { K_TRACK, K_INPUT, K_PKEY, K_PNAME, K_TKEY, K_TNAME, K_RANK, K_KIND, K_N };
+enum { K_TRACK, K_INPUT, K_PKEY, K_PNAME, K_TKEY, K_TNAME, K_RANK, K_KIND, K_INPLACE, K_SORT, K_N };
 static const pq_col tracks_cols[K_N] = {
 	{ "track_id", PQ_INT64, false, false, false, false },
 	{ "input", PQ_STRING, false, true, false, false },
@@ -125,6 +132,8 @@ static const pq_col tracks_cols[K_N] = {
 	{ "thread_name", PQ_STRING, true, true, false, false },
 	{ "rank", PQ_INT64, true, false, false, false },
 	{ "kind", PQ_STRING, false, true, false, false },
+	{ "gpu_in_place", PQ_BOOL, false, false, false, false },
+	{ "sort_index", PQ_INT64, false, false, false, false },
 };
 enum { P_ID, P_PARENT, P_NAME, P_DEPTH, P_N };
 static const pq_col paths_cols[P_N] = {
@@ -360,6 +369,9 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	static const char *const kinds[] = { "cpu", "gpu", "gpu_annotation" };
 	const char *kn = kinds[s->kind <= TF_SPAN_KIND_GPU_LABEL ? s->kind : 0];
 	pq_str(f, S_KIND, kn, strlen(kn));
+	/* what a re-read needs to put a GPU activity under its launch (format-tables.md) */
+	pqw_opt(f, S_CORR, (int64_t)s->corr, s->corr != 0);
+	pqw_str(f, S_OP, s->op, w->st, true);
 	if (pqw_end_row(w, f) < 0)
 		return w->rc;
 	return write_coll(w, s, id);
@@ -415,6 +427,27 @@ static int flow_pair(void *u, const tf_pend *s, const tf_pend *e)
 	return write_flow(u, s, e);
 }
 
+/* A memory event's bytes, device and block (TF_EVF_MEMORY); nulls for
+ * other instants.  Ends the row. */
+static int write_memory(tf_events *w, pq_file *f, const tf_event *ev)
+{
+	bool mem = ev->flags & TF_EVF_MEMORY;
+	if (mem)
+		pq_f64(f, I_VALUE, ev->value);
+	else
+		pq_null(f, I_VALUE);
+	pqw_str(f, I_DEVICE, mem ? ev->mem_device : 0, w->st, true);
+	if (mem && ev->mem_dev_type) {
+		pq_i32(f, I_DTYPE, ev->mem_dev_type);
+		pq_i32(f, I_DINDEX, ev->mem_dev_id);
+	} else {
+		pq_null(f, I_DTYPE);
+		pq_null(f, I_DINDEX);
+	}
+	pqw_opt(f, I_ADDR, (int64_t)ev->mem_addr, mem && ev->mem_addr);
+	return pqw_end_row(w, f);
+}
+
 static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 {
 	tf_events *w = tf_container_of(k, tf_events, spans);
@@ -448,7 +481,7 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 		pqw_str(f, I_CAT, ev->cat, w->st, true);
 		pqw_opt(f, I_PATH, cid(w, node), node != TF_CPATH_ROOT);
 		pqw_opt(f, I_SLICE, slice, slice >= 0);
-		return pqw_end_row(w, f);
+		return write_memory(w, f, ev);
 	case TF_EV_SEND:
 	case TF_EV_RECV:
 	case TF_EV_FLOW: {
@@ -485,6 +518,8 @@ static int write_tracks(tf_events *w)
 		pqw_str(f, K_TNAME, t->thread_name, w->st, true);
 		pqw_opt(f, K_RANK, t->rank, t->rank >= 0);
 		pq_str(f, K_KIND, t->kind == TF_TRACK_GPU ? "gpu" : "cpu", 3);
+		pq_bool(f, K_INPLACE, t->gpu_in_place);
+		pq_i64(f, K_SORT, t->sort_index);
 		TF_TRY(pqw_end_row(w, f));
 	}
 	return 0;

@@ -20,7 +20,7 @@
 enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_PATHS, T_COLL, T_SAMPLES, NTABLES };
 
 /* The samples table's columns (parquet_samples.c). */
-enum { X_TRACK, X_RANK, X_TS, X_PATH, X_SLICE, X_COUNT, X_TYPE, X_UNIT, X_WEIGHT, TF_PQ_SAMPLES_NCOLS };
+enum { X_TRACK, X_RANK, X_TS, X_PATH, X_SLICE, X_COUNT, X_TYPE, X_UNIT, X_WEIGHT, X_FRAMES, TF_PQ_SAMPLES_NCOLS };
 extern const pq_col tf_pq_samples_cols[TF_PQ_SAMPLES_NCOLS];
 
 /* --partition: rank folders, and below them step or time folders

@@ -16,6 +16,7 @@ const pq_col tf_pq_samples_cols[TF_PQ_SAMPLES_NCOLS] = {
 	{ "weight_type", PQ_STRING, true, true, false, false },
 	{ "weight_unit", PQ_STRING, true, true, false, false },
 	{ "weight", PQ_DOUBLE, true, false, false, false },
+	{ "frames", PQ_INT32, false, false, false, false },
 };
 
 int tf_pq_write_sample(tf_events *w, const tf_event *ev, uint32_t node, int64_t slice)
@@ -42,5 +43,10 @@ int tf_pq_write_sample(tf_events *w, const tf_event *ev, uint32_t node, int64_t 
 		pq_f64(f, X_WEIGHT, ev->value);
 	else
 		pq_null(f, X_WEIGHT);
+	/* how many of the path's last frames are the sample's own (a re-read
+	 * rebuilds its stack from them: format-tables.md) */
+	const tf_cpath *stacks = tf_ctx_stacks(w->ctx);
+	const tf_cpath_node *sn = stacks && ev->id != TF_CPATH_ROOT ? tf_cpath_get(stacks, (uint32_t)ev->id) : NULL;
+	pq_i32(f, X_FRAMES, sn ? (int32_t)sn->depth : 0);
 	return pqw_end_row(w, f);
 }
