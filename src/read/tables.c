@@ -22,7 +22,7 @@
 #include "tables_int.h"
 
 static const char *const table_dirs[] = { "slices", "counters", "instants", "samples", "messages", "flows",
-					  "tracks", "call_paths", "collectives", NULL };
+					  "tracks", "call_paths", "collectives", "collective_slices", NULL };
 
 /* ---- files ---- */
 
@@ -344,21 +344,25 @@ static int read_paths(tin *t)
 	return rc < 0 ? rc : 0;
 }
 
-enum { L_SLICE, L_COLL, L_BYTES, L_NELEMS, L_DTYPE, L_PG, L_RANKS, L_N };
+/* collective_slices: the facts of each slice in a collective, noted
+ * back as the profile's labels had them (the collectives table, one row
+ * per call, is for SQL) */
+enum { L_SLICE, L_COLL, L_BYTES, L_NELEMS, L_DTYPE, L_PG, L_RANKS, L_ROOT, L_BRECV, L_N };
 static const tin_col coll_cols[L_N] = {
 	{ "slice_id", true, -1 }, { "collective", false, -1 }, { "comm_bytes", false, -1 }, { "comm_nelems", false, -1 },
-	{ "dtype", false, -1 }, { "pg", false, -1 }, { "pg_ranks", false, -1 },
+	{ "dtype", false, -1 }, { "pg", false, -1 }, { "pg_ranks", false, -1 }, { "root", false, -1 },
+	{ "bytes_received", false, -1 },
 };
 
 static int read_colls(tin *t)
 {
 	char **files;
 	uint32_t nf;
-	TF_TRY(tin_files(t, "collectives", &files, &nf));
+	TF_TRY(tin_files(t, "collective_slices", &files, &nf));
 	int rc = 0;
 	for (uint32_t fi = 0; fi < nf && rc == 0; fi++) {
 		tin_file f;
-		if ((rc = tin_open(t, files[fi], "collectives", coll_cols, L_N, &f)) < 0)
+		if ((rc = tin_open(t, files[fi], "collective_slices", coll_cols, L_N, &f)) < 0)
 			break;
 		while ((rc = pq_rnext(f.r, t->err)) > 0) {
 			if (tf_grow((void **)&t->colls, &t->capcolls, t->ncolls + 1, sizeof(tf_coll_facts)) < 0 ||
@@ -368,7 +372,8 @@ static int read_colls(tin *t)
 			}
 			t->colls[t->ncolls++] = (tf_coll_facts){ tin_str(t, &f, L_COLL), tin_str(t, &f, L_DTYPE),
 								 tin_str(t, &f, L_PG), tin_str(t, &f, L_RANKS),
-								 tin_i64(&f, L_BYTES, -1), tin_i64(&f, L_NELEMS, -1) };
+								 tin_i64(&f, L_BYTES, -1), tin_i64(&f, L_NELEMS, -1),
+								 tin_i64(&f, L_ROOT, -1), tin_i64(&f, L_BRECV, -1) };
 		}
 		pq_rclose(f.r);
 	}

@@ -14,6 +14,8 @@
  *   DIR/collectives/ one row per collective call per rank (MPI, NCCL,
  *                   gloo: docs/collectives.md); only in runs that have
  *                   some (parquet_coll.c)
+ *   DIR/collective_slices/ the collective facts of each slice that is or
+ *                   is in one (what the tables reader notes back)
  *   DIR/samples/    one row per sampled stack (perf, Chrome CPU profiles),
  *                   with its call path and the slice open then
  *                   (parquet_samples.c)
@@ -42,7 +44,7 @@
 #include "parquet_int.h"
 
 static const char *const table_name[NTABLES + 1] = {
-	"slices", "counters", "instants", "messages", "flows", "tracks", "call_paths", "collectives", "samples", NULL,
+	"slices", "counters", "instants", "messages", "flows", "tracks", "call_paths", "collectives", "samples", "collective_slices", NULL,
 };
 
 /* column tables: name, type, nullable, dict, delta */
@@ -146,6 +148,7 @@ static const struct { const pq_col *cols; int n; bool by_rank; } table_cols[NTAB
 	{ slices_cols, S_N, true }, { counters_cols, C_N, true }, { instants_cols, I_N, true },
 	{ messages_cols, M_N, true }, { flows_cols, F_N, true }, { tracks_cols, K_N, true },
 	{ paths_cols, P_N, false }, { tf_pq_coll_cols, TF_PQ_COLL_NCOLS, true }, { tf_pq_samples_cols, TF_PQ_SAMPLES_NCOLS, true },
+	{ tf_pq_csl_cols, TF_PQ_CSL_NCOLS, true },
 };
 
 /* Its options (tf_writer_opt): zeroed for the defaults. */
@@ -318,6 +321,8 @@ static int write_coll(tf_events *w, const tf_span *s, int64_t id)
 	if (tf_coll_spans_close(w->cspans, s, &rec) < 0)
 		return TF_ENOMEM;
 	int rc = tf_pq_coll_close(w, s, id, rec);
+	if (rc == 0 && rec)
+		rc = tf_pq_coll_slice(w, s, id, rec);
 	return rc < 0 ? rc : w->rc;
 }
 
@@ -646,7 +651,7 @@ static int events_finish(void *state, tf_error *err)
 	/* every table exists, even with no rows; collectives only in runs with some
 	 * (a run whose traces note collectives, or one that wrote a call) */
 	for (int t = 0; t < NTABLES && rc == 0; t++)
-		if (!w->tab[t].nfiles && (t != T_COLL || tf_ctx_coll(w->ctx, false)) && !pqw_file(w, t, -1))
+		if (!w->tab[t].nfiles && ((t != T_COLL && t != T_COLL_SLICES) || tf_ctx_coll(w->ctx, false)) && !pqw_file(w, t, -1))
 			rc = w->rc;
 	if (rc < 0) {
 		if (err)

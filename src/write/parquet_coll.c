@@ -335,3 +335,36 @@ int tf_pq_coll_end_input(tf_events *w, uint32_t input)
 	}
 	return 0;
 }
+
+const pq_col tf_pq_csl_cols[TF_PQ_CSL_NCOLS] = {
+	{ "slice_id", PQ_INT64, false, false, true, false },
+	{ "rank", PQ_INT64, true, false, false, false },
+	{ "collective", PQ_STRING, true, true, false, false },
+	{ "comm_bytes", PQ_INT64, true, false, false, false },
+	{ "comm_nelems", PQ_INT64, true, false, false, false },
+	{ "dtype", PQ_STRING, true, true, false, false },
+	{ "pg", PQ_STRING, true, true, false, false },
+	{ "pg_ranks", PQ_STRING, true, true, false, false },
+	{ "root", PQ_INT64, true, false, false, false },
+	{ "bytes_received", PQ_INT64, true, false, false, false },
+};
+
+int tf_pq_coll_slice(tf_events *w, const tf_span *s, int64_t id, uint32_t rec)
+{
+	const tf_coll_facts *c = tf_coll_get(tf_ctx_coll(w->ctx, false), rec);
+	int64_t rank = pqw_rank(w, s->track);
+	pq_file *f = c ? pqw_file_at(w, T_COLL_SLICES, rank, s->track, s->start_ns) : NULL;
+	if (!f)
+		return c ? w->rc : 0;
+	pq_i64(f, CS_SLICE, id);
+	pqw_opt(f, CS_RANK, rank, rank >= 0);
+	pqw_str(f, CS_COLL, c->name, w->st, true);
+	pqw_opt(f, CS_BYTES, c->bytes, c->bytes >= 0);
+	pqw_opt(f, CS_NELEMS, c->nelems, c->nelems >= 0);
+	pqw_str(f, CS_DTYPE, c->dtype, w->st, true);
+	pqw_str(f, CS_PG, c->pg, w->st, true);
+	pqw_str(f, CS_RANKS, c->pg_ranks, w->st, true);
+	pqw_opt(f, CS_ROOT, c->root, c->root >= 0);
+	pqw_opt(f, CS_BRECV, c->bytes_recv, c->bytes_recv >= 0);
+	return pqw_end_row(w, f);
+}

@@ -17,7 +17,7 @@
 #include "pq.h"
 #include "pair.h"
 
-enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_PATHS, T_COLL, T_SAMPLES, NTABLES };
+enum { T_SLICES, T_COUNTERS, T_INSTANTS, T_MESSAGES, T_FLOWS, T_TRACKS, T_CALL_PATHS, T_COLL, T_SAMPLES, T_COLL_SLICES, NTABLES };
 
 /* The samples table's columns (parquet_samples.c). */
 enum { X_TRACK, X_RANK, X_TS, X_PATH, X_SLICE, X_COUNT, X_TYPE, X_UNIT, X_WEIGHT, X_FRAMES, TF_PQ_SAMPLES_NCOLS };
@@ -47,6 +47,11 @@ enum { CL_ID, CL_MATCH, CL_KIND, CL_COMM, CL_GROUP, CL_ROOT, CL_BYTES, CL_BRECV,
        CL_TRACK, CL_SLICE, CL_BEGIN, CL_END, CL_GBEGIN, CL_GEND, CL_GSLICE, TF_PQ_COLL_NCOLS };
 extern const pq_col tf_pq_coll_cols[TF_PQ_COLL_NCOLS];
 typedef struct tf_pq_coll tf_pq_coll;
+/* The collective_slices table (parquet_coll.c): the facts of the
+ * collective each slice is or is in, as the profile's labels have them
+ * (what the tables reader notes back, src/read/tables.c). */
+enum { CS_SLICE, CS_RANK, CS_COLL, CS_BYTES, CS_NELEMS, CS_DTYPE, CS_PG, CS_RANKS, CS_ROOT, CS_BRECV, TF_PQ_CSL_NCOLS };
+extern const pq_col tf_pq_csl_cols[TF_PQ_CSL_NCOLS];
 
 /* One open file of a table: its rank partition (INT64_MIN = unpartitioned). */
 typedef struct tfile {
@@ -144,6 +149,9 @@ int tf_pq_write_sample(tf_events *w, const tf_event *ev, uint32_t node, int64_t 
  * end of each input. */
 int tf_pq_coll_open(tf_events *w, const tf_span *s);
 int tf_pq_coll_close(tf_events *w, const tf_span *s, int64_t id, uint32_t rec);
+/* Slice id's row of collective_slices: rec, the facts of the collective it
+ * is or is in (tf_coll_spans_close). */
+int tf_pq_coll_slice(tf_events *w, const tf_span *s, int64_t id, uint32_t rec);
 int tf_pq_coll_end_input(tf_events *w, uint32_t input);
 void tf_pq_coll_free(tf_pq_coll *c); /* NULL-safe */
 

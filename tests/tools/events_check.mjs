@@ -39,8 +39,9 @@ for (const name of tables) {
 	rows[name] = Number(r[0].n);
 }
 ok(true, `duckdb reads all ${tables.length} tables (${tables.map((n) => n + '=' + rows[n]).join(' ')})`);
-// collectives: a table only in runs that have some (docs/collectives.md)
-if (existsSync(join(dir, 'collectives'))) rows.collectives = Number((await q(`SELECT count(*) AS n FROM ${t('collectives')}`))[0].n);
+// collectives, collective_slices: tables only in runs that have some (docs/collectives.md)
+for (const name of ['collectives', 'collective_slices'])
+	if (existsSync(join(dir, name))) rows[name] = Number((await q(`SELECT count(*) AS n FROM ${t(name)}`))[0].n);
 
 // slices: self time and calls per name = the profile's flat and calls
 const f = await q(`SELECT name, sum(self_ns)::BIGINT AS self, count(*) FILTER (WHERE kind <> 'gpu_annotation') AS calls FROM ${t('slices')} GROUP BY name
