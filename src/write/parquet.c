@@ -100,30 +100,6 @@ static const pq_col instants_cols[I_N] = {
 	{ "device_index", PQ_INT32, true, false, false, false },
 	{ "address", PQ_INT64, true, false, false, false },
 };
-enum { M_SRC_RANK, M_DST_RANK, M_SRC_TRACK, M_DST_TRACK, M_SEND_TS, M_RECV_TS, M_TAG, M_COMM, M_BYTES, M_N };
-static const pq_col messages_cols[M_N] = {
-	{ "src_rank", PQ_INT64, true, false, false, false },
-	{ "dst_rank", PQ_INT64, true, false, false, false },
-	{ "src_track", PQ_INT64, true, false, false, false },
-	{ "dst_track", PQ_INT64, true, false, false, false },
-	{ "send_ts_ns", PQ_INT64, true, false, false, false },
-	{ "recv_ts_ns", PQ_INT64, true, false, false, false },
-	{ "tag", PQ_INT64, true, false, false, false },
-	{ "communicator", PQ_INT64, true, false, false, false },
-	{ "bytes", PQ_INT64, true, false, false, false },
-};
-enum { F_ID, F_NAME, F_CAT, F_SRC_TRACK, F_DST_TRACK, F_SRC_TS, F_DST_TS, F_SRC_SLICE, F_DST_SLICE, F_N };
-static const pq_col flows_cols[F_N] = {
-	{ "flow_id", PQ_INT64, false, false, false, false },
-	{ "name", PQ_STRING, true, true, false, false },
-	{ "category", PQ_STRING, true, true, false, false },
-	{ "src_track", PQ_INT64, true, false, false, false },
-	{ "dst_track", PQ_INT64, true, false, false, false },
-	{ "src_ts_ns", PQ_INT64, true, false, false, false },
-	{ "dst_ts_ns", PQ_INT64, true, false, false, false },
-	{ "src_slice_id", PQ_INT64, true, false, false, false },
-	{ "dst_slice_id", PQ_INT64, true, false, false, false },
-};
 enum { K_TRACK, K_INPUT, K_PKEY, K_PNAME, K_TKEY, K_TNAME, K_RANK, K_KIND, K_INPLACE, K_SORT, K_N };
 static const pq_col tracks_cols[K_N] = {
 	{ "track_id", PQ_INT64, false, false, false, false },
@@ -146,7 +122,7 @@ static const pq_col paths_cols[P_N] = {
 };
 static const struct { const pq_col *cols; int n; bool by_rank; } table_cols[NTABLES] = {
 	{ slices_cols, S_N, true }, { counters_cols, C_N, true }, { instants_cols, I_N, true },
-	{ messages_cols, M_N, true }, { flows_cols, F_N, true }, { tracks_cols, K_N, true },
+	{ tf_pq_messages_cols, TF_PQ_MESSAGES_NCOLS, true }, { tf_pq_flows_cols, TF_PQ_FLOWS_NCOLS, true }, { tracks_cols, K_N, true },
 	{ paths_cols, P_N, false }, { tf_pq_coll_cols, TF_PQ_COLL_NCOLS, true }, { tf_pq_samples_cols, TF_PQ_SAMPLES_NCOLS, true },
 	{ tf_pq_csl_cols, TF_PQ_CSL_NCOLS, true },
 };
@@ -384,54 +360,6 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 
 /* ---- messages and flows: pairing ---- */
 
-static int write_message(tf_events *w, const tf_pend *s, const tf_pend *r)
-{
-	const tf_pend *any = s ? s : r;
-	int64_t src = s ? pqw_rank(w, (uint32_t)s->track) : any->src;
-	int64_t dst = r ? pqw_rank(w, (uint32_t)r->track) : any->dst;
-	pq_file *f = pqw_file_at(w, T_MESSAGES, src >= 0 ? src : dst, (uint32_t)any->track, any->ts);
-	if (!f)
-		return w->rc;
-	pqw_opt(f, M_SRC_RANK, src, src >= 0);
-	pqw_opt(f, M_DST_RANK, dst, dst >= 0);
-	pqw_opt(f, M_SRC_TRACK, s ? tid(w, (uint32_t)s->track) : 0, s != NULL);
-	pqw_opt(f, M_DST_TRACK, r ? tid(w, (uint32_t)r->track) : 0, r != NULL);
-	pqw_opt(f, M_SEND_TS, s ? s->ts : 0, s != NULL);
-	pqw_opt(f, M_RECV_TS, r ? r->ts : 0, r != NULL);
-	pqw_opt(f, M_TAG, any->tag, true);
-	pqw_opt(f, M_COMM, any->comm, any->comm >= 0);
-	pqw_opt(f, M_BYTES, s ? s->bytes : r->bytes, (s ? s->bytes : r->bytes) >= 0);
-	return pqw_end_row(w, f);
-}
-
-static int message_pair(void *u, const tf_pend *s, const tf_pend *r)
-{
-	return write_message(u, s, r);
-}
-
-static int write_flow(tf_events *w, const tf_pend *s, const tf_pend *e)
-{
-	const tf_pend *any = s ? s : e;
-	pq_file *f = pqw_file_at(w, T_FLOWS, pqw_rank(w, (uint32_t)any->track), (uint32_t)any->track, any->ts);
-	if (!f)
-		return w->rc;
-	pq_i64(f, F_ID, (int64_t)any->id);
-	pqw_str(f, F_NAME, any->name, w->st, true);
-	pqw_str(f, F_CAT, any->cat, w->st, true);
-	pqw_opt(f, F_SRC_TRACK, s ? tid(w, (uint32_t)s->track) : 0, s != NULL);
-	pqw_opt(f, F_DST_TRACK, e ? tid(w, (uint32_t)e->track) : 0, e != NULL);
-	pqw_opt(f, F_SRC_TS, s ? s->ts : 0, s != NULL);
-	pqw_opt(f, F_DST_TS, e ? e->ts : 0, e != NULL);
-	pqw_opt(f, F_SRC_SLICE, s ? s->slice : 0, s && s->slice >= 0);
-	pqw_opt(f, F_DST_SLICE, e ? e->slice : 0, e && e->slice >= 0);
-	return pqw_end_row(w, f);
-}
-
-static int flow_pair(void *u, const tf_pend *s, const tf_pend *e)
-{
-	return write_flow(u, s, e);
-}
-
 /* A memory event's bytes, device and block (TF_EVF_MEMORY); nulls for
  * other instants.  Ends the row. */
 static int write_memory(tf_events *w, pq_file *f, const tf_event *ev)
@@ -493,7 +421,7 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 		const tf_track *tr = tf_ctx_track_get(w->ctx, ev->track);
 		if (slice < 0 && ev->kind == TF_EV_FLOW) /* on a GPU stream: the activity it ends on */
 			slice = tf_gpu_recent_find(&t->gpu, ev->ts_ns, ev->id);
-		return tf_pair_event(&w->pairs, ev, rank, tr ? tr->input : 0, slice, message_pair, flow_pair, w);
+		return tf_pair_event(&w->pairs, ev, rank, tr ? tr->input : 0, slice, tf_pq_message_pair, tf_pq_flow_pair, w);
 	}
 	case TF_EV_SAMPLE:
 		return tf_pq_write_sample(w, ev, node, slice);
@@ -551,16 +479,16 @@ static int write_unmatched(tf_events *w)
 {
 	for (uint32_t i = 0; i < w->pairs.sends.n; i++)
 		if (!w->pairs.sends.v[i].used)
-			TF_TRY(write_message(w, &w->pairs.sends.v[i], NULL));
+			TF_TRY(tf_pq_message_pair(w, &w->pairs.sends.v[i], NULL));
 	for (uint32_t i = 0; i < w->pairs.recvs.n; i++)
 		if (!w->pairs.recvs.v[i].used)
-			TF_TRY(write_message(w, NULL, &w->pairs.recvs.v[i]));
+			TF_TRY(tf_pq_message_pair(w, NULL, &w->pairs.recvs.v[i]));
 	for (uint32_t i = 0; i < w->pairs.starts.n; i++)
 		if (!w->pairs.starts.v[i].used)
-			TF_TRY(write_flow(w, &w->pairs.starts.v[i], NULL));
+			TF_TRY(tf_pq_flow_pair(w, &w->pairs.starts.v[i], NULL));
 	for (uint32_t i = 0; i < w->pairs.ends.n; i++)
 		if (!w->pairs.ends.v[i].used)
-			TF_TRY(write_flow(w, NULL, &w->pairs.ends.v[i]));
+			TF_TRY(tf_pq_flow_pair(w, NULL, &w->pairs.ends.v[i]));
 	return 0;
 }
 

@@ -42,6 +42,14 @@ const char *tf_pq_lake_keys(const void *conf, const char **why);
 /* A small number for v in m (*n: the next one, when new); UINT32_MAX
  * when out of memory. */
 uint32_t tf_pq_dense(tf_hmap *m, uint32_t *n, int64_t v);
+/* The messages and flows tables (parquet_msgs.c): their columns, and the
+ * pairs of pair.c written as rows (u: the tf_events). */
+enum { TF_PQ_MESSAGES_NCOLS = 9, TF_PQ_FLOWS_NCOLS = 9 };
+extern const pq_col tf_pq_messages_cols[TF_PQ_MESSAGES_NCOLS];
+extern const pq_col tf_pq_flows_cols[TF_PQ_FLOWS_NCOLS];
+int tf_pq_message_pair(void *u, const tf_pend *s, const tf_pend *r);
+int tf_pq_flow_pair(void *u, const tf_pend *s, const tf_pend *e);
+
 /* The collectives table's columns (parquet_coll.c). */
 enum { CL_ID, CL_MATCH, CL_KIND, CL_COMM, CL_GROUP, CL_ROOT, CL_BYTES, CL_BRECV, CL_NELEMS, CL_DTYPE, CL_RANK,
        CL_TRACK, CL_SLICE, CL_BEGIN, CL_END, CL_GBEGIN, CL_GEND, CL_GSLICE, TF_PQ_COLL_NCOLS };
