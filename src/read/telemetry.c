@@ -141,6 +141,16 @@ static bool trace_read(tel_rd *r)
 	return false;
 }
 
+/* How the file was aligned: a note (info lists it) and a line every
+ * command prints (a warning: not a problem, but what the numbers mean). */
+static void said(tel_rd *r, const char *how, const char *a, const char *b)
+{
+	char h[600];
+	snprintf(h, sizeof(h), how, a, b);
+	tf_ctx_note(r->ctx, "telemetry %s %s: shift %" PRId64 " ns", r->path, h, r->shift);
+	tf_ctx_warn(r->ctx, "telemetry %s %s: shift %" PRId64 " ns", r->path, h, r->shift);
+}
+
 void tel_align(tel_rd *r)
 {
 	const tf_read_opts *o = tf_ctx_opts(r->ctx);
@@ -150,11 +160,10 @@ void tel_align(tel_rd *r)
 		return;
 	if (o->wall_base_known) {
 		r->shift = -o->wall_base_ns;
-		tf_ctx_note(r->ctx, "telemetry %s aligned to trace %s by %s: shift %" PRId64 " ns", r->path,
-			    o->wall_base_from, o->wall_base_how, r->shift);
+		said(r, "aligned to trace %s by %s", o->wall_base_from, o->wall_base_how);
 	} else if (o->clock_offset_ns) {
 		r->shift = o->clock_offset_ns;
-		tf_ctx_note(r->ctx, "telemetry %s aligned by --clock-offset: shift %" PRId64 " ns", r->path, r->shift);
+		said(r, "aligned by --clock-offset", "", "");
 	} else if (trace_read(r)) {
 		tf_ctx_warn(r->ctx, "telemetry %s stays on its own clock (wall-clock ns since the epoch): no trace "
 			    "says its wall-clock time (Kineto baseTimeNanoseconds) and no --clock-offset was given",
