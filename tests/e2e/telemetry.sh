@@ -62,6 +62,28 @@ want = [("GPU 0", 200000, 10), ("GPU 0", 700000, 30), ("GPU 0", 1300000, 60), ("
 assert got == want, got
 ' "$TMP/c.json"
 
+# --- the overview: mean GPU utilization and power per step, all GPUs'
+# samples inside the step (the README's sums)
+$TF overview --format json -o "$TMP/ov.json" $D/kineto.json $D/nvidia-smi.csv 2> /dev/null
+check "overview JSON: step 1 gpu_utilization (10+20+30)/3 = 20, gpu_power (100.5+150.25+90)/3; step 2 (60+40)/2 = 50, 200" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+st = {s["step"]: s for r in j["ranks"] for s in r["steps"]}
+assert sorted(st) == [1, 2], st
+assert st[1]["gpu_utilization"] == 20 and abs(st[1]["gpu_power_w"] - (100.5 + 150.25 + 90) / 3) < 1e-9, st[1]
+assert st[2]["gpu_utilization"] == 50 and st[2]["gpu_power_w"] == 200, st[2]
+' "$TMP/ov.json"
+$TF overview $D/kineto.json $D/nvidia-smi.csv > "$TMP/ov.txt" 2> /dev/null
+check "overview text: gpu util and gpu power columns (20.0%, 113.6 W; 50.0%, 200.0 W)" sh -c "grep -q 'gpu util  gpu power' '$TMP/ov.txt' &&
+	grep -qE '^ +0 +1 .* cpu +20\.0% +113\.6 W\$' '$TMP/ov.txt' && grep -qE '^ +0 +2 .* cpu +50\.0% +200\.0 W\$' '$TMP/ov.txt'"
+$TF overview --format markdown $D/kineto.json $D/nvidia-smi.csv > "$TMP/ov.md" 2> /dev/null
+check "overview Markdown: the same columns" grep -qE '\| *20\.0% *\| *113\.6 W *\|' "$TMP/ov.md"
+$TF overview -o "$TMP/ov.html" $D/kineto.json $D/nvidia-smi.csv 2> /dev/null
+check "overview HTML: GPU util and power cells" sh -c "grep -q '<th>GPU util</th><th>GPU power</th>' '$TMP/ov.html' &&
+	grep -q '<td class=\"ov-n\">50.0%</td><td class=\"ov-n\">200.0 W</td>' '$TMP/ov.html'"
+$TF overview --format json $D/kineto.json > "$TMP/ov0.json" 2> /dev/null
+check "overview without telemetry: no such fields" sh -c "! grep -q gpu_utilization '$TMP/ov0.json'"
+
 # --- the time zone: nvidia-smi writes local time, read in TZ (Tokyo: UTC+9, no DST)
 TZ=Asia/Tokyo pq tokyo $D/kineto.json $D/nvidia-smi.csv
 want tokyo gpu.power "[[\"GPU 0\",$((200000000 - 32400000000000)),100.5],[\"GPU 0\",$((700000000 - 32400000000000)),150.25],[\"GPU 0\",$((1300000000 - 32400000000000)),200],[\"GPU 1\",$((700000000 - 32400000000000)),90]]"
