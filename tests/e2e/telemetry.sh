@@ -111,6 +111,14 @@ pq generic $D/kineto.json $D/generic.csv
 want generic cpu.utilization '[["CPU",250000000,37.5],["CPU",1250000500,62.5]]'
 want generic mem.available '[["host",250000000,1073741824]]'
 
+# --- OTF2: the archive's ClockProperties realtimeTimestamp (OTF2 3.0) is
+# the wall-clock ns of its time 0 (TAU 2.35.2's tiny_otf2: 1795346150484967000)
+printf '# tracefold-telemetry unit=ns clock=realtime host=tau\n1795346150484968000,CPU,cpu.utilization,42\n' > "$TMP/otf2tel.csv"
+pq otf2 $DATA/otf2/tiny_otf2/traces.otf2 "$TMP/otf2tel.csv"
+check "OTF2: aligned by ClockProperties realtimeTimestamp, and says so" \
+	grep -q "otf2tel.csv aligned to trace $DATA/otf2/tiny_otf2/traces.otf2 by OTF2 ClockProperties realtimeTimestamp: shift -1795346150484967000 ns" "$TMP/e.otf2"
+want otf2 cpu.utilization '[["CPU",1000,42]]'
+
 # --- no wall-clock base: a warning, or --clock-offset
 $TF info $DATA/chrome/kineto-collectives-handmade/rank0.json.gz $D/nvidia-smi.csv > /dev/null 2> "$TMP/e"
 check "a trace without baseTimeNanoseconds: the telemetry stays on its own clock, with a warning" \
@@ -120,11 +128,11 @@ check "--clock-offset puts it on the trace's clock, and says so" grep -q 'aligne
 want offset gpu.power '[["GPU 0",200000000,100.5],["GPU 0",700000000,150.25],["GPU 0",1300000000,200],["GPU 1",700000000,90]]'
 
 # --- the counters tables, all at once
-node tests/tools/duckdb_query.mjs "$TMP/pq" "SELECT regexp_extract(c.filename, '/pq/([a-z]+)/', 1) AS d,
+node tests/tools/duckdb_query.mjs "$TMP/pq" "SELECT regexp_extract(c.filename, '/pq/([a-z0-9]+)/', 1) AS d,
 	t.process_name, t.thread_name, c.name, c.ts_ns, c.value
 	FROM read_parquet('\$DIR/*/counters/**/*.parquet', filename = true) c
 	JOIN read_parquet('\$DIR/*/tracks/**/*.parquet', filename = true) t
-	ON c.track_id = t.track_id AND regexp_extract(c.filename, '/pq/([a-z]+)/', 1) = regexp_extract(t.filename, '/pq/([a-z]+)/', 1)
+	ON c.track_id = t.track_id AND regexp_extract(c.filename, '/pq/([a-z0-9]+)/', 1) = regexp_extract(t.filename, '/pq/([a-z0-9]+)/', 1)
 	ORDER BY 1, 3, 4, 5" > "$TMP/rows.json" 2> "$TMP/e" || { fail "DuckDB"; sed 's/^/#   /' "$TMP/e"; }
 printf '%s' "$wants" > "$TMP/wants"
 python3 -c '
@@ -138,7 +146,7 @@ for line in open(sys.argv[2]):
         print("#   got  %s\n#   want %s" % (json.dumps(got), want))
 procs = sorted({(r[0], r[1]) for r in rows if r[2].startswith(("GPU", "CPU"))})
 want = [("generic", "telemetry node07"), ("kineto", "telemetry nvidia-smi.csv"), ("noheader", "telemetry nvidia-smi-noheader.csv"),
-        ("offset", "telemetry nvidia-smi.csv"), ("reversed", "telemetry nvidia-smi.csv"), ("rocm", "telemetry rocm-smi.csv"),
+        ("offset", "telemetry nvidia-smi.csv"), ("otf2", "telemetry tau"), ("reversed", "telemetry nvidia-smi.csv"), ("rocm", "telemetry rocm-smi.csv"),
         ("tokyo", "telemetry nvidia-smi.csv")]
 print(("ok - " if procs == want else "not ok - ") + "tracks table: the process of each file is telemetry <host or file>")
 if procs != want:
