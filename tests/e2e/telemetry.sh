@@ -88,6 +88,14 @@ check "overview without telemetry: no such fields" sh -c "! grep -q gpu_utilizat
 TZ=Asia/Tokyo pq tokyo $D/kineto.json $D/nvidia-smi.csv
 want tokyo gpu.power "[[\"GPU 0\",$((200000000 - 32400000000000)),100.5],[\"GPU 0\",$((700000000 - 32400000000000)),150.25],[\"GPU 0\",$((1300000000 - 32400000000000)),200],[\"GPU 1\",$((700000000 - 32400000000000)),90]]"
 
+# --- gzip, CRLF: read as the plain file
+gzip -c $D/nvidia-smi.csv > "$TMP/gz.csv.gz"
+sed 's/$/\r/' $D/nvidia-smi.csv > "$TMP/crlf.csv"
+pq gzip $D/kineto.json "$TMP/gz.csv.gz"
+pq crlf $D/kineto.json "$TMP/crlf.csv"
+want gzip gpu.utilization '[["GPU 0",200000000,10],["GPU 0",700000000,30],["GPU 0",1300000000,60],["GPU 1",200000000,20],["GPU 1",1300000000,40]]'
+want crlf gpu.power '[["GPU 0",200000000,100.5],["GPU 0",700000000,150.25],["GPU 0",1300000000,200],["GPU 1",700000000,90]]'
+
 # --- nvidia-smi ,noheader,nounits with its query as the first line
 pq noheader $D/kineto.json $D/nvidia-smi-noheader.csv
 want noheader gpu.utilization '[["GPU 0",200000000,10],["GPU 0",700000000,30],["GPU 1",200000000,20]]'
@@ -145,7 +153,7 @@ for line in open(sys.argv[2]):
     if got != json.loads(want):
         print("#   got  %s\n#   want %s" % (json.dumps(got), want))
 procs = sorted({(r[0], r[1]) for r in rows if r[2].startswith(("GPU", "CPU"))})
-want = [("generic", "telemetry node07"), ("kineto", "telemetry nvidia-smi.csv"), ("noheader", "telemetry nvidia-smi-noheader.csv"),
+want = [("crlf", "telemetry crlf.csv"), ("generic", "telemetry node07"), ("gzip", "telemetry gz.csv.gz"), ("kineto", "telemetry nvidia-smi.csv"), ("noheader", "telemetry nvidia-smi-noheader.csv"),
         ("offset", "telemetry nvidia-smi.csv"), ("otf2", "telemetry tau"), ("reversed", "telemetry nvidia-smi.csv"), ("rocm", "telemetry rocm-smi.csv"),
         ("tokyo", "telemetry nvidia-smi.csv")]
 print(("ok - " if procs == want else "not ok - ") + "tracks table: the process of each file is telemetry <host or file>")
