@@ -29,6 +29,9 @@ typedef struct tf_track {
 	int64_t sort_index;    /* Chrome thread_sort_index, else 0 */
 	bool joined;           /* a sampled input's samples were put on it (tf_read_opts.join_from):
 				* sorted with them, whatever its reader says (docs/samples.md) */
+	bool counters_own;     /* its counters are the thread's own, not its process's (telemetry:
+				* a device each): the Chrome writer gives them the thread's name as
+				* id, which viewers key counters by with the name (docs/telemetry.md) */
 } tf_track;
 
 /* Whether the stack builder puts the track's regions under the CPU calls

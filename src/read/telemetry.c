@@ -185,6 +185,7 @@ int tel_emit(tel_rd *r, const char *track, size_t tn, tf_str name, int64_t wall_
 	if (!tr->thread_name) {
 		tr->thread_name = tk;
 		tr->needs_sort = true; /* rows of several devices need not be in time order */
+		tr->counters_own = true;
 	}
 	int64_t ts;
 	if (__builtin_add_overflow(wall_ns, r->shift, &ts))

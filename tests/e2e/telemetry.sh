@@ -52,12 +52,14 @@ want reversed gpu.utilization '[["GPU 0",200000000,10],["GPU 0",700000000,30],["
 
 # --- Chrome JSON: counter events at the expected µs
 $TF -q chrome $D/kineto.json $D/nvidia-smi.csv -o "$TMP/c.json"
-check "chrome output: gpu.utilization C events at 200000, 700000, 1300000 us (GPU 0) and 200000, 1300000 (GPU 1)" python3 -c '
+check "chrome output: gpu.utilization C events at 200000, 700000, 1300000 us (GPU 0) and 200000, 1300000 (GPU 1), id = the GPU" python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
 ev = j["traceEvents"] if isinstance(j, dict) else j
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
 got = sorted((names[(e["pid"], e["tid"])], e["ts"], e["args"]["value"]) for e in ev if e.get("ph") == "C" and e["name"] == "gpu.utilization")
+ids = {(names[(e["pid"], e["tid"])], e.get("id")) for e in ev if e.get("ph") == "C"}
+assert ids == {("GPU 0", "GPU 0"), ("GPU 1", "GPU 1")}, ids  # viewers key C events by pid, name and id
 want = [("GPU 0", 200000, 10), ("GPU 0", 700000, 30), ("GPU 0", 1300000, 60), ("GPU 1", 200000, 20), ("GPU 1", 1300000, 40)]
 assert got == want, got
 ' "$TMP/c.json"
