@@ -29,6 +29,9 @@ typedef struct tf_track {
 	int64_t sort_index;    /* Chrome thread_sort_index, else 0 */
 	bool joined;           /* a sampled input's samples were put on it (tf_read_opts.join_from):
 				* sorted with them, whatever its reader says (docs/samples.md) */
+	bool counters_own;     /* its counters are the thread's own, not its process's (telemetry:
+				* a device each): the Chrome writer gives them the thread's name as
+				* id, which viewers key counters by with the name (docs/telemetry.md) */
 } tf_track;
 
 /* Whether the stack builder puts the track's regions under the CPU calls
@@ -93,7 +96,19 @@ typedef struct tf_read_opts {
 	uint32_t join_from, join_to;
 	int64_t shift_ns;
 	int64_t clock_offset_ns;   /* --clock-offset: the sampled inputs' shift_ns */
+	/* telemetry (docs/telemetry.md): the wall-clock time (CLOCK_REALTIME
+	 * ns) of the time 0 of the first trace read whose reader knows it
+	 * (tf_ctx_set_wall_base), the trace and how it was known; telemetry
+	 * inputs are read after the traces and shifted by -wall_base_ns */
+	bool wall_base_known;
+	int64_t wall_base_ns;
+	const char *wall_base_how;  /* "Kineto baseTimeNanoseconds" (static) */
+	char wall_base_from[256];   /* the trace's path */
 } tf_read_opts;
+
+/* A trace reader that knows the wall-clock time of its time 0 says so
+ * (how: a static text naming the source); the first one wins. */
+void tf_ctx_set_wall_base(tf_ctx *c, int64_t ns, const char *trace, const char *how);
 
 tf_ctx *tf_ctx_new(void);
 void tf_ctx_free(tf_ctx *c); /* NULL-safe */

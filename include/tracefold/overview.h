@@ -43,6 +43,10 @@ typedef struct tf_ov_step {
 	int64_t mpi_ns;
 	uint32_t ncoll;            /* matched collectives of the step this rank took part in */
 	uint8_t bound;             /* TF_OV_BOUND_* */
+	/* telemetry (docs/telemetry.md): the mean of the gpu.utilization (%)
+	 * and gpu.power (W) samples of every telemetry track inside the step,
+	 * -1 when none */
+	double gpu_util, gpu_power;
 } tf_ov_step;
 
 /* One rank. */
@@ -86,6 +90,7 @@ typedef struct tf_ov_result {
 	uint64_t coll_matched, coll_unmatched, coll_no_step;
 	uint64_t msg_matched, msg_unmatched;
 	bool mpi;                  /* the run has MPI regions or messages */
+	bool telemetry;            /* telemetry gave gpu.utilization or gpu.power samples */
 	int64_t wait_ns[TF_OV_NWAIT];
 } tf_ov_result;
 

@@ -173,7 +173,8 @@ bool tf_pipeline_any_join(const tf_format *const *fmts, int n);
 /* The order the traces and sampled inputs of fmts[0..n) are read in:
  * each sampled input joined to a trace just before that trace (its
  * samples wait on the trace's tracks, which the trace's end nests), the
- * others in their place; profiles left out.  order and join: room for n
+ * others in their place, telemetry inputs last (tf_format.telemetry);
+ * profiles left out.  order and join: room for n
  * each; join[i] gets tf_pipeline_join_of(fmts, n, i).  Returns how many
  * order holds.  Linear in n. */
 int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order, int *join);

@@ -80,7 +80,17 @@ typedef struct tf_format {
 	 * (whose types it extends: the union; a type with another unit is
 	 * TF_ECLASH). */
 	int (*read_profile)(tf_agg *agg, const char *path, const tf_profile_opts *po, tf_error *err);
+	/* TF_INPUT_EVENTS: sampled telemetry on its own tracks and wall clock
+	 * (docs/telemetry.md): read after the traces, whose wall-clock base
+	 * (tf_ctx_set_wall_base) puts it on their clock; joins no samples */
+	bool telemetry;
 } tf_format;
+
+/* A trace, not telemetry: what sampled inputs join. */
+static inline bool tf_format_is_trace(const tf_format *f)
+{
+	return f->kind == TF_INPUT_EVENTS && !f->telemetry;
+}
 
 /* Is f read into events through the stack builder (a trace or samples),
  * not added to an aggregate as it is (a profile)? */

@@ -168,6 +168,9 @@ static int run(ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov **o
 					  a->inputs[i], fmts[i]->name);
 	int jobs = tf_jobs ? tf_jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	jobs = jobs > a->ninputs ? a->ninputs : jobs;
+	for (int i = 0; rc == 0 && i < a->ninputs; i++) /* telemetry needs its traces' base and steps: one thread */
+		if (fmts[i]->telemetry)
+			jobs = 1;
 	if (rc == 0 && jobs > 1) { /* shares of whole inputs on threads: overview_jobs.c */
 		tf_ov_opts oo = { .step_region = a->iopts.filter.step_region != NULL, .late_min_ns = a->late_min_ns };
 		bool traced = false;

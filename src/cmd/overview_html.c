@@ -215,6 +215,19 @@ static void heat_color(double t, char out[8])
 	snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
+/* The telemetry means of a step: two cells, "-" when none. */
+static void td_tel(FILE *f, const tf_ov_step *s)
+{
+	if (s->gpu_util >= 0)
+		fprintf(f, "<td class=\"ov-n\">%.1f%%</td>", s->gpu_util);
+	else
+		fputs("<td class=\"ov-n\">-</td>", f);
+	if (s->gpu_power >= 0)
+		fprintf(f, "<td class=\"ov-n\">%.1f W</td>", s->gpu_power);
+	else
+		fputs("<td class=\"ov-n\">-</td>", f);
+}
+
 /* Every number of a step, one a line (a cell's tooltip). */
 static void step_tip(FILE *f, const tf_ov_step *s, bool strag, bool gpu)
 {
@@ -226,6 +239,10 @@ static void step_tip(FILE *f, const tf_ov_step *s, bool strag, bool gpu)
 		fprintf(f, "\nGPU idle %s\ncomm exposed %s", NS(s->gpu_idle_ns), NS(s->comm_exposed_ns));
 	}
 	fprintf(f, "\ncomm wait %s", NS(s->comm_wait_ns));
+	if (s->gpu_util >= 0)
+		fprintf(f, "\nGPU util %.1f%% (telemetry)", s->gpu_util);
+	if (s->gpu_power >= 0)
+		fprintf(f, "\nGPU power %.1f W (telemetry)", s->gpu_power);
 	if (s->ncoll)
 		fprintf(f, "\nlate %s (%" PRIu32 " collective%s)", NS(s->late_ns), s->ncoll, s->ncoll == 1 ? "" : "s");
 	else
@@ -409,7 +426,10 @@ static void steps_table(FILE *f, const tf_ov_report *r, const bool *strag)
 	if (gpu)
 		fputs("<th>GPU compute</th><th>GPU comm</th><th>GPU memcpy</th><th>GPU memset</th><th>GPU idle</th>"
 		      "<th>comm exposed</th>", f);
-	fputs("<th>comm wait</th><th>late</th><th>MPI</th><th>bound</th></tr>\n", f);
+	fputs("<th>comm wait</th><th>late</th><th>MPI</th><th>bound</th>", f);
+	if (res->telemetry) /* docs/telemetry.md */
+		fputs("<th>GPU util</th><th>GPU power</th>", f);
+	fputs("</tr>\n", f);
 	for (size_t i = 0; i < res->nranks; i++) {
 		const tf_ov_rank *rk = &res->ranks[i];
 		size_t hidden = 0;
@@ -438,11 +458,14 @@ static void steps_table(FILE *f, const tf_ov_report *r, const bool *strag)
 			else
 				fputs("<td class=\"ov-n\">-</td>", f);
 			td_ns(f, s->mpi_ns);
-			fprintf(f, "<td>%s</td></tr>\n", tf_ov_bound_names[s->bound & 3]);
+			fprintf(f, "<td>%s</td>", tf_ov_bound_names[s->bound & 3]);
+			if (res->telemetry)
+				td_tel(f, s);
+			fputs("</tr>\n", f);
 		}
 		if (hidden)
 			fprintf(f, "<tr><td colspan=\"%d\">... %zu more steps of rank %" PRId64 " (the heat map has them)</td></tr>\n",
-				gpu ? 14 : 8, hidden, rk->rank);
+				(gpu ? 14 : 8) + (res->telemetry ? 2 : 0), hidden, rk->rank);
 	}
 	fputs("</table>\n", f);
 }

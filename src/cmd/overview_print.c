@@ -97,12 +97,17 @@ static int steps_table(FILE *f, const tf_ov_report *r, bool md)
 		n = r->max_rows;
 	}
 	tf_table t;
-	tf_table_init(&t, 13, "rrrrrrrrrrrrl", -1);
-	int rc = tf_table_add(&t, hdr);
+	int nc = res->telemetry ? 15 : 13; /* telemetry: gpu util and gpu power (docs/telemetry.md) */
+	const char *h[15];
+	memcpy(h, hdr, sizeof(hdr));
+	h[13] = "gpu util";
+	h[14] = "gpu power";
+	tf_table_init(&t, nc, "rrrrrrrrrrrrlrr", -1);
+	int rc = tf_table_add(&t, h);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const tf_ov_step *s = rows[i];
-		char b[13][32];
-		const char *c[13];
+		char b[15][32];
+		const char *c[15];
 		snprintf(b[0], 32, "%lld", (long long)s->rank);
 		snprintf(b[1], 32, "%lld", (long long)s->step);
 		int64_t v[] = { s->time_ns, s->cpu_ns, s->gpu_compute_ns, s->gpu_comm_ns, s->gpu_memcpy_ns,
@@ -114,7 +119,15 @@ static int steps_table(FILE *f, const tf_ov_report *r, bool md)
 		else
 			snprintf(b[11], 32, "-");
 		snprintf(b[12], 32, "%s", tf_ov_bound_names[s->bound]);
-		for (int k = 0; k < 13; k++)
+		if (s->gpu_util >= 0)
+			snprintf(b[13], 32, "%.1f%%", s->gpu_util);
+		else
+			snprintf(b[13], 32, "-");
+		if (s->gpu_power >= 0)
+			snprintf(b[14], 32, "%.1f W", s->gpu_power);
+		else
+			snprintf(b[14], 32, "-");
+		for (int k = 0; k < nc; k++)
 			c[k] = b[k];
 		rc = tf_table_add(&t, c);
 	}
@@ -192,15 +205,26 @@ static int waits_table(FILE *f, const tf_ov_report *r, bool md)
 
 /* ---- JSON ---- */
 
-static void json_step(FILE *f, const tf_ov_step *s)
+static void json_step(FILE *f, const tf_ov_step *s, bool telemetry)
 {
 	fprintf(f, "{\"step\":%lld,\"time_ns\":%lld,\"cpu_ns\":%lld,\"gpu_compute_ns\":%lld,\"gpu_comm_ns\":%lld,"
 		"\"gpu_memcpy_ns\":%lld,\"gpu_memset_ns\":%lld,\"gpu_idle_ns\":%lld,\"comm_exposed_ns\":%lld,"
-		"\"comm_wait_ns\":%lld,\"late_ns\":%lld,\"mpi_ns\":%lld,\"bound\":\"%s\"}",
+		"\"comm_wait_ns\":%lld,\"late_ns\":%lld,\"mpi_ns\":%lld,\"bound\":\"%s\"",
 		(long long)s->step, (long long)s->time_ns, (long long)s->cpu_ns, (long long)s->gpu_compute_ns,
 		(long long)s->gpu_comm_ns, (long long)s->gpu_memcpy_ns, (long long)s->gpu_memset_ns,
 		(long long)s->gpu_idle_ns, (long long)s->comm_exposed_ns, (long long)s->comm_wait_ns,
 		(long long)s->late_ns, (long long)s->mpi_ns, tf_ov_bound_names[s->bound]);
+	if (telemetry) { /* the telemetry means, null when none (docs/telemetry.md) */
+		double v[2] = { s->gpu_util, s->gpu_power };
+		for (int k = 0; k < 2; k++) {
+			fputs(k ? ",\"gpu_power_w\":" : ",\"gpu_utilization\":", f);
+			if (v[k] >= 0)
+				fprintf(f, "%.17g", v[k]);
+			else
+				fputs("null", f);
+		}
+	}
+	fputc('}', f);
 }
 
 static int time_desc(const void *x, const void *y)
@@ -237,7 +261,7 @@ static int json_rank(FILE *f, const tf_ov_report *r, const tf_ov_rank *k)
 		k->threads, k->devices, (long long)k->mpi_ns);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ",\n   " : "\n   ", f);
-		json_step(f, s[i]);
+		json_step(f, s[i], r->res->telemetry);
 	}
 	fprintf(f, "],\"cut\":%zu}", k->nsteps - n);
 	free(s);

@@ -285,6 +285,16 @@ int tf_emit(tf_ctx *ctx, tf_sink *sink, const tf_event *ev)
 	return sink && sink->event ? sink->event(sink, ev) : 0;
 }
 
+void tf_ctx_set_wall_base(tf_ctx *c, int64_t ns, const char *trace, const char *how)
+{
+	if (c->opts.wall_base_known)
+		return;
+	c->opts.wall_base_known = true;
+	c->opts.wall_base_ns = ns;
+	c->opts.wall_base_how = how;
+	snprintf(c->opts.wall_base_from, sizeof(c->opts.wall_base_from), "%s", trace ? trace : "");
+}
+
 void tf_count_skip(tf_ctx *ctx, tf_diag_id why)
 {
 	ctx->diag.n[TF_DIAG_events_read]++;

@@ -321,9 +321,67 @@ static int ov_close(tf_span_sink *k, const tf_span *s)
 	return 0;
 }
 
+static void tel_add(ov_tel *t, int which, double x)
+{
+	if (which == 0) {
+		t->util += x;
+		t->nutil++;
+	} else {
+		t->power += x;
+		t->npower++;
+	}
+}
+
+/* A counter of a telemetry track (docs/telemetry.md): gpu.utilization and
+ * gpu.power summed into the steps that hold it, of every (input, rank),
+ * and into the whole run of each rank without steps.  Telemetry is read
+ * after the traces, so the ranks' spans are known by then. */
+static int tel_counter(tf_ov *v, const tf_event *ev)
+{
+	const tf_track *t = tf_ctx_track_get(v->ctx, ev->track);
+	size_t n;
+	const char *k = t ? str(v, t->process_key, &n) : NULL;
+	if (!k || n < 10 || memcmp(k, "telemetry ", 10) != 0)
+		return 0;
+	const char *name = str(v, ev->name, &n);
+	int which = n == 15 && !memcmp(name, "gpu.utilization", 15) ? 0 : n == 9 && !memcmp(name, "gpu.power", 9) ? 1 : -1;
+	if (which < 0)
+		return 0;
+	v->telemetry = true;
+	for (size_t g = 0; g < v->ngroups; g++) {
+		size_t a = v->groups[g], b = v->groups[g + 1];
+		const tf_step *s = &v->o.steps[a];
+		size_t i = tf_step_find(s, b - a, s->input, s->rank, ev->ts_ns);
+		if (i != SIZE_MAX)
+			tel_add(&v->tel_step[a + i], which, ev->value);
+	}
+	if (tf_grow_n((void **)&v->tel_rank, &v->captel_rank, v->nranks + 1, sizeof(ov_tel), true) < 0)
+		return TF_ENOMEM;
+	for (uint32_t r = 0; r < v->nranks; r++) {
+		const ov_rank *rk = &v->ranks[r];
+		if (!rk->has_steps && rk->any_time && ev->ts_ns >= rk->min_ns && ev->ts_ns <= rk->max_ns)
+			tel_add(&v->tel_rank[r], which, ev->value);
+	}
+	return 0;
+}
+
+void tf_ov_tel_rows(tf_ov *v)
+{
+	v->res.telemetry = v->telemetry;
+	for (size_t i = 0; i < v->nrows; i++) {
+		ov_row *w = &v->rows[i];
+		const ov_tel *t = w->step != OV_NO_STEP ? (v->tel_step ? &v->tel_step[w->step] : NULL)
+			          : w->rank < v->captel_rank ? &v->tel_rank[w->rank] : NULL;
+		w->s.gpu_util = t && t->nutil ? t->util / t->nutil : -1;
+		w->s.gpu_power = t && t->npower ? t->power / t->npower : -1;
+	}
+}
+
 static int ov_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 {
 	tf_ov *v = tf_container_of(k, tf_ov, sink);
+	if (ev->kind == TF_EV_COUNTER)
+		return tel_counter(v, ev);
 	if (ev->kind != TF_EV_SEND && ev->kind != TF_EV_RECV)
 		return 0;
 	ov_track *ot = track_get(v, ev->track);
@@ -423,8 +481,18 @@ tf_ov *tf_ov_new(tf_ctx *ctx, const tf_ov_opts *o)
 	v->sink.close = ov_close;
 	v->sink.event = ov_event;
 	v->sink.end_input = ov_end_input;
-	v->sink.event_kinds = 1u << TF_EV_SEND | 1u << TF_EV_RECV;
+	v->sink.event_kinds = 1u << TF_EV_SEND | 1u << TF_EV_RECV | 1u << TF_EV_COUNTER;
 	if (o->nsteps) {
+		v->tel_step = calloc(o->nsteps, sizeof(ov_tel));
+		v->groups = malloc((o->nsteps + 1) * sizeof(size_t));
+		if (!v->tel_step || !v->groups) {
+			tf_ov_free(v);
+			return NULL;
+		}
+		for (size_t i = 0; i < o->nsteps; i++)
+			if (i == 0 || o->steps[i].input != o->steps[i - 1].input || o->steps[i].rank != o->steps[i - 1].rank)
+				v->groups[v->ngroups++] = i;
+		v->groups[v->ngroups] = o->nsteps;
 		v->step_cpu = malloc(o->nsteps * sizeof(int64_t));
 		v->step_track = malloc(o->nsteps * sizeof(uint32_t));
 		v->step_mpi = calloc(o->nsteps, sizeof(int64_t));
@@ -469,6 +537,9 @@ void tf_ov_free(tf_ov *v)
 	free(v->step_track);
 	free(v->step_mpi);
 	free(v->step_depth);
+	free(v->tel_step);
+	free(v->tel_rank);
+	free(v->groups);
 	free(v->rows);
 	free(v->res.ranks);
 	free(v->res.steps);

@@ -709,6 +709,7 @@ int tf_ov_finish(tf_ov *v, const tf_ov_result **out)
 	tf_hmap by_num = { 0 };
 	g_sort = v;
 	int rc = tf_ov_local(v);
+	tf_ov_tel_rows(v);
 	for (size_t i = 0; i < v->nrows && rc == 0; i++)
 		if (tf_hmap_get(&by_num, num_key(v->rows[i].rank, v->rows[i].s.step)) == UINT32_MAX &&
 		    tf_hmap_put(&by_num, num_key(v->rows[i].rank, v->rows[i].s.step), (uint32_t)i) < 0)

@@ -75,6 +75,12 @@ typedef struct ov_msg {
 	bool send;
 } ov_msg;
 
+/* Telemetry sums of a step or a rank's whole run. */
+typedef struct ov_tel {
+	double util, power;
+	uint32_t nutil, npower;
+} ov_tel;
+
 /* A row: one step of one rank. */
 typedef struct ov_row {
 	tf_ov_step s;
@@ -114,6 +120,12 @@ struct tf_ov {
 	bool mpi;
 	bool local_done;            /* tf_ov_local ran */
 	tf_hmap by_step;            /* (rank, step index) -> row */
+	ov_tel *tel_step;           /* per step index (telemetry read after the traces) */
+	ov_tel *tel_rank;           /* per rank index: the whole run of a rank without steps */
+	size_t captel_rank;
+	size_t *groups;             /* the first step of each (input, rank) of o.steps, then o.nsteps */
+	size_t ngroups;
+	bool telemetry;
 	tf_ov_result res;
 	ov_row *rows;
 	size_t nrows, caprows;
@@ -125,6 +137,8 @@ uint32_t tf_ov_step_of(const tf_ov *v, uint32_t input, int64_t rank, int64_t ts)
 /* Every track of input was handed over: its ranks' rows made, its GPU
  * activities added to them and forgotten.  0 or TF_ENOMEM. */
 int tf_ov_input_done(tf_ov *v, uint32_t input);
+/* The telemetry means into every row (tf_ov_finish). */
+void tf_ov_tel_rows(tf_ov *v);
 /* Adds ns to the wait of kind at node.  0 or TF_ENOMEM. */
 int tf_ov_add_wait(tf_ov *v, uint32_t node, int kind, int64_t ns);
 

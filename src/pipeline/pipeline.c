@@ -483,10 +483,10 @@ int tf_pipeline_join_of(const tf_format *const *fmts, int n, int i)
 	if (!fmts || fmts[i]->kind != TF_INPUT_SAMPLES)
 		return -1;
 	for (int t = i - 1; t >= 0; t--)
-		if (fmts[t]->kind == TF_INPUT_EVENTS)
+		if (tf_format_is_trace(fmts[t]))
 			return t;
 	for (int t = i + 1; t < n; t++)
-		if (fmts[t]->kind == TF_INPUT_EVENTS)
+		if (tf_format_is_trace(fmts[t]))
 			return t;
 	return -1;
 }
@@ -496,7 +496,7 @@ bool tf_pipeline_any_join(const tf_format *const *fmts, int n)
 	bool samples = false, traces = false;
 	for (int i = 0; fmts && i < n; i++) {
 		samples |= fmts[i]->kind == TF_INPUT_SAMPLES;
-		traces |= fmts[i]->kind == TF_INPUT_EVENTS;
+		traces |= tf_format_is_trace(fmts[i]);
 	}
 	return samples && traces;
 }
@@ -524,14 +524,14 @@ int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order, int 
 	int last = -1, m = 0;
 	for (int i = 0; i < n; i++) {
 		join[i] = fmts[i]->kind == TF_INPUT_SAMPLES ? last : -1;
-		if (fmts[i]->kind == TF_INPUT_EVENTS)
+		if (tf_format_is_trace(fmts[i]))
 			last = i;
 	}
 	int next = -1;
 	for (int i = n - 1; i >= 0; i--) {
 		if (fmts[i]->kind == TF_INPUT_SAMPLES && join[i] < 0)
 			join[i] = next;
-		if (fmts[i]->kind == TF_INPUT_EVENTS)
+		if (tf_format_is_trace(fmts[i]))
 			next = i;
 	}
 	/* each trace's sampled inputs just before it, in command-line order:
@@ -539,19 +539,24 @@ int tf_pipeline_read_order(const tf_format *const *fmts, int n, int *order, int 
 	 * then those after it up to the next trace */
 	bool first = true;
 	for (int i = 0; i < n; i++) {
-		if (!tf_format_streams(fmts[i]) || (fmts[i]->kind == TF_INPUT_SAMPLES && join[i] >= 0))
+		if (!tf_format_streams(fmts[i]) || fmts[i]->telemetry ||
+		    (fmts[i]->kind == TF_INPUT_SAMPLES && join[i] >= 0))
 			continue;
-		if (fmts[i]->kind == TF_INPUT_EVENTS) {
+		if (tf_format_is_trace(fmts[i])) {
 			for (int k = 0; first && k < i; k++)
 				if (join[k] == i)
 					order[m++] = k;
 			first = false;
-			for (int k = i + 1; k < n && fmts[k]->kind != TF_INPUT_EVENTS; k++)
+			for (int k = i + 1; k < n && !tf_format_is_trace(fmts[k]); k++)
 				if (join[k] == i)
 					order[m++] = k;
 		}
 		order[m++] = i;
 	}
+	/* telemetry last: the traces' wall-clock base is known by then */
+	for (int i = 0; i < n; i++)
+		if (fmts[i]->telemetry)
+			order[m++] = i;
 	return m;
 }
 

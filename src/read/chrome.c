@@ -30,7 +30,7 @@ enum {
 	S_START, S_TOP_KEY_FIRST, S_TOP_KEY, S_TOP_COLON, S_TOP_VALUE, S_TOP_SKIP, S_TOP_NEXT,
 	S_ARR_FIRST, S_ARR_ELEM, S_ARR_NEXT, S_DONE,
 };
-enum { K_OTHER, K_TRACE_EVENTS, K_DIST_INFO };
+enum { K_OTHER, K_TRACE_EVENTS, K_DIST_INFO, K_BASE_TIME };
 #define WANT0 4096u
 
 /* ---- errors ---- */
@@ -162,7 +162,8 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			if (rc != R_OK)
 				return rc;
 			r->topkey = tf_json_is(&k, "traceEvents") ? K_TRACE_EVENTS
-				    : tf_json_is(&k, "distributedInfo") ? K_DIST_INFO : K_OTHER;
+				    : tf_json_is(&k, "distributedInfo") ? K_DIST_INFO
+				    : tf_json_is(&k, "baseTimeNanoseconds") ? K_BASE_TIME : K_OTHER;
 		}
 		r->state = S_TOP_COLON;
 		return R_OK;
@@ -187,6 +188,19 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			if (rc != R_OK)
 				return tf_chrome_json_rc(r, rc);
 			tf_chrome_set_rank(r, &v);
+			r->state = S_TOP_NEXT;
+			return R_OK;
+		}
+		if (r->topkey == K_BASE_TIME && c >= '0' && c <= '9') {
+			/* Kineto: the wall-clock ns of ts 0 (telemetry is put on
+			 * the trace's clock by it: docs/telemetry.md) */
+			tf_json_span v = { 0 };
+			int64_t ns;
+			int rc = tf_json_value(q, end, &v, np, &r->jerr);
+			if (rc != R_OK)
+				return tf_chrome_json_rc(r, rc);
+			if (tf_json_scaled(&v, 0, &ns))
+				tf_ctx_set_wall_base(r->ctx, ns, r->path, "Kineto baseTimeNanoseconds");
 			r->state = S_TOP_NEXT;
 			return R_OK;
 		}

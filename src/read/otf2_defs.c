@@ -103,6 +103,11 @@ static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t off, uint64_
 	r->clock_seen = true;
 	r->res_given = res;
 	tf_otf2_clock_set(r, res, off);
+	/* OTF2 3.0: the wall-clock ns of globalOffset, the trace's time 0
+	 * (event times have the offset removed): telemetry is put on the
+	 * trace's clock by it (docs/telemetry.md) */
+	if (realtime != OTF2_UNDEFINED_TIMESTAMP && realtime <= (uint64_t)INT64_MAX)
+		tf_ctx_set_wall_base(r->ctx, (int64_t)realtime, r->path, "OTF2 ClockProperties realtimeTimestamp");
 	return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -24,9 +24,17 @@ extern const tf_format tf_format_firefox;
 extern const tf_format tf_format_speedscope;
 extern const tf_format tf_format_austin;
 extern const tf_format tf_format_tables;
+extern const tf_format tf_format_telemetry;
+extern const tf_format tf_format_nvidia_smi;
+extern const tf_format tf_format_rocm_smi;
 
 const tf_format *const tf_formats[] = {
 	&tf_format_pprof,
+	/* telemetry CSVs: their first line is theirs alone, and a row of
+	 * nvidia-smi ,noheader could look like anything's */
+	&tf_format_telemetry,
+	&tf_format_nvidia_smi,
+	&tf_format_rocm_smi,
 	&tf_format_austin, /* "Thread <hex>;frames N": folded-looking, so before folded */
 	&tf_format_folded,
 	&tf_format_perf, /* text whose first line is a perf script sample header */

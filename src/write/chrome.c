@@ -491,6 +491,11 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 	put_head(w, ev->kind == TF_EV_COUNTER ? "\"ph\":\"C\"" : "\"ph\":\"i\",\"s\":\"t\"", ev->track, ev->ts_ns,
 		 ev->name);
 	put_name_cat(w, ev->name, ev->cat);
+	const tf_track *t = ev->kind == TF_EV_COUNTER ? tf_ctx_track_get(w->ctx, ev->track) : NULL;
+	if (t && t->counters_own && t->thread_name) { /* one series per thread, not per process */
+		put_s(w, ",\"id\":");
+		put_str(w, t->thread_name);
+	}
 	if (ev->kind == TF_EV_COUNTER || (ev->flags & TF_EVF_MEMORY)) {
 		char b[40];
 		/* readers never pass NaN or infinities (bad_event) */

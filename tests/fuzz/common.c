@@ -163,6 +163,7 @@ void fz_check_accounting(const tf_ctx *ctx)
 		sum += d->n[i];
 	sum += d->n[TF_DIAG_truncated_record] + d->n[TF_DIAG_bad_event] + d->n[TF_DIAG_unknown_event_id];
 	sum += d->n[TF_DIAG_xplane_not_timeline] + d->n[TF_DIAG_xplane_memory_event]; /* the XPlane reader's skips */
+	sum += d->n[TF_DIAG_telemetry_na]; /* the telemetry readers' values not available */
 	if (d->n[TF_DIAG_events_read] != sum)
 		fz_fail("accounting: events_read=%llu but kinds + skips = %llu",
 			(unsigned long long)d->n[TF_DIAG_events_read], (unsigned long long)sum);
