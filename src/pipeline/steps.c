@@ -53,9 +53,12 @@ static int steps_event(tf_sink *k, const tf_event *ev)
 	if (ev->kind != TF_EV_COMPLETE && ev->kind != TF_EV_BEGIN)
 		return 0;
 	int64_t end = ev->kind == TF_EV_COMPLETE && ev->dur_ns > 0 ? tf_sat_add(ev->ts_ns, ev->dur_ns) : ev->ts_ns;
+	/* the input its track is of: the one read, or one the tables were made
+	 * of (src/read/tables.c: their tracks stay apart) */
+	const tf_track *t = tf_ctx_track_get(s->ctx, ev->track);
+	uint32_t input = t ? t->input : s->input;
 	if (ev->corr && !s->collect) { /* --steps: launches and GPU work, to extend the window */
-		const tf_track *t = tf_ctx_track_get(s->ctx, ev->track);
-		uint64_t key = tf_mix64(ev->corr * 0x9E3779B97F4A7C15ull ^ s->input);
+		uint64_t key = tf_mix64(ev->corr * 0x9E3779B97F4A7C15ull ^ input);
 		if (t && t->kind == TF_TRACK_GPU)
 			return put_max(&s->gpu, &s->gend, &s->ngend, &s->capgend, key, end, true);
 		TF_TRY(put_max(&s->launch, &s->ts, &s->nts, &s->capts, key, ev->ts_ns, false));
@@ -75,7 +78,7 @@ static int steps_event(tf_sink *k, const tf_event *ev)
 	if (s->collect) {
 		if (tf_grow((void **)&s->list, &s->caplist, s->nlist + 1, sizeof(tf_step)) < 0)
 			return TF_ENOMEM;
-		s->list[s->nlist++] = (tf_step){ s->first + s->input, TF_STEP_ANY_RANK, n, ev->ts_ns, end };
+		s->list[s->nlist++] = (tf_step){ s->first + input, TF_STEP_ANY_RANK, n, ev->ts_ns, end };
 		return 0;
 	}
 	if (n < s->lo || n > s->hi)

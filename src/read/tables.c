@@ -85,8 +85,11 @@ int tin_files(tin *t, const char *table, char ***out, uint32_t *n)
 		else if (l.v && !(l.v[l.n++] = strdup(t->path)))
 			rc = TF_ENOMEM;
 	} else {
-		char d[4096];
-		snprintf(d, sizeof(d), "%s/%s", t->path, table);
+		char d[8500];
+		if (t->run[0])
+			snprintf(d, sizeof(d), "%s/%s/run=%s", t->root, table, t->run);
+		else
+			snprintf(d, sizeof(d), "%s/%s", t->root, table);
 		rc = walk(d, 0, &l);
 	}
 	if (rc < 0) {
@@ -207,18 +210,25 @@ int tin_emit(tin *t, tf_event *ev)
 
 /* ---- tracks ---- */
 
-enum { K_TRACK, K_PKEY, K_TKEY, K_PNAME, K_TNAME, K_RANK, K_KIND, K_INPLACE, K_SORT, K_N };
+enum { K_TRACK, K_PKEY, K_TKEY, K_PNAME, K_TNAME, K_RANK, K_KIND, K_INPLACE, K_SORT, K_INPUT, K_N };
 static const tin_col track_cols[K_N] = {
 	{ "track_id", true, -1 }, { "process_key", false, -1 }, { "thread_key", false, -1 },
 	{ "process_name", false, -1 }, { "thread_name", false, -1 }, { "rank", false, -1 },
 	{ "kind", false, -1 }, { "gpu_in_place", false, -1 }, { "sort_index", false, -1 },
+	{ "input", false, -1 },
 };
+
+/* The tracks of the k-th input the tables were made of (k > 0) are made
+ * as those of input input + k x TIN_INPUT_STRIDE: two inputs' tracks of
+ * the same process and thread keys (two ranks' pid 0 GPU streams) stay
+ * apart, and so do their correlation ids (unique within one input). */
+#define TIN_INPUT_STRIDE 65536u
 
 /* A track the tables name: made in the ctx, sorted (the slices come in
  * end order). */
-static int add_track(tin *t, int64_t id, tf_str pk, tf_str tk, uint32_t *out)
+static int add_track(tin *t, int64_t id, uint32_t k, tf_str pk, tf_str tk, uint32_t *out)
 {
-	uint32_t ct = tf_ctx_track(t->ctx, t->input, pk, tk);
+	uint32_t ct = tf_ctx_track(t->ctx, t->input + k * TIN_INPUT_STRIDE, pk, tk);
 	if (ct == UINT32_MAX || tf_grow((void **)&t->tracks, &t->captracks, t->ntracks + 1, sizeof(tin_tk)) < 0 ||
 	    tf_hmap_put(&t->track_of, (uint64_t)id, t->ntracks) < 0)
 		return tf_error_set(t->err, TF_ENOMEM, t->path, -1, -1, "out of memory");
@@ -241,7 +251,7 @@ int tin_track(tin *t, int64_t track_id, const char *thread, size_t tlen, int64_t
 	tf_str pk = tin_intern(t, b, strlen(b));
 	snprintf(b, sizeof(b), "%" PRId64, track_id);
 	tf_str tk = tin_intern(t, b, strlen(b));
-	TF_TRY(add_track(t, track_id, pk, tk, out));
+	TF_TRY(add_track(t, track_id, 0, pk, tk, out));
 	tf_track *tr = tf_ctx_track_get(t->ctx, *out);
 	tr->rank = rank;
 	if (thread && tlen)
@@ -251,7 +261,7 @@ int tin_track(tin *t, int64_t track_id, const char *thread, size_t tlen, int64_t
 
 typedef struct trow {
 	int64_t id, rank, sort;
-	tf_str pk, tk, pn, tn;
+	tf_str pk, tk, pn, tn, in;
 	bool gpu, in_place;
 } trow;
 
@@ -287,6 +297,7 @@ static int read_tracks(tin *t)
 			w->tk = tin_str(t, &f, K_TKEY);
 			w->pn = tin_str(t, &f, K_PNAME);
 			w->tn = tin_str(t, &f, K_TNAME);
+			w->in = tin_str(t, &f, K_INPUT);
 			tf_str k = tin_str(t, &f, K_KIND);
 			w->gpu = k && !strcmp(tf_strtab_get(t->st, k), "gpu");
 			w->in_place = tin_have(&f, K_INPLACE) && pq_rbool(f.r, f.col[K_INPLACE]);
@@ -296,11 +307,19 @@ static int read_tracks(tin *t)
 	tin_files_free(files, nf);
 	if (rc == 0 && n > 1)
 		qsort(rows, n, sizeof(trow), trow_cmp);
+	tf_str ins[64];
+	uint32_t nins = 0;
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
-		uint32_t ct;
+		uint32_t ct, k = 0;
 		if (tf_hmap_get(&t->track_of, (uint64_t)rows[i].id) != UINT32_MAX)
 			continue; /* a track in two parts of a distributed run */
-		if ((rc = add_track(t, rows[i].id, rows[i].pk, rows[i].tk, &ct)) < 0)
+		while (k < nins && ins[k] != rows[i].in)
+			k++;
+		if (k == nins && nins < 64)
+			ins[nins++] = rows[i].in;
+		if (k == 64)
+			k = 63; /* past 64 inputs: their keys may meet (docs/format-tables.md) */
+		if ((rc = add_track(t, rows[i].id, k, rows[i].pk, rows[i].tk, &ct)) < 0)
 			break;
 		tf_track *tr = tf_ctx_track_get(t->ctx, ct);
 		tr->rank = rows[i].rank;
@@ -418,12 +437,84 @@ static int read_all(tin *t)
 	return 0;
 }
 
+/* Whether path is a lake's LAKE/<table>/run=NAME folder: *root the lake,
+ * run its name. */
+static bool lake_run_dir(const char *path, char *root, size_t rootn, char *run, size_t runn)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	size_t b = n;
+	while (b && path[b - 1] != '/')
+		b--;
+	if (n - b <= 4 || strncmp(path + b, "run=", 4) || n - b - 4 >= runn || !b)
+		return false;
+	size_t te = b - 1, tb = te;
+	while (tb && path[tb - 1] != '/')
+		tb--;
+	bool table = false;
+	for (int i = 0; table_dirs[i] && !table; i++)
+		table = strlen(table_dirs[i]) == te - tb && !strncmp(path + tb, table_dirs[i], te - tb);
+	if (!table || (tb ? tb - 1 : 1) >= rootn)
+		return false;
+	if (tb)
+		snprintf(root, rootn, "%.*s", (int)(tb > 1 ? tb - 1 : 1), path);
+	else
+		snprintf(root, rootn, ".");
+	snprintf(run, runn, "%.*s", (int)(n - b - 4), path + b + 4);
+	return true;
+}
+
+/* A lake of several runs read whole would mix them (their ids are each
+ * run's own): refused, naming them and how to read one. */
+static int lake_runs(tin *t)
+{
+	char names[512] = "";
+	int nruns = 0;
+	size_t used = 0;
+	for (int i = 0; table_dirs[i]; i++) {
+		char d[4200];
+		snprintf(d, sizeof(d), "%s/%s", t->root, table_dirs[i]);
+		DIR *dir = opendir(d);
+		if (!dir)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(dir))) {
+			if (strncmp(e->d_name, "run=", 4))
+				continue;
+			const char *nm = e->d_name + 4;
+			bool seen = false;
+			for (const char *p = names; *p && !seen; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 1 : 0))
+				seen = strcspn(p, ",") == strlen(nm) && !strncmp(p, nm, strlen(nm));
+			if (seen)
+				continue;
+			if (!nruns)
+				snprintf(t->run, sizeof(t->run), "%s", nm);
+			nruns++;
+			if (used + strlen(nm) + 2 < sizeof(names))
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? "," : "", nm);
+		}
+		closedir(dir);
+	}
+	if (nruns <= 1)
+		return 0; /* one run (t->run) or none */
+	return tf_error_set(t->err, TF_EFORMAT, t->path, -1, -1,
+			    "a lake of %d runs (%s): read one as %s/slices/run=NAME, or select rows with SQL "
+			    "(docs/format-tables.md)", nruns, names, t->path);
+}
+
 static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
 {
 	struct stat sb;
 	tin t = { .path = path, .input = input, .ctx = ctx, .sink = sink, .err = err, .st = tf_ctx_strtab(ctx) };
 	t.single = stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode);
-	int rc = read_all(&t);
+	int rc = 0;
+	if (!t.single && !lake_run_dir(path, t.root, sizeof(t.root), t.run, sizeof(t.run))) {
+		snprintf(t.root, sizeof(t.root), "%s", path);
+		rc = lake_runs(&t);
+	}
+	if (rc == 0)
+		rc = read_all(&t);
 	for (uint32_t i = 0; i < t.ntracks; i++)
 		free(t.tracks[i].pend);
 	free(t.tracks);
@@ -441,6 +532,13 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 {
 	if (!is_dir)
 		return n >= 4 && !memcmp(head, "PAR1", 4) ? TF_SNIFF_YES : TF_SNIFF_NO;
+	char root[4096], run[256];
+	if (lake_run_dir(path, root, sizeof(root), run, sizeof(run))) {
+		flist l = { 0 };
+		int rc = walk(path, 0, &l);
+		tin_files_free(l.v, l.n);
+		return rc == 0 && l.n ? TF_SNIFF_YES : TF_SNIFF_NO;
+	}
 	for (int i = 0; table_dirs[i]; i++) {
 		char d[4096];
 		snprintf(d, sizeof(d), "%s/%s", path, table_dirs[i]);

@@ -52,6 +52,8 @@ typedef struct tin_path {
 
 typedef struct tin {
 	const char *path;      /* the folder (or file) the user named */
+	char root[4096];       /* the tables' folder (a lake's, for LAKE/<table>/run=NAME) */
+	char run[256];         /* a lake's run: its tables are <table>/run=NAME; "" none */
 	uint32_t input;
 	tf_ctx *ctx;
 	tf_sink *sink;
