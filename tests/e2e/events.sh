@@ -1,6 +1,7 @@
 # tracefold events: every fixture into Parquet tables, read back by DuckDB and
 # hyparquet (tests/tools/events_check.mjs) and compared with tracefold's own
-# profile of the same input (top, diff --paths) and info's counts.
+# profile of the same input (top, diff --paths) and info's counts; and read
+# back by tracefold itself (the tables input): the same profile.
 . tests/lib.sh
 command -v node >/dev/null || { fail "node is missing (tests/deps.sh installs it)"; finish; }
 [ -d tests/node_modules/@duckdb/node-api ] || { fail "tests/node_modules is missing (tests/deps.sh runs npm ci)"; finish; }
@@ -51,6 +52,24 @@ for t in $DATA/chrome/*/*.json $DATA/chrome/*/*.json.gz $DATA/chrome/*/*.pfw.gz 
 	fi
 	expect "$t" -c all || { fail "$name: the expected numbers"; continue; }
 	check_dir "$TMP/ev" "$name"
+	# the round trip: the tables read back give the input's profile
+	# (go tool pprof -raw, without the comments and the mapping that name
+	# the input; docs/format-tables.md "Round trip" says which differ)
+	# (counters aside: one at the very time a region starts or ends can fall
+	# on the other side of it when the tables' sorted tracks are read back)
+	case $name in
+	# a zero-length region at a sibling's start or its parent's end nests
+	# otherwise when its track is sorted again
+	tau/threads|chrome/rules/zero-length-be.json|chrome/rules/x-without-dur.json) continue ;;
+	# the repairs' first extents are not in the tables: an unclosed slice
+	# closed at its track's end, an overlap cut (the profile's duration)
+	chrome/catapult-unclosed-slices/*|chrome/rules/bazel-overlap.json) continue ;;
+	esac
+	$TF -q profile "$t" -o "$TMP/d.pb.gz" && $TF -q profile "$TMP/ev" -o "$TMP/r.pb.gz" &&
+		pprof -raw "$TMP/d.pb.gz" 2>/dev/null | grep -v '^Comment:' | sed 's|^\(1: 0x0/0x0/0x0\) .*|\1|' > "$TMP/d.raw" &&
+		pprof -raw "$TMP/r.pb.gz" 2>/dev/null | grep -v '^Comment:' | sed 's|^\(1: 0x0/0x0/0x0\) .*|\1|' > "$TMP/r.raw"
+	if [ -s "$TMP/d.raw" ] && cmp -s "$TMP/d.raw" "$TMP/r.raw"; then ok "$name: the profile of its tables = its profile"
+	else fail "$name: the profile of its tables differs from its profile"; diff "$TMP/d.raw" "$TMP/r.raw" | head -6 | cut -c1-160 | sed 's/^/#   /'; fi
 done
 # Hive-style partitions by rank, every codec, and convert --to parquet
 t=$DATA/tau/mpi_small
