@@ -14,6 +14,11 @@
 typedef enum { TF_TRACK_CPU = 0, TF_TRACK_GPU = 1 } tf_track_kind;
 
 /* One timeline: a thread of a process/rank (or a GPU stream). */
+/* A tables input (src/read/tables.c) made of several inputs makes the
+ * tracks of the k-th of them as those of input index + k x this, so that
+ * their tracks and correlation ids stay apart (docs/format-tables.md). */
+#define TF_TRACK_INPUT_STRIDE 65536u
+
 typedef struct tf_track {
 	uint32_t input;        /* index of the input file that defined it */
 	tf_str process_key;    /* the input's own process id text (Chrome pid, TAU node, OTF2 group) */
@@ -104,6 +109,9 @@ typedef struct tf_read_opts {
 	int64_t wall_base_ns;
 	const char *wall_base_how;  /* "Kineto baseTimeNanoseconds" (static) */
 	char wall_base_from[256];   /* the trace's path */
+	/* the first later trace whose base differs (the telemetry says so) */
+	char wall_base_other[256];
+	int64_t wall_base_other_ns;
 } tf_read_opts;
 
 /* A trace reader that knows the wall-clock time of its time 0 says so

@@ -287,8 +287,15 @@ int tf_emit(tf_ctx *ctx, tf_sink *sink, const tf_event *ev)
 
 void tf_ctx_set_wall_base(tf_ctx *c, int64_t ns, const char *trace, const char *how)
 {
-	if (c->opts.wall_base_known)
+	if (c->opts.wall_base_known) {
+		/* several traces, each with its own base: the telemetry goes on
+		 * the first's clock, and the others are not moved onto it */
+		if (ns != c->opts.wall_base_ns && !c->opts.wall_base_other[0]) {
+			snprintf(c->opts.wall_base_other, sizeof(c->opts.wall_base_other), "%s", trace ? trace : "?");
+			c->opts.wall_base_other_ns = ns;
+		}
 		return;
+	}
 	c->opts.wall_base_known = true;
 	c->opts.wall_base_ns = ns;
 	c->opts.wall_base_how = how;

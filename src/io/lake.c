@@ -44,6 +44,8 @@ int tf_lake_name_check(const char *s, tf_error *err)
 		why = "it holds '..'";
 	else if (!strcasecmp(s, "inf") || !strcasecmp(s, "infinity") || !strcasecmp(s, "epoch"))
 		why = "DuckDB reads it as a date in a Hive folder name";
+	else if (!strcasecmp(s, "null"))
+		why = "DuckDB reads it as NULL in a Hive folder name";
 	for (size_t i = 0; !why && i < n; i++)
 		if ((unsigned char)s[i] >= 0x80 || !(isalnum((unsigned char)s[i]) || strchr("._-", s[i])))
 			why = "it holds a character other than a letter, a digit, '.', '_' or '-'";
@@ -177,6 +179,7 @@ enum { MOVED, SWAPPED, ASIDE, OUT };
 typedef struct step {
 	char name[NAME_MAX + 1];
 	int how;
+	bool made;             /* the table's folder LAKE/NAME made by this commit */
 } step;
 
 static void paths(const tf_lake *l, const char *name, char *tmp, char *dst, char *old, size_t n)
@@ -199,6 +202,10 @@ static void undo(const tf_lake *l, const step *s, int n)
 			rename(old, dst);
 		else if (s[i].how == OUT)
 			rename(old, dst);
+		if (s[i].made) { /* the table's folder this commit made: empty again */
+			snprintf(dst, sizeof(dst), "%.3500s/%.255s", l->dir, s[i].name);
+			rmdir(dst);
+		}
 	}
 }
 
@@ -209,9 +216,18 @@ static bool put(const tf_lake *l, const char *name, step *s)
 	paths(l, name, tmp, dst, old, sizeof(tmp));
 	snprintf(top, sizeof(top), "%.3500s/%.255s", l->dir, name);
 	snprintf(s->name, sizeof(s->name), "%.255s", name);
-	if (mkdir(top, 0777) < 0 && errno != EEXIST)
-		return false;
+	s->made = false;
+	s->how = -1;
 	struct stat sb;
+	if (mkdir(top, 0777) == 0)
+		s->made = true;
+	else if (errno != EEXIST)
+		return false;
+	/* a table's folder is a folder of the lake: never a link out of it */
+	if (lstat(top, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		errno = ENOTDIR;
+		return false;
+	}
 	if (lstat(dst, &sb) != 0) {
 		s->how = MOVED;
 		return rename(tmp, dst) == 0;
@@ -288,7 +304,9 @@ static int move_in(tf_lake *l, tf_error *err)
 		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write the lake '%s': the run's tables are not "
 				    "in '%s'", l->dir, l->tmp);
 	if (l->replace && (nold = list_tables(l->dir, olds, MAX_TABLES)) < 0)
-		nold = 0;
+		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write the lake '%s': it has more than %d folders, "
+				    "whose run '%s' --replace could not all replace; the lake is as it was", l->dir,
+				    MAX_TABLES, l->run);
 	bool made = false, ok = write_keys(l, &made);
 	/* a replaced run's tables the new one has not: out of the lake first */
 	for (int i = 0; ok && i < nold; i++) {
@@ -298,16 +316,18 @@ static int move_in(tf_lake *l, tf_error *err)
 		paths(l, olds[i], tmp, dst, old, sizeof(tmp));
 		if (have || lstat(dst, &sb) != 0)
 			continue;
-		steps[done] = (step){ "", OUT };
+		steps[done] = (step){ "", OUT, false };
 		snprintf(steps[done].name, sizeof(steps[done].name), "%s", olds[i]);
 		if (!(ok = rename(dst, old) == 0))
 			break;
 		done++;
 	}
 	for (int i = 0; ok && i < n; i++) {
-		if (!(ok = put(l, names[i], &steps[done])))
-			break;
-		done++;
+		ok = put(l, names[i], &steps[done]);
+		if (!ok && steps[done].made)
+			steps[done].how = -1; /* nothing moved: only its folder to remove */
+		if (ok || steps[done].made)
+			done++;
 	}
 	if (ok)
 		return 0;
@@ -318,6 +338,7 @@ static int move_in(tf_lake *l, tf_error *err)
 		snprintf(p, sizeof(p), "%s/" KEYS_FILE, l->dir);
 		unlink(p);
 	}
+	errno = 0; /* said in the message */
 	return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write the lake '%s': cannot move the run '%s' in (%s); "
 			    "the lake is as it was", l->dir, l->run, strerror(e));
 }
@@ -326,7 +347,7 @@ int tf_lake_commit(tf_lake *l, tf_error *err)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s/" LOCK_FILE, l->dir);
-	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
 	int rc = 0;
 	if (fd < 0 || flock(fd, LOCK_EX) < 0)
 		rc = tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write the lake '%s': cannot lock '%s': %s", l->dir,

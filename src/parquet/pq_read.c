@@ -263,6 +263,10 @@ static int parse_footer(footer *fo)
 			size_t n = pq_tin_list(t, &et);
 			if (t->bad || et != PQ_T_STRUCT || n > INT32_MAX)
 				return fbad(fo, "the footer's row groups are damaged");
+			/* each column chunk takes bytes of the footer: more than it
+			 * holds is damage, not a reason to allocate */
+			if (r->ncols && n > (size_t)(t->end - t->p) / (size_t)r->ncols)
+				return fbad(fo, "the footer's row groups are more than its bytes can hold");
 			r->nrg = (int)n;
 			r->rg_rows = calloc(n + 1, sizeof(*r->rg_rows));
 			r->chunks = calloc(n * (size_t)r->ncols + 1, sizeof(*r->chunks));

@@ -54,7 +54,7 @@ int64_t pq_snappy_len(const uint8_t *p, size_t len);
 /* ---- the reader's state */
 /* A row group is decoded whole: one of more rows is refused (a bound on
  * the memory a damaged or hostile footer can ask for). */
-#define PQ_RMAX_RG_ROWS (64u << 20)
+#define PQ_RMAX_RG_ROWS (4u << 20)
 
 enum { PQR_BOOL = 0, PQR_INT32 = 1, PQR_INT64 = 2, PQR_INT96 = 3, PQR_FLOAT = 4, PQR_DOUBLE = 5,
        PQR_BYTE_ARRAY = 6, PQR_FLBA = 7 };

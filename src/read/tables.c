@@ -222,7 +222,7 @@ static const tin_col track_cols[K_N] = {
  * as those of input input + k x TIN_INPUT_STRIDE: two inputs' tracks of
  * the same process and thread keys (two ranks' pid 0 GPU streams) stay
  * apart, and so do their correlation ids (unique within one input). */
-#define TIN_INPUT_STRIDE 65536u
+#define TIN_INPUT_STRIDE TF_TRACK_INPUT_STRIDE
 
 /* A track the tables name: made in the ctx, sorted (the slices come in
  * end order). */
@@ -317,6 +317,7 @@ static int read_tracks(tin *t)
 			k++;
 		if (k == nins && nins < 64)
 			ins[nins++] = rows[i].in;
+		t->nins = nins;
 		if (k == 64)
 			k = 63; /* past 64 inputs: their keys may meet (docs/format-tables.md) */
 		if ((rc = add_track(t, rows[i].id, k, rows[i].pk, rows[i].tk, &ct)) < 0)
@@ -434,6 +435,11 @@ static int read_all(tin *t)
 	if (!t->emitted)
 		return tf_error_set(t->err, TF_EFORMAT, t->path, -1, -1,
 				    "no rows in its event tables (slices, counters, instants, samples, messages, flows)");
+	/* the inputs past the first end here (the first's end is the read's):
+	 * their tracks finished, their collectives' calls written */
+	for (uint32_t k = 1; k < t->nins; k++)
+		if (t->sink->end_input)
+			TF_TRY(t->sink->end_input(t->sink, t->input + k * TIN_INPUT_STRIDE));
 	return 0;
 }
 

@@ -54,6 +54,7 @@ typedef struct tin {
 	const char *path;      /* the folder (or file) the user named */
 	char root[4096];       /* the tables' folder (a lake's, for LAKE/<table>/run=NAME) */
 	char run[256];         /* a lake's run: its tables are <table>/run=NAME; "" none */
+	uint32_t nins;         /* the inputs the tables were made of (tracks.input) */
 	uint32_t input;
 	tf_ctx *ctx;
 	tf_sink *sink;

@@ -161,6 +161,10 @@ void tel_align(tel_rd *r)
 	if (o->wall_base_known) {
 		r->shift = -o->wall_base_ns;
 		said(r, "aligned to trace %s by %s", o->wall_base_from, o->wall_base_how);
+		if (o->wall_base_other[0])
+			tf_ctx_warn(r->ctx, "telemetry %s: trace %s has another wall-clock base than %s (%+" PRId64 " ns); "
+				    "the telemetry is on the first's clock, each trace on its own (docs/telemetry.md)",
+				    r->path, o->wall_base_other, o->wall_base_from, o->wall_base_other_ns - o->wall_base_ns);
 	} else if (o->clock_offset_ns) {
 		r->shift = o->clock_offset_ns;
 		said(r, "aligned by --clock-offset", "", "");

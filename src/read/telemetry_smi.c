@@ -42,7 +42,7 @@ typedef struct smi {
 	bool rocm;
 	int ncol;                 /* 0 before the header */
 	smi_col c[TEL_MAX_FIELDS];
-	char header[512];         /* rocm: the header, to skip its repeats */
+	char header[4096];        /* rocm: the header, to skip its repeats */
 	size_t nheader;
 	char day[20];             /* nvidia: the last "YYYY/MM/DD HH:MM:SS" and its epoch seconds */
 	int64_t day_s;
@@ -176,7 +176,9 @@ static int header(tel_rd *r, smi *m, const char *s, size_t n, uint64_t off)
 	if (m->rocm && !dev)
 		return tel_error(r, off, "no device column");
 	m->ncol = k;
-	if (m->rocm && n < sizeof(m->header)) {
+	if (m->rocm && n >= sizeof(m->header))
+		return tel_error(r, off, "a header of more than 4095 bytes");
+	if (m->rocm) {
 		memcpy(m->header, s, n);
 		m->nheader = n;
 	}
@@ -214,7 +216,7 @@ static bool nv_time(smi *m, const tel_field *f, int64_t *ns)
 	if (memcmp(m->day, s, 19) != 0) {
 		int Y = digits(s, 4), M = digits(s + 5, 2), D = digits(s + 8, 2), h = digits(s + 11, 2),
 		    mi = digits(s + 14, 2), se = digits(s + 17, 2);
-		if (Y < 1970 || M < 1 || M > 12 || D < 1 || D > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 ||
+		if (Y < 1970 || Y > 2261 || M < 1 || M > 12 || D < 1 || D > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 ||
 		    se > 60)
 			return false;
 		struct tm tm = { .tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D, .tm_hour = h, .tm_min = mi,

@@ -442,7 +442,15 @@ static int write_tracks(tf_events *w)
 		pq_file *f = pqw_file(w, T_TRACKS, t->rank);
 		if (!f)
 			return w->rc;
-		const char *in = (int)t->input < w->ninputs ? w->inputs[t->input] : "";
+		/* a track of the k-th input of a tables input (src/read/tables.c):
+		 * that input's path, then #k, so that a second read keeps them apart */
+		uint32_t in_ix = t->input % TF_TRACK_INPUT_STRIDE, in_k = t->input / TF_TRACK_INPUT_STRIDE;
+		char inb[4200];
+		const char *in = (int)in_ix < w->ninputs ? w->inputs[in_ix] : "";
+		if (in_k) {
+			snprintf(inb, sizeof(inb), "%s#%u", in, in_k);
+			in = inb;
+		}
 		pq_i64(f, K_TRACK, tid(w, i));
 		pq_str(f, K_INPUT, in, strlen(in));
 		pqw_str(f, K_PKEY, t->process_key, w->st, false);
@@ -572,6 +580,8 @@ static int events_finish(void *state, tf_error *err)
 	int rc = w->rc;
 	if (rc == 0)
 		rc = write_unmatched(w);
+	if (rc == 0 && (rc = tf_pq_coll_end_input(w, UINT32_MAX)) == 0)
+		rc = w->rc;
 	if (rc == 0)
 		rc = write_tracks(w);
 	if (rc == 0)

@@ -220,6 +220,8 @@ static int call_done(tf_events *w, ctrack *t)
 static int kernel_done(tf_events *w, const tf_span *s, int64_t id, uint32_t own, uint32_t input)
 {
 	tf_pq_coll *c = w->coll;
+	if (!c && !(c = w->coll = calloc(1, sizeof(*w->coll)))) /* no CPU call was seen */
+		return TF_ENOMEM;
 	uint32_t i = s->corr ? tf_hmap_get(&c->launch, launch_key(input, s->corr)) : UINT32_MAX;
 	if (i != UINT32_MAX) {
 		crow *r = &c->wait[i];
@@ -322,7 +324,7 @@ int tf_pq_coll_end_input(tf_events *w, uint32_t input)
 		return 0;
 	bool left = false;
 	for (uint32_t i = 0; i < c->nwait; i++)
-		if (c->wait[i].input == input) {
+		if (c->wait[i].input != UINT32_MAX && (c->wait[i].input == input || input == UINT32_MAX)) {
 			TF_TRY(write_row(w, &c->wait[i]));
 			c->wait[i].input = UINT32_MAX; /* written */
 		} else {

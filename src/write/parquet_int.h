@@ -160,6 +160,8 @@ int tf_pq_coll_close(tf_events *w, const tf_span *s, int64_t id, uint32_t rec);
 /* Slice id's row of collective_slices: rec, the facts of the collective it
  * is or is in (tf_coll_spans_close). */
 int tf_pq_coll_slice(tf_events *w, const tf_span *s, int64_t id, uint32_t rec);
+/* The end of an input: its calls still waiting for a kernel are written
+ * (input UINT32_MAX: every one left, at the end of the run). */
 int tf_pq_coll_end_input(tf_events *w, uint32_t input);
 void tf_pq_coll_free(tf_pq_coll *c); /* NULL-safe */
 

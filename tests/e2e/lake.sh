@@ -226,4 +226,13 @@ check "rank,time=100ms: every counter's ts_ns in its bucket" \
 check "rank,time: the runs table says the width" \
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[0][4]; assert r=="rank,time=100000000ns", r' "$TMP/time.json"
 expect_exit 2 "rank,time=0s refused" $TF -q events $T --lake "$W" --run u --partition rank,time=0s
+expect_exit 2 "run name NULL refused (DuckDB reads it as NULL)" $TF -q events $T --lake "$W" --run NULL
+# a table folder that is a link out of the lake: refused, nothing written outside
+mkdir -p "$TMP/L9" "$TMP/outside" && ln -s ../outside "$TMP/L9/slices"
+expect_exit 3 "a table folder that is a link out of the lake is refused" $TF -q events $H/rank0.json --lake "$TMP/L9" --run a
+check "nothing written through the link" sh -c "[ -z \"\$(ls -A '$TMP/outside')\" ]"
+# a commit that fails on its first table leaves no table folders it made
+mkdir -p "$TMP/L8" && touch "$TMP/L8/slices"
+expect_exit 3 "a lake whose slices is a file: the commit fails" $TF -q events $H/rank0.json --lake "$TMP/L8" --run a
+check "the failed commit left no table folders behind" sh -c "[ \"\$(ls '$TMP/L8')\" = slices ]"
 finish
