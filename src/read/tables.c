@@ -435,11 +435,10 @@ static int read_all(tin *t)
 	if (!t->emitted)
 		return tf_error_set(t->err, TF_EFORMAT, t->path, -1, -1,
 				    "no rows in its event tables (slices, counters, instants, samples, messages, flows)");
-	/* the inputs past the first end here (the first's end is the read's):
-	 * their tracks finished, their collectives' calls written */
-	for (uint32_t k = 1; k < t->nins; k++)
-		if (t->sink->end_input)
-			TF_TRY(t->sink->end_input(t->sink, t->input + k * TIN_INPUT_STRIDE));
+	/* the inputs past the first have no end of their own: their tracks
+	 * are finished at the end of the run, after the first's, as a direct
+	 * read of them would (the Parquet writer writes their collectives'
+	 * waiting calls then) */
 	return 0;
 }
 
@@ -475,38 +474,45 @@ static bool lake_run_dir(const char *path, char *root, size_t rootn, char *run, 
  * run's own): refused, naming them and how to read one. */
 static int lake_runs(tin *t)
 {
-	char names[512] = "";
-	int nruns = 0;
+	char names[512] = "", **seen = NULL;
+	uint32_t nruns = 0, cap = 0;
 	size_t used = 0;
-	for (int i = 0; table_dirs[i]; i++) {
+	int rc = 0;
+	for (int i = 0; table_dirs[i] && rc == 0; i++) {
 		char d[4200];
 		snprintf(d, sizeof(d), "%s/%s", t->root, table_dirs[i]);
 		DIR *dir = opendir(d);
 		if (!dir)
 			continue;
-		struct dirent *e;
-		while ((e = readdir(dir))) {
+		for (struct dirent *e; rc == 0 && (e = readdir(dir));) {
 			if (strncmp(e->d_name, "run=", 4))
 				continue;
 			const char *nm = e->d_name + 4;
-			bool seen = false;
-			for (const char *p = names; *p && !seen; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 1 : 0))
-				seen = strcspn(p, ",") == strlen(nm) && !strncmp(p, nm, strlen(nm));
-			if (seen)
+			uint32_t k = 0;
+			while (k < nruns && strcmp(seen[k], nm))
+				k++;
+			if (k < nruns)
 				continue;
-			if (!nruns)
-				snprintf(t->run, sizeof(t->run), "%s", nm);
+			if (tf_grow((void **)&seen, &cap, nruns + 1, sizeof(char *)) < 0 || !(seen[nruns] = strdup(nm))) {
+				rc = tf_error_set(t->err, TF_ENOMEM, t->path, -1, -1, "out of memory");
+				break;
+			}
 			nruns++;
 			if (used + strlen(nm) + 2 < sizeof(names))
 				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? "," : "", nm);
 		}
 		closedir(dir);
 	}
-	if (nruns <= 1)
-		return 0; /* one run (t->run) or none */
-	return tf_error_set(t->err, TF_EFORMAT, t->path, -1, -1,
-			    "a lake of %d runs (%s): read one as %s/slices/run=NAME, or select rows with SQL "
-			    "(docs/format-tables.md)", nruns, names, t->path);
+	if (rc == 0 && nruns == 1)
+		snprintf(t->run, sizeof(t->run), "%s", seen[0]);
+	else if (rc == 0 && nruns > 1)
+		rc = tf_error_set(t->err, TF_EFORMAT, t->path, -1, -1,
+				  "a lake of %u runs (%s%s): read one as %s/slices/run=NAME, or select rows with SQL "
+				  "(docs/format-tables.md)", nruns, names, used + 1 >= sizeof(names) - 100 ? ",..." : "", t->path);
+	for (uint32_t k = 0; k < nruns; k++)
+		free(seen[k]);
+	free(seen);
+	return rc;
 }
 
 static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
@@ -525,6 +531,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 		free(t.tracks[i].pend);
 	free(t.tracks);
 	free(t.paths);
+	free(t.sbuf);
 	free(t.colls);
 	tf_hmap_free(&t.track_of);
 	tf_hmap_free(&t.path_of);

@@ -205,14 +205,19 @@ static const tin_col sample_cols[X_N] = {
  * them without the column), root first. */
 static int sample_stack(tin *t, int64_t path, int64_t frames, uint32_t *out)
 {
-	tf_str names[256];
-	int n = 0;
-	for (uint32_t i; path >= 0 && (frames < 0 || n < frames) && n < 256; path = t->paths[i].parent) {
+	uint32_t n = 0;
+	for (uint32_t i; path >= 0 && (frames < 0 || n < frames); path = t->paths[i].parent) {
 		if ((i = tf_hmap_get(&t->path_of, (uint64_t)path)) == UINT32_MAX)
 			return tf_error_set(t->err, TF_EFORMAT, t->path, -1, (int64_t)t->index,
 					    "a sample's call_path_id %lld is not in the call_paths table", (long long)path);
-		names[n++] = t->paths[i].name;
+		if (n >= t->npaths) /* longer than there are call paths: a cycle */
+			return tf_error_set(t->err, TF_EFORMAT, t->path, -1, (int64_t)t->index,
+					    "the call_paths table's parent_id make a cycle at %lld", (long long)path);
+		if (tf_grow((void **)&t->sbuf, &t->capsbuf, n + 1, sizeof(tf_str)) < 0)
+			return tf_error_set(t->err, TF_ENOMEM, t->path, -1, -1, "out of memory");
+		t->sbuf[n++] = t->paths[i].name;
 	}
+	tf_str *names = t->sbuf;
 	uint32_t node = TF_CPATH_ROOT;
 	while (n-- > 0 && node != (uint32_t)-1)
 		node = tf_ctx_stack_child(t->ctx, node, names[n]);

@@ -52,7 +52,8 @@ $TF -q convert "$S" -o "$TMP/own.pb.gz" -o "$TMP/own.folded" --to chrome -o "$TM
 $TF -q perfetto "$S" -o "$TMP/own.pftrace"
 $TF -q otf2 "$S" -o "$TMP/own.otf2"
 names=$($TF --help | sed -n '/^input formats/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
-check "tracefold --help lists thirteen input formats" test "$(echo $names)" = "otf2 tau chrome xplane perfetto nsys xla-memory austin perf firefox speedscope pprof folded"
+check "tracefold --help lists seventeen input formats" test "$(echo $names)" = "telemetry nvidia-smi rocm-smi tables otf2 tau chrome xplane perfetto nsys xla-memory austin perf firefox speedscope pprof folded"
+$TF -q events "$S" -o "$TMP/own.tables"
 for n in $names; do
 	st=
 	case $n in
@@ -66,6 +67,13 @@ for n in $names; do
 	perf) in=$DATA/samples/perf-c-fp/perf.script;; # likewise
 	firefox) in=$DATA/samples/firefox/single.json;; # likewise
 	speedscope) $TF -q speedscope "$S" -o "$TMP/own.speedscope.json"; in=$TMP/own.speedscope.json;;
+	tables) in=$TMP/own.tables;;
+	# telemetry alone has counters, no regions to profile: info reads it
+	telemetry|nvidia-smi|rocm-smi)
+		case $n in telemetry) in=$DATA/telemetry/generic.csv;; *) in=$DATA/telemetry/$n.csv;; esac
+		expect_exit 0 "info -F $n" $TF -q info -F $n "$in"
+		grep -q "\`$n\`" docs/cli.md && ok "docs/cli.md's -F row names $n" || fail "docs/cli.md's -F row names $n"
+		continue;;
 	*) fail "no input for -F $n in this test"; continue;;
 	esac
 	expect_exit 0 "top -F $n" $TF -q top -F $n "$in"
@@ -75,7 +83,7 @@ for n in $names; do
 done
 expect_exit 2 "merge -F nosuch: usage error" $TF merge -F nosuch "$TMP/own.folded" -o "$TMP/m.pb.gz"
 cp "$TMP/err" "$TMP/e1"
-check "... listing the formats" grep -q "one of: pprof, austin, folded, perf, otf2, tau, firefox, speedscope, chrome, xplane, perfetto, nsys or xla-memory" "$TMP/e1"
+check "... listing the formats" grep -q "one of: pprof, telemetry, nvidia-smi, rocm-smi, austin, folded, perf, tables, otf2, tau, firefox, speedscope, chrome, xplane, perfetto, nsys or xla-memory" "$TMP/e1"
 
 # ---- 9. --edf applies only to lone .trc files
 mkdir -p "$TMP/lone" && cp "$T/tiny/tautrace.0.0.0.trc" "$TMP/lone/lone.trc"

@@ -122,4 +122,22 @@ f=$(ls "$TMP"/bad/slices/*.parquet | head -1)
 head -c 300 "$full/slices/part-0.parquet" > "$f"
 expect_exit 3 "a damaged slices file is refused" $TF -q profile "$TMP/bad" -o "$TMP/e.pb.gz"
 cp "$TMP/err" "$TMP/e.txt"; check "... naming it and the byte offset" grep -q "$f.*at byte" "$TMP/e.txt"
+# two ranks' tables read back, twice: their tracks stay apart (the same pid
+# and tid on both), every collective call row stays
+K=$DATA/chrome/kineto-collectives-handmade
+rm -rf "$TMP/k1" "$TMP/k2" "$TMP/k3"
+$TF -q events $K/rank0.json.gz $K/rank1.json.gz -o "$TMP/k1" && $TF -q events "$TMP/k1" -o "$TMP/k2" &&
+	$TF -q events "$TMP/k2" -o "$TMP/k3"
+for d in k1 k2 k3; do
+	echo "$(q "$TMP/$d" "SELECT (SELECT count(*) FROM read_parquet('\$DIR/collectives/**/*.parquet')),
+		(SELECT count(DISTINCT input) FROM read_parquet('\$DIR/tracks/**/*.parquet')),
+		(SELECT count(*) FROM read_parquet('\$DIR/slices/**/*.parquet'))")"
+done > "$TMP/k.counts"
+check "two ranks' tables read back twice: the same collectives, inputs and slices ($(head -1 "$TMP/k.counts"))" \
+	sh -c "[ \$(sort -u '$TMP/k.counts' | wc -l) = 1 ] && grep -q '^\[\[10,2,' '$TMP/k.counts'"
+# an NCCL kernel with no CPU call (a selection of GPU slices, a GPU-only trace)
+printf '[{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)","pid":0,"tid":7,"ts":10,"dur":5,"args":{"correlation":42}}]' > "$TMP/gpuonly.json"
+rm -rf "$TMP/go"
+check "an NCCL kernel with no CPU call: events writes it" $TF -q events "$TMP/gpuonly.json" -o "$TMP/go"
+check "... as a collective call row of its own" sh -c "[ \"\$(node tests/tools/duckdb_query.mjs '$TMP/go' \"SELECT count(*) FROM read_parquet('\\\$DIR/collectives/**/*.parquet') WHERE slice_id IS NULL\")\" = '[[1]]' ]"
 finish
