@@ -35,13 +35,9 @@ Prints TAP lines; exits 1 on a mismatch."""
 import gzip, json, sys
 from fractions import Fraction
 
-DTYPE = {"Byte": 1, "Char": 1, "Short": 2, "Int": 4, "Long": 8, "Half": 2, "Float": 4, "Double": 8,
-         "Bool": 1, "BFloat16": 2, "ComplexFloat": 8, "ComplexDouble": 16}
-CANON = [("allreduce", "all_reduce", 1), ("allgather", "all_gather", 1), ("reducescatter", "reduce_scatter", 1),
-         ("alltoall", "all_to_all", 1), ("sendrecv", "send_recv", 0), ("broadcast", "broadcast", 1),
-         ("barrier", "barrier", 0), ("reduce", "reduce", 0), ("gather", "gather", 0),
-         ("scatter", "scatter", 0), ("send", "send", 0), ("recv", "recv", 1)]
-GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
+# the dtype sizes, normalized kinds and GPU categories: comms_check.py's (beside this file)
+from comms_check import DTYPE, GPU_CATS, canon
+
 KERNELS = ("ncclDevKernel_", "ncclKernel_", "rcclKernel_")
 FIELDS = ("kind", "pg", "ranks", "bytes", "nelems", "dtype")
 fails = 0
@@ -52,14 +48,6 @@ def ok(cond, msg):
     print(("ok - " if cond else "not ok - ") + msg)
     if not cond:
         fails += 1
-
-
-def canon(s):
-    c = "".join(ch.lower() for ch in s if ch not in "_ ")
-    for compact, name, prefix in CANON:
-        if (c.startswith(compact) if prefix else c == compact):
-            return name
-    return c
 
 
 def facts(e):
