@@ -35,6 +35,7 @@ static bool is_parquet(const char *name)
 typedef struct flist {
 	char **v;
 	uint32_t n, cap;
+	bool one;              /* stop at the first file (whether there is one) */
 } flist;
 
 static int walk(const char *dir, int depth, flist *l)
@@ -44,7 +45,7 @@ static int walk(const char *dir, int depth, flist *l)
 		return 0;
 	struct dirent *e;
 	int rc = 0;
-	while (rc == 0 && (e = readdir(d))) {
+	while (rc == 0 && !(l->one && l->n) && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
 		char p[4096];
@@ -75,6 +76,28 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The folder of a table: ROOT/<table>, or a lake run's ROOT/<table>/run=NAME. */
+static void table_dir(const tin *t, const char *table, char *d, size_t n)
+{
+	if (t->run[0])
+		snprintf(d, n, "%s/%s/run=%s", t->root, table, t->run);
+	else
+		snprintf(d, n, "%s/%s", t->root, table);
+}
+
+/* Whether the table has a file (walked up to the first). */
+static bool tin_any(const tin *t, const char *table)
+{
+	if (t->single)
+		return !strcmp(table, "slices");
+	char d[8500];
+	table_dir(t, table, d, sizeof(d));
+	flist l = { .one = true };
+	int rc = walk(d, 0, &l);
+	tin_files_free(l.v, l.n);
+	return rc == 0 && l.n;
+}
+
 int tin_files(tin *t, const char *table, char ***out, uint32_t *n)
 {
 	flist l = { 0 };
@@ -86,10 +109,7 @@ int tin_files(tin *t, const char *table, char ***out, uint32_t *n)
 			rc = TF_ENOMEM;
 	} else {
 		char d[8500];
-		if (t->run[0])
-			snprintf(d, sizeof(d), "%s/%s/run=%s", t->root, table, t->run);
-		else
-			snprintf(d, sizeof(d), "%s/%s", t->root, table);
+		table_dir(t, table, d, sizeof(d));
 		rc = walk(d, 0, &l);
 	}
 	if (rc < 0) {
@@ -419,11 +439,7 @@ static int read_all(tin *t)
 {
 	TF_TRY(read_tracks(t));
 	TF_TRY(read_colls(t));
-	char **files;
-	uint32_t nf;
-	TF_TRY(tin_files(t, "samples", &files, &nf));
-	tin_files_free(files, nf);
-	if (nf)
+	if (tin_any(t, "samples"))
 		TF_TRY(read_paths(t));
 	TF_TRY(each(t, "slices", tin_slices));
 	TF_TRY(tin_flush_all(t));
@@ -547,7 +563,7 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 		return n >= 4 && !memcmp(head, "PAR1", 4) ? TF_SNIFF_YES : TF_SNIFF_NO;
 	char root[4096], run[256];
 	if (lake_run_dir(path, root, sizeof(root), run, sizeof(run))) {
-		flist l = { 0 };
+		flist l = { .one = true };
 		int rc = walk(path, 0, &l);
 		tin_files_free(l.v, l.n);
 		return rc == 0 && l.n ? TF_SNIFF_YES : TF_SNIFF_NO;
@@ -555,7 +571,7 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 	for (int i = 0; table_dirs[i]; i++) {
 		char d[4096];
 		snprintf(d, sizeof(d), "%s/%s", path, table_dirs[i]);
-		flist l = { 0 };
+		flist l = { .one = true };
 		int rc = walk(d, 0, &l);
 		tin_files_free(l.v, l.n);
 		if (rc == 0 && l.n)
