@@ -337,7 +337,6 @@ static int read_tracks(tin *t)
 			k++;
 		if (k == nins && nins < 64)
 			ins[nins++] = rows[i].in;
-		t->nins = nins;
 		if (k == 64)
 			k = 63; /* past 64 inputs: their keys may meet (docs/format-tables.md) */
 		if ((rc = add_track(t, rows[i].id, k, rows[i].pk, rows[i].tk, &ct)) < 0)

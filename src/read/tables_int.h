@@ -54,7 +54,6 @@ typedef struct tin {
 	const char *path;      /* the folder (or file) the user named */
 	char root[4096];       /* the tables' folder (a lake's, for LAKE/<table>/run=NAME) */
 	char run[256];         /* a lake's run: its tables are <table>/run=NAME; "" none */
-	uint32_t nins;         /* the inputs the tables were made of (tracks.input) */
 	tf_str *sbuf;          /* a sample's frames, leaf first */
 	uint32_t capsbuf;
 	uint32_t input;
