@@ -86,7 +86,7 @@ HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 MPI_BINS := $(if $(HAVE_MPICC),tracefold-mpi build/san/tracefold-mpi)
 
 .PHONY: all demo docs check test test-fast bench clean deps deps-test unit san golden-update fuzz fuzz-build \
-	install uninstall
+	install uninstall record
 all: tracefold
 
 .SECONDARY: $(GEN_C) $(GEN_H)
@@ -153,6 +153,40 @@ ifeq ($(MPI),1)
 all: tracefold-mpi
 endif
 
+# libtracefold-record (include/tracefold/record.h, docs/record.md): the
+# recording API, a library of its own that needs libc and pthreads only (no
+# header of the rest, checked by tests/e2e/layers.sh); position-independent,
+# as a static and a shared library (its public calls alone exported).
+REC_SRC  := $(sort $(wildcard src/record/*.c))
+REC_REL  := $(patsubst src/%.c,build/rel/%.o,$(REC_SRC))
+REC_SAN  := $(patsubst src/%.c,build/san/%.o,$(REC_SRC))
+REC_SOVER := 1
+REC_CFLAGS = $(CSTD) $(OPT) -pthread $(WARN) -Iinclude -fPIC -fvisibility=hidden $(CFLAGS)
+build/rel/record/%.o: src/record/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REC_CFLAGS) $(DEPFLAGS) -c $< -o $@
+build/san/record/%.o: src/record/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REC_CFLAGS) $(SAN) $(DEPFLAGS) -c $< -o $@
+build/rel/libtracefold-record.a: $(REC_REL)
+	@rm -f $@; ar rcs $@ $^
+build/san/libtracefold-record.a: $(REC_SAN)
+	@rm -f $@; ar rcs $@ $^
+build/rel/libtracefold-record.so.$(REC_SOVER): $(REC_REL)
+	$(CC) -shared -Wl,-soname,libtracefold-record.so.$(REC_SOVER) -Wl,--no-undefined $^ -pthread -o $@
+build/rel/libtracefold-record.so: build/rel/libtracefold-record.so.$(REC_SOVER)
+	ln -sf libtracefold-record.so.$(REC_SOVER) $@
+record: build/rel/libtracefold-record.a build/rel/libtracefold-record.so
+all: record
+
+# the recording's unit test: against libtracefold-record alone
+build/rel/tests/test_record: tests/unit/test_record.c build/rel/libtracefold-record.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(OPT) -pthread $(WARN) -Iinclude -Itests/unit $(DEPFLAGS) -MF $@.d -MT $@ $< build/rel/libtracefold-record.a -lcmocka -o $@
+build/san/tests/test_record: tests/unit/test_record.c build/san/libtracefold-record.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(OPT) -pthread $(WARN) $(SAN) -Iinclude -Itests/unit $(DEPFLAGS) -MF $@.d -MT $@ $< build/san/libtracefold-record.a -lcmocka -o $@
+
 # unit tests: programs like the commands (they may test src/cmd's report.c)
 build/rel/tests/%: tests/unit/%.c build/rel/cmd.a build/rel/libtracefold.a | $(GEN_H)
 	@mkdir -p $(dir $@)
@@ -196,8 +230,8 @@ build/fuzz/%: build/fuzz/tobj/%.o build/fuzz/tobj/common.o build/fuzz/cmd.a buil
 .SECONDARY: $(FUZZ_TOBJ)
 -include $(wildcard build/*/*.d build/*/*/*.d build/*/*/*/*.d)
 
-unit: $(UNIT_REL) $(FUZZ_REL)
-san: build/san/tracefold $(UNIT_SAN) $(FUZZ_SAN)
+unit: record $(UNIT_REL) $(FUZZ_REL)
+san: build/san/tracefold build/san/libtracefold-record.a $(UNIT_SAN) $(FUZZ_SAN)
 
 # Installs build dependencies that are missing (Debian, as root or with sudo).
 deps:
