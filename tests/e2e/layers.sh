@@ -9,6 +9,8 @@
 #   4 pipeline  src/pipeline, pipeline.h
 #   5 parallel  src/parallel, dist.h (a distributed run over a transport the caller gives)
 #   6 cmd       src/cmd (cmd.h report.h; mpi.c: MPI itself), src/main.c
+# and beside them, in no layer: src/record, libtracefold-record (record.h),
+# which includes nothing of the rest and which nothing of the rest includes.
 . tests/lib.sh
 layer_of_header() {
 	case $1 in
@@ -19,6 +21,7 @@ layer_of_header() {
 	pipeline.h) echo 4 ;;
 	dist.h) echo 5 ;;
 	cmd.h|report.h|help.h) echo 6 ;;
+	record.h|record_int.h|record_enc.h) echo R ;;
 	*) echo unknown ;;
 	esac
 }
@@ -31,6 +34,7 @@ layer_of_file() {
 	src/pipeline/*) echo 4 ;;
 	src/parallel/*) echo 5 ;;
 	src/cmd/*|src/main.c) echo 6 ;;
+	src/record/*) echo R ;;
 	include/tracefold/*) layer_of_header "$(basename "$1")" ;;
 	*) echo unknown ;;
 	esac
@@ -43,7 +47,10 @@ for f in src/*/*.c src/*/*.h src/main.c include/tracefold/*.h include/tracefold/
 	for h in $(sed -n 's/^#include "\(.*\)"/\1/p' "$f"); do
 		# a private header beside the file is of the file's layer
 		if [ -f "$(dirname "$f")/$h" ]; then l=$(layer_of_file "$(dirname "$f")/$h"); else l=$(layer_of_header "$(basename "$h")"); fi
-		if [ "$l" = unknown ]; then
+		if [ "$l" = R ] || [ "$mine" = R ]; then
+			# the recording library and the rest know nothing of each other
+			[ "$l" = "$mine" ] || bad="$bad\n$f includes $h: the recording library (src/record) stands alone"
+		elif [ "$l" = unknown ]; then
 			bad="$bad\n$f includes $h: a header of no layer"
 		elif [ "$l" -gt "$mine" ]; then
 			bad="$bad\n$f (layer $mine) includes $h (layer $l)"
