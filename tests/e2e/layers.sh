@@ -69,7 +69,7 @@ if [ -z "$q" ]; then ok "src/parquet includes base and io headers only"; else fa
 # the library never prints: no printf/puts/exit outside src/cmd and main.c
 # (snprintf into buffers is fine; fprintf to a FILE the caller passes is the
 # pprof writer's none: it writes through tf_out)
-p=$(grep -nE '(^|[^sn_a-z])printf\(|fprintf\(std|[^_a-z]puts\(|[^_]exit\(' src/base/* src/core/* src/io/* src/parquet/* src/read/* src/write/* src/pipeline/* src/parallel/* | grep -v '^\S*:[0-9]*: *\*\|/\*' || true)
+p=$(grep -nE '(^|[^sn_a-z])printf\(|fprintf\(std|[^_a-z]puts\(|[^_]exit\(' src/base/* src/core/* src/io/* src/parquet/* src/read/* src/write/* src/pipeline/* src/parallel/* src/record/* | grep -v '^\S*:[0-9]*: *\*\|/\*' || true)
 if [ -z "$p" ]; then ok "the library never prints or exits"; else fail "the library prints or exits:"; echo "$p" | sed 's/^/#   /'; fi
 # MPI is one file's business: the plain build has no MPI dependency
 m=$(grep -l '#include <mpi.h>' src/*/*.c src/main.c include/tracefold/*.h | grep -v '^src/cmd/mpi.c$' || true)
