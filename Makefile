@@ -9,7 +9,9 @@
 #   make bench      generate large inputs and measure speed/memory (docs/performance.md)
 #   make docs       redraw the README's flame graphs from samples/ (docs/img/)
 #   make fuzz       fuzz every input path with libFuzzer (clang) for FUZZ_SECONDS each
-#   make install    the binaries, man pages, bash and zsh completions and docs
+#   make record     libtracefold-record, the recording API (docs/record.md)
+#   make install    the binaries, man pages, bash and zsh completions and docs,
+#                   libtracefold-record with its header and tracefold-record.pc
 #                   under PREFIX (/usr/local), inside DESTDIR if given;
 #                   make uninstall removes them (docs/install.md)
 #   make clean
@@ -292,15 +294,31 @@ man1dir    ?= $(mandir)/man1
 docdir     ?= $(PREFIX)/share/doc/tracefold
 bashcompdir ?= $(PREFIX)/share/bash-completion/completions
 zshcompdir ?= $(PREFIX)/share/zsh/site-functions
+libdir     ?= $(PREFIX)/lib
+includedir ?= $(PREFIX)/include
+pkgconfigdir ?= $(libdir)/pkgconfig
+TF_VERSION := $(shell sed -n 's/^\#define TRACEFOLD_VERSION "\(.*\)"/\1/p' include/tracefold/version.h)
 
 # the documentation installed (and uninstalled by name)
 DOC_MD   := $(notdir $(wildcard docs/*.md))
 DOC_IMG  := $(notdir $(wildcard docs/img/*))
 
-# tracefold-mpi is installed when it has been built, brought up to date first
-install: tracefold $(wildcard tracefold-mpi)
+# tracefold-mpi is installed when it has been built, brought up to date first;
+# libtracefold-record (static and shared), its header and its pkg-config file
+# tracefold-record.pc (docs/record.md)
+install: tracefold $(wildcard tracefold-mpi) record
 	install -d "$(DESTDIR)$(bindir)" "$(DESTDIR)$(man1dir)" "$(DESTDIR)$(bashcompdir)" \
-		"$(DESTDIR)$(zshcompdir)" "$(DESTDIR)$(docdir)/docs/img"
+		"$(DESTDIR)$(zshcompdir)" "$(DESTDIR)$(docdir)/docs/img" \
+		"$(DESTDIR)$(libdir)" "$(DESTDIR)$(includedir)/tracefold" "$(DESTDIR)$(pkgconfigdir)"
+	install -m 644 build/rel/libtracefold-record.a "$(DESTDIR)$(libdir)/"
+	install -m 755 build/rel/libtracefold-record.so.$(REC_SOVER) "$(DESTDIR)$(libdir)/"
+	ln -sf libtracefold-record.so.$(REC_SOVER) "$(DESTDIR)$(libdir)/libtracefold-record.so"
+	install -m 644 include/tracefold/record.h "$(DESTDIR)$(includedir)/tracefold/record.h"
+	umask 022 && printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(libdir)' 'includedir=$(includedir)' '' \
+		'Name: tracefold-record' \
+		'Description: record Perfetto traces from C and C++ (tracefold recording API)' \
+		'Version: $(TF_VERSION)' 'Libs: -L$${libdir} -ltracefold-record' 'Libs.private: -pthread' \
+		'Cflags: -I$${includedir}' > "$(DESTDIR)$(pkgconfigdir)/tracefold-record.pc"
 	install -m 755 tracefold "$(DESTDIR)$(bindir)/tracefold"
 	if [ -x tracefold-mpi ]; then install -m 755 tracefold-mpi "$(DESTDIR)$(bindir)/tracefold-mpi"; fi
 	umask 022 && ./tracefold manpage -o "$(DESTDIR)$(man1dir)" --docdir "$(docdir)/docs"
@@ -320,8 +338,12 @@ uninstall:
 		"$(DESTDIR)$(man1dir)/tracefold.1" "$(DESTDIR)$(man1dir)"/tracefold-*.1 \
 		"$(DESTDIR)$(bashcompdir)/tracefold" "$(DESTDIR)$(zshcompdir)/_tracefold" \
 		"$(DESTDIR)$(docdir)/README.md" $(foreach f,$(DOC_MD),"$(DESTDIR)$(docdir)/docs/$(f)") \
-		$(foreach f,$(DOC_IMG),"$(DESTDIR)$(docdir)/docs/img/$(f)")
+		$(foreach f,$(DOC_IMG),"$(DESTDIR)$(docdir)/docs/img/$(f)") \
+		"$(DESTDIR)$(libdir)/libtracefold-record.a" "$(DESTDIR)$(libdir)/libtracefold-record.so" \
+		"$(DESTDIR)$(libdir)/libtracefold-record.so.$(REC_SOVER)" "$(DESTDIR)$(includedir)/tracefold/record.h" \
+		"$(DESTDIR)$(pkgconfigdir)/tracefold-record.pc"
 	rmdir "$(DESTDIR)$(docdir)/docs/img" "$(DESTDIR)$(docdir)/docs" "$(DESTDIR)$(docdir)" 2>/dev/null || true
+	rmdir "$(DESTDIR)$(includedir)/tracefold" 2>/dev/null || true
 
 clean:
 	rm -rf build tracefold tracefold-mpi

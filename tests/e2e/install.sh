@@ -40,6 +40,33 @@ case $TF in
 		ok "installed man pages = tracefold manpage -o" || fail "installed man pages differ from tracefold manpage -o"
 	$TF completion bash | cmp -s - "$D/share/bash-completion/completions/tracefold" && $TF completion zsh | cmp -s - "$D/share/zsh/site-functions/_tracefold" &&
 		ok "installed completions = tracefold completion bash|zsh" || fail "installed completions differ"
+	# libtracefold-record: a program built with nothing but pkg-config's
+	# flags for the installed tracefold-record.pc, linked to the shared
+	# library, records a trace that the installed tracefold reads
+	[ -f "$D/lib/libtracefold-record.a" ] && [ -f "$D/lib/libtracefold-record.so.1" ] && [ -L "$D/lib/libtracefold-record.so" ] &&
+		[ -f "$D/include/tracefold/record.h" ] && ok "libtracefold-record, record.h installed" || fail "libtracefold-record not installed"
+	cat > "$TMP/rec.c" <<'EOF'
+#include <tracefold/record.h>
+int main(int argc, char **argv)
+{
+	tfr *r = tfr_open(argv[argc - 1], NULL);
+	if (!r)
+		return 1;
+	for (int i = 0; i < 3; i++) {
+		TFR_SCOPE(r, "installed_region");
+		tfr_instant(r, 0, "tick");
+	}
+	return tfr_close(r) ? 1 : 0;
+}
+EOF
+	flags=$(PKG_CONFIG_PATH="$D/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$ROOT" pkg-config --cflags --libs tracefold-record 2> "$TMP/pc.err")
+	if [ -n "$flags" ] && cc -Wall -Werror -o "$TMP/rec" "$TMP/rec.c" $flags 2> "$TMP/cc.err"; then ok "a program built with pkg-config tracefold-record"; else
+		fail "building with pkg-config tracefold-record: $flags"; sed 's/^/#   /' "$TMP/pc.err" "$TMP/cc.err" | head; fi
+	LD_LIBRARY_PATH="$D/lib" ldd "$TMP/rec" 2> /dev/null | grep -q "$D/lib/libtracefold-record.so.1" && LD_LIBRARY_PATH="$D/lib" "$TMP/rec" "$TMP/rec.pftrace" &&
+		ok "it runs on the installed shared library" || fail "the recording program did not run on the installed shared library"
+	"$D/bin/tracefold" -q top -n 0 --format json "$TMP/rec.pftrace" 2> "$TMP/err" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); r=[f for f in d["functions"] if f["name"]=="installed_region"]; sys.exit(0 if r and r[0]["calls"]==3 else 1)' &&
+		ok "its trace: 3 calls of installed_region in the installed tracefold" || fail "the installed tracefold on the recorded trace"
 	;;
 esac
 
@@ -183,7 +210,7 @@ $TF manpage diff | head -3 | grep -q '^\.TH "TRACEFOLD\\-DIFF" 1' && ok "manpage
 case $TF in *san*) ;; *)
 	: > "$M/other-tool.1"
 	if make -s uninstall DESTDIR="$ROOT" PREFIX="$P" > "$TMP/un.out" 2>&1; then ok "make uninstall"; else fail "make uninstall"; sed 's/^/#   /' "$TMP/un.out" | head; fi
-	find "$ROOT" -type f | sed "s|^$ROOT||" > "$TMP/left"
+	find "$ROOT" ! -type d | sed "s|^$ROOT||" > "$TMP/left"
 	printf '%s\n' "$P/share/man/man1/other-tool.1" | cmp -s - "$TMP/left" && ok "uninstall removes all it installed, nothing else" ||
 		{ fail "uninstall left or removed"; sed 's/^/#   /' "$TMP/left" | head; }
 	R2=$TMP/root2
