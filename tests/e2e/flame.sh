@@ -166,7 +166,7 @@ check "--colors category: cudaLaunchKernel is runtime yellow ($1 $2 $3)" test "$
 
 # make docs: the README's pictures and report are what this tracefold draws
 TF=$TF sh samples/docs.sh "$TMP/docimg" > /dev/null
-for f in flame.svg flame-diff.svg flame-diff.md; do
+for f in flame.svg flame-diff.svg flame-diff.md record-flame.svg; do
 	check "make docs: docs/img/$f is up to date (run 'make docs')" cmp "$TMP/docimg/$f" "docs/img/$f"
 done
 check "make docs: README.md holds docs/img/flame-diff.md between its markers" sh -c "
