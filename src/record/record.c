@@ -246,7 +246,7 @@ static int clock_packet(tfr *r)
 
 static tfr_track track_new(tfr *r, tfr_track parent, const char *name, bool counter, const char *unit)
 {
-	if (!r)
+	if (!r || r->forked)
 		return 0;
 	size_t n = name ? strnlen(name, 4096) : 0, un = unit ? strnlen(unit, 256) : 0;
 	uint8_t *b = malloc(96 + n + un), *p = b, *pk, *td, *cd;
@@ -290,7 +290,7 @@ tfr_track tfr_counter_track_new(tfr *r, tfr_track parent, const char *name, cons
 
 void tfr_process_name(tfr *r, const char *name)
 {
-	if (!r || !name)
+	if (!r || !name || r->forked)
 		return;
 	pthread_mutex_lock(&r->mu);
 	process_descriptor(r, name);
@@ -342,10 +342,12 @@ static void destroy(tfr *r)
 		n = c->next;
 		free(c);
 	}
-	pthread_mutex_destroy(&r->mu);
-	pthread_cond_destroy(&r->cv_writer);
-	pthread_cond_destroy(&r->cv_space);
-	pthread_cond_destroy(&r->cv_done);
+	if (!r->forked) { /* a fork's child: the parent's waiters are in them */
+		pthread_mutex_destroy(&r->mu);
+		pthread_cond_destroy(&r->cv_writer);
+		pthread_cond_destroy(&r->cv_space);
+		pthread_cond_destroy(&r->cv_done);
+	}
 	free(r->path);
 	free(r->tmp);
 	free(r);
@@ -440,6 +442,8 @@ int tfr_flush(tfr *r)
 {
 	if (!r)
 		return -EINVAL;
+	if (r->forked)
+		return 0;
 	tfr_thread *t = tfr_self(r);
 	pthread_mutex_lock(&r->mu);
 	if (t && t->c && t->c->len) {
@@ -458,6 +462,11 @@ int tfr_close(tfr *r)
 {
 	if (!r)
 		return -EINVAL;
+	if (r->forked) { /* a fork's child: the parent's file is the parent's */
+		close(r->fd);
+		destroy(r); /* the child's copies of the parent's buffers too */
+		return 0;
+	}
 	tfr_tls_forget(r); /* no thread's exit reaches r from here on */
 	pthread_mutex_lock(&r->mu);
 	for (tfr_thread *t = r->threads; t; t = t->next)

@@ -85,6 +85,7 @@ struct tfr {
 	char *path, *tmp;           /* tmp NULL: shared (appending to path) */
 	int err;                    /* the first failing write's -errno */
 	bool stop;
+	bool forked;                /* inherited by a fork's child: no writer, no-ops */
 	pthread_t writer;
 	unsigned delay_us;          /* tests: the writer's pause per buffer */
 	tfr_thread *threads;

@@ -25,16 +25,44 @@ static __thread struct tfr_tls *tls_head;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t g_key;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static uint64_t *g_live; /* generations of open recordings */
+static struct live_rec {
+	uint64_t gen;
+	tfr *r;
+} *g_live; /* open recordings */
 static size_t g_nlive, g_caplive;
 static uint64_t g_gen;
 
 static bool live(uint64_t gen)
 {
 	for (size_t i = 0; i < g_nlive; i++)
-		if (g_live[i] == gen)
+		if (g_live[i].gen == gen)
 			return true;
 	return false;
+}
+
+/* fork: the child has no writer thread; its inherited recordings become
+ * no-ops (gen 0 matches no cache entry; the slow path refuses them), and
+ * tfr_close on one only lets go of its memory and descriptor.  The
+ * registry's mutex is taken around fork so that the child's is sane. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&g_mu);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&g_mu);
+}
+
+static void after_fork_child(void)
+{
+	for (size_t i = 0; i < g_nlive; i++) {
+		g_live[i].r->forked = true;
+		g_live[i].r->gen = 0;
+	}
+	g_nlive = 0;
+	tfr_tls_last = NULL;
+	pthread_mutex_unlock(&g_mu);
 }
 
 /* a thread's exit: its state in every live recording retired */
@@ -57,6 +85,7 @@ static void on_exit_thread(void *unused)
 static void make_key(void)
 {
 	pthread_key_create(&g_key, on_exit_thread);
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 int tfr_registry_add(tfr *r)
@@ -66,7 +95,7 @@ int tfr_registry_add(tfr *r)
 	int rc = 0;
 	if (g_nlive == g_caplive) {
 		size_t cap = g_caplive ? g_caplive * 2 : 8;
-		uint64_t *n = realloc(g_live, cap * sizeof(*n));
+		struct live_rec *n = realloc(g_live, cap * sizeof(*n));
 		if (!n)
 			rc = -ENOMEM;
 		else
@@ -74,7 +103,7 @@ int tfr_registry_add(tfr *r)
 	}
 	if (!rc) {
 		r->gen = ++g_gen;
-		g_live[g_nlive++] = r->gen;
+		g_live[g_nlive++] = (struct live_rec){ r->gen, r };
 	}
 	pthread_mutex_unlock(&g_mu);
 	return rc;
@@ -84,7 +113,7 @@ void tfr_tls_forget(tfr *r)
 {
 	pthread_mutex_lock(&g_mu);
 	for (size_t i = 0; i < g_nlive; i++)
-		if (g_live[i] == r->gen) {
+		if (g_live[i].gen == r->gen && g_live[i].r == r) {
 			g_live[i] = g_live[--g_nlive];
 			break;
 		}
@@ -115,7 +144,7 @@ static tfr_thread *thread_new(tfr *r)
 
 tfr_thread *tfr_thread_slow(tfr *r)
 {
-	if (!r)
+	if (!r || r->forked)
 		return NULL;
 	pthread_once(&g_once, make_key);
 	/* this thread's entries: r's, and those of closed recordings freed */
@@ -255,7 +284,7 @@ static uint8_t *start_sequence(tfr_thread *t, uint8_t *p, uint64_t now)
 	t->nnames = 0;
 	return p;
 }
-#define START_BYTES 96
+#define START_BYTES 192
 
 static inline uint64_t hash_name(const char *s, size_t n)
 {
