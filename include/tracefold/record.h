@@ -43,6 +43,9 @@
  * processes may share one file (sequence ids and track uuids are drawn per
  * process so that they do not meet).
  *
+ * fork: the child must not use the parent's recordings (their writer
+ * thread is gone); it may open one of its own (tfr_open with "%p").
+ *
  * Names and strings are copied: they need not outlive the call.  Nothing
  * here prints or exits; a failing write is kept and returned by tfr_close
  * (and tfr_flush), and recording goes on (its buffers are discarded). */

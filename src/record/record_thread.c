@@ -54,9 +54,22 @@ static void on_exit_thread(void *unused)
 	tls_head = tfr_tls_last = NULL;
 }
 
+/* fork: the registry's lock is not held by another thread (one exiting)
+ * at the fork, so that the child can open a recording of its own */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&g_mu);
+}
+
+static void fork_after(void)
+{
+	pthread_mutex_unlock(&g_mu);
+}
+
 static void make_key(void)
 {
 	pthread_key_create(&g_key, on_exit_thread);
+	pthread_atfork(fork_prepare, fork_after, fork_after);
 }
 
 int tfr_registry_add(tfr *r)
