@@ -171,6 +171,17 @@ assert st[\"dropped\"] > 0 and st[\"events\"] + st[\"dropped\"] == 40000, st
 " "$1" && protoc --decode=perfetto.protos.Trace -I proto proto/perfetto_trace.proto < "$1/d.pftrace" | grep -q "tracefold.dropped_events" &&
 "$3" -q top "$1/d.pftrace" >/dev/null' sh "$D" "$PY" "$TF"
 
+# --- the example (tests/data/record): the committed trace and a new run
+EX='{"train_step": 12, "load": 12, "load_batch": 12, "Linear.forward": 12, "Linear.backward": 12, "optimizer.step": 12, "wait for batch": 13, "save": 3}'
+excalls() { $TF -q top -n 0 --format json "$1" | "$PY" -c '
+import json, sys
+got = {f["name"]: f["calls"] for f in json.load(sys.stdin)["functions"]}
+want = json.loads(sys.argv[1])
+assert got == want, (got, want)' "$EX"; }
+check "tests/data/record/example-py.pftrace: the calls of its README" excalls "$DATA/record/example-py.pftrace"
+check "example.py runs again" sh -c '"$1" tests/data/record/example.py "$2/ex.pftrace" >/dev/null' sh "$PY" "$TMP"
+check "example.py run again: the same calls" excalls "$TMP/ex.pftrace"
+
 # --- no library: ImportError naming the path tried
 check "TRACEFOLD_RECORD_LIB=/nonexistent: ImportError that names it and says how to build" sh -c '
 TRACEFOLD_RECORD_LIB=/nonexistent/libtracefold-record.so "$1" -c "
