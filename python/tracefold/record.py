@@ -39,6 +39,7 @@ import functools
 import os
 import sys
 import threading
+import warnings
 
 __all__ = ["Recorder", "Track", "start", "stop", "recorder", "span", "trace", "instant", "counter",
            "flow_begin", "flow_step", "flow_end", "track", "group", "counter_track", "thread_name",
@@ -204,9 +205,13 @@ _live = []                  # recordings open in this process
 _finalize = [None]          # the pid whose multiprocessing exit closes them
 
 
+_reopen = threading.Lock()  # a child's first events, from several threads at once
+
+
 def _after_fork():
-    global _pid
+    global _pid, _reopen
     _pid = os.getpid()
+    _reopen = threading.Lock()
     del _live[:]
 
 
@@ -219,7 +224,7 @@ def _close_all():
         try:
             rec.close()
         except OSError as e:  # at exit: nobody to raise to
-            sys.stderr.write("tracefold.record: %s\n" % e)
+            warnings.warn(str(e), RuntimeWarning)
 
 
 atexit.register(_close_all)
@@ -274,14 +279,16 @@ class Recorder:
         """The C recording of this process (opened on the first use in a
         fork child), or None."""
         if self._rpid != _pid:
-            if self._stopped:
-                return None
-            try:
-                self._open(self.child_path)
-            except OSError as e:
-                self._stopped = True
-                sys.stderr.write("tracefold.record: %s (this process records nothing)\n" % e)
-                return None
+            with _reopen:
+                if self._rpid != _pid:
+                    if self._stopped:
+                        return None
+                    try:
+                        self._open(self.child_path)
+                    except OSError as e:
+                        self._stopped = True
+                        warnings.warn("%s (this process records nothing)" % e, RuntimeWarning)
+                        return None
         r = self._r
         if r is not None and not getattr(self._tls, "named", False):
             self._tls.named = True
@@ -305,7 +312,7 @@ class Recorder:
                 u = _lib.tfr_counter_track_new(r, p, _b(t.name), None if t.unit is None else _b(t.unit))
             else:
                 u = _lib.tfr_track_new(r, p, _b(t.name))
-            self._uuids[t] = u
+            u = self._uuids.setdefault(t, u)  # another thread's, if it made it first
         return u
 
     def _ctrack(self, r, t):
