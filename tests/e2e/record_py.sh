@@ -9,6 +9,7 @@
 # flows and counters; the annotations in protoc's text.  Also: a path
 # with no %p, the no-ops outside a recording, drop_when_full, a missing
 # library.
+# shellcheck disable=SC2016 # the sh -c scripts below take their arguments as $1, $2
 . tests/lib.sh
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
@@ -17,7 +18,6 @@ export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 [ -f build/rel/libtracefold-record.so ] || make -s record >/dev/null
 export TRACEFOLD_RECORD_LIB="$ROOT/build/rel/libtracefold-record.so"
 unset TRACEFOLD_RECORD TRACEFOLD_RECORD_BUFFER_BYTES TRACEFOLD_RECORD_DROP
-decode() { protoc --decode=perfetto.protos.Trace -I proto proto/perfetto_trace.proto < "$1"; }
 
 # --- the program: every process writes its file
 R=$TMP/rec
@@ -129,7 +129,7 @@ if __name__ == "__main__":
     names = sorted(os.listdir(sys.argv[1]))
     assert names == ["run.%d.pftrace" % p.pid, "run.pftrace"], names' "$P"
 check "the child's file holds in_child, the main one in_main" sh -c '
-	'"$TF"' -q top "$1"/run.pftrace | grep -q in_main && '"$TF"' -q top "$1"/run.[0-9]*.pftrace | grep -q in_child' sh "$P"
+	"$2" -q top "$1"/run.pftrace | grep -q in_main && "$2" -q top "$1"/run.[0-9]*.pftrace | grep -q in_child' sh "$P" "$TF"
 
 # --- outside a recording: no-ops, no file; start twice refused
 N=$TMP/noop
