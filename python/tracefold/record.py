@@ -1,4 +1,4 @@
-"""tracefold.record: record a Perfetto trace from Python (docs/record-python.md).
+"""tracefold.record: record a Perfetto trace from Python (docs/record.md, "Python").
 
     import tracefold.record as tfr
 
