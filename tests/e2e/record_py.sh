@@ -1,19 +1,21 @@
 # The Python recording binding (python/tracefold/record.py over
-# build/rel/libtracefold-record.so; docs/record-python.md).  A program
+# build/rel/libtracefold-record.so; docs/record.md "Python").  A program
 # (tests/tools/record_py_prog.py) records with the decorator, spans with
 # nested annotations, counters, a flow between threads, tracks in a group,
 # 4 threads and multiprocessing workers started by fork, spawn and
 # forkserver, and prints what it did as JSON.  Then: a file per process,
-# each decoded by protoc; tracefold's calls per function (top) = the
-# program's; the ranks of rank() in overview; the Chrome output's slices,
-# flows and counters; the annotations in protoc's text.  Also: a path
-# with no %p, the no-ops outside a recording, drop_when_full, a missing
-# library.
+# each decoded by protoc; tracefold's calls per function (top, the
+# profile, the Chrome output) = the program's; the ranks of rank() in
+# overview; the flows and counters; the annotations in protoc's text.
+# Also: a path with no %p, the no-ops outside a recording, a Recorder of
+# its own, TRACEFOLD_RECORD with no start(), drop_when_full, a missing
+# library, the example of tests/data/record.
 # shellcheck disable=SC2016 # the sh -c scripts below take their arguments as $1, $2
 . tests/lib.sh
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 ROOT=$(pwd)
+TFABS=$(cd "$(dirname "$TF")" && pwd)/$(basename "$TF")
 export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 [ -f build/rel/libtracefold-record.so ] || make -s record >/dev/null
 export TRACEFOLD_RECORD_LIB="$ROOT/build/rel/libtracefold-record.so"
@@ -156,6 +158,32 @@ with tfr.span(\"closing\"):
 tfr.stop(); r.close(); calls()
 import os; assert sorted(os.listdir(\".\")) == [\"a.pftrace\"], os.listdir(\".\")
 "' sh "$N" "$PY"
+
+# --- a Recorder of its own (no default one), and TRACEFOLD_RECORD with no start()
+O=$TMP/own
+mkdir -p "$O"
+check "Recorder(path) on its own: begin/end, span on a named track, instant, counter; the default one stays None" "$PY" -c '
+import sys, tracefold.record as tfr
+r = tfr.Recorder(sys.argv[1] + "/own.pftrace")
+r.begin("outer", a=1)
+with r.span("inner", track="side"):
+    r.instant("mark")
+r.end()
+r.counter("depth", 2.5)
+assert tfr.recorder() is None and r.stats()["events"] == 6, r.stats()
+r.close()' "$O"
+check "its file: outer and inner (on track side), one call each" sh -c '
+	"$2" -q top -n 0 --format json "$1/own.pftrace" | "$3" -c "
+import json, sys
+got = {f[\"name\"]: f[\"calls\"] for f in json.load(sys.stdin)[\"functions\"]}
+assert got == {\"outer\": 1, \"inner\": 1}, got"' sh "$O" "$TF" "$PY"
+check "TRACEFOLD_RECORD=PATTERN and no start(): the program's events in ITS.<pid>.pftrace at exit" sh -c '
+	cd "$1" && TRACEFOLD_RECORD="$1/env.pftrace" "$2" -c "
+import tracefold.record as tfr
+@tfr.trace
+def f(): pass
+f(); f()
+" && ls "$1" | grep -qx "env\.[0-9]*\.pftrace" && "$3" -q top "$1"/env.*.pftrace | grep -q " 2  f\$"' sh "$O" "$PY" "$TFABS"
 
 # --- drop_when_full: a slow writer (TRACEFOLD_RECORD_TEST_DELAY_US), a small buffer
 D=$TMP/drop
