@@ -43,6 +43,10 @@
  * processes may share one file (sequence ids and track uuids are drawn per
  * process so that they do not meet).
  *
+ * fork: the child's copies of the parent's recordings do nothing (their
+ * writer thread is not in the child; tfr_close on one frees it and leaves
+ * the parent's file alone); the child may open one of its own ("%p").
+ *
  * Names and strings are copied: they need not outlive the call.  Nothing
  * here prints or exits; a failing write is kept and returned by tfr_close
  * (and tfr_flush), and recording goes on (its buffers are discarded). */

@@ -1,8 +1,10 @@
 /* perfetto_tracks.c - what the Perfetto reader's packets say
  * (perfetto_int.h): sequences (their defaults, clocks and interned data),
  * track descriptors -> tf tracks, track events -> tf_event. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "perfetto_int.h"
 #include "grow.h"
@@ -75,17 +77,25 @@ static ptrack *track_info(tf_pf *r, uint64_t uuid)
 
 /* ---- tracks ---- */
 
-/* A process's rank: the one tracefold wrote (its name is "rank N" or its
- * legacy_sort_index equals its pid, the pid being the rank), else unknown. */
+/* A process's rank: its name is "rank N" (tracefold's perfetto output,
+ * libtracefold-record's tfr_rank and its default name), or its
+ * legacy_sort_index equals its pid, the pid being the rank (tracefold's
+ * output); else unknown. */
 static int64_t rank_of(const Perfetto__Protos__ProcessDescriptor *p)
 {
+	const char *n = p->process_name;
+	if (n && !strncmp(n, "rank ", 5) && n[5] >= '0' && n[5] <= '9') {
+		char *end;
+		errno = 0;
+		long long k = strtoll(n + 5, &end, 10);
+		if (!*end && !errno && k <= INT32_MAX)
+			return k;
+	}
 	if (!p->has_pid || p->pid < 0)
 		return -1;
 	if (p->has_legacy_sort_index && p->legacy_sort_index == p->pid)
 		return p->pid;
-	char b[32];
-	snprintf(b, sizeof(b), "rank %" PRId32, p->pid);
-	return p->process_name && !strcmp(p->process_name, b) ? p->pid : -1;
+	return -1;
 }
 
 int tf_pf_on_descriptor(tf_pf *r, const PB_Track *d)
