@@ -3,7 +3,7 @@
  * "Recording overhead").
  *
  *   record_bench MODE[,MODE...] THREADS PAIRS [--nested] [--reps N]
- *                [--dir DIR] [--keep] [--json FILE]
+ *                [--dir DIR] [--keep] [--json FILE] [--buffer-kb KB]
  *
  * MODE (or "all"):
  *   none         the loop alone (no clock read): the floor
@@ -26,7 +26,8 @@
  * Files go to a fresh folder under DIR ($TMPDIR or /tmp), removed after
  * each run (--keep: the last run's files are kept, their names printed);
  * the folder's file system is printed (a tmpfs is not a disk).  --json
- * FILE writes the rows as JSON.  Exit 0, or 2 on a usage or I/O error. */
+ * FILE writes the rows as JSON; --buffer-kb sets the tfr modes'
+ * tfr_opts.buffer_bytes (default 0: the library's 8 MiB).  Exit 0, or 2 on a usage or I/O error. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -50,6 +51,7 @@ static const char *const names[4] = { "step", "forward", "backward", "optimizer"
 typedef struct {
 	int mode, threads, nested;
 	long pairs;
+	size_t buffer_bytes;
 	const char *dir;
 } config;
 
@@ -179,7 +181,7 @@ static int outputs_open(run *rn)
 	case M_TFR:
 	case M_TFR_ARG:
 	case M_TFR_DROP: {
-		tfr_opts o = { 0, cf->mode == M_TFR_DROP };
+		tfr_opts o = { cf->buffer_bytes, cf->mode == M_TFR_DROP };
 		snprintf(rn->path, sizeof(rn->path), "%s/%s.pftrace", cf->dir, mode_names[cf->mode]);
 		rn->r = tfr_open(rn->path, &o);
 		return rn->r ? 0 : -1;
@@ -326,7 +328,7 @@ static const char *fs_name(const char *dir)
 static void usage(void)
 {
 	fputs("usage: record_bench MODE[,MODE...]|all THREADS PAIRS [--nested] [--reps N] [--dir DIR] [--keep] "
-	      "[--json FILE]\n"
+	      "[--json FILE] [--buffer-kb KB]\n"
 	      "MODE: none clock tfr tfr-arg tfr-drop fprintf fprintf-own\n",
 	      stderr);
 	exit(2);
@@ -402,6 +404,8 @@ int main(int argc, char **argv)
 			base = argv[++i];
 		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
 			json = argv[++i];
+		else if (!strcmp(argv[i], "--buffer-kb") && i + 1 < argc)
+			cf.buffer_bytes = (size_t)atol(argv[++i]) << 10;
 		else
 			usage();
 	}

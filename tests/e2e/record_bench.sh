@@ -104,12 +104,13 @@ want = "Bs Bf Bb Bo Eo Eb Ef Es " * 2 + "Bs Bf Ef Es"
 assert seq == want.split(), seq
 ' "$N/fprintf.json"
 
-# tfr-drop with a writer that sleeps 20 ms a buffer: events are dropped; the
+# tfr-drop with 256 KiB of buffers and a writer that sleeps 50 ms a buffer
+# of 64 KiB (1.3 MB/s, slower than any build records): events are dropped; the
 # count the bench prints is the one the trace holds (the counters
 # "tracefold.dropped_events", read by protoc), and the begins and ends in
 # the trace and those dropped add up to the 800000 events recorded
 mkdir -p "$TMP/x"
-TRACEFOLD_RECORD_TEST_DELAY_US=20000 "$B" tfr-drop 2 200000 --reps 1 --keep --dir "$TMP/x" --json "$TMP/x.json" > "$TMP/x.txt" 2>&1 || fail "record_bench tfr-drop with a slow writer"
+TRACEFOLD_RECORD_TEST_DELAY_US=50000 "$B" tfr-drop 2 200000 --buffer-kb 256 --reps 1 --keep --dir "$TMP/x" --json "$TMP/x.json" > "$TMP/x.txt" 2>&1 || fail "record_bench tfr-drop with a slow writer"
 X=$(sed -n 's|^# kept: \(.*\)/tfr-drop.pftrace$|\1|p' "$TMP/x.txt")
 decode "$X/tfr-drop.pftrace" > "$TMP/x.dec" 2> "$TMP/dec.err" || fail "protoc --decode tfr-drop.pftrace (slow writer)"
 check "tfr-drop, slow writer: dropped > 0; the bench's count = the trace's counters; begins = ends; written + dropped = 800000" \
