@@ -7,7 +7,8 @@
 # with 32 MiB, and counts the slices that reached each kept trace with
 # protoc --decode (the SDK drops what does not fit, by default).  The build
 # goes to $BUILD (/tmp/tf-perfetto-build); perfetto.o is kept there (it
-# takes minutes to compile).  Not run by make bench.
+# takes minutes to compile).  make bench runs it where PERFETTO_SDK_DIR is
+# set (bench/bench-record.sh).
 # Usage: PAIRS=1000000 sh bench/perfetto_sdk.sh PERFETTO_SDK_DIR
 [ -f "$1/perfetto.h" ] && [ -f "$1/perfetto.cc" ] || { echo "usage: $0 PERFETTO_SDK_DIR (with perfetto.h and perfetto.cc)" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
