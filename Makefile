@@ -181,6 +181,13 @@ build/rel/libtracefold-record.so: build/rel/libtracefold-record.so.$(REC_SOVER)
 record: build/rel/libtracefold-record.a build/rel/libtracefold-record.so
 all: record
 
+# the recording's overhead benchmark (bench/record_bench.c, make bench,
+# docs/performance.md): libtracefold-record linked in statically, libc and
+# pthreads dynamically, so that the binary runs on another machine as is
+build/rel/bench/record_bench: bench/record_bench.c build/rel/libtracefold-record.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(OPT) -pthread $(WARN) -Iinclude $(DEPFLAGS) -MF $@.d -MT $@ $< build/rel/libtracefold-record.a -o $@
+
 # the recording's unit test: against libtracefold-record alone
 build/rel/tests/test_record: tests/unit/test_record.c build/rel/libtracefold-record.a
 	@mkdir -p $(dir $@)
@@ -273,7 +280,7 @@ fuzz:
 	@sh tests/deps.sh fuzz || echo "make fuzz: cannot install clang; trying anyway"
 	@FUZZ_CC='$(FUZZ_CC)' FUZZ_SECONDS='$(FUZZ_SECONDS)' MAKE='$(MAKE)' sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
-bench: deps tracefold tracefold-mpi
+bench: deps tracefold tracefold-mpi build/rel/bench/record_bench
 	sh tests/deps.sh bench
 	sh bench/run.sh
 
