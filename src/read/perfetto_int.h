@@ -46,6 +46,7 @@ typedef struct ptrack {
 	uint64_t uuid, parent;
 	uint8_t kind;          /* TK_* */
 	bool has_parent, incremental;
+	bool dropped;          /* "tracefold.dropped_events": a recorder's drops */
 	int32_t pid, tid;
 	tf_str name;
 	uint32_t track;        /* tf track, UINT32_MAX none yet */

@@ -127,6 +127,7 @@ int tf_pf_on_descriptor(tf_pf *r, const PB_Track *d)
 		t->kind = TK_COUNTER;
 		t->incremental = d->counter->has_is_incremental && d->counter->is_incremental;
 		t->multiplier = d->counter->has_unit_multiplier && d->counter->unit_multiplier ? d->counter->unit_multiplier : 1;
+		t->dropped = d->name && !strcmp(d->name, "tracefold.dropped_events");
 	} else if (d->process) {
 		t->kind = TK_PROCESS;
 		t->pid = d->process->pid;
@@ -368,6 +369,8 @@ int tf_pf_on_track_event(tf_pf *r, pseq *s, uint32_t seq, const PB_Packet *p)
 			tf_count_skip(r->ctx, TF_DIAG_bad_event);
 			return 0;
 		}
+		if (t && t->dropped && v > 0) /* libtracefold-record's drops of a thread */
+			tf_ctx_diag(r->ctx)->n[TF_DIAG_recorder_dropped] += v < 1e18 ? (uint64_t)v : (uint64_t)1e18;
 		ev.kind = TF_EV_COUNTER;
 		ev.value = v;
 		return tf_pf_emit(r, &ev);
