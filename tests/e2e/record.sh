@@ -102,6 +102,16 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert len(d[\"ranks\"]) == 1 and d[\"ranks\"][0][\"threads\"] == 7, d[\"ranks\"]" "$3"' sh "$TF" "$TMP/d.pftrace" "$TMP/ov.json"
 
+# ---- the committed recording (tests/data/record/README.md) ----
+check "tests/data/record/demo.pftrace: record_check.py's summary = demo.json; top = the decoder" sh -c '
+'"$PY"' '"$CHK"' "$1/demo.pftrace" --summary "$2" && "$3" -q top -n 0 --format json "$1/demo.pftrace" > "$4" && '"$PY"' -c "
+import json, sys
+s, d, t = (json.load(open(x)) for x in sys.argv[1:4])
+for k in (\"tracks\", \"counters\", \"flows\", \"args\", \"events\"):
+    assert s[k] == d[k], (k, s[k], d[k])
+got = {f[\"name\"]: (f[\"calls\"], f[\"total\"]) for f in t[\"functions\"]}
+assert got == {n: (v[\"count\"], v[\"total_ns\"]) for n, v in s[\"names\"].items()}, got" "$2" "$1/demo.json" "$4"' sh "$DATA/record" "$TMP/data.sum.json" "$TF" "$TMP/data.top.json"
+
 # ---- C++: tfr_span ----
 if [ -x "$TMP/cxx" ]; then
 	check "rec_cxx records" "$TMP/cxx" "$TMP/c.pftrace" "$TMP/c.json"
@@ -114,7 +124,8 @@ fi
 
 # ---- 3 processes, a file each: 3 ranks ----
 mkdir "$TMP/ranks"
-for k in 0 1 2; do RANK=$k "$TMP/demo" demo "$TMP/ranks/run.%p.pftrace" "$TMP/ranks/$k.json" || fail "rank $k"; done
+# ranks in reverse order of their pids: not the inputs' order
+for k in 2 1 0; do RANK=$k "$TMP/demo" demo "$TMP/ranks/run.%p.pftrace" "$TMP/ranks/$k.json" || fail "rank $k"; done
 check "3 processes (RANK=0..2, %p): 3 files, each valid" sh -c "
 	set -- '$TMP'/ranks/run.*.pftrace; [ \$# = 3 ] || exit 1
 	for f; do $PY $CHK \"\$f\" > /dev/null || exit 1; done"
@@ -123,6 +134,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert sorted(r[\"rank\"] for r in d[\"ranks\"]) == [0, 1, 2], d[\"ranks\"]
 assert all(r[\"threads\"] == 7 for r in d[\"ranks\"]), d[\"ranks\"]" "$3"' sh "$TF" "$TMP/ranks" "$TMP/ov3.json"
+check "info: every track of the 3 files has the rank of its process's name (not the input's index)" sh -c '"$1" -q info --format json "$2"/run.*.pftrace > "$3" && '"$PY"' -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"ranks\"] == [0, 1, 2] and len(d[\"threads\"]) == 24, (d[\"ranks\"], len(d[\"threads\"]))
+for t in d[\"threads\"]:
+    assert t[\"process_name\"] == \"rank %d\" % t[\"rank\"], t
+assert d[\"threads\"][0][\"rank\"] == 2, d[\"threads\"][0]" "$3"' sh "$TF" "$TMP/ranks" "$TMP/info3.json"
 check "top of the 3 ranks: 3 times the demo's calls" sh -c '"$1" -q top -n 0 --format json "$2"/run.*.pftrace > "$3" && '"$PY"' -c "
 import json, sys
 t = {f[\"name\"]: f[\"calls\"] for f in json.load(open(sys.argv[1]))[\"functions\"]}

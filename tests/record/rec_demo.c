@@ -4,7 +4,8 @@
  * flows, annotations by type, and tfr_get_stats (tests/e2e/record.sh compares
  * it with tests/tools/record_check.py's summary of the trace).
  *
- *   rec_demo demo  TRACE OUT.json   every call, 3 worker threads
+ *   rec_demo demo  TRACE OUT.json [STEPS]  every call, 3 worker threads
+ *                                    of STEPS steps (4)
  *   rec_demo drop  TRACE OUT.json N  N events from 2 threads, buffer_bytes
  *                                    16384, drop_when_full
  *   rec_demo block TRACE OUT.json N  the same, waiting when full
@@ -25,7 +26,7 @@
 #include "tracefold/record.h"
 
 #define WORKERS 3
-#define STEPS 4
+static int STEPS = 4; /* demo: steps per worker (argv[4]) */
 
 static tfr *R;
 static tfr_track dev[WORKERS], load[WORKERS];
@@ -236,8 +237,11 @@ int main(int argc, char **argv)
 	if (!o)
 		return perror(argv[3]), 1;
 	int rc = 2;
-	if (!strcmp(m, "demo"))
+	if (!strcmp(m, "demo")) {
+		if (argc > 4)
+			STEPS = atoi(argv[4]);
 		rc = demo(argv[2], o);
+	}
 	else if (!strcmp(m, "shared"))
 		rc = shared(argv[2], o);
 	else if ((!strcmp(m, "drop") || !strcmp(m, "block")) && argc > 4)
