@@ -98,7 +98,9 @@ static int input_check_delta(tf_ctx *ctx, const char *path, tf_diag delta, tf_er
 {
 	/* metadata alone (names of threads that never ran) is not usable */
 	uint64_t used = sum_sev(&delta, TF_SEV_INFO, true) - delta.n[TF_DIAG_ev_metadata];
-	uint64_t lost = sum_sev(&delta, TF_SEV_WARN, false);
+	/* events a recorder dropped are lost before the file: not a reading's */
+	uint64_t dropped = delta.n[TF_DIAG_recorder_dropped];
+	uint64_t lost = sum_sev(&delta, TF_SEV_WARN, false) - dropped;
 	char buf[1024];
 	tf_diag_format(&delta, TF_SEV_WARN, ", ", 1, buf, sizeof(buf));
 	if (!used) {
@@ -113,6 +115,9 @@ static int input_check_delta(tf_ctx *ctx, const char *path, tf_diag delta, tf_er
 	if (lost > used)
 		tf_ctx_warn(ctx, "WARNING: most of '%s' could not be read: %llu events read, %s", path,
 			    (unsigned long long)used, buf);
+	if (dropped)
+		tf_ctx_warn(ctx, "WARNING: '%s': its recorder dropped %llu events (its buffer was full, drop_when_full): "
+			    "they are not in the trace (recorder_dropped)", path, (unsigned long long)dropped);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""record_check.py TRACE [--summary OUT.json]
+"""record_check.py TRACE [--summary OUT.json] [--any-order]
 
 An independent reader of a Perfetto protobuf trace (as libtracefold-record
 writes them; tracefold's own `perfetto` output reads too), written from the
@@ -13,8 +13,8 @@ value): wire 0 a varint, 1 eight bytes little-endian (fixed64, double),
 fields), 5 four bytes.  A length may be written with redundant bytes
 (0x85 0x80 0x80 0x00 is 5): every parser takes it, and so does this one.
 
-Trace: field 1, repeated TracePacket (or 50: compressed_packets, a zlib
-stream of more Trace packets).  TracePacket: timestamp 8, timestamp_clock_id
+Trace: field 1, repeated TracePacket (one with compressed_packets, field
+50, holds a zlib stream of a Trace: more packets, read in its place).  TracePacket: timestamp 8, timestamp_clock_id
 58, trusted_packet_sequence_id 10, track_event 11, interned_data 12,
 sequence_flags 13 (1 incremental state cleared, 2 needs incremental state),
 clock_snapshot 6, trace_packet_defaults 59 (timestamp_clock_id 58,
@@ -35,7 +35,9 @@ int 4, double 5, string 6, dict_entries 11, array_values 12).
 Checks (exit 1 with the first errors on stderr): every event's track has a
 descriptor before it; a sequence's packets that use incremental state (an
 interned name, SEQ_NEEDS, an incremental clock) come after one that
-cleared it; timestamps never go back on a sequence; begins and ends balance
+cleared it; timestamps never go back on a sequence (libtracefold-record
+writes each thread's events in time order; --any-order leaves this out for
+other writers: trace processor sorts packets by time); begins and ends balance
 on every track (an end with nothing open, a slice left open); a flow's
 terminating id was begun before; no interned iid redefined differently.
 
@@ -128,11 +130,17 @@ def dbl(v):
 
 
 def packets(buf):
+    """The Trace's packets, those of compressed_packets (TracePacket field
+    50: a zlib stream of a Trace) in their place."""
     for f, w, v in fields(buf):
-        if f == 1 and w == 2:
+        if f != 1 or w != 2:
+            continue
+        z = [x for ff, ww, x in fields(v) if ff == 50 and ww == 2]
+        if z:
+            for c in z:
+                yield from packets(zlib.decompress(c))
+        else:
             yield v
-        elif f == 50 and w == 2:
-            yield from packets(zlib.decompress(v))
 
 
 class Seq:
@@ -147,7 +155,8 @@ class Seq:
 
 
 class Reader:
-    def __init__(self):
+    def __init__(self, ordered=True):
+        self.ordered = ordered
         self.seqs = defaultdict(Seq)
         self.tracks = {}  # uuid -> descriptor dict
         self.offsets = {}  # builtin clock id -> offset to BOOTTIME (6)
@@ -384,7 +393,7 @@ class Reader:
             self.descriptor(fields(td))
         ts = self.packet_ts(s, seqid, fs)
         if ts is not None:
-            if s.last is not None and ts < s.last:
+            if self.ordered and s.last is not None and ts < s.last:
                 err("seq %d: timestamp goes back (%d < %d)" % (seqid, ts, s.last))
             s.last = ts
         te = one(fs, 11)
@@ -437,7 +446,7 @@ def main():
     out = None
     if "--summary" in a:
         out = a[a.index("--summary") + 1]
-    r = Reader()
+    r = Reader(ordered="--any-order" not in a)
     try:
         for pk in packets(open(a[0], "rb").read()):
             r.packet(pk)
