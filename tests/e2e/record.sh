@@ -23,7 +23,7 @@ check "rec_demo.c builds against $LIB/libtracefold-record.a" \
 	gcc -std=c11 $W -O1 $CFLAGS_REC -Iinclude tests/record/rec_demo.c $LIB/libtracefold-record.a -pthread -o "$TMP/demo"
 # shellcheck disable=SC2086
 check "rec_cxx.cc (tfr_span) builds as C++11 against the static library" \
-	g++ -std=c++11 $W -O1 $CFLAGS_REC -Iinclude tests/record/rec_cxx.cc $LIB/libtracefold-record.a -pthread -o "$TMP/cxx"
+	g++ -std=c++11 $W -pedantic -O1 $CFLAGS_REC -Iinclude tests/record/rec_cxx.cc $LIB/libtracefold-record.a -pthread -o "$TMP/cxx"
 check "rec_demo.c builds against the shared library (-L -l)" \
 	gcc -std=c11 $W -O1 -Iinclude tests/record/rec_demo.c -Lbuild/rel -ltracefold-record -pthread -o "$TMP/demo_so"
 [ -x "$TMP/demo" ] || finish
@@ -205,4 +205,6 @@ assert s['names']['work']['count'] == 2000, s['names']\" '$TMP/block.sum.json' '
 check "tfr_open in a folder that does not exist: NULL, errno ENOENT" "$TMP/demo" enoent "$TMP/no/such/dir/t.pftrace"
 mkdir "$TMP/gone"
 check "tfr_close after the folder was removed: negative, nothing left (no .tmp)" "$TMP/demo" closefail "$TMP/gone"
+mkdir "$TMP/isdir"
+check "tfr_close whose rename fails (the name is a folder): negative, the .tmp file removed" "$TMP/demo" renamefail "$TMP/isdir"
 finish

@@ -15,13 +15,18 @@
  *                                    exits 0 when NULL and errno ENOENT
  *   rec_demo closefail DIR           records into DIR/t.pftrace, removes DIR
  *                                    before tfr_close: exits 0 when close is
- *                                    negative and DIR is gone */
+ *                                    negative and DIR is gone
+ *   rec_demo renamefail DIR          DIR/t.pftrace a folder: exits 0 when
+ *                                    close is negative and DIR holds only
+ *                                    that folder (no .tmp file) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "tracefold/record.h"
 
@@ -145,13 +150,17 @@ static int demo(const char *path, FILE *o)
 	return 0;
 }
 
-/* drop/block: 2 threads, each n/2 events: begin, instant, end in turn
- * (n a multiple of 6) */
+/* drop/block: 2 threads, each n/2 events: begin (with 512 bytes of
+ * annotation: the slowed writer writes about 3500 of them a second, far
+ * fewer than any thread issues, so that drops are certain), instant, end
+ * in turn (n a multiple of 6) */
 static long each;
+static char pad[513];
 static void *spammer(void *arg)
 {
 	(void)arg;
 	for (long i = 0; i < each / 3; i++) {
+		tfr_arg_string(R, "pad", pad); /* a few events fill a buffer */
 		tfr_begin(R, 0, "work");
 		tfr_instant(R, 0, "mark");
 		tfr_end(R, 0);
@@ -166,6 +175,7 @@ static int flood(const char *path, FILE *o, long n, int drop)
 	if (!R)
 		return perror("tfr_open"), 1;
 	each = n / 2;
+	memset(pad, 'p', sizeof(pad) - 1);
 	pthread_t th[2];
 	for (int i = 0; i < 2; i++)
 		pthread_create(&th[i], NULL, spammer, NULL);
@@ -197,6 +207,31 @@ static int shared(const char *path, FILE *o)
 		return fprintf(stderr, "tfr_close: %s\n", strerror(-rc)), 1;
 	fprintf(o, "{\"work\": 5, \"inner\": 5}\n");
 	return 0;
+}
+
+/* the final name is a folder: the rename fails (EISDIR), the .tmp goes */
+static int renamefail(const char *dir)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/t.pftrace", dir);
+	if (mkdir(path, 0777) < 0)
+		return perror(path), 1;
+	R = tfr_open(path, NULL);
+	if (!R)
+		return perror("tfr_open"), 1;
+	tfr_instant(R, 0, "x");
+	int rc = tfr_close(R);
+	if (rc >= 0)
+		return fprintf(stderr, "tfr_close returned %d\n", rc), 1;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 1;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			n++, printf("%s\n", e->d_name);
+	closedir(d);
+	return n == 1 ? 0 : (fprintf(stderr, "%d entries left in %s\n", n, dir), 1);
 }
 
 static int closefail(const char *dir)
@@ -231,6 +266,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "closefail"))
 		return closefail(argv[2]);
+	if (!strcmp(m, "renamefail"))
+		return renamefail(argv[2]);
 	if (argc < 4)
 		return 2;
 	FILE *o = fopen(argv[3], "w");
