@@ -205,6 +205,17 @@ assert s['names']['work']['count'] == 2000, s['names']\" '$TMP/block.sum.json' '
 check "tfr_open in a folder that does not exist: NULL, errno ENOENT" "$TMP/demo" enoent "$TMP/no/such/dir/t.pftrace"
 mkdir "$TMP/gone"
 check "tfr_close after the folder was removed: negative, nothing left (no .tmp)" "$TMP/demo" closefail "$TMP/gone"
+mkdir "$TMP/crash"
+sh -c 'cd "$1" && ulimit -c 0; "$2" crash c.pftrace; echo $? > rc' sh "$TMP/crash" "$TMP/demo" > /dev/null 2>&1
+[ "$(cat "$TMP/crash/rc")" -gt 128 ] || fail "crash mode did not abort"
+rm -f "$TMP/crash/rc"
+set -- "$TMP"/crash/c.pftrace.tmp-*
+check "a program that aborts after tfr_flush leaves c.pftrace.tmp-PID, no c.pftrace" test -f "$1" -a ! -e "$TMP/crash/c.pftrace"
+check "tracefold reads the .tmp of the crashed program: 10 inner calls in outer, closed at its end (begin_unclosed)" sh -c '"$1" -q top -n 0 --format json "$2" > "$3" && "$1" -q info --format json "$2" > "$4" && '"$PY"' -c "
+import json, sys
+t = {f[\"name\"]: f[\"calls\"] for f in json.load(open(sys.argv[1]))[\"functions\"]}
+assert t == {\"outer\": 1, \"inner\": 10}, t
+assert json.load(open(sys.argv[2]))[\"diagnostics\"][\"begin_unclosed\"] == 1" "$3" "$4"' sh "$TF" "$1" "$TMP/crtop.json" "$TMP/crinfo.json"
 mkdir "$TMP/isdir"
 check "tfr_close whose rename fails (the name is a folder): negative, the .tmp file removed" "$TMP/demo" renamefail "$TMP/isdir"
 finish

@@ -16,6 +16,8 @@
  *   rec_demo closefail DIR           records into DIR/t.pftrace, removes DIR
  *                                    before tfr_close: exits 0 when close is
  *                                    negative and DIR is gone
+ *   rec_demo crash TRACE             10 slices in one, tfr_flush, then
+ *                                    abort(): TRACE.tmp-PID is left
  *   rec_demo renamefail DIR          DIR/t.pftrace a folder: exits 0 when
  *                                    close is negative and DIR holds only
  *                                    that folder (no .tmp file) */
@@ -266,6 +268,19 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "closefail"))
 		return closefail(argv[2]);
+	if (!strcmp(m, "crash")) {
+		R = tfr_open(argv[2], NULL);
+		if (!R)
+			return perror("tfr_open"), 1;
+		tfr_begin(R, 0, "outer");
+		for (int i = 0; i < 10; i++) {
+			tfr_begin(R, 0, "inner");
+			tfr_end(R, 0);
+		}
+		tfr_flush(R);
+		tfr_begin(R, 0, "lost"); /* in no buffer handed over */
+		abort();
+	}
 	if (!strcmp(m, "renamefail"))
 		return renamefail(argv[2]);
 	if (argc < 4)
