@@ -39,7 +39,10 @@ cleared it; timestamps never go back on a sequence (libtracefold-record
 writes each thread's events in time order; --any-order leaves this out for
 other writers: trace processor sorts packets by time); begins and ends balance
 on every track (an end with nothing open, a slice left open); a flow's
-terminating id was begun before; no interned iid redefined differently.
+events in time order (as trace processor sorts them: a file holds each
+thread's packets in the order its buffers were written, so a flow's step
+may come before its begin) start with a non-terminating one and end with
+at most one terminating one; no interned iid redefined differently.
 
 The summary (JSON on stdout, or into --summary): per track (its path of
 names below its process: "worker 1", "devices/dev 0", a thread's counter
@@ -309,19 +312,10 @@ class Reader:
             self.annotation(s, a, 1)
         flows = [u64(v) for v in many(b, 47)] + [v for v in many(b, 36)]
         terms = [u64(v) for v in many(b, 48)] + [v for v in many(b, 42)]
-        for fid in flows:
-            if fid in self.flows:
-                if self.flows[fid] == "ended":
-                    err("flow %x goes on after its end" % fid)
-                self.flow_n["steps"] += 1
-            else:
-                self.flows[fid] = "open"
-                self.flow_n["begun"] += 1
+        for fid in flows:  # ordered by time at the end (trace processor sorts)
+            self.flows.setdefault(fid, []).append((ts, self.events, 0))
         for fid in terms:
-            if self.flows.get(fid) != "open":
-                err("flow %x ends before it begins (or twice)" % fid)
-            self.flows[fid] = "ended"
-            self.flow_n["ended"] += 1
+            self.flows.setdefault(fid, []).append((ts, self.events, 1))
         if typ == 1:
             self.open[uuid].append((name or "", ts))
         elif typ == 2:
@@ -413,6 +407,18 @@ class Reader:
             t = tracks[self.path(uuid)]["instants"]
             for n, c in m.items():
                 t[n] = t.get(n, 0) + c
+        # flows in time order (file order among equal times): the first
+        # event of an id begins it, a terminating one must be its last
+        for fid, evs in self.flows.items():
+            evs.sort()
+            kinds = [k for _, _, k in evs]
+            if kinds[0] == 1:
+                err("flow %x ends before it begins" % fid)
+            if 1 in kinds[:-1]:
+                err("flow %x goes on after its end" % fid)
+            self.flow_n["begun"] += kinds[0] == 0
+            self.flow_n["steps"] += kinds[1:].count(0)
+            self.flow_n["ended"] += kinds.count(1)
         counters, dropped = defaultdict(list), 0
         for uuid, vals in self.counters.items():
             counters[self.path(uuid)] += vals
