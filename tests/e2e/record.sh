@@ -48,6 +48,7 @@ s, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 for k in ("tracks", "counters", "flows", "args", "events", "dropped"):
     assert s[k] == d[k], (k, s[k], d[k])
 assert d["threads"] == 4 and d["events"] == 186 and s["previous_packet_dropped"] == 0
+assert s["process_names"] == ["rec demo"], s["process_names"]  # tfr_process_name
 assert len(s["sequences"]) == len(set(s["sequences"])) == 5, s["sequences"]' "$TMP/$t.sum.json" "$TMP/$t.json"
 done
 
@@ -80,6 +81,7 @@ assert k["instant"] == sum(sum(t["instants"].values()) for t in s["tracks"].valu
 assert k["flow"] == sum(s["flows"].values()), k
 names = {t["thread_name"] for t in j["threads"]}
 assert {"main", "worker 0", "worker 1", "worker 2", "dev 0"} <= names, names
+assert {t["process_name"] for t in j["threads"]} == {"rec demo"}, j["threads"]  # renamed after the default
 c = {x["name"]: x for x in j["counters"]}
 assert c["queue depth"]["samples"] == 2 and c["temperature"]["sum"] == 41.5, c' "$TMP/info.json" "$TMP/d.sum.json"
 check "chrome: strict JSON, the same slices per name" sh -c '
@@ -153,8 +155,8 @@ import json, sys
 t = {f[\"name\"]: f[\"calls\"] for f in json.load(open(sys.argv[1]))[\"functions\"]}
 assert t[\"matmul\"] == 72 and t[\"step\"] == 36 and t[\"setup\"] == 3, t" "$3"' sh "$TF" "$TMP/ranks" "$TMP/top3.json"
 
-# ---- TFR_SHARED: 3 processes appending to one file at once ----
-for k in 0 1 2; do RANK=$k "$TMP/demo" shared "$TMP/shared.pftrace" "$TMP/sh$k.json" & done
+# ---- TFR_SHARED: 3 processes appending to one file at once (named by tfr_rank) ----
+for k in 0 1 2; do "$TMP/demo" shared "$TMP/shared.pftrace" "$TMP/sh$k.json" $k & done
 wait
 check "shared file: valid, 3 processes' distinct sequences, 15 work and 15 inner slices" sh -c "
 $PY $CHK '$TMP/shared.pftrace' --summary '$TMP/sh.sum.json' && $PY -c \"

@@ -9,8 +9,9 @@
  *   rec_demo drop  TRACE OUT.json N  N events from 2 threads, buffer_bytes
  *                                    16384, drop_when_full
  *   rec_demo block TRACE OUT.json N  the same, waiting when full
- *   rec_demo shared TRACE OUT.json   a small recording appended to TRACE
- *                                    (TFR_SHARED: processes share it)
+ *   rec_demo shared TRACE OUT.json [RANK]  a small recording appended to
+ *                                    TRACE (TFR_SHARED: processes share
+ *                                    it), named rank RANK by tfr_rank
  *   rec_demo enoent PATH             tfr_open of PATH (its folder missing):
  *                                    exits 0 when NULL and errno ENOENT
  *   rec_demo closefail DIR           records into DIR/t.pftrace, removes DIR
@@ -89,6 +90,8 @@ static int demo(const char *path, FILE *o)
 	R = tfr_open(path, NULL);
 	if (!R)
 		return perror("tfr_open"), 1;
+	if (!getenv("RANK")) /* else the library's default, "rank N" */
+		tfr_process_name(R, "rec demo");
 	tfr_thread_name(R, "main");
 	tfr_track group = tfr_track_new(R, 0, "devices");
 	tfr_track queue = tfr_counter_track_new(R, 0, "queue depth", "count");
@@ -193,11 +196,13 @@ static int flood(const char *path, FILE *o, long n, int drop)
 	return 0;
 }
 
-static int shared(const char *path, FILE *o)
+static int shared(const char *path, FILE *o, int rank)
 {
 	R = tfr_open_ex(path, NULL, TFR_SHARED);
 	if (!R)
 		return perror("tfr_open_ex"), 1;
+	if (rank >= 0)
+		tfr_rank(R, rank);
 	for (int i = 0; i < 5; i++) {
 		tfr_begin(R, 0, "work");
 		tfr_begin(R, 0, "inner");
@@ -295,7 +300,7 @@ int main(int argc, char **argv)
 		rc = demo(argv[2], o);
 	}
 	else if (!strcmp(m, "shared"))
-		rc = shared(argv[2], o);
+		rc = shared(argv[2], o, argc > 4 ? atoi(argv[4]) : -1);
 	else if ((!strcmp(m, "drop") || !strcmp(m, "block")) && argc > 4)
 		rc = flood(argv[2], o, atol(argv[4]), !strcmp(m, "drop"));
 	fclose(o);
