@@ -26,6 +26,10 @@ check "rec_cxx.cc (tfr_span) builds as C++11 against the static library" \
 	g++ -std=c++11 $W -pedantic -O1 $CFLAGS_REC -Iinclude tests/record/rec_cxx.cc $LIB/libtracefold-record.a -pthread -o "$TMP/cxx"
 check "rec_demo.c builds against the shared library (-L -l)" \
 	gcc -std=c11 $W -O1 -Iinclude tests/record/rec_demo.c -Lbuild/rel -ltracefold-record -pthread -o "$TMP/demo_so"
+check "the .so exports exactly the functions record.h declares (TFR_API)" sh -c '
+sed -n "s/^TFR_API [^(]*[ *]\(tfr_[a-z_]*\)(.*/\1/p" include/tracefold/record.h | sort > "$1/decl"
+nm -D --defined-only build/rel/libtracefold-record.so | awk "\$2 == \"T\" { print \$3 }" | sort > "$1/exp"
+[ "$(wc -l < "$1/decl")" -ge 25 ] && diff "$1/decl" "$1/exp"' sh "$TMP"
 [ -x "$TMP/demo" ] || finish
 
 # ---- the demo: every call ----
