@@ -11,7 +11,7 @@
 set -e
 what=${1:-build}
 build_pkgs="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libisal-dev libotf2-trace-dev libzstd-dev libsqlite3-dev"
-test_pkgs="libcmocka-dev golang-go otf2-tools python3 python3-otf2 python3-numpy python3-scipy python3-yaml python3-markdown curl time chromium protobuf-compiler python3-protobuf python3-torch libxml2-utils libopenmpi-dev openmpi-bin strace universal-ctags man-db groff-base zsh"
+test_pkgs="libcmocka-dev g++ golang-go otf2-tools python3 python3-otf2 python3-numpy python3-scipy python3-yaml python3-markdown curl time chromium protobuf-compiler python3-protobuf python3-torch libxml2-utils libopenmpi-dev openmpi-bin strace universal-ctags man-db groff-base zsh"
 pkgs=$build_pkgs
 [ "$what" = test ] && pkgs="$pkgs $test_pkgs"
 [ "$what" = bench ] && pkgs="$pkgs time python3 gzip libopenmpi-dev openmpi-bin strace universal-ctags"

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2016 # the sh -c scripts below take their arguments as $1, $2
 # libtracefold-record (include/tracefold/record.h, docs/record.md): the demo
 # programs of tests/record/ built against the static and the shared library,
 # their traces read by protoc --decode (the schema), by
@@ -21,9 +22,11 @@ W="-Wall -Wextra -Werror"
 # shellcheck disable=SC2086
 check "rec_demo.c builds against $LIB/libtracefold-record.a" \
 	gcc -std=c11 $W -O1 $CFLAGS_REC -Iinclude tests/record/rec_demo.c $LIB/libtracefold-record.a -pthread -o "$TMP/demo"
+command -v g++ > /dev/null || fail "g++ is missing (tests/deps.sh test installs it)"
 # shellcheck disable=SC2086
 check "rec_cxx.cc (tfr_span) builds as C++11 against the static library" \
 	g++ -std=c++11 $W -pedantic -O1 $CFLAGS_REC -Iinclude tests/record/rec_cxx.cc $LIB/libtracefold-record.a -pthread -o "$TMP/cxx"
+# shellcheck disable=SC2086
 check "rec_demo.c builds against the shared library (-L -l)" \
 	gcc -std=c11 $W -O1 -Iinclude tests/record/rec_demo.c -Lbuild/rel -ltracefold-record -pthread -o "$TMP/demo_so"
 check "the .so exports exactly the functions record.h declares (TFR_API)" sh -c '
