@@ -14,8 +14,9 @@
  *                    process ancestor, named after it
  *   TrackEvent       SLICE_BEGIN/END -> begin/end, INSTANT -> instant (or,
  *                    carrying flow ids only, the flow's end), COUNTER ->
- *                    counter; flow_ids -> flow start (first time an id is
- *                    seen) or step, terminating_flow_ids -> flow end
+ *                    counter; flow_ids -> flow start (the earliest of an
+ *                    id's, by time, held to the input's end) or step,
+ *                    terminating_flow_ids -> flow end
  *   InternedData     event names and categories per sequence
  *                    (trusted_packet_sequence_id)
  *   defaults         TracePacketDefaults: the track and clock of events
@@ -332,6 +333,8 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 		arena_reset(&ar);
 		r.packet++;
 	}
+	if (!rc && (rc = tf_pf_flows_end(&r)) == TF_ENOMEM)
+		tf_error_set(err, rc, path, (int64_t)r.offset, -1, "out of memory");
 	tf_in_close(q.in);
 	free(q.b);
 	arena_reset(&ar);
@@ -348,7 +351,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	tf_hmap_free(&r.by_pid);
 	tf_hmap_free(&r.by_seq);
 	tf_hmap_free(&r.interned);
-	tf_hmap_free(&r.flows);
+	free(r.fl);
 	return rc;
 }
 

@@ -95,7 +95,8 @@ typedef struct tf_pf {
 	uint32_t nseqs, capseqs;
 	tf_hmap by_seq;        /* sequence id -> index in seqs */
 	tf_hmap interned;      /* (sequence, kind, iid) -> tf_str */
-	tf_hmap flows;         /* flow id -> 1: seen */
+	tf_event *fl;          /* flow events, held until the input ends */
+	uint32_t nfl, capfl;
 	uint64_t index;        /* events so far (tf_event.index) */
 	uint64_t packet;       /* packets so far */
 	uint64_t offset;       /* byte offset of the packet being read */
@@ -115,6 +116,8 @@ int tf_pf_put_interned(tf_pf *r, uint32_t seq, unsigned kind, uint64_t iid, cons
 int tf_pf_on_descriptor(tf_pf *r, const PB_Track *d);
 /* A TrackEvent -> tf_emit / tf_count_skip. */
 int tf_pf_on_track_event(tf_pf *r, pseq *s, uint32_t seq, const PB_Packet *p);
+/* The flow events held, their roles decided by time, emitted. */
+int tf_pf_flows_end(tf_pf *r);
 /* tf_emit with the next event index. */
 int tf_pf_emit(tf_pf *r, tf_event *ev);
 

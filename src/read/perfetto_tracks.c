@@ -280,22 +280,64 @@ int tf_pf_emit(tf_pf *r, tf_event *ev)
 	return tf_emit(r->ctx, r->sink, ev);
 }
 
+/* Flow events are held until the input ends (tf_pf_flows_end): a flow's
+ * roles come from its events' times, as trace processor takes them, not
+ * from the file's order, in which recorders write each thread's buffer
+ * when it fills (a step on a short-lived thread comes before its begin). */
 static int flows(tf_pf *r, const tf_event *base, const uint64_t *ids, size_t n, bool terminating)
 {
 	for (size_t i = 0; i < n; i++) {
-		tf_event ev = *base;
-		ev.kind = TF_EV_FLOW;
-		ev.id = ids[i];
-		if (terminating) {
-			ev.phase = 'f';
-		} else {
-			bool seen = tf_hmap_get(&r->flows, ids[i]) != UINT32_MAX;
-			if (!seen && tf_hmap_put(&r->flows, ids[i], 1) < 0)
-				return TF_ENOMEM;
-			ev.phase = seen ? 't' : 's';
-		}
-		TF_TRY(tf_pf_emit(r, &ev));
+		if (tf_grow((void **)&r->fl, &r->capfl, r->nfl + 1, sizeof(tf_event)) < 0)
+			return TF_ENOMEM;
+		tf_event *ev = &r->fl[r->nfl];
+		*ev = *base;
+		ev->kind = TF_EV_FLOW;
+		ev->id = ids[i];
+		ev->phase = terminating ? 'f' : 0;
+		ev->index = r->nfl++; /* the file's order, until emitted */
 	}
+	return 0;
+}
+
+static int flow_cmp(const void *a, const void *b)
+{
+	const tf_event *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int index_cmp(const void *a, const void *b)
+{
+	const tf_event *x = a, *y = b;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Per flow id in time order: an event that does not end the flow starts
+ * it (s) when none is open, else steps it (t); a terminating one ends it
+ * (f), and the id may start a new flow after.  Emitted in the file's order. */
+int tf_pf_flows_end(tf_pf *r)
+{
+	if (!r->nfl)
+		return 0;
+	qsort(r->fl, r->nfl, sizeof(tf_event), flow_cmp);
+	bool open = false;
+	for (uint32_t i = 0; i < r->nfl; i++) {
+		tf_event *ev = &r->fl[i];
+		if (i == 0 || ev->id != r->fl[i - 1].id)
+			open = false;
+		if (ev->phase == 'f') {
+			open = false;
+		} else {
+			ev->phase = open ? 't' : 's';
+			open = true;
+		}
+	}
+	qsort(r->fl, r->nfl, sizeof(tf_event), index_cmp);
+	for (uint32_t i = 0; i < r->nfl; i++)
+		TF_TRY(tf_pf_emit(r, &r->fl[i]));
 	return 0;
 }
 

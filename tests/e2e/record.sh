@@ -100,13 +100,24 @@ ev = t[\"traceEvents\"] if isinstance(t, dict) else t
 n = collections.Counter(e[\"name\"] for e in ev if e.get(\"ph\") in (\"X\", \"B\"))
 s = json.load(open(sys.argv[2]))
 assert dict(n) == {k: v[\"count\"] for k, v in s[\"names\"].items()}, (n, s[\"names\"])" "$3" "$4"' sh "$TF" "$TMP/d.pftrace" "$TMP/d.chrome.json" "$TMP/d.sum.json"
-check "perfetto (tracefold's writer) of the recording: record_check.py finds the same slices and times, counters and flows" sh -c '"$1" -q perfetto "$2" -o "$3" && '"$PY"' '"$CHK"' "$3" --any-order --summary "$4" && '"$PY"' -c "
+check "perfetto (tracefold's writer) of the recording: record_check.py finds the same slices and times, counters and flows (an arrow a flow's segment, in time order)" sh -c '"$1" -q perfetto "$2" -o "$3" && '"$PY"' '"$CHK"' "$3" --any-order --summary "$4" && '"$PY"' -c "
 import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert a[\"names\"] == b[\"names\"], (a[\"names\"], b[\"names\"])
 c = lambda s: sorted((k.split(\"/\")[-1], v) for k, v in s[\"counters\"].items())
 assert c(a) == c(b), (c(a), c(b))
-assert a[\"flows\"][\"begun\"] == a[\"flows\"][\"ended\"] == b[\"flows\"][\"begun\"], a[\"flows\"]" "$4" "$5"' sh "$TF" "$TMP/d.pftrace" "$TMP/tf.pftrace" "$TMP/tf.sum.json" "$TMP/d.sum.json"
+# an arrow a segment: a flow of begin, step, end is two arrows there
+assert a[\"flows\"][\"steps\"] == 0 and a[\"flows\"][\"begun\"] == a[\"flows\"][\"ended\"] == b[\"flows\"][\"steps\"] + b[\"flows\"][\"ended\"] > b[\"flows\"][\"begun\"], (a[\"flows\"], b[\"flows\"])" "$4" "$5"' sh "$TF" "$TMP/d.pftrace" "$TMP/tf.pftrace" "$TMP/tf.sum.json" "$TMP/d.sum.json"
+check "chrome: every flow's arrow points forward in time, one a segment (begin-step, step-end: 6 for the demo's 3 flows)" sh -c '"$1" -q chrome "$2" -o "$3" && '"$PY"' -c "
+import json, sys, collections
+t = json.load(open(sys.argv[1]))
+ev = t[\"traceEvents\"] if isinstance(t, dict) else t
+by = collections.defaultdict(dict)
+for e in ev:
+    if e.get(\"ph\") in (\"s\", \"f\"):
+        by[e[\"id\"]][e[\"ph\"]] = e[\"ts\"]
+s = json.load(open(sys.argv[2]))[\"flows\"]
+assert len(by) == s[\"steps\"] + s[\"ended\"] and all(v[\"s\"] <= v[\"f\"] for v in by.values()), (dict(by), s)" "$3" "$4"' sh "$TF" "$TMP/d.pftrace" "$TMP/d.flows.json" "$TMP/d.sum.json"
 check "flame: an SVG of the trace" sh -c '"$1" -q flame "$2" -o "$3" && grep -q "matmul" "$3"' sh "$TF" "$TMP/d.pftrace" "$TMP/d.svg"
 check "events: Parquet tables of the trace, read back by top: the same calls and times" sh -c '"$1" -q events "$2" -o "$3" && [ -f "$3/slices/part-0.parquet" ] && "$1" -q top -n 0 --format json --keep-waiting "$3" > "$4" && '"$PY"' -c "
 import json, sys
