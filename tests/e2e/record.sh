@@ -238,4 +238,25 @@ assert t == {\"outer\": 1, \"inner\": 10}, t
 assert json.load(open(sys.argv[2]))[\"diagnostics\"][\"begin_unclosed\"] == 1" "$3" "$4"' sh "$TF" "$1" "$TMP/crtop.json" "$TMP/crinfo.json"
 mkdir "$TMP/isdir"
 check "tfr_close whose rename fails (the name is a folder): negative, the .tmp file removed" "$TMP/demo" renamefail "$TMP/isdir"
+
+# ---- the documented C example (tests/data/record/example.c, docs/record.md) ----
+# built with the flags docs/record.md gives; a new run and the committed
+# trace both hold its fixed structure, and tracefold's calls and totals per
+# function equal the independent decoder's
+# shellcheck disable=SC2086
+check "example.c builds against the static library" \
+	gcc -std=gnu11 $W -O1 $CFLAGS_REC -Iinclude tests/data/record/example.c $LIB/libtracefold-record.a -pthread -o "$TMP/example"
+"$TMP/example" "$TMP/ex.pftrace" > /dev/null 2>&1 || fail "example.c did not record"
+for f in "$TMP/ex.pftrace" tests/data/record/example.pftrace; do
+	check "example: $(basename "$f"): 8 of each region, 8 flows from loader to trainer, 16 queue depths; tracefold's calls and totals = the decoder's" sh -c '
+'"$PY"' '"$CHK"' "$1" --summary "$2" && "$3" -q top -n 0 --format json "$1" > "$4" && '"$PY"' -c "
+import json, sys
+s, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+names = {\"train_step\", \"forward\", \"backward\", \"optimizer\", \"wait_for_batch\", \"load_batch\", \"read_files\", \"augment\"}
+assert set(s[\"names\"]) == names and all(v[\"count\"] == 8 for v in s[\"names\"].values()), s[\"names\"]
+assert s[\"flows\"] == {\"begun\": 8, \"ended\": 8, \"steps\": 0}, s[\"flows\"]
+assert [len(v) for v in s[\"counters\"].values()] == [16], s[\"counters\"]
+got = {f[\"name\"]: (f[\"calls\"], f[\"total\"]) for f in t[\"functions\"]}
+assert got == {k: (v[\"count\"], v[\"total_ns\"]) for k, v in s[\"names\"].items()}, (got, s[\"names\"])" "$2" "$4"' sh "$f" "$TMP/ex.sum.json" "$TF" "$TMP/ex.top.json"
+done
 finish
