@@ -199,9 +199,9 @@ void tfr_thread_free(tfr_thread *t)
 static int refill(tfr_thread *t, size_t need, bool force)
 {
 	tfr *r = t->r;
-	if (r->drop && !force && t->c && t->c->len &&
-	    __atomic_load_n(&r->qbytes, __ATOMIC_RELAXED) + t->c->len > r->limit)
-		return -1; /* no lock taken to drop */
+	size_t q = __atomic_load_n(&r->qbytes, __ATOMIC_RELAXED);
+	if (r->drop && !force && t->c && t->c->len && q && q + t->c->len > r->limit)
+		return -1; /* no lock taken to drop (an empty queue takes any buffer) */
 	pthread_mutex_lock(&r->mu);
 	if (t->c && t->c->len) {
 		if (!force) {

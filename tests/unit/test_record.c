@@ -288,6 +288,26 @@ static void test_thread_exit(void **state)
 	assert_true(holds(at("exit.pftrace"), "short-lived"));
 }
 
+/* Dropping, a buffer handed over when the queue is empty, however small
+ * the limit (1 byte: a 4 KiB buffer, over it): after a flush the queue is
+ * empty, so the first full buffer goes; nothing is dropped. */
+static void test_drop_empty_queue(void **state)
+{
+	(void)state;
+	tfr_opts o = { 1, 1 };
+	tfr *r = tfr_open(at("dropq.pftrace"), &o);
+	assert_non_null(r);
+	tfr_instant(r, 0, "first");
+	assert_int_equal(tfr_flush(r), 0);
+	for (int i = 0; i < 200; i++) /* about 5 KiB: one buffer filled */
+		tfr_instant(r, 0, "a");
+	tfr_stats s;
+	tfr_get_stats(r, &s);
+	assert_int_equal(s.dropped, 0);
+	assert_int_equal(s.events, 201);
+	assert_int_equal(tfr_close(r), 0);
+}
+
 static void *looper(void *arg)
 {
 	tfr *r = arg;
@@ -336,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_two_open),
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_many_recordings),
+		cmocka_unit_test(test_drop_empty_queue),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[400];
