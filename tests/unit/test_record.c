@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tracefold/record.h"
 
@@ -308,6 +309,53 @@ static void test_drop_empty_queue(void **state)
 	assert_int_equal(tfr_close(r), 0);
 }
 
+static volatile int hammer_stop;
+
+static void *hammer(void *arg)
+{
+	tfr *r = arg;
+	while (!hammer_stop) {
+		tfr_begin(r, 0, "h");
+		tfr_end(r, 0);
+	}
+	return NULL;
+}
+
+/* fork while other threads record and the writer writes: the child's
+ * copy of the recording is a no-op whose stats and close return (the
+ * recording's mutex, held by another thread at the fork, hung the child's
+ * tfr_get_stats); its exit status says so, alarm() ends a hung one. */
+static void test_fork_busy(void **state)
+{
+	(void)state;
+	tfr_opts o = { 4096, 0 };
+	tfr *r = tfr_open(at("forkb.pftrace"), &o);
+	assert_non_null(r);
+	hammer_stop = 0;
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, hammer, r), 0);
+	for (int k = 0; k < 60; k++) {
+		pid_t p = fork();
+		assert_true(p >= 0);
+		if (!p) {
+			alarm(20);
+			tfr_stats s;
+			tfr_begin(r, 0, "child");
+			tfr_get_stats(r, &s);
+			_exit(tfr_flush(r) == 0 && tfr_close(r) == 0 ? 0 : 3);
+		}
+		int st = 0;
+		assert_int_equal(waitpid(p, &st, 0), p);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	hammer_stop = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(tfr_close(r), 0);
+	assert_true(holds(at("forkb.pftrace"), "h"));
+}
+
 static void *looper(void *arg)
 {
 	tfr *r = arg;
@@ -357,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_many_recordings),
 		cmocka_unit_test(test_drop_empty_queue),
+		cmocka_unit_test(test_fork_busy),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[400];
