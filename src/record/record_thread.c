@@ -605,6 +605,20 @@ void tfr_thread_retire(tfr_thread *t)
 	r->events_retired += t->events;
 	r->dropped_retired += t->dropped;
 	t->retired = true;
+	/* never used again: what it holds goes now, not at close (a program
+	 * whose threads come and go kept every one's names until then) */
+	for (uint32_t i = 0; i < t->capnames; i++)
+		free(t->names[i].s);
+	free(t->names);
+	free(t->args);
+	free(t->own);
+	free(t->c);
+	t->names = NULL;
+	t->capnames = t->nnames = 0;
+	t->args = t->own = NULL;
+	t->capargs = t->nargs = 0;
+	t->capown = t->nown = 0;
+	t->c = NULL;
 }
 
 /* ---- annotations ---- */
