@@ -130,7 +130,15 @@ _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 
 
 def _b(s):
-    return s if isinstance(s, bytes) else str(s).encode("utf-8", "replace")
+    """UTF-8 (Perfetto's strings are): bytes that are not are decoded with
+    replacement characters, as are a str's lone surrogates."""
+    if isinstance(s, bytes):
+        try:
+            s.decode("utf-8")
+            return s
+        except UnicodeDecodeError:
+            return s.decode("utf-8", "replace").encode("utf-8")
+    return str(s).encode("utf-8", "replace")
 
 
 # Each call into the library reads the recording's handle (rec._r) as its

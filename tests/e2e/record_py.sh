@@ -212,6 +212,21 @@ check "tests/data/record/example-py.pftrace: the calls of its README" excalls "$
 check "example.py runs again" sh -c '"$1" tests/data/record/example.py "$2/ex.pftrace" >/dev/null' sh "$PY" "$TMP"
 check "example.py run again: the same calls" excalls "$TMP/ex.pftrace"
 
+# --- names and annotations that are not UTF-8 (bytes, lone surrogates):
+# written as UTF-8 (replacement characters), so that the strict decoder of
+# tests/tools/record_check.py and protoc (no "invalid UTF-8") take the file
+check "bytes and str that are not UTF-8: the trace's strings are UTF-8 (record_check.py, protoc)" sh -c '
+"$2" -c "
+import sys, tracefold.record as tfr
+tfr.start(sys.argv[1] + \"/u.pftrace\")
+tfr.instant(b\"\\xff\\xfename\", raw=b\"\\xff\", sur=\"a\\udcff\", k={b\"\\xfe\": 1})
+with tfr.span(\"s\\udcff\"):
+    pass
+tfr.stop()
+" "$1" && "$2" tests/tools/record_check.py "$1/u.pftrace" >/dev/null &&
+protoc --decode=perfetto.protos.Trace -I proto proto/perfetto_trace.proto < "$1/u.pftrace" 2>"$1/u.err" >"$1/u.txt" &&
+! grep -q "invalid UTF-8" "$1/u.err" && grep -qF "\\357\\277\\275name" "$1/u.txt"' sh "$TMP" "$PY"
+
 # --- stop() while other threads record: with libtracefold-record built
 # with ASan (a use after free aborts), 30 rounds of 3 threads recording as
 # the main thread stops (the binding used a recording's handle read before
