@@ -309,12 +309,12 @@ static void test_drop_empty_queue(void **state)
 	assert_int_equal(tfr_close(r), 0);
 }
 
-static volatile int hammer_stop;
+static int hammer_stop; /* __atomic */
 
 static void *hammer(void *arg)
 {
 	tfr *r = arg;
-	while (!hammer_stop) {
+	while (!__atomic_load_n(&hammer_stop, __ATOMIC_RELAXED)) {
 		tfr_begin(r, 0, "h");
 		tfr_end(r, 0);
 	}
@@ -331,7 +331,7 @@ static void test_fork_busy(void **state)
 	tfr_opts o = { 4096, 0 };
 	tfr *r = tfr_open(at("forkb.pftrace"), &o);
 	assert_non_null(r);
-	hammer_stop = 0;
+	__atomic_store_n(&hammer_stop, 0, __ATOMIC_RELAXED);
 	pthread_t t[2];
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, hammer, r), 0);
@@ -349,7 +349,7 @@ static void test_fork_busy(void **state)
 		assert_int_equal(waitpid(p, &st, 0), p);
 		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	}
-	hammer_stop = 1;
+	__atomic_store_n(&hammer_stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	assert_int_equal(tfr_close(r), 0);
