@@ -130,41 +130,59 @@ _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 
 
 def _b(s):
-    return s if isinstance(s, bytes) else str(s).encode("utf-8", "replace")
+    """UTF-8 (Perfetto's strings are): bytes that are not are decoded with
+    replacement characters, as are a str's lone surrogates."""
+    if isinstance(s, bytes):
+        try:
+            s.decode("utf-8")
+            return s
+        except UnicodeDecodeError:
+            return s.decode("utf-8", "replace").encode("utf-8")
+    return str(s).encode("utf-8", "replace")
 
 
-def _arg(r, key, v, depth):
+# Each call into the library reads the recording's handle (rec._r) as its
+# first argument, with nothing but locals after it: no Python code runs
+# between that read and the call (which keeps the GIL), so another thread's
+# close() (rec._r = None, then tfr_close) cannot free the recording under
+# it; a handle read before a Python call (_b, _track) could be closed by
+# then (a use after free: stop() while other threads record).
+def _arg(rec, key, v, depth):
     """One annotation (key None inside an array)."""
     if isinstance(v, bool):
-        _lib.tfr_arg_bool(r, key, 1 if v else 0)
+        b = 1 if v else 0
+        _lib.tfr_arg_bool(rec._r, key, b)
     elif isinstance(v, int):
         if _INT64_MIN <= v <= _INT64_MAX:
-            _lib.tfr_arg_int(r, key, v)
+            _lib.tfr_arg_int(rec._r, key, v)
         elif 0 <= v <= _UINT64_MAX:
-            _lib.tfr_arg_uint(r, key, v)
+            _lib.tfr_arg_uint(rec._r, key, v)
         else:
-            _lib.tfr_arg_string(r, key, _b(v))
+            b = _b(v)
+            _lib.tfr_arg_string(rec._r, key, b)
     elif isinstance(v, float):
-        _lib.tfr_arg_double(r, key, v)
+        _lib.tfr_arg_double(rec._r, key, v)
     elif isinstance(v, (str, bytes)):
-        _lib.tfr_arg_string(r, key, _b(v))
+        b = _b(v)
+        _lib.tfr_arg_string(rec._r, key, b)
     elif isinstance(v, dict) and depth < 8:
-        _lib.tfr_arg_dict(r, key)
+        _lib.tfr_arg_dict(rec._r, key)
         for k, x in v.items():
-            _arg(r, _b(k), x, depth + 1)
-        _lib.tfr_arg_close(r)
+            _arg(rec, _b(k), x, depth + 1)
+        _lib.tfr_arg_close(rec._r)
     elif isinstance(v, (list, tuple)) and depth < 8:
-        _lib.tfr_arg_array(r, key)
+        _lib.tfr_arg_array(rec._r, key)
         for x in v:
-            _arg(r, None, x, depth + 1)
-        _lib.tfr_arg_close(r)
+            _arg(rec, None, x, depth + 1)
+        _lib.tfr_arg_close(rec._r)
     else:
-        _lib.tfr_arg_string(r, key, _b(v))
+        b = _b(v)
+        _lib.tfr_arg_string(rec._r, key, b)
 
 
-def _args(r, args):
+def _args(rec, args):
     for k, v in args.items():
-        _arg(r, _b(k), v, 1)
+        _arg(rec, _b(k), v, 1)
 
 
 def _child_pattern(path):
@@ -292,8 +310,9 @@ class Recorder:
         r = self._r
         if r is not None and not getattr(self._tls, "named", False):
             self._tls.named = True
-            _lib.tfr_thread_name(r, _b(threading.current_thread().name))
-        return r
+            n = _b(threading.current_thread().name)
+            _lib.tfr_thread_name(self._r, n)
+        return self._r
 
     def _track(self, r, t):
         """The uuid of track t (None: the thread's, 0; a str: the track of
@@ -308,10 +327,13 @@ class Recorder:
         u = self._uuids.get(t)
         if u is None:
             p = self._track(r, t.parent) if t.parent is not None else 0
+            n, unit = _b(t.name), None if t.unit is None else _b(t.unit)
             if t.counter:
-                u = _lib.tfr_counter_track_new(r, p, _b(t.name), None if t.unit is None else _b(t.unit))
+                u = _lib.tfr_counter_track_new(self._r, p, n, unit)
             else:
-                u = _lib.tfr_track_new(r, p, _b(t.name))
+                u = _lib.tfr_track_new(self._r, p, n)
+            if not u:
+                return 0  # closed meanwhile (or out of memory): the thread's track
             u = self._uuids.setdefault(t, u)  # another thread's, if it made it first
         return u
 
@@ -346,7 +368,7 @@ class Recorder:
         handed over is written; raises OSError when a write failed."""
         r = self._h()
         if r is not None:
-            rc = _lib.tfr_flush(r)
+            rc = _lib.tfr_flush(self._r)
             if rc:
                 raise OSError(-rc, "tracefold.record: writing failed: %s" % os.strerror(-rc))
 
@@ -366,32 +388,37 @@ class Recorder:
     def process_name(self, name):
         r = self._h()
         if r is not None:
-            _lib.tfr_process_name(r, _b(name))
+            n = _b(name)
+            _lib.tfr_process_name(self._r, n)
 
     def rank(self, n):
         """Names this process "rank N": tracefold takes it as rank N."""
         r = self._h()
         if r is not None:
-            _lib.tfr_rank(r, int(n))
+            n = int(n)
+            _lib.tfr_rank(self._r, n)
 
     def thread_name(self, name):
         self._tls.named = True
         r = self._h()
         if r is not None:
-            _lib.tfr_thread_name(r, _b(name))
+            n = _b(name)
+            _lib.tfr_thread_name(self._r, n)
 
     # ---- events ----
     def begin(self, name, track=None, **args):
         r = self._h()
         if r is not None:
             if args:
-                _args(r, args)
-            _begin(r, self._track(r, track), _b(name))
+                _args(self, args)
+            t, n = self._track(r, track), _b(name)
+            _begin(self._r, t, n)
 
     def end(self, track=None):
         r = self._h()
         if r is not None:
-            _end(r, self._track(r, track))
+            t = self._track(r, track)
+            _end(self._r, t)
 
     def span(self, name, track=None, **args):
         return _Span(self, name, track, args)
@@ -400,8 +427,9 @@ class Recorder:
         r = self._h()
         if r is not None:
             if args:
-                _args(r, args)
-            _instant(r, self._track(r, track), _b(name))
+                _args(self, args)
+            t, n = self._track(r, track), _b(name)
+            _instant(self._r, t, n)
 
     def counter(self, track, value, **args):
         """A value of a counter track (a counter_track(), or a name: the
@@ -409,8 +437,9 @@ class Recorder:
         r = self._h()
         if r is not None:
             if args:
-                _args(r, args)
-            _counter(r, self._ctrack(r, track), float(value))
+                _args(self, args)
+            t, v = self._ctrack(r, track), float(value)
+            _counter(self._r, t, v)
 
     def flow_begin(self, name, track=None, **args):
         """An instant that starts a flow (an arrow to the flow's next
@@ -419,18 +448,21 @@ class Recorder:
         if r is None:
             return 0
         if args:
-            _args(r, args)
-        return _lib.tfr_flow_begin(r, self._track(r, track), _b(name))
+            _args(self, args)
+        t, n = self._track(r, track), _b(name)
+        return _lib.tfr_flow_begin(self._r, t, n)
 
     def flow_step(self, flow, track=None):
         r = self._h()
         if r is not None and flow:
-            _lib.tfr_flow_step(r, self._track(r, track), flow)
+            t = self._track(r, track)
+            _lib.tfr_flow_step(self._r, t, flow)
 
     def flow_end(self, flow, track=None):
         r = self._h()
         if r is not None and flow:
-            _lib.tfr_flow_end(r, self._track(r, track), flow)
+            t = self._track(r, track)
+            _lib.tfr_flow_end(self._r, t, flow)
 
 
 class _Span:
@@ -445,16 +477,18 @@ class _Span:
         self.r = r
         if r is not None:
             if self.args:
-                _args(r, self.args)
-            self.t = rec._track(r, self.track)
+                _args(rec, self.args)
+            self.t = t = rec._track(r, self.track)
             self.gen = rec._gen
             self.rec = rec
-            _begin(r, self.t, _b(self.name))
+            n = _b(self.name)
+            _begin(rec._r, t, n)
         return self
 
     def __exit__(self, *exc):
         if self.r is not None and self.rec._gen == self.gen:
-            _end(self.r, self.t)
+            t = self.t
+            _end(self.rec._r, t)
         return False
 
 
@@ -526,12 +560,12 @@ def trace(fn=None, name=None, track=None):
             return fn(*a, **k)
         t = rec._track(r, track) if track is not None else 0
         gen = rec._gen
-        _begin(r, t, bname)
+        _begin(rec._r, t, bname)
         try:
             return fn(*a, **k)
         finally:
             if rec._gen == gen:
-                _end(r, t)
+                _end(rec._r, t)
     return traced
 
 

@@ -43,22 +43,30 @@ static bool live(uint64_t gen)
 /* fork: the child has no writer thread; its inherited recordings become
  * no-ops (gen 0 matches no cache entry; the slow path refuses them), and
  * tfr_close on one only lets go of its memory and descriptor.  The
- * registry's mutex is taken around fork so that the child's is sane. */
+ * registry's mutex and every live recording's are taken around fork (in
+ * that order, as a thread's exit takes them), so that the child's are
+ * free and its copies of the queues and lists whole (a mutex held by the
+ * writer at the fork hung tfr_get_stats in the child). */
 static void before_fork(void)
 {
 	pthread_mutex_lock(&g_mu);
+	for (size_t i = 0; i < g_nlive; i++)
+		pthread_mutex_lock(&g_live[i].r->mu);
 }
 
 static void after_fork_parent(void)
 {
+	for (size_t i = g_nlive; i-- > 0;)
+		pthread_mutex_unlock(&g_live[i].r->mu);
 	pthread_mutex_unlock(&g_mu);
 }
 
 static void after_fork_child(void)
 {
-	for (size_t i = 0; i < g_nlive; i++) {
+	for (size_t i = g_nlive; i-- > 0;) {
 		g_live[i].r->forked = true;
 		g_live[i].r->gen = 0;
+		pthread_mutex_unlock(&g_live[i].r->mu);
 	}
 	g_nlive = 0;
 	tfr_tls_last = NULL;
@@ -199,9 +207,9 @@ void tfr_thread_free(tfr_thread *t)
 static int refill(tfr_thread *t, size_t need, bool force)
 {
 	tfr *r = t->r;
-	if (r->drop && !force && t->c && t->c->len &&
-	    __atomic_load_n(&r->qbytes, __ATOMIC_RELAXED) + t->c->len > r->limit)
-		return -1; /* no lock taken to drop */
+	size_t q = __atomic_load_n(&r->qbytes, __ATOMIC_RELAXED);
+	if (r->drop && !force && t->c && t->c->len && q && q + t->c->len > r->limit)
+		return -1; /* no lock taken to drop (an empty queue takes any buffer) */
 	pthread_mutex_lock(&r->mu);
 	if (t->c && t->c->len) {
 		if (!force) {
@@ -597,6 +605,20 @@ void tfr_thread_retire(tfr_thread *t)
 	r->events_retired += t->events;
 	r->dropped_retired += t->dropped;
 	t->retired = true;
+	/* never used again: what it holds goes now, not at close (a program
+	 * whose threads come and go kept every one's names until then) */
+	for (uint32_t i = 0; i < t->capnames; i++)
+		free(t->names[i].s);
+	free(t->names);
+	free(t->args);
+	free(t->own);
+	free(t->c);
+	t->names = NULL;
+	t->capnames = t->nnames = 0;
+	t->args = t->own = NULL;
+	t->capargs = t->nargs = 0;
+	t->capown = t->nown = 0;
+	t->c = NULL;
 }
 
 /* ---- annotations ---- */

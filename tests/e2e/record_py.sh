@@ -9,7 +9,8 @@
 # overview; the flows and counters; the annotations in protoc's text.
 # Also: a path with no %p, the no-ops outside a recording, a Recorder of
 # its own, TRACEFOLD_RECORD with no start(), drop_when_full, a missing
-# library, the example of tests/data/record.
+# library, the example of tests/data/record; stop() while threads record
+# (an ASan build of the library).
 # shellcheck disable=SC2016 # the sh -c scripts below take their arguments as $1, $2
 . tests/lib.sh
 PY=/usr/bin/python3
@@ -210,6 +211,35 @@ assert got == want, (got, want)' "$EX"; }
 check "tests/data/record/example-py.pftrace: the calls of its README" excalls "$DATA/record/example-py.pftrace"
 check "example.py runs again" sh -c '"$1" tests/data/record/example.py "$2/ex.pftrace" >/dev/null' sh "$PY" "$TMP"
 check "example.py run again: the same calls" excalls "$TMP/ex.pftrace"
+
+# --- names and annotations that are not UTF-8 (bytes, lone surrogates):
+# written as UTF-8 (replacement characters), so that the strict decoder of
+# tests/tools/record_check.py and protoc (no "invalid UTF-8") take the file
+check "bytes and str that are not UTF-8: the trace's strings are UTF-8 (record_check.py, protoc)" sh -c '
+"$2" -c "
+import sys, tracefold.record as tfr
+tfr.start(sys.argv[1] + \"/u.pftrace\")
+tfr.instant(b\"\\xff\\xfename\", raw=b\"\\xff\", sur=\"a\\udcff\", k={b\"\\xfe\": 1})
+with tfr.span(\"s\\udcff\"):
+    pass
+tfr.stop()
+" "$1" && "$2" tests/tools/record_check.py "$1/u.pftrace" >/dev/null &&
+protoc --decode=perfetto.protos.Trace -I proto proto/perfetto_trace.proto < "$1/u.pftrace" 2>"$1/u.err" >"$1/u.txt" &&
+! grep -q "invalid UTF-8" "$1/u.err" && grep -qF "\\357\\277\\275name" "$1/u.txt"' sh "$TMP" "$PY"
+
+# --- stop() while other threads record: with libtracefold-record built
+# with ASan (a use after free aborts), 30 rounds of 3 threads recording as
+# the main thread stops (the binding used a recording's handle read before
+# a Python call, which another thread's stop() could free by then)
+ASAN_RT=$(gcc -print-file-name=libasan.so 2>/dev/null)
+if [ -f "$ASAN_RT" ] && gcc -shared -fPIC -g -O1 -fsanitize=address -pthread -Iinclude src/record/*.c -o "$TMP/librec-asan.so" 2>"$TMP/asan-cc.err"; then
+	check "stop() while 3 threads record: no use after free (ASan)" sh -c '
+	ASAN_OPTIONS=detect_leaks=0 TRACEFOLD_RECORD_LIB="$1/librec-asan.so" LD_PRELOAD="$2" \
+		"$3" tests/tools/record_py_race.py "$1/race.pftrace" >"$1/race.txt" 2>&1 || { tail -30 "$1/race.txt"; exit 1; }
+	[ "$(cat "$1/race.txt")" = 30 ]' sh "$TMP" "$ASAN_RT" "$PY"
+else
+	fail "an ASan build of libtracefold-record for the stop() race"; cat "$TMP/asan-cc.err"
+fi
 
 # --- no library: ImportError naming the path tried
 check "TRACEFOLD_RECORD_LIB=/nonexistent: ImportError that names it and says how to build" sh -c '

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tracefold/record.h"
 
@@ -288,6 +289,73 @@ static void test_thread_exit(void **state)
 	assert_true(holds(at("exit.pftrace"), "short-lived"));
 }
 
+/* Dropping, a buffer handed over when the queue is empty, however small
+ * the limit (1 byte: a 4 KiB buffer, over it): after a flush the queue is
+ * empty, so the first full buffer goes; nothing is dropped. */
+static void test_drop_empty_queue(void **state)
+{
+	(void)state;
+	tfr_opts o = { 1, 1 };
+	tfr *r = tfr_open(at("dropq.pftrace"), &o);
+	assert_non_null(r);
+	tfr_instant(r, 0, "first");
+	assert_int_equal(tfr_flush(r), 0);
+	for (int i = 0; i < 200; i++) /* about 5 KiB: one buffer filled */
+		tfr_instant(r, 0, "a");
+	tfr_stats s;
+	tfr_get_stats(r, &s);
+	assert_int_equal(s.dropped, 0);
+	assert_int_equal(s.events, 201);
+	assert_int_equal(tfr_close(r), 0);
+}
+
+static int hammer_stop; /* __atomic */
+
+static void *hammer(void *arg)
+{
+	tfr *r = arg;
+	while (!__atomic_load_n(&hammer_stop, __ATOMIC_RELAXED)) {
+		tfr_begin(r, 0, "h");
+		tfr_end(r, 0);
+	}
+	return NULL;
+}
+
+/* fork while other threads record and the writer writes: the child's
+ * copy of the recording is a no-op whose stats and close return (the
+ * recording's mutex, held by another thread at the fork, hung the child's
+ * tfr_get_stats); its exit status says so, alarm() ends a hung one. */
+static void test_fork_busy(void **state)
+{
+	(void)state;
+	tfr_opts o = { 4096, 0 };
+	tfr *r = tfr_open(at("forkb.pftrace"), &o);
+	assert_non_null(r);
+	__atomic_store_n(&hammer_stop, 0, __ATOMIC_RELAXED);
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, hammer, r), 0);
+	for (int k = 0; k < 60; k++) {
+		pid_t p = fork();
+		assert_true(p >= 0);
+		if (!p) {
+			alarm(20);
+			tfr_stats s;
+			tfr_begin(r, 0, "child");
+			tfr_get_stats(r, &s);
+			_exit(tfr_flush(r) == 0 && tfr_close(r) == 0 ? 0 : 3);
+		}
+		int st = 0;
+		assert_int_equal(waitpid(p, &st, 0), p);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	__atomic_store_n(&hammer_stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(tfr_close(r), 0);
+	assert_true(holds(at("forkb.pftrace"), "h"));
+}
+
 static void *looper(void *arg)
 {
 	tfr *r = arg;
@@ -336,6 +404,8 @@ int main(void)
 		cmocka_unit_test(test_two_open),
 		cmocka_unit_test(test_thread_exit),
 		cmocka_unit_test(test_many_recordings),
+		cmocka_unit_test(test_drop_empty_queue),
+		cmocka_unit_test(test_fork_busy),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[400];
