@@ -73,7 +73,10 @@ typedef struct tf_event {
 	 * args.correlation, on both the launch and the activity); 0 none */
 	uint64_t corr;
 	/* TF_EV_COMPLETE: the id of the region it was called from, when the
-	 * input says (Kineto's "Python parent id"; id is its "Python id"); 0 none */
+	 * input says (Kineto's "Python parent id"; id is its "Python id"); 0 none.
+	 * TF_EV_FLOW, a step (phase 't'): the id of the segment it starts, when
+	 * the reader gives each segment of a flow an id of its own (Perfetto's:
+	 * id is then the segment it ends); 0: the flow's id, as Chrome's steps */
 	uint64_t parent_id;
 	uint32_t flags;   /* TF_EVF_* */
 	/* TF_EV_COMPLETE: the TF_SPAN_* repairs (span.h) an earlier read already

@@ -70,7 +70,7 @@ typedef struct tfr tfr;     /* one recording: owns its output file */
 typedef uint64_t tfr_track; /* 0: the calling thread's own track */
 
 typedef struct {
-	size_t buffer_bytes; /* handed-over buffers not yet written, at most (0: 8 MiB) */
+	size_t buffer_bytes; /* memory of the handed-over buffers not yet written, at most (0: 8 MiB) */
 	int drop_when_full;  /* 0: wait for the writer; 1: drop and count */
 } tfr_opts;
 
@@ -108,9 +108,11 @@ TFR_API void tfr_end(tfr *r, tfr_track t);
 TFR_API void tfr_instant(tfr *r, tfr_track t, const char *name);
 TFR_API void tfr_counter(tfr *r, tfr_track t, double value);
 
-/* Flows: arrows between events.  A begin is an instant named name that
- * starts a new flow (its id returned), a step an instant on it, an end
- * the instant that ends it. */
+/* Flows: arrows between events, across threads.  A begin is an instant
+ * named name that starts a new flow (its id returned), a step an instant
+ * on it, an end the instant that ends it.  A begin and a step hand the
+ * thread's buffer to the writer at once, so that a flow's events reach the
+ * file in the order they happened. */
 TFR_API uint64_t tfr_flow_begin(tfr *r, tfr_track t, const char *name);
 TFR_API void tfr_flow_step(tfr *r, tfr_track t, uint64_t flow);
 TFR_API void tfr_flow_end(tfr *r, tfr_track t, uint64_t flow);

@@ -270,6 +270,7 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 {
 	tf_pf r;
 	memset(&r, 0, sizeof(r));
+	r.flfree = UINT32_MAX;
 	r.ctx = ctx;
 	r.st = tf_ctx_strtab(ctx);
 	r.sink = sink;
@@ -352,6 +353,8 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	tf_hmap_free(&r.by_seq);
 	tf_hmap_free(&r.interned);
 	free(r.fl);
+	free(r.flv);
+	tf_hmap_free(&r.flopen);
 	return rc;
 }
 

@@ -70,6 +70,16 @@ typedef struct pseq {
 	uint32_t nclocks;
 } pseq;
 
+/* A flow event held until its flow is whole (perfetto_tracks.c). */
+typedef struct pflow {
+	int64_t ts;
+	uint64_t id, index, corr;
+	uint32_t track, flags;
+	uint32_t next;         /* the same id's earlier held event, UINT32_MAX none; the free list */
+	tf_str name, cat;
+	uint8_t phase;         /* 'f' terminating, 0 not yet known, 0xff a free slot */
+} pflow;
+
 typedef struct pproc {
 	int32_t pid;
 	int64_t rank;
@@ -95,8 +105,11 @@ typedef struct tf_pf {
 	uint32_t nseqs, capseqs;
 	tf_hmap by_seq;        /* sequence id -> index in seqs */
 	tf_hmap interned;      /* (sequence, kind, iid) -> tf_str */
-	tf_event *fl;          /* flow events, held until the input ends */
-	uint32_t nfl, capfl;
+	pflow *fl;             /* flow events held until their flow ends (slots) */
+	uint32_t nfl, capfl, flfree; /* slots used, allocated; the first free one (UINT32_MAX none) */
+	tf_hmap flopen;        /* flow id -> its last held event's slot + 1; 0: none open */
+	pflow *flv;            /* a flow's events, being handed on */
+	uint32_t capflv;
 	uint64_t index;        /* events so far (tf_event.index) */
 	uint64_t packet;       /* packets so far */
 	uint64_t offset;       /* byte offset of the packet being read */
@@ -116,7 +129,8 @@ int tf_pf_put_interned(tf_pf *r, uint32_t seq, unsigned kind, uint64_t iid, cons
 int tf_pf_on_descriptor(tf_pf *r, const PB_Track *d);
 /* A TrackEvent -> tf_emit / tf_count_skip. */
 int tf_pf_on_track_event(tf_pf *r, pseq *s, uint32_t seq, const PB_Packet *p);
-/* The flow events held, their roles decided by time, emitted. */
+/* The flows still open at the input's end, their roles decided by time,
+ * handed on. */
 int tf_pf_flows_end(tf_pf *r);
 /* tf_emit with the next event index. */
 int tf_pf_emit(tf_pf *r, tf_event *ev);

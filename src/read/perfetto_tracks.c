@@ -280,65 +280,138 @@ int tf_pf_emit(tf_pf *r, tf_event *ev)
 	return tf_emit(r->ctx, r->sink, ev);
 }
 
-/* Flow events are held until the input ends (tf_pf_flows_end): a flow's
- * roles come from its events' times, as trace processor takes them, not
- * from the file's order, in which recorders write each thread's buffer
- * when it fills (a step on a short-lived thread comes before its begin). */
-static int flows(tf_pf *r, const tf_event *base, const uint64_t *ids, size_t n, bool terminating)
+/* Flows.  A flow's roles come from its events' times, as trace processor
+ * takes them, not from the file's order, in which a recorder writes each
+ * thread's buffer when it fills (a step on a short-lived thread comes
+ * before its begin).  So a flow's events are held, compactly, until its
+ * terminating event (then its events, in time order, are handed on) or the
+ * input's end: memory grows with the flows still open in the file, and an
+ * id per flow. */
+static void flow_event(const pflow *f, tf_event *ev)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (tf_grow((void **)&r->fl, &r->capfl, r->nfl + 1, sizeof(tf_event)) < 0)
-			return TF_ENOMEM;
-		tf_event *ev = &r->fl[r->nfl];
-		*ev = *base;
-		ev->kind = TF_EV_FLOW;
-		ev->id = ids[i];
-		ev->phase = terminating ? 'f' : 0;
-		ev->index = r->nfl++; /* the file's order, until emitted */
-	}
-	return 0;
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = TF_EV_FLOW;
+	ev->phase = f->phase;
+	ev->track = f->track;
+	ev->name = f->name;
+	ev->cat = f->cat;
+	ev->ts_ns = f->ts;
+	ev->id = f->id;
+	ev->corr = f->corr;
+	ev->flags = f->flags;
+	ev->index = f->index; /* its place in the file: after its begin, before its end */
 }
 
 static int flow_cmp(const void *a, const void *b)
 {
-	const tf_event *x = a, *y = b;
+	const pflow *x = a, *y = b;
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
-	if (x->ts_ns != y->ts_ns)
-		return x->ts_ns < y->ts_ns ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static int index_cmp(const void *a, const void *b)
+/* The id of a flow's k-th segment: the flow's own for the first, one
+ * drawn from it for the next (never 0). */
+static uint64_t segment_id(uint64_t id, uint64_t k)
 {
-	const tf_event *x = a, *y = b;
-	return x->index < y->index ? -1 : x->index > y->index;
+	if (!k)
+		return id;
+	uint64_t v = tf_mix64(id ^ (k * 0x9E3779B97F4A7C15ull));
+	return v ? v : 1;
 }
 
-/* Per flow id in time order: an event that does not end the flow starts
- * it (s) when none is open, else steps it (t); a terminating one ends it
- * (f), and the id may start a new flow after.  Emitted in the file's order. */
-int tf_pf_flows_end(tf_pf *r)
+/* v[0..n) (held flow events), per id in time order: one that does not end
+ * the flow starts it (s) when none is open, else steps it (t); a
+ * terminating one ends it (f).  Each segment (an arrow) gets an id of its
+ * own, so that the writers pair a flow's events in whatever order its
+ * tracks reach them: a step ends the segment of its id and starts the one
+ * of its parent_id (event.h).  Handed on. */
+static int flows_emit(tf_pf *r, pflow *v, uint32_t n)
 {
-	if (!r->nfl)
-		return 0;
-	qsort(r->fl, r->nfl, sizeof(tf_event), flow_cmp);
+	qsort(v, n, sizeof(pflow), flow_cmp);
 	bool open = false;
-	for (uint32_t i = 0; i < r->nfl; i++) {
-		tf_event *ev = &r->fl[i];
-		if (i == 0 || ev->id != r->fl[i - 1].id)
-			open = false;
-		if (ev->phase == 'f') {
+	uint64_t seg = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i == 0 || v[i].id != v[i - 1].id)
+			open = false, seg = 0;
+		tf_event ev;
+		if (v[i].phase == 'f') {
+			flow_event(&v[i], &ev);
+			ev.id = segment_id(v[i].id, seg++);
 			open = false;
 		} else {
-			ev->phase = open ? 't' : 's';
+			v[i].phase = open ? 't' : 's';
+			flow_event(&v[i], &ev);
+			if (open) {
+				ev.id = segment_id(v[i].id, seg++);
+				ev.parent_id = segment_id(v[i].id, seg);
+			} else {
+				ev.id = segment_id(v[i].id, seg);
+			}
 			open = true;
 		}
+		TF_TRY(tf_emit(r->ctx, r->sink, &ev));
 	}
-	qsort(r->fl, r->nfl, sizeof(tf_event), index_cmp);
-	for (uint32_t i = 0; i < r->nfl; i++)
-		TF_TRY(tf_pf_emit(r, &r->fl[i]));
 	return 0;
+}
+
+/* The flow id's held events handed on, their slots freed. */
+static int flow_close(tf_pf *r, uint64_t id, uint32_t head)
+{
+	uint32_t n = 0;
+	for (uint32_t k = head; k != UINT32_MAX; k = r->fl[k].next) {
+		if (tf_grow((void **)&r->flv, &r->capflv, n + 1, sizeof(pflow)) < 0)
+			return TF_ENOMEM;
+		r->flv[n++] = r->fl[k];
+	}
+	for (uint32_t k = head, next; k != UINT32_MAX; k = next) {
+		next = r->fl[k].next;
+		r->fl[k].next = r->flfree;
+		r->fl[k].phase = 0xff; /* free */
+		r->flfree = k;
+	}
+	if (tf_hmap_set(&r->flopen, id, 0) < 0)
+		return TF_ENOMEM;
+	return flows_emit(r, r->flv, n);
+}
+
+static int flows(tf_pf *r, const tf_event *base, const uint64_t *ids, size_t n, bool terminating)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = r->flfree;
+		if (k != UINT32_MAX) {
+			r->flfree = r->fl[k].next;
+		} else {
+			if (tf_grow((void **)&r->fl, &r->capfl, r->nfl + 1, sizeof(pflow)) < 0)
+				return TF_ENOMEM;
+			k = r->nfl++;
+		}
+		pflow *f = &r->fl[k];
+		uint32_t head = tf_hmap_get(&r->flopen, ids[i]); /* slot + 1; 0 or absent: none open */
+		*f = (pflow){ .ts = base->ts_ns, .id = ids[i], .index = r->index++, .corr = base->corr,
+			      .track = base->track, .flags = base->flags, .name = base->name, .cat = base->cat,
+			      .next = head == UINT32_MAX || head == 0 ? UINT32_MAX : head - 1,
+			      .phase = terminating ? 'f' : 0 };
+		if (terminating)
+			TF_TRY(flow_close(r, ids[i], k));
+		else if (tf_hmap_set(&r->flopen, ids[i], k + 1) < 0)
+			return TF_ENOMEM;
+	}
+	return 0;
+}
+
+/* The flows still open at the input's end (never terminated). */
+int tf_pf_flows_end(tf_pf *r)
+{
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < r->nfl; k++)
+		if (r->fl[k].phase != 0xff)
+			r->fl[n++] = r->fl[k];
+	r->nfl = 0;
+	r->flfree = UINT32_MAX;
+	return n ? flows_emit(r, r->fl, n) : 0;
 }
 
 /* What tracefold's writer says of a slice in its debug annotations: "gpu"

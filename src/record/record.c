@@ -92,7 +92,7 @@ void tfr_enqueue(tfr *r, tfr_chunk *c)
 		r->qhead = c;
 	r->qtail = c;
 	if (!c->control)
-		__atomic_store_n(&r->qbytes, r->qbytes + c->len, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->qbytes, r->qbytes + c->cap, __ATOMIC_RELAXED);
 	r->pushed++;
 	pthread_cond_signal(&r->cv_writer);
 }
@@ -148,7 +148,7 @@ static void *writer_main(void *arg)
 		if (!rc && !err)
 			r->bytes += c->len;
 		if (!c->control)
-			__atomic_store_n(&r->qbytes, r->qbytes - c->len, __ATOMIC_RELAXED);
+			__atomic_store_n(&r->qbytes, r->qbytes - c->cap, __ATOMIC_RELAXED);
 		r->written++;
 		chunk_put(r, c);
 		pthread_cond_broadcast(&r->cv_space);

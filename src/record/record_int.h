@@ -75,7 +75,7 @@ struct tfr {
 	pthread_mutex_t mu;
 	pthread_cond_t cv_writer, cv_space, cv_done;
 	tfr_chunk *qhead, *qtail;   /* handed over, not yet written */
-	size_t qbytes;              /* their bytes (data chunks only); read unlocked by drop mode */
+	size_t qbytes;              /* their memory (data chunks' capacity); read unlocked by drop mode */
 	uint64_t pushed, written;   /* chunks handed over / written */
 	tfr_chunk *free;            /* spare chunks of chunk_size */
 	uint32_t nfree;

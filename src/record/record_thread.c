@@ -208,18 +208,18 @@ static int refill(tfr_thread *t, size_t need, bool force)
 {
 	tfr *r = t->r;
 	size_t q = __atomic_load_n(&r->qbytes, __ATOMIC_RELAXED);
-	if (r->drop && !force && t->c && t->c->len && q && q + t->c->len > r->limit)
+	if (r->drop && !force && t->c && t->c->len && q && q + t->c->cap > r->limit)
 		return -1; /* no lock taken to drop (an empty queue takes any buffer) */
 	pthread_mutex_lock(&r->mu);
 	if (t->c && t->c->len) {
 		if (!force) {
 			bool waited = false;
-			while (!r->drop && r->qbytes && r->qbytes + t->c->len > r->limit) {
+			while (!r->drop && r->qbytes && r->qbytes + t->c->cap > r->limit) {
 				waited = true;
 				pthread_cond_wait(&r->cv_space, &r->mu);
 			}
 			r->waits += waited;
-			if (r->drop && r->qbytes && r->qbytes + t->c->len > r->limit) {
+			if (r->drop && r->qbytes && r->qbytes + t->c->cap > r->limit) {
 				pthread_mutex_unlock(&r->mu);
 				return -1;
 			}
@@ -513,6 +513,17 @@ void tfr_counter(tfr *r, tfr_track track, double value)
 		event(r, &v);
 }
 
+/* A flow's begin and steps reach the file before what follows them on
+ * other threads (the thread's buffer handed over at once), so that a
+ * reader that takes a flow's events in the file's order meets them in the
+ * order they happened. */
+static void flow_handover(tfr *r)
+{
+	tfr_thread *t = tfr_self(r);
+	if (t && t->c && t->c->len)
+		refill(t, 0, false);
+}
+
 uint64_t tfr_flow_begin(tfr *r, tfr_track track, const char *name)
 {
 	if (!r)
@@ -520,14 +531,17 @@ uint64_t tfr_flow_begin(tfr *r, tfr_track track, const char *name)
 	evspec v = { .type = TE_INSTANT, .track = track, .name = name ? name : "", .flow = tfr_draw(r),
 		     .flow_field = TE_FLOW_IDS };
 	event(r, &v);
+	flow_handover(r);
 	return v.flow;
 }
 
 void tfr_flow_step(tfr *r, tfr_track track, uint64_t flow)
 {
 	evspec v = { .type = TE_INSTANT, .track = track, .flow = flow, .flow_field = TE_FLOW_IDS };
-	if (r && flow)
+	if (r && flow) {
 		event(r, &v);
+		flow_handover(r);
+	}
 }
 
 void tfr_flow_end(tfr *r, tfr_track track, uint64_t flow)

@@ -48,25 +48,35 @@ static int pair_message(tf_pairs *q, tf_pend *p, bool send, tf_pair_fn fn, void 
 	return wait(send ? &q->sends : &q->recvs, p);
 }
 
-static int pair_flow(tf_pairs *q, tf_pend *p, uint32_t input, int phase, tf_pair_fn fn, void *u)
+/* A flow event: an end (f) takes the waiting start of its id, a start
+ * (s) the waiting end; a step (t) is both, an end of its id and the start
+ * of its next_id (a step's parent_id: a segment id of its own), or of its
+ * id again (Chrome's steps, which share the flow's id). */
+static int pair_flow(tf_pairs *q, tf_pend *p, uint32_t input, int phase, uint64_t next_id, tf_pair_fn fn, void *u)
 {
-	p->key = mix(mix(2, input), p->id);
+	uint64_t kin = mix(mix(2, input), p->id);
+	uint64_t kout = next_id ? mix(mix(2, input), next_id) : kin;
 	bool end_waits = false;
 	if (phase == 'f' || phase == 't') {
-		tf_pend *s = take(&q->starts, p->key);
+		p->key = kin;
+		tf_pend *s = take(&q->starts, kin);
 		if (s)
 			TF_TRY(fn(u, s, p));
 		else
 			end_waits = true;
 	}
 	if (phase == 's' || phase == 't') {
-		tf_pend *e = take(&q->ends, p->key);
+		p->key = kout;
+		tf_pend *e = take(&q->ends, kout);
 		if (e)
 			TF_TRY(fn(u, p, e));
 		else
 			TF_TRY(wait(&q->starts, p));
 	}
-	return end_waits ? wait(&q->ends, p) : 0;
+	if (!end_waits)
+		return 0;
+	p->key = kin;
+	return wait(&q->ends, p);
 }
 
 int tf_pair_event(tf_pairs *q, const tf_event *ev, int64_t rank, uint32_t input, int64_t slice,
@@ -80,7 +90,7 @@ int tf_pair_event(tf_pairs *q, const tf_event *ev, int64_t rank, uint32_t input,
 	p.cat = ev->cat;
 	if (ev->kind == TF_EV_FLOW) {
 		p.id = ev->id;
-		return pair_flow(q, &p, input, ev->phase, flow_fn, u);
+		return pair_flow(q, &p, input, ev->phase, ev->phase == 't' ? ev->parent_id : 0, flow_fn, u);
 	}
 	if (ev->kind != TF_EV_SEND && ev->kind != TF_EV_RECV)
 		return 0;

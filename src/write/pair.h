@@ -5,7 +5,10 @@
  *   messages: a send with the first waiting receive of the same source and
  *             destination rank, tag and communicator (MPI's order), and back
  *   flows:    Chrome s starts, f finishes, t is a step (it finishes the
- *             segment before it and starts the next), by id within an input
+ *             segment before it and starts the next), by id within an input;
+ *             a step whose parent_id is set starts the segment of that id
+ *             (the Perfetto reader's flows: an id per segment, so that a
+ *             flow across three tracks pairs in any order of its tracks)
  *
  * Memory: the ends still waiting for their partner. */
 #ifndef TRACEFOLD_PAIR_H

@@ -239,6 +239,20 @@ assert json.load(open(sys.argv[2]))[\"diagnostics\"][\"begin_unclosed\"] == 1" "
 mkdir "$TMP/isdir"
 check "tfr_close whose rename fails (the name is a folder): negative, the .tmp file removed" "$TMP/demo" renamefail "$TMP/isdir"
 
+# ---- a flow whose end is written before its step (another thread's buffer) ----
+check "flowlate: a flow begun and ended on main, stepped on a worker whose buffer is written last: one flow of begin, step, end; tracefold draws its 2 arrows forward in time" sh -c '
+"$1" flowlate "$2" && '"$PY"' '"$CHK"' "$2" --summary "$3" && "$4" -q chrome "$2" -o "$5" && '"$PY"' -c "
+import json, sys, collections
+s = json.load(open(sys.argv[1]))[\"flows\"]
+assert s == {\"begun\": 1, \"steps\": 1, \"ended\": 1}, s
+t = json.load(open(sys.argv[2]))
+ev = t[\"traceEvents\"] if isinstance(t, dict) else t
+by = collections.defaultdict(dict)
+for e in ev:
+    if e.get(\"ph\") in (\"s\", \"f\"):
+        by[e[\"id\"]][e[\"ph\"]] = e[\"ts\"]
+assert len(by) == 2 and all(v[\"s\"] <= v[\"f\"] for v in by.values()), dict(by)" "$3" "$5"' sh "$TMP/demo" "$TMP/fl.pftrace" "$TMP/fl.sum.json" "$TF" "$TMP/fl.chrome.json"
+
 # ---- the documented C example (tests/data/record/example.c, docs/record.md) ----
 # built with the flags docs/record.md gives; a new run and the committed
 # trace both hold its fixed structure, and tracefold's calls and totals per

@@ -261,6 +261,53 @@ static int closefail(const char *dir)
 	return 0;
 }
 
+/* flowlate: a flow begun on the main thread, stepped on a worker that
+ * lives on, ended on the main thread, whose buffer is written (tfr_flush)
+ * before the worker's: the step must still reach the file before the end
+ * (the library hands a flow's begin and steps over at once). */
+static pthread_mutex_t fl_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fl_cv = PTHREAD_COND_INITIALIZER;
+static int fl_state;
+static uint64_t fl_id;
+
+static void *flowlate_worker(void *unused)
+{
+	(void)unused;
+	tfr_thread_name(R, "stepper");
+	pthread_mutex_lock(&fl_mu);
+	tfr_flow_step(R, 0, fl_id);
+	fl_state = 1;
+	pthread_cond_broadcast(&fl_cv);
+	while (fl_state != 2)
+		pthread_cond_wait(&fl_cv, &fl_mu);
+	pthread_mutex_unlock(&fl_mu);
+	tfr_begin(R, 0, "worker");
+	tfr_end(R, 0);
+	return NULL;
+}
+
+static int flowlate(const char *path)
+{
+	R = tfr_open(path, NULL);
+	if (!R)
+		return perror("tfr_open"), 1;
+	pthread_t th;
+	tfr_begin(R, 0, "main");
+	fl_id = tfr_flow_begin(R, 0, "handoff");
+	pthread_create(&th, NULL, flowlate_worker, NULL);
+	pthread_mutex_lock(&fl_mu);
+	while (fl_state != 1)
+		pthread_cond_wait(&fl_cv, &fl_mu);
+	tfr_flow_end(R, 0, fl_id);
+	tfr_end(R, 0);
+	tfr_flush(R); /* the main thread's buffer written now, the worker's later */
+	fl_state = 2;
+	pthread_cond_broadcast(&fl_cv);
+	pthread_mutex_unlock(&fl_mu);
+	pthread_join(th, NULL);
+	return tfr_close(R) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -288,6 +335,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "renamefail"))
 		return renamefail(argv[2]);
+	if (!strcmp(m, "flowlate"))
+		return flowlate(argv[2]);
 	if (argc < 4)
 		return 2;
 	FILE *o = fopen(argv[3], "w");
