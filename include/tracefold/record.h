@@ -117,10 +117,13 @@ TFR_API uint64_t tfr_flow_begin(tfr *r, tfr_track t, const char *name);
 TFR_API void tfr_flow_step(tfr *r, tfr_track t, uint64_t flow);
 TFR_API void tfr_flow_end(tfr *r, tfr_track t, uint64_t flow);
 
-/* Debug annotations on the calling thread's next begin, instant or
- * counter (Perfetto shows them as the slice's args).  A dict or array
- * holds what is added until its tfr_arg_close; an array's entries have no
- * key (pass NULL).  Up to 8 levels; 64 KiB of annotations per event. */
+/* Debug annotations on the calling thread's next event (a begin, end,
+ * instant, counter or flow instant; Perfetto shows them as the slice's
+ * args, an end's merged into its slice's).  A dict or array holds what is
+ * added until its tfr_arg_close; an array's entries have no key (pass
+ * NULL).  Up to 8 levels; 64 KiB of annotations per event (the rest left
+ * out; the event is kept).  Names over 64 KiB are cut (at a UTF-8
+ * character's start), track names over 4 KiB. */
 TFR_API void tfr_arg_int(tfr *r, const char *key, int64_t v);
 TFR_API void tfr_arg_uint(tfr *r, const char *key, uint64_t v);
 TFR_API void tfr_arg_double(tfr *r, const char *key, double v);

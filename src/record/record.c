@@ -179,7 +179,7 @@ static const char *default_process_name(char *b, size_t n)
 
 static int process_descriptor(tfr *r, const char *name)
 {
-	size_t n = strnlen(name, 4096);
+	size_t n = tfr_cut(name, 4096);
 	uint8_t *b = malloc(64 + n), *p = b, *pk, *td, *pd;
 	if (!b)
 		return -ENOMEM;
@@ -200,7 +200,7 @@ static int process_descriptor(tfr *r, const char *name)
 
 int tfr_thread_descriptor(tfr *r, tfr_thread *t, const char *name)
 {
-	size_t n = name ? strnlen(name, 4096) : 0;
+	size_t n = name ? tfr_cut(name, 4096) : 0;
 	uint8_t *b = malloc(96 + n), *p = b, *pk, *td, *thd;
 	if (!b)
 		return -ENOMEM;
@@ -248,7 +248,7 @@ static tfr_track track_new(tfr *r, tfr_track parent, const char *name, bool coun
 {
 	if (!r || r->forked)
 		return 0;
-	size_t n = name ? strnlen(name, 4096) : 0, un = unit ? strnlen(unit, 256) : 0;
+	size_t n = name ? tfr_cut(name, 4096) : 0, un = unit ? tfr_cut(unit, 256) : 0;
 	uint8_t *b = malloc(96 + n + un), *p = b, *pk, *td, *cd;
 	if (!b)
 		return 0;

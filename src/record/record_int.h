@@ -100,6 +100,20 @@ struct tfr {
 	uint64_t bytes, waits, dropped_retired, events_retired;
 };
 
+#define TFR_NAME_MAX (64u << 10) /* an event name's bytes, at most */
+
+/* The length of s, at most max bytes, not cutting a UTF-8 character. */
+static inline size_t tfr_cut(const char *s, size_t max)
+{
+	size_t n = 0;
+	while (n < max && s[n])
+		n++;
+	if (n == max && s[n])
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	return n;
+}
+
 /* record.c */
 uint64_t tfr_mix64(uint64_t x);
 uint64_t tfr_draw(tfr *r);                    /* a new uuid or flow id (never 0) */

@@ -376,7 +376,7 @@ typedef struct evspec {
 /* One event as a packet in t's buffer; false: dropped. */
 static bool put_event(tfr_thread *t, const evspec *v, uint64_t now)
 {
-	size_t n = v->name ? strlen(v->name) : 0;
+	size_t n = v->name ? tfr_cut(v->name, TFR_NAME_MAX) : 0;
 	size_t args = t->nargs;
 	size_t need = 128 + 2 * n + args + (!t->started || t->nnames >= TFR_INTERN_MAX ? START_BYTES : 0);
 	uint8_t *p = room(t, need, v->type == TE_SLICE_END);
@@ -509,8 +509,13 @@ void tfr_instant(tfr *r, tfr_track track, const char *name)
 void tfr_counter(tfr *r, tfr_track track, double value)
 {
 	evspec v = { .type = TE_COUNTER, .track = track, .has_value = true, .value = value };
-	if (r && track)
+	if (r && track) {
 		event(r, &v);
+	} else if (r) { /* no counter track: nothing recorded, its annotations dropped too */
+		tfr_thread *t = tfr_self(r);
+		if (t)
+			args_clear(t);
+	}
 }
 
 /* A flow's begin and steps reach the file before what follows them on
@@ -661,7 +666,7 @@ static bool args_room(tfr_thread *t, size_t n)
  * where its value goes (its length at *len_at), NULL: no room. */
 static uint8_t *arg_open(tfr_thread *t, const char *key, size_t extra, uint8_t **len_at)
 {
-	size_t kn = key ? strnlen(key, 1024) : 0;
+	size_t kn = key ? tfr_cut(key, 1024) : 0;
 	if (!args_room(t, 32 + kn + extra))
 		return NULL;
 	uint32_t field = t->argdepth ? t->argkind[t->argdepth - 1] : TE_ANNOTATION;
@@ -717,7 +722,7 @@ void tfr_arg_bool(tfr *r, const char *key, int v)
 void tfr_arg_string(tfr *r, const char *key, const char *v)
 {
 	ARG_SELF(r, t);
-	size_t n = v ? strlen(v) : 0;
+	size_t n = v ? tfr_cut(v, TFR_ARGS_MAX) : 0;
 	uint8_t *l, *p = arg_open(t, key, 16 + n, &l);
 	if (p)
 		arg_done(t, l, pb_str(p, DA_STRING, v ? v : "", n));
