@@ -253,6 +253,18 @@ for e in ev:
         by[e[\"id\"]][e[\"ph\"]] = e[\"ts\"]
 assert len(by) == 2 and all(v[\"s\"] <= v[\"f\"] for v in by.values()), dict(by)" "$3" "$5"' sh "$TMP/demo" "$TMP/fl.pftrace" "$TMP/fl.sum.json" "$TF" "$TMP/fl.chrome.json"
 
+# ---- names past the limits ----
+# shellcheck disable=SC2086
+check "rec_long.c: a 300 KB name is cut to 65535 bytes at a UTF-8 character's start, valid for protoc and the decoder; the oversized annotation and a trackless counter's left out" sh -c '
+gcc -std=c11 '"$W"' -O1 '"$CFLAGS_REC"' -Iinclude tests/record/rec_long.c '"$LIB"'/libtracefold-record.a -pthread -o "$1/long" && "$1/long" "$1/long.pftrace" &&
+! protoc --proto_path=proto --decode=perfetto.protos.Trace proto/perfetto_trace.proto < "$1/long.pftrace" 2>&1 > /dev/null | grep -q . &&
+'"$PY"' '"$CHK"' "$1/long.pftrace" --summary "$1/long.json" && '"$PY"' -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+n = {k.encode(): v[\"count\"] for k, v in s[\"names\"].items()}
+assert n == {\"\u20ac\".encode() * 21845: 1, b\"after\": 1}, [(len(k), v) for k, v in n.items()]
+assert not s[\"args\"], s[\"args\"]" "$1/long.json"' sh "$TMP"
+
 # ---- the documented C example (tests/data/record/example.c, docs/record.md) ----
 # built with the flags docs/record.md gives; a new run and the committed
 # trace both hold its fixed structure, and tracefold's calls and totals per
