@@ -664,9 +664,13 @@ static void test_flows(void **state)
 	const char phase[] = "stf";
 	for (int k = 0; k < 3; k++) {
 		expect_ev(x, ev[k], TF_EV_FLOW, k < 2 ? "send" : "recv", 10 * (k + 1));
-		assert_int_equal(ev[k]->id, 77);
 		assert_int_equal(ev[k]->phase, phase[k]);
 	}
+	/* a segment an id: the first the flow's, the step's next its parent_id */
+	assert_int_equal(ev[0]->id, 77);
+	assert_int_equal(ev[1]->id, 77);
+	assert_true(ev[1]->parent_id != 0 && ev[1]->parent_id != 77);
+	assert_int_equal(ev[2]->id, ev[1]->parent_id);
 	assert_int_equal(diag(x, TF_DIAG_ev_instant), 0);
 	assert_int_equal(diag(x, TF_DIAG_ev_flow), 3);
 	run_free(x);
