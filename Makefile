@@ -7,6 +7,7 @@
 #   make demo       install missing packages, build, profile samples/, print the top view
 #   make check      install test tools, build (release + ASan/UBSan), run every test
 #   make bench      generate large inputs and measure speed/memory (docs/performance.md)
+#   make bench-compare REF=<commit>   each benchmark against that commit's build, with ratios
 #   make docs       redraw the README's flame graphs from samples/ (docs/img/)
 #   make fuzz       fuzz every input path with libFuzzer (clang) for FUZZ_SECONDS each
 #   make record     libtracefold-record, the recording API (docs/record.md)
@@ -87,7 +88,7 @@ MPICC    ?= mpicc
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 MPI_BINS := $(if $(HAVE_MPICC),tracefold-mpi build/san/tracefold-mpi)
 
-.PHONY: all demo docs check test test-fast bench clean deps deps-test unit san golden-update fuzz fuzz-build \
+.PHONY: all demo docs check test test-fast bench bench-compare clean deps deps-test unit san golden-update fuzz fuzz-build \
 	install uninstall record
 all: tracefold
 
@@ -279,6 +280,12 @@ fuzz-build: $(FUZZ_LF)
 fuzz:
 	@sh tests/deps.sh fuzz || echo "make fuzz: cannot install clang; trying anyway"
 	@FUZZ_CC='$(FUZZ_CC)' FUZZ_SECONDS='$(FUZZ_SECONDS)' MAKE='$(MAKE)' sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+# Each benchmark against a reference commit, pair by pair, with the ratios
+# (bench/compare.sh; docs/performance.md "Against a reference"):
+#   make bench-compare REF=<commit> [ROUNDS=5] [MB=200] [TRACES="a.json b.json"]
+bench-compare: tracefold
+	REF='$(REF)' ROUNDS='$(ROUNDS)' MB='$(MB)' TRACES='$(TRACES)' sh bench/compare.sh
 
 bench: deps tracefold tracefold-mpi build/rel/bench/record_bench
 	sh tests/deps.sh bench
