@@ -177,23 +177,36 @@ static const char *default_process_name(char *b, size_t n)
 	return program_invocation_short_name ? program_invocation_short_name : "process";
 }
 
+/* A control packet holding a TrackDescriptor of uuid: opened in b (its
+ * fields follow), then closed and queued (under mu, or before the writer
+ * starts). */
+static uint8_t *desc_open(tfr *r, uint8_t *b, uint64_t uuid, uint8_t **pk, uint8_t **td)
+{
+	uint8_t *p = pb_open(b, TRACE_PACKET, pk);
+	p = pb_uint(p, TP_SEQ_ID, r->ctl_seq);
+	p = pb_open(p, TP_TRACK_DESCRIPTOR, td);
+	return pb_uint(p, TD_UUID, uuid);
+}
+
+static int desc_close(tfr *r, uint8_t *b, uint8_t *p, uint8_t *pk, uint8_t *td)
+{
+	pb_close(td, p);
+	pb_close(pk, p);
+	return tfr_control(r, b, (size_t)(p - b));
+}
+
 static int process_descriptor(tfr *r, const char *name)
 {
 	size_t n = tfr_cut(name, 4096);
-	uint8_t *b = malloc(64 + n), *p = b, *pk, *td, *pd;
+	uint8_t *b = malloc(64 + n), *p, *pk, *td, *pd;
 	if (!b)
 		return -ENOMEM;
-	p = pb_open(p, TRACE_PACKET, &pk);
-	p = pb_uint(p, TP_SEQ_ID, r->ctl_seq);
-	p = pb_open(p, TP_TRACK_DESCRIPTOR, &td);
-	p = pb_uint(p, TD_UUID, r->proc_uuid);
+	p = desc_open(r, b, r->proc_uuid, &pk, &td);
 	p = pb_open(p, TD_PROCESS, &pd);
 	p = pb_uint(p, PD_PID, (uint64_t)(int64_t)r->pid);
 	p = pb_str(p, PD_NAME, name, n);
 	pb_close(pd, p);
-	pb_close(td, p);
-	pb_close(pk, p);
-	int rc = tfr_control(r, b, (size_t)(p - b));
+	int rc = desc_close(r, b, p, pk, td);
 	free(b);
 	return rc;
 }
@@ -201,13 +214,10 @@ static int process_descriptor(tfr *r, const char *name)
 int tfr_thread_descriptor(tfr *r, tfr_thread *t, const char *name)
 {
 	size_t n = name ? tfr_cut(name, 4096) : 0;
-	uint8_t *b = malloc(96 + n), *p = b, *pk, *td, *thd;
+	uint8_t *b = malloc(96 + n), *p, *pk, *td, *thd;
 	if (!b)
 		return -ENOMEM;
-	p = pb_open(p, TRACE_PACKET, &pk);
-	p = pb_uint(p, TP_SEQ_ID, r->ctl_seq);
-	p = pb_open(p, TP_TRACK_DESCRIPTOR, &td);
-	p = pb_uint(p, TD_UUID, t->uuid);
+	p = desc_open(r, b, t->uuid, &pk, &td);
 	p = pb_uint(p, TD_PARENT, r->proc_uuid);
 	p = pb_open(p, TD_THREAD, &thd);
 	p = pb_uint(p, THD_PID, (uint64_t)(int64_t)r->pid);
@@ -215,9 +225,7 @@ int tfr_thread_descriptor(tfr *r, tfr_thread *t, const char *name)
 	if (n)
 		p = pb_str(p, THD_NAME, name, n);
 	pb_close(thd, p);
-	pb_close(td, p);
-	pb_close(pk, p);
-	int rc = tfr_control(r, b, (size_t)(p - b));
+	int rc = desc_close(r, b, p, pk, td);
 	free(b);
 	return rc;
 }
@@ -244,20 +252,14 @@ static int clock_packet(tfr *r)
 	return tfr_control(r, b, (size_t)(p - b));
 }
 
-static tfr_track track_new(tfr *r, tfr_track parent, const char *name, bool counter, const char *unit)
+int tfr_track_descriptor(tfr *r, uint64_t uuid, uint64_t parent, const char *name, bool counter, const char *unit)
 {
-	if (!r || r->forked)
-		return 0;
 	size_t n = name ? tfr_cut(name, 4096) : 0, un = unit ? tfr_cut(unit, 256) : 0;
-	uint8_t *b = malloc(96 + n + un), *p = b, *pk, *td, *cd;
+	uint8_t *b = malloc(96 + n + un), *p, *pk, *td, *cd;
 	if (!b)
-		return 0;
-	tfr_track t = tfr_draw(r);
-	p = pb_open(p, TRACE_PACKET, &pk);
-	p = pb_uint(p, TP_SEQ_ID, r->ctl_seq);
-	p = pb_open(p, TP_TRACK_DESCRIPTOR, &td);
-	p = pb_uint(p, TD_UUID, t);
-	p = pb_uint(p, TD_PARENT, parent ? parent : r->proc_uuid);
+		return -ENOMEM;
+	p = desc_open(r, b, uuid, &pk, &td);
+	p = pb_uint(p, TD_PARENT, parent);
 	if (n)
 		p = pb_str(p, TD_NAME, name, n);
 	if (counter) {
@@ -269,12 +271,19 @@ static tfr_track track_new(tfr *r, tfr_track parent, const char *name, bool coun
 			p = pb_str(p, CD_UNIT_NAME, unit, un);
 		pb_close(cd, p);
 	}
-	pb_close(td, p);
-	pb_close(pk, p);
-	pthread_mutex_lock(&r->mu);
-	int rc = tfr_control(r, b, (size_t)(p - b));
-	pthread_mutex_unlock(&r->mu);
+	int rc = desc_close(r, b, p, pk, td);
 	free(b);
+	return rc;
+}
+
+static tfr_track track_new(tfr *r, tfr_track parent, const char *name, bool counter, const char *unit)
+{
+	if (!r || r->forked)
+		return 0;
+	tfr_track t = tfr_draw(r);
+	pthread_mutex_lock(&r->mu);
+	int rc = tfr_track_descriptor(r, t, parent ? parent : r->proc_uuid, name, counter, unit);
+	pthread_mutex_unlock(&r->mu);
 	return rc ? 0 : t;
 }
 

@@ -122,6 +122,9 @@ tfr_chunk *tfr_chunk_get(tfr *r, size_t need); /* under mu */
 void tfr_enqueue(tfr *r, tfr_chunk *c);        /* under mu */
 int tfr_control(tfr *r, const uint8_t *p, size_t n); /* a control packet, queued now */
 int tfr_thread_descriptor(tfr *r, tfr_thread *t, const char *name); /* under mu */
+/* Under mu: a track (a counter track) uuid under parent; unit: "ns",
+ * "count", "bytes" or a name of its own. */
+int tfr_track_descriptor(tfr *r, uint64_t uuid, uint64_t parent, const char *name, bool counter, const char *unit);
 
 /* record_thread.c */
 tfr_thread *tfr_thread_slow(tfr *r);          /* the calling thread's state, made if new */

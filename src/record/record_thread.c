@@ -189,14 +189,36 @@ tfr_thread *tfr_thread_slow(tfr *r)
 	return hit->t;
 }
 
-void tfr_thread_free(tfr_thread *t)
+/* The interned names' strings freed (the table kept, empty). */
+static void names_clear(tfr_thread *t)
 {
-	for (uint32_t i = 0; i < t->capnames; i++)
+	for (uint32_t i = 0; i < t->capnames; i++) {
 		free(t->names[i].s);
+		t->names[i].s = NULL;
+	}
+	t->nnames = 0;
+}
+
+/* What a thread's state holds beyond itself: its names, annotations,
+ * open-slice marks and buffer. */
+static void thread_release(tfr_thread *t)
+{
+	names_clear(t);
 	free(t->names);
 	free(t->args);
 	free(t->own);
 	free(t->c);
+	t->names = NULL;
+	t->capnames = 0;
+	t->args = t->own = NULL;
+	t->capargs = t->nargs = 0;
+	t->capown = t->nown = 0;
+	t->c = NULL;
+}
+
+void tfr_thread_free(tfr_thread *t)
+{
+	thread_release(t);
 	free(t);
 }
 
@@ -204,22 +226,29 @@ void tfr_thread_free(tfr_thread *t)
 
 /* Room for need bytes in t's buffer: the full one handed over (waiting
  * for room in the queue, or, dropping, giving up: -1). */
+/* The queue holding q bytes has no room for a buffer of cap: an empty
+ * queue takes any buffer. */
+static inline bool queue_full(const tfr *r, size_t q, size_t cap)
+{
+	return q && q + cap > r->limit;
+}
+
 static int refill(tfr_thread *t, size_t need, bool force)
 {
 	tfr *r = t->r;
 	size_t q = __atomic_load_n(&r->qbytes, __ATOMIC_RELAXED);
-	if (r->drop && !force && t->c && t->c->len && q && q + t->c->cap > r->limit)
+	if (r->drop && !force && t->c && t->c->len && queue_full(r, q, t->c->cap))
 		return -1; /* no lock taken to drop (an empty queue takes any buffer) */
 	pthread_mutex_lock(&r->mu);
 	if (t->c && t->c->len) {
 		if (!force) {
 			bool waited = false;
-			while (!r->drop && r->qbytes && r->qbytes + t->c->cap > r->limit) {
+			while (!r->drop && queue_full(r, r->qbytes, t->c->cap)) {
 				waited = true;
 				pthread_cond_wait(&r->cv_space, &r->mu);
 			}
 			r->waits += waited;
-			if (r->drop && r->qbytes && r->qbytes + t->c->cap > r->limit) {
+			if (r->drop && queue_full(r, r->qbytes, t->c->cap)) {
 				pthread_mutex_unlock(&r->mu);
 				return -1;
 			}
@@ -285,11 +314,7 @@ static uint8_t *start_sequence(tfr_thread *t, uint8_t *p, uint64_t now)
 	pb_close(pk, p);
 	t->started = true;
 	t->last_ts = now;
-	for (uint32_t i = 0; i < t->capnames; i++) {
-		free(t->names[i].s);
-		t->names[i].s = NULL;
-	}
-	t->nnames = 0;
+	names_clear(t);
 	return p;
 }
 #define START_BYTES 192
@@ -575,20 +600,8 @@ void tfr_thread_retire(tfr_thread *t)
 	tfr *r = t->r;
 	if (t->dropped) {
 		uint64_t uuid = tfr_draw(r);
-		uint8_t b[160], *p = b, *pk, *td, *cd, *te;
-		static const char nm[] = "tracefold.dropped_events";
-		p = pb_open(p, TRACE_PACKET, &pk);
-		p = pb_uint(p, TP_SEQ_ID, r->ctl_seq);
-		p = pb_open(p, TP_TRACK_DESCRIPTOR, &td);
-		p = pb_uint(p, TD_UUID, uuid);
-		p = pb_uint(p, TD_PARENT, t->uuid);
-		p = pb_str(p, TD_NAME, nm, sizeof(nm) - 1);
-		p = pb_open(p, TD_COUNTER, &cd);
-		p = pb_uint(p, CD_UNIT, 2);
-		pb_close(cd, p);
-		pb_close(td, p);
-		pb_close(pk, p);
-		tfr_control(r, b, (size_t)(p - b));
+		uint8_t *p, *pk, *te;
+		tfr_track_descriptor(r, uuid, t->uuid, "tracefold.dropped_events", true, "count");
 		/* the value: on t's sequence, at its last time */
 		if (!t->c || t->c->cap - t->c->len < 64 + START_BYTES) {
 			if (t->c && t->c->len)
@@ -626,18 +639,7 @@ void tfr_thread_retire(tfr_thread *t)
 	t->retired = true;
 	/* never used again: what it holds goes now, not at close (a program
 	 * whose threads come and go kept every one's names until then) */
-	for (uint32_t i = 0; i < t->capnames; i++)
-		free(t->names[i].s);
-	free(t->names);
-	free(t->args);
-	free(t->own);
-	free(t->c);
-	t->names = NULL;
-	t->capnames = t->nnames = 0;
-	t->args = t->own = NULL;
-	t->capargs = t->nargs = 0;
-	t->capown = t->nown = 0;
-	t->c = NULL;
+	thread_release(t);
 }
 
 /* ---- annotations ---- */
