@@ -52,10 +52,14 @@ track; flows; annotations by type; dropped (the sum of the
 tracefold.dropped_events counters), packets marked previous_packet_dropped,
 sequences, processes."""
 import json
+import os
 import struct
 import sys
 import zlib
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import fields  # noqa: E402  (the wire format, shared with xplane_check.py)
 
 errs = []
 
@@ -63,49 +67,6 @@ errs = []
 def err(m):
     if len(errs) < 30:
         errs.append(m)
-
-
-def varint(b, i):
-    v = s = 0
-    while True:
-        if i >= len(b):
-            raise ValueError("varint runs past the end")
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << s
-        s += 7
-        if not c & 0x80:
-            return v, i
-        if s > 63:
-            raise ValueError("varint over 10 bytes")
-
-
-def fields(b):
-    """[(field, wire, value)] of message b (value: int or bytes)."""
-    out, i = [], 0
-    while i < len(b):
-        tag, i = varint(b, i)
-        f, w = tag >> 3, tag & 7
-        if w == 0:
-            v, i = varint(b, i)
-        elif w == 1:
-            v = b[i:i + 8]
-            if len(v) < 8:
-                raise ValueError("fixed64 past the end")
-            i += 8
-        elif w == 2:
-            n, i = varint(b, i)
-            v = b[i:i + n]
-            if len(v) < n:
-                raise ValueError("length past the end")
-            i += n
-        elif w == 5:
-            v = b[i:i + 4]
-            i += 4
-        else:
-            raise ValueError("wire type %d" % w)
-        out.append((f, w, v))
-    return out
 
 
 def one(fs, f, default=None):

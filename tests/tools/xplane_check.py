@@ -37,42 +37,14 @@ Prints JSON as tests/tools/jax_check.py does (gpu_ns, streams, by_launch,
 by_correlation, kernels, paths: folded call paths launch path + op +
 activity, ';' inside a name written ':'), plus by_op (the GPU time per op)
 and op_unknown {activities, gpu_ns}."""
-import gzip, json, struct, sys
+import gzip, json, os, struct, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pbwire import fields  # noqa: E402  (the protobuf wire format, shared with record_check.py)
 
 CLIP_NS = 1000
 DERIVED = {"XLA Modules", "XLA Ops", "XLA TraceMe", "Steps", "TensorFlow Ops", "TensorFlow Name Scope",
            "Framework Ops", "Framework Name Scope", "Source code", "Launch Stats", "Async XLA Ops"}
-
-
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << s
-        s += 7
-        if not c & 0x80:
-            return v, i
-
-
-def fields(b):
-    """(field, wire type, value) of a message: an int, or bytes."""
-    i = 0
-    while i < len(b):
-        key, i = varint(b, i)
-        f, w = key >> 3, key & 7
-        if w == 0:
-            v, i = varint(b, i)
-        elif w == 1:
-            v, i = b[i:i + 8], i + 8
-        elif w == 5:
-            v, i = b[i:i + 4], i + 4
-        elif w == 2:
-            n, i = varint(b, i)
-            v, i = b[i:i + n], i + n
-        else:
-            raise ValueError("wire type %d" % w)
-        yield f, w, v
 
 
 def signed(v):
