@@ -108,16 +108,21 @@ c = lambda s: sorted((k.split(\"/\")[-1], v) for k, v in s[\"counters\"].items()
 assert c(a) == c(b), (c(a), c(b))
 # an arrow a segment: a flow of begin, step, end is two arrows there
 assert a[\"flows\"][\"steps\"] == 0 and a[\"flows\"][\"begun\"] == a[\"flows\"][\"ended\"] == b[\"flows\"][\"steps\"] + b[\"flows\"][\"ended\"] > b[\"flows\"][\"begun\"], (a[\"flows\"], b[\"flows\"])" "$4" "$5"' sh "$TF" "$TMP/d.pftrace" "$TMP/tf.pftrace" "$TMP/tf.sum.json" "$TMP/d.sum.json"
-check "chrome: every flow's arrow points forward in time, one a segment (begin-step, step-end: 6 for the demo's 3 flows)" sh -c '"$1" -q chrome "$2" -o "$3" && '"$PY"' -c "
+# arrows CHROME.json N: the Chrome output's flows are N arrows (s, f pairs),
+# each pointing forward in time
+ARROWS='
 import json, sys, collections
 t = json.load(open(sys.argv[1]))
-ev = t[\"traceEvents\"] if isinstance(t, dict) else t
+ev = t["traceEvents"] if isinstance(t, dict) else t
 by = collections.defaultdict(dict)
 for e in ev:
-    if e.get(\"ph\") in (\"s\", \"f\"):
-        by[e[\"id\"]][e[\"ph\"]] = e[\"ts\"]
-s = json.load(open(sys.argv[2]))[\"flows\"]
-assert len(by) == s[\"steps\"] + s[\"ended\"] and all(v[\"s\"] <= v[\"f\"] for v in by.values()), (dict(by), s)" "$3" "$4"' sh "$TF" "$TMP/d.pftrace" "$TMP/d.flows.json" "$TMP/d.sum.json"
+    if e.get("ph") in ("s", "f"):
+        by[e["id"]][e["ph"]] = e["ts"]
+assert len(by) == int(sys.argv[2]) and all(v["s"] <= v["f"] for v in by.values()), (dict(by), sys.argv[2])'
+check "chrome: every flow's arrow points forward in time, one a segment (begin-step, step-end: 6 for the demo's 3 flows)" sh -c '"$1" -q chrome "$2" -o "$3" && n=$('"$PY"' -c "
+import json, sys
+s = json.load(open(sys.argv[1]))[\"flows\"]
+print(s[\"steps\"] + s[\"ended\"])" "$4") && '"$PY"' -c "$5" "$3" "$n"' sh "$TF" "$TMP/d.pftrace" "$TMP/d.flows.json" "$TMP/d.sum.json" "$ARROWS"
 check "flame: an SVG of the trace" sh -c '"$1" -q flame "$2" -o "$3" && grep -q "matmul" "$3"' sh "$TF" "$TMP/d.pftrace" "$TMP/d.svg"
 check "events: Parquet tables of the trace, read back by top: the same calls and times" sh -c '"$1" -q events "$2" -o "$3" && [ -f "$3/slices/part-0.parquet" ] && "$1" -q top -n 0 --format json --keep-waiting "$3" > "$4" && '"$PY"' -c "
 import json, sys
@@ -242,16 +247,9 @@ check "tfr_close whose rename fails (the name is a folder): negative, the .tmp f
 # ---- a flow whose end is written before its step (another thread's buffer) ----
 check "flowlate: a flow begun and ended on main, stepped on a worker whose buffer is written last: one flow of begin, step, end; tracefold draws its 2 arrows forward in time" sh -c '
 "$1" flowlate "$2" && '"$PY"' '"$CHK"' "$2" --summary "$3" && "$4" -q chrome "$2" -o "$5" && '"$PY"' -c "
-import json, sys, collections
+import json, sys
 s = json.load(open(sys.argv[1]))[\"flows\"]
-assert s == {\"begun\": 1, \"steps\": 1, \"ended\": 1}, s
-t = json.load(open(sys.argv[2]))
-ev = t[\"traceEvents\"] if isinstance(t, dict) else t
-by = collections.defaultdict(dict)
-for e in ev:
-    if e.get(\"ph\") in (\"s\", \"f\"):
-        by[e[\"id\"]][e[\"ph\"]] = e[\"ts\"]
-assert len(by) == 2 and all(v[\"s\"] <= v[\"f\"] for v in by.values()), dict(by)" "$3" "$5"' sh "$TMP/demo" "$TMP/fl.pftrace" "$TMP/fl.sum.json" "$TF" "$TMP/fl.chrome.json"
+assert s == {\"begun\": 1, \"steps\": 1, \"ended\": 1}, s" "$3" && '"$PY"' -c "$6" "$5" 2' sh "$TMP/demo" "$TMP/fl.pftrace" "$TMP/fl.sum.json" "$TF" "$TMP/fl.chrome.json" "$ARROWS"
 
 # ---- names past the limits ----
 # shellcheck disable=SC2086
