@@ -48,6 +48,7 @@ typedef struct tf_dist_stats {
 	uint32_t parts;        /* parts it read */
 	uint64_t bytes;        /* their bytes */
 	double read_s;         /* from the plan to the agreed status: its share */
+	double own_s, own_cpu_s; /* its own reading, before waiting for the others: wall, and CPU of its thread */
 	double reduce_s;       /* its part of the tree: receiving, adding up, sending */
 	uint64_t sent, received; /* payload bytes */
 	double conclude_s;     /* process 0: tf_pipeline_conclude */
@@ -73,9 +74,12 @@ int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs,
  * options).  The same result as tf_pipeline_run, byte for byte; when the
  * inputs have fewer than two parts, or cannot be shared out (profiles,
  * standard input, span consumers, filters: their "keeps nothing" errors
- * name what the whole run has), it is tf_pipeline_run.  Returns 0 or a negative TF_E* with err filled (the
+ * name what the whole run has), it is tf_pipeline_run.  stats (NULL: not
+ * wanted): nthreads rows, zeroed, then what each thread did (a row with no
+ * parts: a thread not started, or no threads at all; OTF2 archives, read by
+ * processes, fill none).  Returns 0 or a negative TF_E* with err filled (the
  * error of the thread that failed). */
 int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n,
-		    const tf_pipeline_opts *o, tf_error *err);
+		    const tf_pipeline_opts *o, tf_dist_stats *stats, tf_error *err);
 
 #endif

@@ -552,6 +552,21 @@ int tf_out_format(const char *cmd, const char *v, int allowed, int *fmt_out)
 	return 0;
 }
 
+/* -v with -j: what each thread read and how long it took (the threads that
+ * read nothing are not shown: fewer parts than threads, or one input read
+ * whole), as --mpi -v shows each process (docs/distributed.md "Threads"). */
+static void print_thread_stats(const tf_dist_stats *st, int jobs, int rc)
+{
+	int used = 0;
+	for (int i = 0; st && rc >= 0 && i < jobs; i++)
+		used += st[i].parts > 0;
+	for (int i = 0; used > 1 && i < jobs; i++)
+		if (st[i].parts)
+			tf_msg("[thread %d of %d] read %u part%s (%.1f MB) in %.3f s (CPU %.3f s), the slowest done at %.3f s; "
+			       "reduction %.3f s", i, used, st[i].parts, st[i].parts == 1 ? "" : "s",
+			       (double)st[i].bytes / 1e6, st[i].own_s, st[i].own_cpu_s, st[i].read_s, st[i].reduce_s);
+}
+
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
 {
 	if (tf_mpi)
@@ -574,9 +589,12 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 	}
 	if (r == 0) {
 		tf_progress_start(inputs, n, with.formats);
-		r = jobs > 1 ? tf_dist_threads(jobs, ctx, agg, inputs, n, &with, &err)
+		tf_dist_stats *st = jobs > 1 && tf_verbose ? calloc((size_t)jobs, sizeof(*st)) : NULL;
+		r = jobs > 1 ? tf_dist_threads(jobs, ctx, agg, inputs, n, &with, st, &err)
 			     : tf_pipeline_run(ctx, agg, inputs, n, &with, &err);
 		tf_progress_stop();
+		print_thread_stats(st, jobs, r);
+		free(st);
 	}
 	free(own);
 	tf_print_warnings(ctx);

@@ -174,6 +174,16 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the calling thread: beside its wall time, what it lost to
+ * other threads on its core (docs/distributed.md "Threads", -v) */
+static double thread_cpu(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static bool cancelled(void *arg)
 {
 	tf_comm *c = arg;
@@ -277,10 +287,13 @@ int tf_dist_run(tf_comm *c, tf_ctx *ctx, tf_agg *agg, const char *const *inputs,
 		ro->cancel_arg = c;
 		po.select = sel;
 		po.partial = &pt;
+		double cpu0 = thread_cpu();
 		rc = tf_pipeline_run(ctx, agg, inputs, n, &po, err);
+		stats->own_cpu_s = thread_cpu() - cpu0;
 		ro->cancelled = NULL;
 		ro->cancel_arg = NULL;
 	}
+	stats->own_s = now() - t0;
 	if (rc < 0 && rc != TF_ECANCEL)
 		c->fail(c);
 	if (status_failed(c, &rc, err))

@@ -49,6 +49,7 @@ typedef struct worker {
 	const char *const *inputs;
 	int n;
 	const tf_pipeline_opts *o;
+	tf_dist_stats *stats;  /* its row of the caller's, or NULL */
 	int rc;
 	tf_error err;
 } worker;
@@ -135,7 +136,7 @@ static void *work(void *arg)
 		k->rc = TF_ECANCEL;
 		return NULL;
 	}
-	k->rc = tf_dist_run(&k->c, k->ctx, k->agg, k->inputs, k->n, k->o, NULL, &k->err);
+	k->rc = tf_dist_run(&k->c, k->ctx, k->agg, k->inputs, k->n, k->o, k->stats, &k->err);
 	return NULL;
 }
 
@@ -149,7 +150,7 @@ static bool has_otf2(const char *const *inputs, int n, const tf_format *const *f
 }
 
 static int threads_run(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n,
-		       const tf_pipeline_opts *o, tf_error *err)
+		       const tf_pipeline_opts *o, tf_dist_stats *stats, tf_error *err)
 {
 	tf_plan_part *plan = NULL;
 	int np = -1;
@@ -201,7 +202,8 @@ static int threads_run(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const
 	for (int r = 0; r < nthreads; r++) {
 		ws[r] = (worker){ .c = { r, nthreads, w_bcast, w_max, w_send, w_recv, w_fail, w_failed, w_abort,
 					 r == 0 ? plan : NULL, r == 0 ? (size_t)np : 0 },
-				  .w = &w, .ctx = ctx, .agg = agg, .inputs = inputs, .n = n, .o = o };
+				  .w = &w, .ctx = ctx, .agg = agg, .inputs = inputs, .n = n, .o = o,
+				  .stats = stats ? &stats[r] : NULL };
 		if (r == 0)
 			continue;
 		ws[r].ctx = tf_ctx_new();
@@ -261,22 +263,24 @@ out:
 }
 
 int tf_dist_threads(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n,
-		    const tf_pipeline_opts *o, tf_error *err)
+		    const tf_pipeline_opts *o, tf_dist_stats *stats, tf_error *err)
 {
 	tf_error scratch;
+	if (stats)
+		memset(stats, 0, (size_t)(nthreads > 0 ? nthreads : 0) * sizeof(*stats));
 	if (!err) {
 		tf_error_clear(&scratch);
 		err = &scratch;
 	}
 	if (o && o->formats)
-		return threads_run(nthreads, ctx, agg, inputs, n, o, err);
+		return threads_run(nthreads, ctx, agg, inputs, n, o, stats, err);
 	/* each input resolved once, for the plan and every thread */
 	tf_pipeline_opts with = o ? *o : (tf_pipeline_opts){ 0 };
 	const tf_format **fmts = NULL;
 	int rc = tf_inputs_resolve_new(inputs, n, with.format, &fmts, err);
 	with.formats = fmts;
 	if (rc == 0)
-		rc = threads_run(nthreads, ctx, agg, inputs, n, &with, err);
+		rc = threads_run(nthreads, ctx, agg, inputs, n, &with, stats, err);
 	free(fmts);
 	return rc;
 }

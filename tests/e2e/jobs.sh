@@ -60,6 +60,19 @@ rc=$?
 [ ! -e "$TMP/dead.pb.gz" ] && ok "... and nothing written" || fail "a profile was written after a worker died"
 TRACEFOLD_TEST_WORKER_DIES=1 "$TF" -q profile -j 1 $O/scorep-ping-pong-mpi -o "$TMP/one.pb.gz" &&
 	ok "... (-j 1 has no worker processes)" || fail "-j 1 with TRACEFOLD_TEST_WORKER_DIES"
+# -v: each thread's share, the parts adding up to the plan's (two TAU
+# ranks and the Chrome file: 3 parts), their bytes to the inputs'
+"$TF" -v -q profile -j 2 $T/mpi_small $C/pytorch-legacy-small/trace.json -o "$TMP/v.pb.gz" 2> "$TMP/v.err"
+want=$(( $(du -cb $T/mpi_small/*.trc | tail -1 | cut -f1) + $(wc -c < $C/pytorch-legacy-small/trace.json) ))
+n=$(grep -c '^tracefold: \[thread [01] of 2\] read [0-9]* parts* ([0-9.]* MB) in [0-9.]* s (CPU [0-9.]* s), the slowest done at [0-9.]* s; reduction [0-9.]* s$' "$TMP/v.err")
+parts=$(sed -n 's/.*\] read \([0-9]*\) part.*/\1/p' "$TMP/v.err" | awk '{ s += $1 } END { print s + 0 }')
+mb=$(sed -n 's/.* part[s]* (\([0-9.]*\) MB).*/\1/p' "$TMP/v.err" | awk '{ s += $1 } END { print s + 0 }')
+# (each figure rounded to 0.1 MB)
+[ "$n" = 2 ] && [ "$parts" = 3 ] && awk -v m="$mb" -v w="$want" 'BEGIN { d = m - w / 1e6; exit !(d < 0.1 && d > -0.1) }' &&
+	ok "-v -j 2: a line per thread, 3 parts and $mb MB in all" ||
+	{ fail "-v -j 2: $n thread lines, $parts parts, $mb MB (want 3 parts, $want bytes)"; sed 's/^/#   /' "$TMP/v.err"; }
+"$TF" -v -q profile -j 1 $T/mpi_small -o "$TMP/v1.pb.gz" 2> "$TMP/v1.err"
+! grep -q '\[thread' "$TMP/v1.err" && ok "-v -j 1: no thread lines" || fail "-v -j 1 printed thread lines"
 expect_exit 2 "-j 0 is a usage error" "$TF" profile -j 0 $T/threads -o "$TMP/x.pb.gz"
 expect_exit 2 "-j x is a usage error" "$TF" profile -j x $T/threads -o "$TMP/x.pb.gz"
 check "--jobs=2 and -j2 are taken" "$TF" -q profile --jobs=2 -j2 $T/threads -o "$TMP/x.pb.gz"
