@@ -109,6 +109,9 @@ for r in 1 2; do
 		run "ref chrome16 -j $n" "$REF" -q profile -j "$n" "$W"/chrome16/r*.json -o "$W/rchr-j$n.pb.gz"
 	done
 done
+say "== -v -j 16: each thread's share"
+"$NEW" -v -q profile -j 16 "$W/tau64" -o "$W/v.pb.gz" 2>&1 | grep thread | tee -a "$R"
+"$NEW" -v -q profile -j 16 "$W"/chrome16/r*.json -o "$W/v.pb.gz" 2>&1 | grep thread | tee -a "$R"
 for n in $NJ; do
 	cmp -s <(gzip -dc "$W/tau-j1.pb.gz") <(gzip -dc "$W/tau-j$n.pb.gz") && say "tau64 -j $n = -j 1" || say "tau64 -j $n DIFFERS"
 	cmp -s <(gzip -dc "$W/chr-j1.pb.gz") <(gzip -dc "$W/chr-j$n.pb.gz") && say "chrome16 -j $n = -j 1" ||
