@@ -67,8 +67,9 @@ def kineto(inp, outp, copies, rank):
     k = s.index('"traceEvents"')
     k = s.index('[', k) + 1
     s, evs, close = events_raw(text, k)
-    head = s[:k]
-    tail = s[close:]
+    # the text before the first event and after the last, as they were
+    head = s[:evs[0][0]] if evs else s[:k]
+    tail = s[evs[-1][1]:] if evs else s[close:]
     if rank is not None:
         head = re.sub(r'("rank": )\d+', lambda m: m.group(1) + str(rank),
                       head)
@@ -149,7 +150,7 @@ def kineto(inp, outp, copies, rank):
                 out.write(b'' if first else b',\n  ')
                 first = False
                 out.write(b''.join(buf))
-        out.write(b'\n  ' + tail.encode('utf-8'))
+        out.write(tail.encode('utf-8'))
 
 
 LEG_NUM = re.compile(rb'"(ts|tid)": (-?\d+)')
