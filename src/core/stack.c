@@ -362,16 +362,27 @@ static __attribute__((noinline)) int any_event(tf_stacks *s, const tf_event *ev)
 	return stream_event(s, t, ev);
 }
 
-/* A BEGIN or END of a streamed track seen before (TAU, OTF2: most events)
- * goes straight to stream_event, as any_event would send it. */
+/* The usual events of a track seen before, as any_event would take them:
+ * a BEGIN or END of a streamed track (TAU, OTF2: most events) straight to
+ * stream_event; a counter no consumer wants only bounds the track's time;
+ * another event no consumer wants that does not bound it (metadata) is
+ * dropped. */
 static int on_event(tf_sink *sink, const tf_event *ev)
 {
 	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
-	if ((ev->kind == TF_EV_BEGIN || ev->kind == TF_EV_END) && ev->track < s->ntracks && !s->bwd) {
+	if (ev->track < s->ntracks && !s->bwd) {
 		tstate *t = &s->tracks[ev->track];
-		if (t->mode == 1) {
+		if ((ev->kind == TF_EV_BEGIN || ev->kind == TF_EV_END) && t->mode == 1) {
 			note_time(t, ev->ts_ns);
 			return stream_event(s, t, ev);
+		}
+		if (!tf_span_sink_wants(&s->wants, ev)) {
+			if (ev->kind == TF_EV_COUNTER) {
+				note_time(t, ev->ts_ns);
+				return 0;
+			}
+			if (!is_region(ev->kind) && ev->kind != TF_EV_SAMPLE)
+				return 0;
 		}
 	}
 	return any_event(s, ev);
