@@ -185,9 +185,10 @@ static int track_room(tf_agg_sink *k, uint32_t track)
 static int on_open(tf_span_sink *sk, const tf_span *s)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
-	TF_TRY(track_room(k, s->track)); /* samples outside regions are counted per track */
+	if (s->track >= k->captracks) /* samples outside regions are counted per track */
+		TF_TRY(track_room(k, s->track));
 	k->regions[s->track] = 1;
-	return tf_coll_spans_open(k->cspans, s);
+	return tf_ctx_coll(k->ctx, false) ? tf_coll_spans_open(k->cspans, s) : 0;
 }
 
 /* Label set ls with the labels of collective record rec added. */
@@ -237,7 +238,10 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 	int64_t at = s->kind == TF_SPAN_KIND_GPU && s->launch_ns != TF_SPAN_END_UNKNOWN ? s->launch_ns : s->start_ns;
 	if (s->kind == TF_SPAN_KIND_GPU_LABEL) /* a GPU-side copy of a CPU range: not a call (docs/gpu.md) */
 		return 0;
-	TF_TRY(sample_labels(k, s->track, at, &ls));
+	if (!k->steps && s->track < k->caplset && k->lset[s->track]) /* labelset's usual answer */
+		ls = k->lset[s->track] - 1;
+	else
+		TF_TRY(sample_labels(k, s->track, at, &ls));
 	tf_coll *c = tf_ctx_coll(k->ctx, false);
 	if (c) {
 		uint32_t rec;

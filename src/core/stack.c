@@ -92,6 +92,12 @@ struct tf_stacks {
 	tf_sorter *sorter;     /* sorted tracks' buffers (sorter.c) */
 	tf_gpu_join *gpu;      /* launches and GPU streams (gpu_join.c) */
 	tf_bwd *bwd;           /* --backward-to-forward (bwd.c); NULL without it */
+	/* (parent, raw name) -> call path node (child_node): call stacks
+	 * repeat, and a hit skips the name rules' and the tree's hash maps */
+	struct kid {
+		uint32_t parent, node; /* node 0: empty (the root is nobody's child) */
+		tf_str name;
+	} kid[256];
 };
 
 /* ---- consumers ---- */
@@ -158,6 +164,21 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_fla
 	return 0;
 }
 
+/* The call path node of frame `name` (raw, before the name rules) under
+ * parent; (uint32_t)-1 when out of memory.  The tree only grows, and
+ * a name's frame never changes, so a cached answer stays right. */
+static uint32_t child_node(tf_stacks *s, uint32_t parent, tf_str name)
+{
+	struct kid *c = &s->kid[(parent * 0x9E3779B1u ^ name * 0x85EBCA77u) >> 24];
+	if (c->node && c->parent == parent && c->name == name)
+		return c->node;
+	tf_str fname = tf_ctx_frame_name(s->ctx, name); /* stable names: names.h */
+	uint32_t node = fname == (tf_str)-1 ? (uint32_t)-1 : tf_cpath_child(s->cp, parent, fname);
+	if (node != (uint32_t)-1)
+		*c = (struct kid){ parent, node, name };
+	return node;
+}
+
 static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
 {
 	if (tf_grow((void **)&t->stack, &t->capstack, t->depth + 1, sizeof(frame)) < 0)
@@ -180,8 +201,7 @@ static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
 	f.node = parent;
 	f.child_ns = 0;
 	if (t->depth < TF_STACK_MAX_DEPTH) {
-		tf_str fname = tf_ctx_frame_name(s->ctx, f.name); /* stable names: names.h */
-		f.node = fname == (tf_str)-1 ? (uint32_t)-1 : tf_cpath_child(s->cp, parent, fname);
+		f.node = child_node(s, parent, f.name);
 		if (f.node == (uint32_t)-1)
 			return TF_ENOMEM;
 	} else {
@@ -308,9 +328,8 @@ static bool is_region(uint8_t kind)
 	return kind == TF_EV_BEGIN || kind == TF_EV_END || kind == TF_EV_COMPLETE;
 }
 
-static int on_event(tf_sink *sink, const tf_event *ev)
+static __attribute__((noinline)) int any_event(tf_stacks *s, const tf_event *ev)
 {
-	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
 	if (s->bwd) /* fwdbwd flows and backward keys, whoever wants them */
 		TF_TRY(tf_bwd_note(s->bwd, ev));
 	bool region = is_region(ev->kind), wanted = tf_span_sink_wants(&s->wants, ev);
@@ -341,6 +360,32 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 	if (t->mode == 2 || ev->kind == TF_EV_COMPLETE)
 		return buffer_event(s, t, ev);
 	return stream_event(s, t, ev);
+}
+
+/* The usual events of a track seen before, as any_event would take them:
+ * a BEGIN or END of a streamed track (TAU, OTF2: most events) straight to
+ * stream_event; a counter no consumer wants only bounds the track's time;
+ * another event no consumer wants that does not bound it (metadata) is
+ * dropped. */
+static int on_event(tf_sink *sink, const tf_event *ev)
+{
+	tf_stacks *s = tf_container_of(sink, tf_stacks, sink);
+	if (ev->track < s->ntracks && !s->bwd) {
+		tstate *t = &s->tracks[ev->track];
+		if ((ev->kind == TF_EV_BEGIN || ev->kind == TF_EV_END) && t->mode == 1) {
+			note_time(t, ev->ts_ns);
+			return stream_event(s, t, ev);
+		}
+		if (!tf_span_sink_wants(&s->wants, ev)) {
+			if (ev->kind == TF_EV_COUNTER) {
+				note_time(t, ev->ts_ns);
+				return 0;
+			}
+			if (!is_region(ev->kind) && ev->kind != TF_EV_SAMPLE)
+				return 0;
+		}
+	}
+	return any_event(s, ev);
 }
 
 /* Hands over the kept events before upto_ns (or at it, when inclusive),

@@ -111,7 +111,16 @@ static int flush(tf_waiting *w, wtrack *t, bool waiting)
 	return rc;
 }
 
+static __attribute__((noinline)) int close_undecided(tf_waiting *w, const tf_span *s, uint32_t ls);
+
 int tf_waiting_close(tf_waiting *w, const tf_span *s, uint32_t ls)
+{
+	if (s->track < w->ntrk && w->trk[s->track].decided) /* the usual case, kept small */
+		return 0;
+	return close_undecided(w, s, ls);
+}
+
+static int close_undecided(tf_waiting *w, const tf_span *s, uint32_t ls)
 {
 	wtrack *t = track_get(w, s->track);
 	if (!t)

@@ -351,7 +351,8 @@ static int read_archive(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *
 	char anchor[PATH_MAX];
 	TF_TRY(checked_anchor(path, anchor, sizeof(anchor), err));
 	rd r = { .ctx = ctx, .sink = sink, .err = err, .path = path, .anchor = anchor, .input = input,
-		 .attr_corr = OTF2_UNDEFINED_ATTRIBUTE, .attr_gpu = OTF2_UNDEFINED_ATTRIBUTE };
+		 .attr_corr = OTF2_UNDEFINED_ATTRIBUTE, .attr_gpu = OTF2_UNDEFINED_ATTRIBUTE,
+		 .rev = { .msg = { -1, 0, 0, -1 } } };
 	OTF2_Reader *rdr = NULL;
 	int rc = open_defs(&r, &rdr);
 	if (rc == 0)

@@ -145,6 +145,9 @@ typedef struct rd {
 	uint64_t *lprops;      /* location property: location ref, then its name's string ref */
 	size_t nlprops, caplprops;
 	OTF2_AttributeRef attr_corr, attr_gpu;
+	/* Enter/Leave as handed on (do_region): msg as unknown, the rest zero
+	 * but for what each one sets (kind, track, name, ts_ns, index) */
+	tf_event rev;
 } rd;
 
 typedef struct locst {

@@ -137,13 +137,17 @@ static inline OTF2_CallbackCode do_region(locst *l, uint8_t kind, tf_str name, u
 	int64_t ts = ticks_to_ns(r, ticks);
 	if (__builtin_expect(ts == TS_BEYOND, 0))
 		return skip_beyond(l, ticks, 1);
-	tf_event ev = { .kind = kind, .track = l->track, .name = name, .ts_ns = ts,
-			.msg = { -1, 0, 0, -1 }, .index = r->index++ };
+	tf_event *ev = &r->rev; /* no tf_event zeroed per event */
+	ev->kind = kind;
+	ev->track = l->track;
+	ev->name = name;
+	ev->ts_ns = ts;
+	ev->index = r->index++;
 	if (kind == TF_EV_BEGIN) { /* where an MpiCollectiveBegin goes */
 		l->enter_name = name;
 		l->enter_ns = ts;
 	}
-	return emit(r, &ev);
+	return emit(r, ev);
 }
 
 /* MpiCollectiveEnd: the facts of the collective whose MpiCollectiveBegin

@@ -135,7 +135,13 @@ typedef struct tau_rd {
 	tau_trk *trks;
 	uint32_t ntrks, captrks;
 	tf_hmap trk_idx;             /* nid << 16 | tid -> index in trks */
-	uint32_t last_key, last_trk; /* cache */
+	uint64_t last_key; /* cache: the last (nid, tid) key, UINT64_MAX none */
+	tau_trk *last;     /* its state */
+	tf_diag *diag;
+	/* the events handed on, zero but for the fields each record sets
+	 * (zeroing a whole tf_event per record cost a fifth of the loop) */
+	tf_event rev; /* regions and flushes: kind, name, cat, track, ts_ns, index */
+	tf_event tev; /* user events: kind, name, cat, value, track, ts_ns, index */
 } tau_rd;
 
 static tau_edf *rd_edf(tau_rd *rd, const char *path)
@@ -162,22 +168,19 @@ static tau_edf *rd_edf(tau_rd *rd, const char *path)
 	return e;
 }
 
-/* The state of (nid, tid), defining its track on first use.  Returns its
- * index or -1 on allocation failure. */
-static int64_t rd_trk(tau_rd *rd, uint16_t nid, uint16_t tid)
+/* The state of (nid, tid), defining its track on first use; NULL on
+ * allocation failure. */
+static __attribute__((noinline)) tau_trk *trk_slow(tau_rd *rd, uint16_t nid, uint16_t tid)
 {
 	uint32_t key = (uint32_t)nid << 16 | tid;
-	if (rd->ntrks && rd->last_key == key)
-		return rd->last_trk;
 	uint32_t k = tf_hmap_get(&rd->trk_idx, key);
 	if (k != UINT32_MAX) {
 		rd->last_key = key;
-		rd->last_trk = k;
-		return k;
+		return rd->last = &rd->trks[k];
 	}
 	if (tf_grow((void **)&rd->trks, &rd->captrks, rd->ntrks + 1, sizeof(*rd->trks)) < 0 ||
 	    tf_hmap_put(&rd->trk_idx, key, rd->ntrks) < 0)
-		return -1;
+		return NULL;
 	tf_strtab *st = tf_ctx_strtab(rd->ctx);
 	char pk[16], tk[16], tn[32], pn[32];
 	snprintf(pk, sizeof(pk), "%u", (unsigned)nid);
@@ -187,10 +190,10 @@ static int64_t rd_trk(tau_rd *rd, uint16_t nid, uint16_t tid)
 	tf_str spk = tf_strtab_intern_cstr(st, pk), stk = tf_strtab_intern_cstr(st, tk);
 	tf_str stn = tf_strtab_intern_cstr(st, tn), spn = tf_strtab_intern_cstr(st, pn);
 	if (spk == (tf_str)-1 || stk == (tf_str)-1 || stn == (tf_str)-1 || spn == (tf_str)-1)
-		return -1;
+		return NULL;
 	uint32_t track = tf_ctx_track(rd->ctx, rd->input, spk, stk);
 	if (track == (uint32_t)-1)
-		return -1;
+		return NULL;
 	tf_track *t = tf_ctx_track_get(rd->ctx, track);
 	t->rank = nid;
 	t->thread_name = stn;
@@ -202,13 +205,20 @@ static int64_t rd_trk(tau_rd *rd, uint16_t nid, uint16_t tid)
 	s->key = key;
 	s->track = track;
 	rd->last_key = key;
-	rd->last_trk = rd->ntrks - 1;
-	return rd->last_trk;
+	return rd->last = s;
+}
+
+static inline tau_trk *rd_trk(tau_rd *rd, uint16_t nid, uint16_t tid)
+{
+	uint32_t key = (uint32_t)nid << 16 | tid;
+	return key == rd->last_key ? rd->last : trk_slow(rd, nid, tid);
 }
 
 static void rd_reset_trks(tau_rd *rd)
 {
 	rd->ntrks = 0;
+	rd->last_key = UINT64_MAX;
+	rd->last = NULL;
 	tf_hmap_free(&rd->trk_idx);
 }
 
@@ -221,19 +231,21 @@ static int64_t ts_of(uint64_t ti)
 static int emit_trigger(tau_rd *rd, uint32_t track, const tau_def *d, int64_t par, uint64_t ti,
 			uint64_t index)
 {
-	tf_event ev = { 0 };
-	ev.track = track;
-	ev.name = d->name;
-	ev.ts_ns = ts_of(ti);
-	ev.index = index;
+	tf_event *ev = &rd->tev;
+	ev->track = track;
+	ev->name = d->name;
+	ev->ts_ns = ts_of(ti);
+	ev->index = index;
 	if (d->kind == TK_METADATA) {
-		ev.kind = TF_EV_METADATA;
-		ev.cat = d->value;
+		ev->kind = TF_EV_METADATA;
+		ev->cat = d->value;
+		ev->value = 0;
 	} else {
-		ev.kind = TF_EV_COUNTER;
-		ev.value = (double)par;
+		ev->kind = TF_EV_COUNTER;
+		ev->cat = 0;
+		ev->value = (double)par;
 	}
-	return tf_emit(rd->ctx, rd->sink, &ev);
+	return tf_emit(rd->ctx, rd->sink, ev);
 }
 
 /* Emits held-back user-event records of s as single samples. */
@@ -259,7 +271,8 @@ static int flush_pend(tau_rd *rd, tau_trk *s)
  * region, a message) releases what is held as single samples, e.g. TAU's
  * single-record TauTraceClockOffset* events.  Tracer records never break a
  * triple (a buffer flush may fall inside one). */
-static int on_trigger(tau_rd *rd, tau_trk *s, const tau_def *d, int64_t par, uint64_t ti, uint64_t index)
+static __attribute__((noinline)) int on_trigger(tau_rd *rd, tau_trk *s, const tau_def *d, int64_t par,
+						 uint64_t ti, uint64_t index)
 {
 	for (;;) {
 		if (s->npend == 0) {
@@ -292,6 +305,35 @@ static int on_trigger(tau_rd *rd, tau_trk *s, const tau_def *d, int64_t par, uin
 		TF_TRY(on_trigger(rd, s, &second.def, second.par, second.ti, second.index));
 		/* then retry the current record against the new state */
 	}
+}
+
+/* on_trigger's usual steps inline: the three records of a triple, and a
+ * value outside one; anything else to on_trigger. */
+static inline __attribute__((always_inline)) int trigger(tau_rd *rd, tau_trk *s, const tau_def *d, int64_t par,
+							 uint64_t ti, uint64_t index)
+{
+	switch (s->npend) {
+	case 0:
+		if (par != 0)
+			return emit_trigger(rd, s->track, d, par, ti, index);
+		s->pend[0] = (tau_pend){ *d, par, ti, index };
+		s->npend = 1;
+		return 0;
+	case 1:
+		if (d->id != s->pend[0].def.id)
+			break;
+		s->pend[1] = (tau_pend){ *d, par, ti, index };
+		s->npend = 2;
+		return 0;
+	default:
+		if (d->id != s->pend[0].def.id || par != 0)
+			break;
+		s->npend = 0;
+		rd->diag->n[TF_DIAG_events_read] += 2; /* tf_count_skip twice */
+		rd->diag->n[TF_DIAG_tau_trigger_frame] += 2;
+		return emit_trigger(rd, s->track, &s->pend[1].def, s->pend[1].par, s->pend[1].ti, s->pend[1].index);
+	}
+	return on_trigger(rd, s, d, par, ti, index);
 }
 
 static int flush_all_pend(tau_rd *rd)
@@ -359,9 +401,9 @@ static int node_edf(tau_rd *rd, tau_edf *edf, uint16_t nid, const char *path, ui
 /* A record of a node without its EDF: skipped.  For the runaway bound it
  * counts as usable when the file's EDF defines its id: a real record of
  * another node, not garbage. */
-static int skip_node(tau_rd *rd, const tau_edf *file_edf, const tf_tau_rec *r, const char *path, uint64_t off)
+static int skip_node(tau_rd *rd, const tau_edf *file_edf, int64_t id, const char *path, uint64_t off)
 {
-	const tau_def *d = tf_tau_edf_find(file_edf, r->ev);
+	const tau_def *d = tf_tau_edf_find(file_edf, id);
 	if (d && !d->unusable)
 		rd->run = 0;
 	else if (rd->run++ == 0)
@@ -378,19 +420,19 @@ static int skip_node(tau_rd *rd, const tau_edf *file_edf, const tf_tau_rec *r, c
  * rewrites it while the program runs); one still unknown is skipped
  * (*dp = NULL).  Either way it counts towards TAU_MAX_UNUSABLE_RUN unless
  * the re-read defined it. */
-static __attribute__((noinline)) int on_unusable(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *path,
+static __attribute__((noinline)) int on_unusable(tau_rd *rd, tau_edf *edf, int64_t id, const char *path,
 						 uint64_t off, const tau_def **dp)
 {
 	const tau_def *d = *dp;
 	if (!d && edf->rereads < TAU_MAX_REREADS) {
 		edf->rereads++;
 		TF_TRY(tf_tau_edf_load(edf, rd->ctx, rd->err));
-		d = tf_tau_edf_find(edf, r->ev);
+		d = tf_tau_edf_find(edf, id);
 		if (!d) {
-			tau_def bad = { .id = r->ev, .kind = TK_BAD, .unusable = true };
+			tau_def bad = { .id = id, .kind = TK_BAD, .unusable = true };
 			TF_TRY(tf_tau_edf_put(edf, &bad));
 			tf_ctx_note(rd->ctx, "'%s' byte %llu: event id %lld is not defined in '%s'", path,
-				    (unsigned long long)off, (long long)r->ev, edf->path);
+				    (unsigned long long)off, (long long)id, edf->path);
 		}
 	}
 	if (d && !d->unusable) {
@@ -409,11 +451,14 @@ static __attribute__((noinline)) int on_unusable(tau_rd *rd, tau_edf *edf, const
 	return 0;
 }
 
-static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *path, uint64_t off)
+/* (the record by value: inlined into read_recs, its fields stay in registers) */
+static inline __attribute__((always_inline)) int on_record(tau_rd *rd, tau_edf *edf, tf_tau_rec rec,
+							   const char *path, uint64_t off)
 {
+	const tf_tau_rec *r = &rec;
 	const tau_def *d = tf_tau_edf_find(edf, r->ev);
 	if (__builtin_expect(!d || d->unusable, 0)) {
-		TF_TRY(on_unusable(rd, edf, r, path, off, &d));
+		TF_TRY(on_unusable(rd, edf, r->ev, path, off, &d));
 		if (!d)
 			return 0;
 	} else {
@@ -424,59 +469,60 @@ static int on_record(tau_rd *rd, tau_edf *edf, const tf_tau_rec *r, const char *
 		tf_count_skip(rd->ctx, TF_DIAG_bad_event);
 		return 0;
 	}
-	int64_t t = rd_trk(rd, r->nid, r->tid);
-	if (t < 0)
+	tau_trk *s = rd_trk(rd, r->nid, r->tid);
+	if (!s)
 		return tf_error_set(rd->err, TF_ENOMEM, path, (int64_t)off, -1, "out of memory");
-	tau_trk *s = &rd->trks[t];
 	bool entry_exit = r->par == 1 || r->par == -1;
 	if (d->kind == TK_TRIGGER || d->kind == TK_METADATA)
-		return on_trigger(rd, s, d, r->par, r->ti, index);
+		return trigger(rd, s, d, r->par, r->ti, index);
 	if (d->kind == TK_TRACER || (d->kind == TK_FLUSH && (!rd->show_flush || !entry_exit))) {
 		tf_count_skip(rd->ctx, TF_DIAG_ev_tracer); /* never releases held user-event records */
 		return 0;
 	}
 	if (s->npend && d->kind != TK_FLUSH) /* a flush may fall inside a triple */
 		TF_TRY(flush_pend(rd, s));
-	tf_event ev = { 0 };
+	tf_event *ev = &rd->rev, msg;
 	switch (d->kind) {
 	case TK_FLUSH:
-		ev.kind = r->par == 1 ? TF_EV_BEGIN : TF_EV_END;
-		ev.name = rd->flush_name;
-		ev.cat = d->group;
+		ev->kind = r->par == 1 ? TF_EV_BEGIN : TF_EV_END;
+		ev->name = rd->flush_name;
+		ev->cat = d->group;
 		break;
 	case TK_REGION:
 		if (!entry_exit) {
 			tf_count_skip(rd->ctx, TF_DIAG_bad_event);
 			return 0;
 		}
-		ev.kind = r->par == 1 ? TF_EV_BEGIN : TF_EV_END;
-		ev.name = d->name;
-		ev.cat = d->group;
+		ev->kind = r->par == 1 ? TF_EV_BEGIN : TF_EV_END;
+		ev->name = d->name;
+		ev->cat = d->group;
 		break;
 	case TK_SEND:
 	case TK_RECV:
-		ev.kind = d->kind == TK_SEND ? TF_EV_SEND : TF_EV_RECV;
-		ev.name = d->name;
-		tf_tau_unpack_msg(r->par, &ev.msg);
+		ev = &msg;
+		memset(ev, 0, sizeof(*ev));
+		ev->kind = d->kind == TK_SEND ? TF_EV_SEND : TF_EV_RECV;
+		ev->name = d->name;
+		tf_tau_unpack_msg(r->par, &ev->msg);
 		break;
 	default:
 		tf_count_skip(rd->ctx, TF_DIAG_ev_other);
 		return 0;
 	}
-	ev.track = s->track;
-	ev.ts_ns = ts_of(r->ti);
-	ev.index = index;
-	return tf_emit(rd->ctx, rd->sink, &ev);
+	ev->track = s->track;
+	ev->ts_ns = ts_of(r->ti);
+	ev->index = index;
+	return tf_emit(rd->ctx, rd->sink, ev);
 }
 
 /* A record of a node that the file's EDF does not describe: *out = that
  * node's EDF to decode it with, or NULL when there is none (then it has
  * been skipped). */
-static __attribute__((noinline)) int other_node(tau_rd *rd, tau_edf *file_edf, const tf_tau_rec *r,
+static __attribute__((noinline)) int other_node(tau_rd *rd, tau_edf *file_edf, uint16_t nid, int64_t id,
 						const char *path, uint64_t off, tau_edf **out)
 {
-	TF_TRY(node_edf(rd, file_edf, r->nid, path, off, out));
-	return *out ? 0 : skip_node(rd, file_edf, r, path, off);
+	TF_TRY(node_edf(rd, file_edf, nid, path, off, out));
+	return *out ? 0 : skip_node(rd, file_edf, id, path, off);
 }
 
 /* Streams one .trc file through the definitions in edf. */
@@ -494,11 +540,11 @@ static int read_recs(tau_rd *rd, tau_edf *edf, tf_tau_layout lay, const unsigned
 			decode(p + k, lay, &r);
 		tau_edf *e = edf;
 		if (__builtin_expect(node >= 0 && r.nid != node, 0)) {
-			TF_TRY(other_node(rd, edf, &r, path, off + k, &e));
+			TF_TRY(other_node(rd, edf, r.nid, r.ev, path, off + k, &e));
 			if (!e)
 				continue;
 		}
-		TF_TRY(on_record(rd, e, &r, path, off + k));
+		TF_TRY(on_record(rd, e, r, path, off + k));
 	}
 	return 0;
 }
@@ -663,7 +709,7 @@ static int read_dir(tau_rd *rd, const char *dir)
 
 static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
 {
-	tau_rd rd = { .ctx = ctx, .sink = sink, .err = err, .input = input };
+	tau_rd rd = { .ctx = ctx, .sink = sink, .err = err, .input = input, .diag = tf_ctx_diag(ctx) };
 	rd.show_flush = tf_ctx_opts(ctx)->show_tau_flush;
 	rd.flush_name = tf_strtab_intern_cstr(tf_ctx_strtab(ctx), TAU_FLUSH_NAME);
 	int rc = 0;
@@ -684,47 +730,6 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	tf_hmap_free(&rd.trk_idx);
 	tf_hmap_free(&rd.node_edf);
 	return rc;
-}
-
-/* A directory's parts are its trace files, in the order read_dir reads
- * them; a file is one part. */
-static int parts(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err)
-{
-	struct stat sb;
-	if (stat(path, &sb) != 0)
-		return tf_error_set(err, TF_EIO, path, -1, -1, "cannot open");
-	if (!S_ISDIR(sb.st_mode)) {
-		if (!(*out = malloc(sizeof(tf_part))))
-			return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
-		(*out)[0].bytes = (uint64_t)sb.st_size;
-		return 1;
-	}
-	trc_file *files = NULL;
-	size_t n = 0;
-	bool per_thread = false;
-	int rc = tf_tau_edf_conflict(path, tf_ctx_opts(ctx)->edf_path, err);
-	if (rc >= 0)
-		rc = tf_tau_list_dir(path, &files, &n, &per_thread, err);
-	if (rc >= 0 && n == 0)
-		rc = tf_error_set(err, TF_EFORMAT, path, -1, -1,
-				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
-	tf_part *p = rc >= 0 ? calloc(n, sizeof(tf_part)) : NULL;
-	if (rc >= 0 && !p)
-		rc = tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		char *trc = rc >= 0 ? tf_tau_path_join(path, files[i].name) : NULL;
-		if (trc && stat(trc, &sb) == 0)
-			p[i].bytes = (uint64_t)sb.st_size;
-		free(trc);
-		free(files[i].name);
-	}
-	free(files);
-	if (rc < 0) {
-		free(p);
-		return rc;
-	}
-	*out = p;
-	return (int)n;
 }
 
 /* ---- sniffing ---- */
@@ -766,5 +771,5 @@ const tf_format tf_format_tau = {
 	.description = "TAU traces: a directory of tautrace.N.C.T.trc + events.N.edf, a merged tau.trc, or one .trc",
 	.sniff = sniff,
 	.read = read_input,
-	.parts = parts,
+	.parts = tf_tau_parts,
 };

@@ -4,8 +4,8 @@
  *   tau.c        .trc records, the reader (records -> tf_event), the read
  *                entry point, sniffing, the format row (tf_format_tau)
  *   tau_edf.c    event definitions (.edf): parsing, loading, re-reading
- *   tau_files.c  inputs: trace file names, directories, which EDF goes
- *                with a trace
+ *   tau_files.c  inputs: trace file names, directories, a directory's parts
+ *                (tf_tau_parts), which EDF goes with a trace
  *
  * Format facts: docs/format-tau.md. */
 #ifndef TRACEFOLD_READ_TAU_H
@@ -147,5 +147,8 @@ int tf_tau_edf_conflict(const char *dir, const char *opt, tf_error *err);
  * else every other *.trc (a merged tau.trc), in node, context, thread
  * order. */
 int tf_tau_list_dir(const char *dir, trc_file **out, size_t *nout, bool *per_thread, tf_error *err);
+/* tf_format_tau.parts: a directory's parts are its trace files, in the
+ * order the reader reads them; a file is one part. */
+int tf_tau_parts(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err);
 
 #endif

@@ -248,3 +248,44 @@ int tf_tau_list_dir(const char *dir, trc_file **out, size_t *nout, bool *per_thr
 	*per_thread = nthread > 0;
 	return 0;
 }
+
+/* A directory's parts are its trace files, in the order read_dir reads
+ * them; a file is one part. */
+int tf_tau_parts(const char *path, tf_ctx *ctx, tf_part **out, tf_error *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return tf_error_set(err, TF_EIO, path, -1, -1, "cannot open");
+	if (!S_ISDIR(sb.st_mode)) {
+		if (!(*out = malloc(sizeof(tf_part))))
+			return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+		(*out)[0].bytes = (uint64_t)sb.st_size;
+		return 1;
+	}
+	trc_file *files = NULL;
+	size_t n = 0;
+	bool per_thread = false;
+	int rc = tf_tau_edf_conflict(path, tf_ctx_opts(ctx)->edf_path, err);
+	if (rc >= 0)
+		rc = tf_tau_list_dir(path, &files, &n, &per_thread, err);
+	if (rc >= 0 && n == 0)
+		rc = tf_error_set(err, TF_EFORMAT, path, -1, -1,
+				  "no TAU trace files (tautrace.*.trc or tau.trc) in this directory");
+	tf_part *p = rc >= 0 ? calloc(n, sizeof(tf_part)) : NULL;
+	if (rc >= 0 && !p)
+		rc = tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char *trc = rc >= 0 ? tf_tau_path_join(path, files[i].name) : NULL;
+		if (trc && stat(trc, &sb) == 0)
+			p[i].bytes = (uint64_t)sb.st_size;
+		free(trc);
+		free(files[i].name);
+	}
+	free(files);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return (int)n;
+}

@@ -284,6 +284,49 @@ static void test_streamed(void **state)
 	fx_free(&f);
 }
 
+/* Streamed call paths (stack.c's child cache): one child name under two
+ * parents is two paths; 600 names (more than the cache's slots, so they
+ * share slots) keep their own paths; two raw names with one stable name
+ * ("X, seq = N": the NVTX rule) are one path, also when the second hits
+ * the cache. */
+static void test_streamed_paths(void **state)
+{
+	fx f;
+	fx_init(&f, 0);
+	char name[32];
+	int64_t ts = 0;
+	for (int round = 0; round < 2; round++)
+		for (int p = 0; p < 2; p++) {
+			ev(&f, TF_EV_BEGIN, p ? "Q" : "P", ts++, 0);
+			for (int i = 0; i < 600; i++) {
+				snprintf(name, sizeof(name), "n%d", i);
+				ev(&f, TF_EV_BEGIN, name, ts, 0);
+				ts += 1 + i % 3;
+				ev(&f, TF_EV_END, name, ts++, 0);
+			}
+			ev(&f, TF_EV_BEGIN, "X, seq = 1", ts++, 0);
+			ev(&f, TF_EV_END, "X, seq = 1", ts++, 0);
+			ev(&f, TF_EV_BEGIN, "X, seq = 2", ts++, 0);
+			ev(&f, TF_EV_END, "X, seq = 2", ts++, 0);
+			ev(&f, TF_EV_END, p ? "Q" : "P", ts++, 0);
+		}
+	done(&f);
+	for (int i = 0; i < 600; i += 7) {
+		char path[40];
+		snprintf(path, sizeof(path), "P;n%d", i);
+		assert_int_equal(path_value(&f, path, CALLS), 2);
+		assert_int_equal(path_value(&f, path, WALL), 2 * (1 + i % 3));
+		path[0] = 'Q';
+		assert_int_equal(path_value(&f, path, CALLS), 2);
+		assert_int_equal(path_value(&f, path, WALL), 2 * (1 + i % 3));
+	}
+	assert_int_equal(path_value(&f, "P;X", CALLS), 4);
+	assert_int_equal(path_value(&f, "Q;X", CALLS), 4);
+	assert_int_equal(path_value(&f, "P", CALLS), 2);
+	assert_int_equal(tf_cpath_count(tf_agg_cpath(f.agg)), 1 + 2 * (1 + 600 + 1));
+	fx_free(&f);
+}
+
 static void test_counters(void **state)
 {
 	fx f;
@@ -631,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_nesting_x),
 		cmocka_unit_test(test_begin_end_equal_ts),
 		cmocka_unit_test(test_streamed),
+		cmocka_unit_test(test_streamed_paths),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_merge),
