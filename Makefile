@@ -88,7 +88,7 @@ MPICC    ?= mpicc
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 MPI_BINS := $(if $(HAVE_MPICC),tracefold-mpi build/san/tracefold-mpi)
 
-.PHONY: all demo docs check test test-fast bench bench-compare clean deps deps-test unit san golden-update fuzz fuzz-build \
+.PHONY: all demo docs check test test-fast bench bench-compare bench-gb clean deps deps-test unit san golden-update fuzz fuzz-build \
 	install uninstall record
 all: tracefold
 
@@ -286,6 +286,13 @@ fuzz:
 #   make bench-compare REF=<commit> [ROUNDS=5] [MB=200] [TRACES="a.json b.json"]
 bench-compare: tracefold
 	REF='$(REF)' ROUNDS='$(ROUNDS)' MB='$(MB)' TRACES='$(TRACES)' sh bench/compare.sh
+
+# Multi-GB Kineto traces (issue 33): an 8-rank set of 1.25 GB files made
+# from a real trace, profile/overview/events under /usr/bin/time -v, peak
+# RSS per command; not in bench (tens of minutes, 12 GB of disk):
+#   make bench-gb [SETS="35 140"] [DIR=/tmp/tracefold-gb] [KEEP=1]
+bench-gb: tracefold
+	SETS='$(SETS)' DIR='$(DIR)' KEEP='$(KEEP)' sh bench/bench-gb.sh
 
 bench: deps tracefold tracefold-mpi build/rel/bench/record_bench
 	sh tests/deps.sh bench

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Make a large trace out of a real one, keeping its bytes.
 
-    gen-real.py kineto IN OUT COPIES [--rank R]
+    gen-real.py kineto IN OUT COPIES [--rank R] [--world W]
     gen-real.py legacy IN OUT COPIES [--threads T]
 
 kineto: IN is a Kineto trace (object form, `traceEvents`, as PyTorch's
@@ -13,8 +13,10 @@ numbers' form) except the numbers that must differ between copies: `ts`,
 the ids that tie events together (`External id`, `correlation`, flow `id`,
 `Python id`, `Python parent id`, `Sequence number`) and the step number of
 `ProfilerStep#N`. Metadata events (ph M) are written once. With --rank R,
-`distributedInfo.rank` (if any) says R, and the ids move by R as well, so
-eight ranks made from one trace are eight distinct files.
+`distributedInfo.rank` says R (a trace without `distributedInfo` gets
+one, `{"backend": "nccl", "rank": R, "world_size": W}`, W 8 unless
+--world says), and the ids move by R as well, so eight ranks made from one
+trace are eight distinct files that tracefold reads as ranks 0..7.
 
 legacy: IN is a legacy PyTorch trace (a bare array of X events, integer us,
 as PyTorch 1.x's autograd profiler writes it). The copies go round robin to
@@ -61,7 +63,7 @@ def events_raw(text, start):
         i = j
 
 
-def kineto(inp, outp, copies, rank):
+def kineto(inp, outp, copies, rank, world):
     text = read(inp)
     s = text.decode('utf-8')
     k = s.index('"traceEvents"')
@@ -71,8 +73,16 @@ def kineto(inp, outp, copies, rank):
     head = s[:evs[0][0]] if evs else s[:k]
     tail = s[evs[-1][1]:] if evs else s[close:]
     if rank is not None:
-        head = re.sub(r'("rank": )\d+', lambda m: m.group(1) + str(rank),
-                      head)
+        if '"distributedInfo"' in head:
+            head = re.sub(r'("rank": )\d+', lambda m: m.group(1) + str(rank),
+                          head)
+        else:
+            # a single-process trace: give it the member a distributed
+            # run's Kineto writes, so that tracefold reads the rank
+            o = head.index('{') + 1
+            head = (head[:o] + '\n  "distributedInfo": {"backend": "nccl", '
+                    '"rank": %d, "world_size": %d},' % (rank, world)
+                    + head[o:])
     lo = None
     hi = None
     maxid = 0
@@ -207,7 +217,8 @@ def main(argv):
         opt[argv[i]] = int(argv[i + 1])
         i += 2
     if mode == 'kineto':
-        kineto(inp, outp, copies, opt.get('--rank'))
+        kineto(inp, outp, copies, opt.get('--rank'),
+               opt.get('--world', 8))
     elif mode == 'legacy':
         legacy(inp, outp, copies, opt.get('--threads', 3))
     else:

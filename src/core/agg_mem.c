@@ -3,8 +3,12 @@
  *
  * The stack builder hands a sorted input's threads over one after another,
  * so the live memory of a device, which every thread changes, is only
- * known once they all are: each memory event is noted (40 bytes) and
- * replayed at the end in time order (ties: the input's own order).  A
+ * known once they all are: each memory event is noted (48 bytes) and
+ * replayed at the end in time order (ties: the input's own order).  Past
+ * half of --sort-mem the notes go, sorted, as a run to a temporary file
+ * (spill.h) and the replay merges the runs with what is left in memory:
+ * the same order (it is total), so memory stays bounded whatever the
+ * number of memory events.  A
  * device is the device of one process of one input (addresses are the
  * process's).  The replay keeps per address the call path (and label set)
  * of its live allocation, per (call path, label set) its live bytes now
@@ -15,6 +19,7 @@
  * is counted apart (mem_free_unknown), subtracted from nobody; an event
  * without an address (PyTorch before 1.10 wrote none) is counted, and is
  * never live: nothing could tell its free. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +27,7 @@
 #include "tracefold/diag.h"
 #include "hmap.h"
 #include "sat.h"
+#include "spill.h"
 
 typedef struct note {
 	int64_t ts, bytes;
@@ -55,6 +61,9 @@ struct tf_agg_mem {
 	tf_agg *agg;
 	note *notes;
 	size_t nnotes, capnotes;
+	tf_spill *spill;    /* the notes' sorted runs past half of --sort-mem */
+	tf_runs runs;
+	int spill_state;    /* 0 no file yet, 1 made, -1 cannot be made */
 	mdev *dev;
 	uint32_t ndev, capdev;
 	tf_hmap dev_idx;    /* (input, process, device) -> dev */
@@ -86,6 +95,8 @@ void tf_agg_mem_free(tf_agg_mem *m)
 	free(m->dev);
 	free(m->pub);
 	free(m->notes);
+	tf_runs_free(&m->runs);
+	tf_spill_free(m->spill);
 	free(m->slots);
 	free(m->blocks);
 	tf_hmap_free(&m->dev_idx);
@@ -119,17 +130,6 @@ static int device_of(tf_agg_mem *m, const tf_event *ev, uint32_t *out)
 	return 0;
 }
 
-int tf_agg_mem_note(tf_agg_mem *m, const tf_event *ev, uint32_t node, uint32_t ls)
-{
-	uint32_t d;
-	TF_TRY(device_of(m, ev, &d));
-	if (tf_grow_n((void **)&m->notes, &m->capnotes, m->nnotes + 1, sizeof(*m->notes), false) < 0)
-		return TF_ENOMEM;
-	m->notes[m->nnotes++] = (note){ ev->ts_ns, tf_sat_from_double(ev->value), ev->index, ev->mem_addr,
-					node, ls, d, m->dev[d].pub.input };
-	return 0;
-}
-
 static int note_cmp(const void *pa, const void *pb)
 {
 	const note *a = pa, *b = pb;
@@ -138,6 +138,47 @@ static int note_cmp(const void *pa, const void *pb)
 	if (a->input != b->input)
 		return a->input < b->input ? -1 : 1;
 	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Past half of --sort-mem, the notes in memory go to the file as a sorted
+ * run; without a file (none can be made) they stay in memory, as with
+ * --sort-mem 0. */
+static int spill_notes(tf_agg_mem *m)
+{
+	const tf_read_opts *o = tf_ctx_opts(m->ctx);
+	size_t budget = o->sort_mem_bytes / 2;
+	if (!budget || m->nnotes * sizeof(note) < budget || m->spill_state < 0)
+		return 0;
+	if (!m->spill_state) {
+		m->spill = tf_spill_new(o->tmp_dir);
+		m->spill_state = m->spill ? 1 : -1;
+		if (!m->spill) {
+			tf_ctx_warn(m->ctx, "cannot make a temporary file in %s (%s): the memory events stay in memory",
+				    o->tmp_dir && *o->tmp_dir ? o->tmp_dir : "/tmp", strerror(errno));
+			return 0;
+		}
+	}
+	qsort(m->notes, m->nnotes, sizeof(*m->notes), note_cmp);
+	int r = tf_spill_write(m->spill, &m->runs, m->notes, m->nnotes, sizeof(*m->notes), note_cmp);
+	if (r < 0) {
+		const tf_error *e = r == TF_EIO ? tf_spill_error(m->spill) : NULL;
+		if (e)
+			tf_ctx_fail(m->ctx, e);
+		return r;
+	}
+	m->nnotes = 0;
+	return 0;
+}
+
+int tf_agg_mem_note(tf_agg_mem *m, const tf_event *ev, uint32_t node, uint32_t ls)
+{
+	uint32_t d;
+	TF_TRY(device_of(m, ev, &d));
+	if (tf_grow_n((void **)&m->notes, &m->capnotes, m->nnotes + 1, sizeof(*m->notes), false) < 0)
+		return TF_ENOMEM;
+	m->notes[m->nnotes++] = (note){ ev->ts_ns, tf_sat_from_double(ev->value), ev->index, ev->mem_addr,
+					node, ls, d, m->dev[d].pub.input };
+	return spill_notes(m);
 }
 
 static int slot_of(tf_agg_mem *m, const note *n, uint32_t *out)
@@ -294,19 +335,37 @@ static int peak_samples(tf_agg_mem *m)
 	return rc;
 }
 
+/* The notes in time order: the runs on file merged with those in memory. */
+static int replay(tf_agg_mem *m)
+{
+	tf_merge mg;
+	const note *n;
+	qsort(m->notes, m->nnotes, sizeof(*m->notes), note_cmp);
+	int r = tf_merge_init(&mg, m->spill, &m->runs, m->notes, m->nnotes, sizeof(*m->notes), note_cmp);
+	while (r >= 0 && (n = tf_merge_peek(&mg))) {
+		note cur = *n;
+		mdev *d = &m->dev[cur.dev];
+		r = cur.bytes > 0 ? replay_alloc(m, &cur, d) : replay_free(m, &cur, d);
+		if (r >= 0)
+			r = tf_merge_pop(&mg);
+	}
+	tf_merge_free(&mg);
+	if (r == TF_EIO && tf_spill_error(m->spill))
+		tf_ctx_fail(m->ctx, tf_spill_error(m->spill));
+	return r;
+}
+
 int tf_agg_mem_finish(tf_agg_mem *m)
 {
-	if (!m->nnotes)
+	if (!m->nnotes && !m->runs.n)
 		return 0;
-	qsort(m->notes, m->nnotes, sizeof(*m->notes), note_cmp);
-	for (size_t i = 0; i < m->nnotes; i++) {
-		const note *n = &m->notes[i];
-		mdev *d = &m->dev[n->dev];
-		TF_TRY(n->bytes > 0 ? replay_alloc(m, n, d) : replay_free(m, n, d));
-	}
+	TF_TRY(replay(m));
 	free(m->notes); /* replayed once */
 	m->notes = NULL;
 	m->nnotes = m->capnotes = 0;
+	tf_runs_free(&m->runs);
+	tf_spill_free(m->spill);
+	m->spill = NULL;
 	TF_TRY(peak_samples(m));
 	if (!(m->pub = malloc((size_t)m->ndev * sizeof(*m->pub))))
 		return TF_ENOMEM;

@@ -18,17 +18,14 @@ static tf_pend *take(tf_pqueue *q, uint64_t key)
 	tf_pend *p = &q->v[h - 1];
 	tf_hmap_set(&q->head, key, p->next == UINT32_MAX ? 0 : p->next + 1);
 	p->used = 1;
+	q->nused++;
 	return p;
 }
 
-static int wait(tf_pqueue *q, const tf_pend *p)
+/* v[i] to the end of the list of its key. */
+static int enqueue(tf_pqueue *q, uint32_t i)
 {
-	if (tf_grow((void **)&q->v, &q->cap, q->n + 1, sizeof(tf_pend)) < 0)
-		return TF_ENOMEM;
-	uint32_t i = q->n++;
-	q->v[i] = *p;
-	q->v[i].next = UINT32_MAX;
-	q->v[i].used = 0;
+	const tf_pend *p = &q->v[i];
 	uint32_t h = tf_hmap_get(&q->head, p->key);
 	if (h == UINT32_MAX || h == 0) {
 		if (tf_hmap_set(&q->head, p->key, i + 1) < 0)
@@ -37,6 +34,40 @@ static int wait(tf_pqueue *q, const tf_pend *p)
 		q->v[tf_hmap_get(&q->tail, p->key)].next = i;
 	}
 	return tf_hmap_set(&q->tail, p->key, i) < 0 ? TF_ENOMEM : 0;
+}
+
+/* The ends matched so far dropped, the waiting ones kept in their order
+ * (and so their lists), the key maps made anew: a queue holds what waits,
+ * not every end the trace had. */
+static int compact(tf_pqueue *q)
+{
+	uint32_t k = 0;
+	tf_hmap_free(&q->head);
+	tf_hmap_free(&q->tail);
+	for (uint32_t i = 0; i < q->n; i++) {
+		if (q->v[i].used)
+			continue;
+		q->v[k] = q->v[i];
+		q->v[k].next = UINT32_MAX;
+		TF_TRY(enqueue(q, k));
+		k++;
+	}
+	q->n = k;
+	q->nused = 0;
+	return 0;
+}
+
+static int wait(tf_pqueue *q, const tf_pend *p)
+{
+	if (q->nused >= 4096 && q->nused >= q->n / 2)
+		TF_TRY(compact(q));
+	if (tf_grow((void **)&q->v, &q->cap, q->n + 1, sizeof(tf_pend)) < 0)
+		return TF_ENOMEM;
+	uint32_t i = q->n++;
+	q->v[i] = *p;
+	q->v[i].next = UINT32_MAX;
+	q->v[i].used = 0;
+	return enqueue(q, i);
 }
 
 static int pair_message(tf_pairs *q, tf_pend *p, bool send, tf_pair_fn fn, void *u)

@@ -32,7 +32,7 @@ typedef struct tf_pend {
 
 typedef struct tf_pqueue {
 	tf_pend *v;
-	uint32_t n, cap;
+	uint32_t n, cap, nused; /* nused: of v, matched (dropped now and then) */
 	tf_hmap head, tail;    /* key -> first waiting + 1 (0 none) / last waiting */
 } tf_pqueue;
 

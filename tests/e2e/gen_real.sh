@@ -5,7 +5,9 @@
 # time (Python frames under their parents by the moved ids, GPU work under
 # its launch by the moved correlation ids), K times its steps, and their
 # bytes are the original's but for the moved numbers; copies of the legacy
-# trace go round robin onto 3 threads.
+# trace go round robin onto 3 threads.  --rank R (bench/bench-gb.sh's
+# 8-rank sets): a trace without distributedInfo gets one and reads as rank
+# R, a ranked one has its rank replaced; the metadata is written once.
 . tests/lib.sh
 K=$DATA/chrome/pytorch211-h200-gpt/trace.json.gz L=$DATA/chrome/pytorch-legacy-small/trace.json
 ktimes() { # A.tsv B.tsv K: every row of B is K times A's
@@ -49,4 +51,19 @@ check "... every function: 6 x calls, self and total wall" ktimes "$TMP/la.tsv" 
 th=$("$TF" -q info --format json "$TMP/l6.json" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["threads"]))')
 [ "$th" = 3 ] && ok "... on 3 threads" || fail "legacy copies on $th threads, want 3"
 expect_exit 2 "a mode it does not know: usage, exit 2" python3 bench/gen-real.py nosuch "$L" "$TMP/x.json" 2
+python3 bench/gen-real.py kineto "$K" "$TMP/a.json" 2 --rank 5 || fail "gen-real.py kineto 2 copies --rank 5"
+$TF info "$K" > "$TMP/i1" 2>&1
+$TF info "$TMP/a.json" > "$TMP/i2" 2>&1
+grep -q "^processes: .*(ranks 5)" "$TMP/i2" && ok "no distributedInfo: one written, rank 5" ||
+	fail "no distributedInfo: one written, rank 5"
+n1=$(sed -n 's/^input 0: .*(format chrome, \([0-9]*\) events)/\1/p' "$TMP/i1")
+n2=$(sed -n 's/^input 0: .*(format chrome, \([0-9]*\) events)/\1/p' "$TMP/i2")
+m=$(awk '$2 == "ev_metadata" { print $1 }' "$TMP/i1")
+[ -n "$n1" ] && [ -n "$m" ] && [ "$n2" = $((2 * n1 - m)) ] && ok "2 copies: $n2 events = 2 x $n1 - $m metadata" ||
+	fail "2 copies: $n2 events, not 2 x $n1 - $m metadata"
+python3 bench/gen-real.py kineto "$DATA/chrome/overview-handmade/rank1.json" "$TMP/b.json" 2 --rank 6 ||
+	fail "gen-real.py kineto --rank 6 of a ranked trace"
+$TF info "$TMP/b.json" > "$TMP/i3" 2>&1
+grep -q "^processes: .*(ranks 6)" "$TMP/i3" && [ "$(grep -c distributedInfo "$TMP/b.json")" = 1 ] &&
+	ok "distributedInfo.rank 1 replaced by 6, not added twice" || fail "distributedInfo.rank 1 replaced by 6"
 finish

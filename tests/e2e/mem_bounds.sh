@@ -1,0 +1,84 @@
+#!/bin/sh
+# Memory that must not grow with the trace's length (issue 33, multi-GB
+# Kineto traces; docs/performance.md "Multi-GB traces"): Kineto's memory
+# events, which the profile replays in time order once every thread is read
+# (agg_mem.c: past half of --sort-mem they go to the temporary file as
+# sorted runs), and the flow ends that the timelines and the Parquet
+# tables pair (pair.c: the matched ones are dropped now and then).  Each is measured at
+# N and 4N events: the peak RSS may not grow by more than 2 MiB, where
+# keeping them all costs about 7 MiB more (memory events: 48 bytes each;
+# flows: a 104-byte end and its two map entries).  The outputs at both
+# budgets are the same bytes.
+. tests/lib.sh
+
+cat > "$TMP/gen.py" <<'PY'
+import sys
+kind, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+with open(path, 'w') as out:
+    out.write('{"traceEvents": [\n')
+    out.write('{"ph":"X","cat":"cpu_op","name":"train","pid":1,"tid":1,"ts":0,"dur":%d,"args":{}},\n' % (4 * n + 10))
+    for i in range(n):
+        ts = 1 + 4 * i
+        if kind == 'mem':
+            # an allocation and the free of the one before (the live
+            # memory goes up and down: a new peak now and then)
+            b = 512 + (i * 7919) % 4096
+            out.write('{"ph":"i","s":"t","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":%d,'
+                      '"args":{"Bytes":%d,"Addr":%d,"Device Id":0,"Device Type":1}},\n' % (ts, b, 4096 * (i % 64 + 1)))
+            if i:
+                pb = 512 + ((i - 1) * 7919) % 4096
+                out.write('{"ph":"i","s":"t","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":%d,'
+                          '"args":{"Bytes":%d,"Addr":%d,"Device Id":0,"Device Type":1}},\n' % (ts + 1, -pb, 4096 * ((i - 1) % 64 + 1)))
+        else:
+            out.write('{"ph":"s","cat":"ac2g","name":"ac2g","id":%d,"pid":1,"tid":1,"ts":%d},\n' % (i + 1, ts))
+            out.write('{"ph":"f","bp":"e","cat":"ac2g","name":"ac2g","id":%d,"pid":1,"tid":1,"ts":%d},\n' % (i + 1, ts + 2))
+    out.write('{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}}\n]}\n')
+PY
+
+rss() { # OUT CMD...: the peak RSS (KiB) of the command
+	o=$1; shift
+	/usr/bin/time -f %M -o "$TMP/rss" "$@" -o "$o" >/dev/null 2>&1 && tail -1 "$TMP/rss"
+}
+
+# bounded DESC SMALL BIG [CONTROL_SMALL CONTROL_BIG]
+bounded() {
+	if [ -n "$2" ] && [ -n "$3" ] && [ "$3" -lt $(($2 + 2048)) ] && { [ -z "$4" ] || [ "$5" -gt $(($4 + 4096)) ]; }; then
+		ok "$1: ${2} -> ${3} KiB${4:+ (in memory: $4 -> $5 KiB)}"
+	else
+		fail "$1: ${2} -> ${3} KiB${4:+ (in memory: $4 -> $5 KiB)}"
+	fi
+}
+
+python3 "$TMP/gen.py" mem 40000 "$TMP/mem1.json" && python3 "$TMP/gen.py" mem 160000 "$TMP/mem4.json" &&
+	python3 "$TMP/gen.py" flow 40000 "$TMP/flow1.json" && python3 "$TMP/gen.py" flow 160000 "$TMP/flow4.json" ||
+	fail "generate the traces"
+
+# the memory events' replay: the same profile from runs on disk as from memory
+$TF -q profile --sort-mem 0 "$TMP/mem4.json" -o "$TMP/a.pb.gz" 2>/dev/null
+$TF -q profile --sort-mem 64K "$TMP/mem4.json" -o "$TMP/b.pb.gz" 2>/dev/null
+gzip -dc "$TMP/a.pb.gz" > "$TMP/a.pb" 2>/dev/null && gzip -dc "$TMP/b.pb.gz" > "$TMP/b.pb" 2>/dev/null
+[ -s "$TMP/a.pb" ] && cmp -s "$TMP/a.pb" "$TMP/b.pb" && ok "320k memory events: --sort-mem 64K = --sort-mem 0" ||
+	fail "320k memory events: --sort-mem 64K = --sort-mem 0"
+$TF info "$TMP/mem4.json" > "$TMP/info" 2>&1
+grep -q "160000 allocations" "$TMP/info" && grep -q "159999 frees" "$TMP/info" &&
+	ok "memory events counted (info)" || fail "memory events counted (info)"
+# the flows' pairing: the same timeline whatever the number of ends waiting
+$TF -q chrome "$TMP/flow4.json" -o "$TMP/f.json" 2>/dev/null
+n=$(grep -o '"ph": *"[sf]"' "$TMP/f.json" | wc -l)
+[ "$n" -eq 320000 ] && ok "160k flows: both ends of each in the timeline" || fail "160k flows: both ends in the timeline ($n)"
+
+case $TF in
+*san*) ok "bounded memory: not measured under ASan" ;;
+*)
+	a=$(rss "$TMP/r.pb.gz" $TF -q profile --sort-mem 64K "$TMP/mem1.json")
+	b=$(rss "$TMP/r.pb.gz" $TF -q profile --sort-mem 64K "$TMP/mem4.json")
+	a0=$(rss "$TMP/r.pb.gz" $TF -q profile --sort-mem 0 "$TMP/mem1.json")
+	b0=$(rss "$TMP/r.pb.gz" $TF -q profile --sort-mem 0 "$TMP/mem4.json")
+	bounded "profile, 4x the memory events" "$a" "$b" "$a0" "$b0"
+	a=$(rss "$TMP/f.json" $TF -q chrome "$TMP/flow1.json")
+	b=$(rss "$TMP/f.json" $TF -q chrome "$TMP/flow4.json")
+	# (pair.c is the Parquet tables' and Perfetto's too; the timeline
+	# has no row group buffers that fill up between the two sizes)
+	bounded "chrome timeline, 4x the flows" "$a" "$b" ;;
+esac
+finish
