@@ -333,8 +333,7 @@ int tf_json_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
 				       : tf_json_fail(e, TF_JSON_EVALUE, p, "expected a JSON value", true);
 		if (c >= '1' && c <= '9') { /* an integer (most numbers in args): one loop */
 			const u8 *q = p + 1;
-			while (q < end && tf_json_digit[*q])
-				q++;
+			q = tf_json_skip_digits(q, end);
 			if (q < end && !tf_json_scalar[*q]) {
 				p = q;
 				goto after;

@@ -166,6 +166,62 @@ static void test_iter(void **state)
 	}
 }
 
+/* The 16-byte whitespace and digit scanners against byte loops: every run
+ * length up to 40, every byte value after the run, every end. */
+static void test_scanners(void **state)
+{
+	(void)state;
+	static const char ws[] = " \n\t\r";
+	u8 buf[64];
+	for (size_t run = 0; run <= 40; run++)
+		for (int stop = 0; stop < 256; stop++)
+			for (size_t len = run; len <= run + 1 + 16 && len <= sizeof(buf); len += 1 + (len > run + 2) * 7) {
+				for (size_t i = 0; i < run; i++)
+					buf[i] = (u8)ws[(i * 7 + run) % 4];
+				buf[run] = (u8)stop;
+				memset(buf + run + 1, ' ', sizeof(buf) - run - 1);
+				const u8 *end = buf + len, *q = buf;
+				while (q < end && tf_json_ws[*q])
+					q++;
+				assert_ptr_equal(tf_json_skip_ws(buf, end), q);
+				for (size_t i = 0; i < run; i++)
+					buf[i] = (u8)('0' + (i * 3 + run) % 10);
+				memset(buf + run + 1, '7', sizeof(buf) - run - 1);
+				for (q = buf; q < end && tf_json_digit[*q]; q++)
+					;
+				assert_ptr_equal(tf_json_skip_digits(buf, end), q);
+			}
+}
+
+/* Nested values met by the member walk (paired again, not checked again):
+ * the same spans as tf_json_value gives, brackets in strings ignored. */
+static void test_iter_nested(void **state)
+{
+	(void)state;
+	const char *obj = "{\"Input Dims\": [[2048, 8192], [], [1]], \"s\": {\"x\": \"]}\\\"[\", \"y\": [{}]},"
+			  " \"Ev Idx\": 3, \"t\": [\"a\\\\\", \"}\"]}";
+	tf_json_span o, k, v, w;
+	tf_json_error e;
+	size_t used;
+	assert_int_equal(value(obj, &o, &used, &e), TF_JSON_OK);
+	assert_int_equal(used, strlen(obj));
+	tf_json_iter it;
+	tf_json_iter_begin(&it, &o);
+	const char *vals[] = { "[[2048, 8192], [], [1]]", "{\"x\": \"]}\\\"[\", \"y\": [{}]}", "3", "[\"a\\\\\", \"}\"]" };
+	int n = 0;
+	while (tf_json_iter_next(&it, &k, &v)) {
+		assert_true(n < 4);
+		assert_int_equal(v.n, strlen(vals[n]));
+		assert_memory_equal(v.p, vals[n], v.n);
+		const u8 *out;
+		assert_int_equal(tf_json_value(v.p, o.p + o.n, &w, &out, &e), TF_JSON_OK);
+		assert_int_equal(w.type, v.type);
+		assert_int_equal(w.n, v.n);
+		n++;
+	}
+	assert_int_equal(n, 4);
+}
+
 /* The resumable skip, fed one byte at a time and in one piece. */
 static void test_skip(void **state)
 {
@@ -452,6 +508,8 @@ int main(void)
 		cmocka_unit_test(test_need),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_iter),
+		cmocka_unit_test(test_iter_nested),
+		cmocka_unit_test(test_scanners),
 		cmocka_unit_test(test_skip),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_unescape),
