@@ -530,6 +530,34 @@ static void test_memory_devices(void **state)
 	run_free(&u);
 }
 
+/* The last thread's track, kept (chrome_tracks.c): texts that differ by a
+ * byte, by length, or only by being escaped or quoted. */
+static void test_track_cache(void **state)
+{
+	(void)state;
+	run u;
+	run_init(&u);
+	assert_int_equal(parse(&u, "[{\"ph\":\"i\",\"ts\":1,\"pid\":7,\"tid\":1},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":77,\"tid\":1},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":7,\"tid\":11},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":\"7\",\"tid\":1},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":\"\\u0037\",\"tid\":\"1\"},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":8,\"tid\":1},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":7,\"tid\":1}]"),
+			 0);
+	assert_int_equal(u.rec.n, 7);
+	const tf_event *e = u.rec.ev;
+	assert_int_not_equal(e[0].track, e[1].track);
+	assert_int_not_equal(e[0].track, e[2].track);
+	assert_int_not_equal(e[1].track, e[2].track);
+	assert_int_equal(e[3].track, e[0].track);
+	assert_int_equal(e[4].track, e[0].track);
+	assert_int_not_equal(e[5].track, e[0].track);
+	assert_int_equal(e[6].track, e[0].track);
+	assert_int_equal(tf_ctx_track_count(u.ctx), 4);
+	run_free(&u);
+}
+
 static void test_metadata(void **state)
 {
 	(void)state;
@@ -897,6 +925,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_pid_tid),
 		cmocka_unit_test(test_near_keys),
+		cmocka_unit_test(test_track_cache),
 		cmocka_unit_test(test_memory_devices),
 		cmocka_unit_test(test_metadata),
 		cmocka_unit_test(test_phases),

@@ -417,6 +417,36 @@ static void test_numbers(void **state)
 				fail_msg("'%s': fast %d %lld, general %d %lld", edge[k], ra, (long long)a, rb, (long long)b);
 		}
 	}
+	/* the fast path: every byte value at every place of the first 8,
+	 * before more digits and a fraction, gives what the general path gives */
+	for (int at = 0; at < 8; at++)
+		for (int ch = 0; ch < 256; ch++) {
+			char t[] = "12345678901.25";
+			t[at] = (char)ch;
+			for (size_t len = 8; len <= sizeof(t) - 1; len += 3) {
+				int64_t a = 1, b = 2;
+				int ra = tf_json_decimal_scaled(t, len, 3, &a), rb = tf_json_decimal_scaled_slow(t, len, 3, &b);
+				if (ra != rb || (ra == 0 && a != b))
+					fail_msg("byte 0x%02x at %d, %zu bytes: fast %d %lld, general %d %lld", ch, at, len, ra,
+						 (long long)a, rb, (long long)b);
+			}
+		}
+	/* integers near the int64 and uint64 limits (19 digits unchecked) */
+	{
+		static const struct { const char *s; bool ok; int64_t v; } iv[] = {
+			{ "9223372036854775807", true, INT64_MAX }, { "-9223372036854775808", true, INT64_MIN },
+			{ "9223372036854775808", false, 0 }, { "9999999999999999999", false, 0 },
+			{ "18446744073709551615", false, 0 }, { "00000000000000000000042", true, 42 },
+			{ "1844674407370955161", true, 1844674407370955161LL }, { "123.9", true, 123 },
+		};
+		for (size_t k = 0; k < sizeof(iv) / sizeof(iv[0]); k++) {
+			tf_json_span sp = { (const u8 *)iv[k].s, strlen(iv[k].s), TF_JSON_NUMBER, 0 };
+			int64_t v = 0;
+			assert_int_equal(tf_json_i64(&sp, &v), iv[k].ok);
+			if (iv[k].ok)
+				assert_int_equal(v, iv[k].v);
+		}
+	}
 	assert_true(tf_json_is_decimal((const u8 *)"-1.5e+3", 7));
 #ifdef __SSE2__
 	/* the 64-byte skip of nested values gives what the scalar loop gives:
