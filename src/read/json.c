@@ -186,21 +186,8 @@ bool tf_json_iter_next(tf_json_iter *it, tf_json_span *key, tf_json_span *val)
 	if (p >= end)
 		return false;
 	tf_json_error e; /* a second look at checked bytes: an error only ends the walk */
-	if (*p == '{' || *p == '[') {
-		/* checked once already (the object's span came from
-		 * tf_json_value): only its brackets are paired again, 64 bytes
-		 * at a time; the strict walk here cost as much again as the
-		 * first (Kineto's "Input Dims" on every op, issue 33) */
-		const u8 *v0 = p;
-		if (tf_json_skip_nested(p, end, &p, &e) != TF_JSON_OK)
-			return false;
-		val->p = v0;
-		val->n = (size_t)(p - v0);
-		val->type = *v0 == '{' ? TF_JSON_OBJECT : TF_JSON_ARRAY;
-		val->esc = 0;
-	} else if (tf_json_value(p, end, val, &p, &e) != TF_JSON_OK) {
+	if (tf_json_value(p, end, val, &p, &e) != TF_JSON_OK)
 		return false;
-	}
 	it->p = p;
 	return true;
 }
