@@ -25,14 +25,27 @@ struct tf_strtab {
 
 #define BLOCK_BYTES (256u * 1024u)
 
+/* 8 bytes at a time (a multiply and a shift per word, the last word
+ * padded with zeros): names are 10 to 100 bytes, and FNV-1a's multiply
+ * per byte was most of the cost of interning (issue 33).  Only lookups
+ * use the hash: ids are dense, in order of first sight, whatever it is. */
 static uint32_t hash_bytes(const char *s, size_t len)
 {
-	/* FNV-1a, 64-bit state folded; good enough for names */
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ len, w;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+		h ^= h >> 31;
 	}
+	if (i < len) {
+		w = 0;
+		for (unsigned k = 0; i < len; i++, k += 8)
+			w |= (uint64_t)(unsigned char)s[i] << k;
+		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+		h ^= h >> 31;
+	}
+	h *= 0x94D049BB133111EBull;
 	return (uint32_t)(h ^ (h >> 32));
 }
 

@@ -68,6 +68,8 @@ struct tf_chrome {
 	int64_t rank;          /* distributedInfo.rank, -1 none */
 	tf_str trace_cat;      /* "Trace" (Kineto's whole-trace span) */
 	tf_str memory_name;    /* "[memory]" (Kineto's allocations and frees) */
+	int64_t mem_type, mem_id; /* the last "[memory]" device (memory_args) ... */
+	tf_str mem_device;     /* ... and its name; 0: none yet */
 	bool lines;            /* JSON lines: events separated by newlines, no commas */
 	bool has_events;       /* object form: a traceEvents array was met */
 	bool nl;               /* a newline since the last event (S_ARR_NEXT) */

@@ -73,10 +73,32 @@ static int mark_gpu_stream(tf_chrome *r, uint32_t id, uint8_t gpu)
 	return tf_chrome_note_class(r, id, CAT_GPU);
 }
 
+/* The span's bytes equal the n bytes at t (a short pid or tid: no call). */
+static inline bool same_text(const tf_json_span *s, const char *t, size_t n)
+{
+	if (s->n != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s->p[i] != (u8)t[i])
+			return false;
+	return true;
+}
+
+/* A pid or tid that is its own text (tf_chrome_text without a copy). */
+static inline bool plain(const tf_json_span *s)
+{
+	return (s->type == TF_JSON_STRING || s->type == TF_JSON_NUMBER) && !s->esc;
+}
+
 int tf_chrome_track_for(tf_chrome *r, const tf_json_span *pid, const tf_json_span *tid, uint32_t *out)
 {
 	const char *pt, *tt;
 	size_t pn, tn;
+	if (r->tc_valid && plain(pid) && plain(tid) && same_text(pid, r->tc_pid, r->tc_pn) &&
+	    same_text(tid, r->tc_tid, r->tc_tn)) {
+		*out = r->tc_track; /* the last event's thread (most events) */
+		return 0;
+	}
 	TF_TRY(tf_chrome_text(r, pid, 2, &pt, &pn));
 	TF_TRY(tf_chrome_text(r, tid, 3, &tt, &tn));
 	if (r->tc_valid && pn == r->tc_pn && tn == r->tc_tn && memcmp(pt, r->tc_pid, pn) == 0 &&

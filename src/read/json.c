@@ -495,6 +495,9 @@ bool tf_json_i64(const tf_json_span *s, int64_t *v)
 	}
 	uint64_t x = 0;
 	const u8 *d0 = p;
+	/* 19 digits cannot overflow: the check per digit only after them */
+	for (const u8 *lim = e - p > 19 ? p + 19 : e; p < lim && tf_json_digit[*p]; p++)
+		x = x * 10 + (uint64_t)(*p - '0');
 	while (p < e && tf_json_digit[*p]) {
 		/* beyond the int64 range is not an integer here (ids hash it) */
 		if (x > (UINT64_MAX - 9) / 10)

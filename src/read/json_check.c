@@ -262,10 +262,9 @@ ptrdiff_t tf_json_skip_feed(tf_json_skip *s, const u8 *p, const u8 *end, bool *d
 	return p - p0;
 }
 
-/* p after a string's opening quote, inside [p, end): just after its closing
- * quote, escapes checked; NULL with e filled, or with e->code 0 when the
- * string is cut by end. */
-static const u8 *check_string(const u8 *p, const u8 *end, tf_json_error *e)
+/* check_string from its first backslash on (p at it; the scan finds it
+ * again at once). */
+static const u8 *check_escapes(const u8 *p, const u8 *end, tf_json_error *e)
 {
 	for (;;) {
 		p = tf_json_scan_str(p, end);
@@ -289,6 +288,20 @@ static const u8 *check_string(const u8 *p, const u8 *end, tf_json_error *e)
 			return NULL;
 		}
 	}
+}
+
+/* p after a string's opening quote, inside [p, end): just after its closing
+ * quote, escapes checked; NULL with e filled, or with e->code 0 when the
+ * string is cut by end.  Inline for the common string without escapes
+ * (args' keys and values: a call each was 1% of a Kineto read). */
+static inline const u8 *check_string(const u8 *p, const u8 *end, tf_json_error *e)
+{
+	p = tf_json_scan_str(p, end);
+	if (p >= end)
+		return NULL;
+	if (*p == '"')
+		return p + 1;
+	return check_escapes(p, end, e);
 }
 
 /* p at '{' or '[' in a buffer that ends at end: *out after its closing
@@ -333,8 +346,7 @@ int tf_json_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
 				       : tf_json_fail(e, TF_JSON_EVALUE, p, "expected a JSON value", true);
 		if (c >= '1' && c <= '9') { /* an integer (most numbers in args): one loop */
 			const u8 *q = p + 1;
-			while (q < end && tf_json_digit[*q])
-				q++;
+			q = tf_json_skip_digits(q, end);
 			if (q < end && !tf_json_scalar[*q]) {
 				p = q;
 				goto after;

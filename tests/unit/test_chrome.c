@@ -450,6 +450,114 @@ static void test_pid_tid(void **state)
 	run_free(&u);
 }
 
+/* Keys read straight from their bytes (chrome_event.c key_fast): keys one
+ * byte off a field's name are other keys, an escaped name is not the field
+ * (as before), and the same event split at every byte reads the same. */
+static void test_near_keys(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"[{\"ph\":\"X\",\"name\":\"real\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":5,\"cat\":\"c\",\"args\":{},"
+		"\"namf\":\"no\",\"pif\":9,\"tif\":8,\"tsx\":99,\"dux\":77,\"caT\":\"no\",\"argS\":{\"a\":1},"
+		"\"ph \":\"B\",\"p\":1,\"t\":2,\"names\":\"no\",\"pids\":4},"
+		"{\"ph\":\"X\",\"name\":\"n2\",\"na\\u006de\":\"esc\",\"pid\":1,\"tid\":2,\"ts\":20,\"dur\":1,\"idx\":3}]";
+	size_t n = sizeof(json) - 1;
+	run u;
+	run_init(&u);
+	assert_int_equal(parse(&u, json), 0);
+	assert_int_equal(u.rec.n, 2);
+	const tf_event *e = u.rec.ev;
+	assert_int_equal(e[0].kind, TF_EV_COMPLETE);
+	assert_string_equal(S(&u, e[0].name), "real");
+	assert_string_equal(S(&u, e[0].cat), "c");
+	assert_int_equal(e[0].ts_ns, 10000);
+	assert_int_equal(e[0].dur_ns, 5000);
+	assert_string_equal(S(&u, e[1].name), "n2");
+	assert_int_equal(e[1].ts_ns, 20000);
+	assert_int_equal(e[0].track, e[1].track);
+	const tf_track *t = tf_ctx_track_get(u.ctx, e[0].track);
+	assert_string_equal(S(&u, t->process_key), "1");
+	assert_string_equal(S(&u, t->thread_key), "2");
+	char *want = signature(&u);
+	run_free(&u);
+	for (size_t k = 0; k <= n; k++) {
+		run v;
+		run_init(&v);
+		tf_chrome *r = tf_chrome_new("t.json", 0, v.ctx, &v.rec.sink);
+		v.rc = tf_chrome_feed(r, (const unsigned char *)json, k, &v.err);
+		if (v.rc == 0)
+			v.rc = tf_chrome_feed(r, (const unsigned char *)json + k, n - k, &v.err);
+		if (v.rc == 0)
+			v.rc = tf_chrome_finish(r, &v.err);
+		tf_chrome_free(r);
+		char *got = signature(&v);
+		if (strcmp(got, want) != 0)
+			fail_msg("split at %zu differs:\n%s\nwant:\n%s", k, got, want);
+		free(got);
+		run_free(&v);
+	}
+	free(want);
+}
+
+/* Kineto's "[memory]" events: the device named from Device Type and Id,
+ * the last one remembered (memory_args): a change of device, back and
+ * forth, and an unknown type each get their own name. */
+static void test_memory_devices(void **state)
+{
+	(void)state;
+	static const struct { int type, id; const char *name; } d[] = {
+		{ 1, 0, "cuda:0" }, { 1, 0, "cuda:0" }, { 0, -1, "cpu" }, { 1, 0, "cuda:0" },
+		{ 1, 1, "cuda:1" }, { 40, 2, "device40:2" }, { 1, 1, "cuda:1" }, { 0, -1, "cpu" },
+	};
+	size_t nd = sizeof(d) / sizeof(d[0]);
+	char json[4096];
+	size_t len = (size_t)snprintf(json, sizeof(json), "[");
+	for (size_t i = 0; i < nd; i++)
+		len += (size_t)snprintf(json + len, sizeof(json) - len,
+					"%s{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%zu,"
+					"\"args\":{\"Bytes\":8,\"Addr\":%zu,\"Device Type\":%d,\"Device Id\":%d}}",
+					i ? "," : "", i, 4096 * i, d[i].type, d[i].id);
+	snprintf(json + len, sizeof(json) - len, "]");
+	run u;
+	run_init(&u);
+	assert_int_equal(parse(&u, json), 0);
+	assert_int_equal(u.rec.n, nd);
+	for (size_t i = 0; i < nd; i++) {
+		assert_true(u.rec.ev[i].flags & TF_EVF_MEMORY);
+		assert_string_equal(S(&u, u.rec.ev[i].mem_device), d[i].name);
+		assert_int_equal(u.rec.ev[i].mem_dev_id, d[i].id);
+	}
+	run_free(&u);
+}
+
+/* The last thread's track, kept (chrome_tracks.c): texts that differ by a
+ * byte, by length, or only by being escaped or quoted. */
+static void test_track_cache(void **state)
+{
+	(void)state;
+	run u;
+	run_init(&u);
+	assert_int_equal(parse(&u, "[{\"ph\":\"i\",\"ts\":1,\"pid\":7,\"tid\":1},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":77,\"tid\":1},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":7,\"tid\":11},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":\"7\",\"tid\":1},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":\"\\u0037\",\"tid\":\"1\"},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":8,\"tid\":1},"
+				   "{\"ph\":\"i\",\"ts\":1,\"pid\":7,\"tid\":1}]"),
+			 0);
+	assert_int_equal(u.rec.n, 7);
+	const tf_event *e = u.rec.ev;
+	assert_int_not_equal(e[0].track, e[1].track);
+	assert_int_not_equal(e[0].track, e[2].track);
+	assert_int_not_equal(e[1].track, e[2].track);
+	assert_int_equal(e[3].track, e[0].track);
+	assert_int_equal(e[4].track, e[0].track);
+	assert_int_not_equal(e[5].track, e[0].track);
+	assert_int_equal(e[6].track, e[0].track);
+	assert_int_equal(tf_ctx_track_count(u.ctx), 4);
+	run_free(&u);
+}
+
 static void test_metadata(void **state)
 {
 	(void)state;
@@ -816,6 +924,9 @@ int main(void)
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_pid_tid),
+		cmocka_unit_test(test_near_keys),
+		cmocka_unit_test(test_track_cache),
+		cmocka_unit_test(test_memory_devices),
 		cmocka_unit_test(test_metadata),
 		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_x_end_overflow),

@@ -109,6 +109,25 @@ static void test_strtab(void **state)
 	}
 	assert_string_equal(tf_strtab_get(st, 50001), "n49999");
 	assert_string_equal(tf_strtab_get(st, a), "aten::add");
+	/* the hash reads 8 bytes at a time: texts of every length up to 40
+	 * that differ in one byte (a zero too: texts are bytes), and a prefix
+	 * padded with zero bytes, are all told apart */
+	char t[41];
+	tf_str first = tf_strtab_count(st);
+	for (size_t len = 1; len <= 40; len++)
+		for (size_t at = 0; at < len; at++)
+			for (int b = 0; b < 3; b++) {
+				memset(t, 'x', len);
+				t[at] = "\0yz"[b];
+				tf_str id = tf_strtab_intern(st, t, len);
+				assert_int_equal(tf_strtab_intern(st, t, len), id);
+				assert_int_equal(tf_strtab_len(st, id), len);
+				assert_memory_equal(tf_strtab_get(st, id), t, len);
+			}
+	size_t want = 0;
+	for (size_t len = 1; len <= 40; len++)
+		want += 3 * len;
+	assert_int_equal(tf_strtab_count(st) - first, want);
 	tf_strtab_free(st);
 }
 

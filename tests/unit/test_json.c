@@ -166,6 +166,62 @@ static void test_iter(void **state)
 	}
 }
 
+/* The 16-byte whitespace and digit scanners against byte loops: every run
+ * length up to 40, every byte value after the run, every end. */
+static void test_scanners(void **state)
+{
+	(void)state;
+	static const char ws[] = " \n\t\r";
+	u8 buf[64];
+	for (size_t run = 0; run <= 40; run++)
+		for (int stop = 0; stop < 256; stop++)
+			for (size_t len = run; len <= run + 1 + 16 && len <= sizeof(buf); len += 1 + (len > run + 2) * 7) {
+				for (size_t i = 0; i < run; i++)
+					buf[i] = (u8)ws[(i * 7 + run) % 4];
+				buf[run] = (u8)stop;
+				memset(buf + run + 1, ' ', sizeof(buf) - run - 1);
+				const u8 *end = buf + len, *q = buf;
+				while (q < end && tf_json_ws[*q])
+					q++;
+				assert_ptr_equal(tf_json_skip_ws(buf, end), q);
+				for (size_t i = 0; i < run; i++)
+					buf[i] = (u8)('0' + (i * 3 + run) % 10);
+				memset(buf + run + 1, '7', sizeof(buf) - run - 1);
+				for (q = buf; q < end && tf_json_digit[*q]; q++)
+					;
+				assert_ptr_equal(tf_json_skip_digits(buf, end), q);
+			}
+}
+
+/* Nested values met by the member walk (paired again, not checked again):
+ * the same spans as tf_json_value gives, brackets in strings ignored. */
+static void test_iter_nested(void **state)
+{
+	(void)state;
+	const char *obj = "{\"Input Dims\": [[2048, 8192], [], [1]], \"s\": {\"x\": \"]}\\\"[\", \"y\": [{}]},"
+			  " \"Ev Idx\": 3, \"t\": [\"a\\\\\", \"}\"]}";
+	tf_json_span o, k, v, w;
+	tf_json_error e;
+	size_t used;
+	assert_int_equal(value(obj, &o, &used, &e), TF_JSON_OK);
+	assert_int_equal(used, strlen(obj));
+	tf_json_iter it;
+	tf_json_iter_begin(&it, &o);
+	const char *vals[] = { "[[2048, 8192], [], [1]]", "{\"x\": \"]}\\\"[\", \"y\": [{}]}", "3", "[\"a\\\\\", \"}\"]" };
+	int n = 0;
+	while (tf_json_iter_next(&it, &k, &v)) {
+		assert_true(n < 4);
+		assert_int_equal(v.n, strlen(vals[n]));
+		assert_memory_equal(v.p, vals[n], v.n);
+		const u8 *out;
+		assert_int_equal(tf_json_value(v.p, o.p + o.n, &w, &out, &e), TF_JSON_OK);
+		assert_int_equal(w.type, v.type);
+		assert_int_equal(w.n, v.n);
+		n++;
+	}
+	assert_int_equal(n, 4);
+}
+
 /* The resumable skip, fed one byte at a time and in one piece. */
 static void test_skip(void **state)
 {
@@ -361,6 +417,36 @@ static void test_numbers(void **state)
 				fail_msg("'%s': fast %d %lld, general %d %lld", edge[k], ra, (long long)a, rb, (long long)b);
 		}
 	}
+	/* the fast path: every byte value at every place of the first 8,
+	 * before more digits and a fraction, gives what the general path gives */
+	for (int at = 0; at < 8; at++)
+		for (int ch = 0; ch < 256; ch++) {
+			char t[] = "12345678901.25";
+			t[at] = (char)ch;
+			for (size_t len = 8; len <= sizeof(t) - 1; len += 3) {
+				int64_t a = 1, b = 2;
+				int ra = tf_json_decimal_scaled(t, len, 3, &a), rb = tf_json_decimal_scaled_slow(t, len, 3, &b);
+				if (ra != rb || (ra == 0 && a != b))
+					fail_msg("byte 0x%02x at %d, %zu bytes: fast %d %lld, general %d %lld", ch, at, len, ra,
+						 (long long)a, rb, (long long)b);
+			}
+		}
+	/* integers near the int64 and uint64 limits (19 digits unchecked) */
+	{
+		static const struct { const char *s; bool ok; int64_t v; } iv[] = {
+			{ "9223372036854775807", true, INT64_MAX }, { "-9223372036854775808", true, INT64_MIN },
+			{ "9223372036854775808", false, 0 }, { "9999999999999999999", false, 0 },
+			{ "18446744073709551615", false, 0 }, { "00000000000000000000042", true, 42 },
+			{ "1844674407370955161", true, 1844674407370955161LL }, { "123.9", true, 123 },
+		};
+		for (size_t k = 0; k < sizeof(iv) / sizeof(iv[0]); k++) {
+			tf_json_span sp = { (const u8 *)iv[k].s, strlen(iv[k].s), TF_JSON_NUMBER, 0 };
+			int64_t v = 0;
+			assert_int_equal(tf_json_i64(&sp, &v), iv[k].ok);
+			if (iv[k].ok)
+				assert_int_equal(v, iv[k].v);
+		}
+	}
 	assert_true(tf_json_is_decimal((const u8 *)"-1.5e+3", 7));
 #ifdef __SSE2__
 	/* the 64-byte skip of nested values gives what the scalar loop gives:
@@ -452,6 +538,8 @@ int main(void)
 		cmocka_unit_test(test_need),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_iter),
+		cmocka_unit_test(test_iter_nested),
+		cmocka_unit_test(test_scanners),
 		cmocka_unit_test(test_skip),
 		cmocka_unit_test(test_strict),
 		cmocka_unit_test(test_unescape),
