@@ -53,6 +53,8 @@ typedef struct tf_merge {
 	struct tf_mcur *cur;
 	uint32_t *heap;
 	uint32_t ncur, nheap;
+	uint32_t next;      /* the heap slot (1 or 2) of the runner-up: the second smallest record */
+	const char *lim;    /* the top's records before lim come before the runner-up's (no compare) */
 	size_t sz;
 	tf_cmp_fn cmp;
 	tf_spill *f;   /* the runs' file (its error is kept there) */

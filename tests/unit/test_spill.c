@@ -147,11 +147,85 @@ static void read_back_short(void **state)
 	assert_int_equal(left, 0);
 }
 
+/* Records of two words compared by the first only, so that equal records
+ * show which run they came from; the compares are counted. */
+typedef struct kv {
+	uint64_t key, run;
+} kv;
+
+static unsigned long ncmp;
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = ((const kv *)a)->key, y = ((const kv *)b)->key;
+	ncmp++;
+	return (x > y) - (x < y);
+}
+
+/* Merges rs (and n records at mem) and checks the order: by key, equal
+ * keys in run order (the runs' own, then the records in memory last);
+ * the number of records read back. */
+static uint64_t merge_check(tf_spill *f, const tf_runs *rs, const kv *mem, size_t n)
+{
+	tf_merge m;
+	assert_int_equal(tf_merge_init(&m, f, rs, mem, n, sizeof(kv), cmp_key), 0);
+	uint64_t got = 0;
+	kv last = { 0, 0 };
+	for (const kv *p; (p = tf_merge_peek(&m)); got++) {
+		assert_true(got == 0 || p->key > last.key || (p->key == last.key && p->run >= last.run));
+		last = *p;
+		assert_int_equal(tf_merge_pop(&m), 0);
+	}
+	tf_merge_free(&m);
+	return got;
+}
+
+/* Runs that follow one another (sorted input spilled in pieces) merge
+ * with a few compares per read buffer, not one or more per record; runs
+ * that interleave, with equal keys across runs, still come back in order
+ * (equal keys in run order). */
+static void merge_order(void **state)
+{
+	(void)state;
+	tf_spill *f = tf_spill_new(dir);
+	assert_non_null(f);
+	enum { RUNS = 8, PER = 3000 };
+	static kv rec[PER];
+	tf_runs rs = { 0 };
+	/* disjoint, written out of order: run k holds keys of block (k * 5) % 8 */
+	for (uint64_t k = 0; k < RUNS; k++) {
+		uint64_t b = k * 5 % RUNS;
+		for (uint64_t i = 0; i < PER; i++)
+			rec[i] = (kv){ b * PER + i, k };
+		assert_int_equal(tf_spill_write(f, &rs, rec, PER, sizeof(kv), cmp_key), 0);
+	}
+	for (uint64_t i = 0; i < PER; i++)
+		rec[i] = (kv){ RUNS * PER + i, RUNS };
+	ncmp = 0;
+	assert_int_equal(merge_check(f, &rs, rec, PER), (RUNS + 1) * PER);
+	/* about 2 log2(170) compares per 8 KiB buffer of 170 records, and the
+	 * heap's work when a run takes over: far under one per record */
+	assert_true(ncmp < (RUNS + 1) * PER / 4);
+	tf_runs_free(&rs);
+	/* interleaved, every key in three runs */
+	for (uint64_t k = 0; k < RUNS; k++) {
+		for (uint64_t i = 0; i < PER; i++)
+			rec[i] = (kv){ (i * RUNS + k) / 3, k };
+		assert_int_equal(tf_spill_write(f, &rs, rec, PER, sizeof(kv), cmp_key), 0);
+	}
+	for (uint64_t i = 0; i < PER; i++)
+		rec[i] = (kv){ i * RUNS / 3, RUNS };
+	assert_int_equal(merge_check(f, &rs, rec, PER), (RUNS + 1) * PER);
+	tf_runs_free(&rs);
+	tf_spill_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(write_cut_short),
 		cmocka_unit_test(read_back_short),
+		cmocka_unit_test(merge_order),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
