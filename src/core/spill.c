@@ -14,6 +14,8 @@
 struct tf_spill {
 	int fd;
 	uint64_t end;
+	uint8_t *out;  /* the coder's buffer (coder_init), kept for the next run */
+	size_t capout;
 	tf_error err;  /* the first failed write or read back (code 0: none) */
 	char dir[];    /* where it was made, for the message */
 };
@@ -69,6 +71,7 @@ void tf_spill_free(tf_spill *f)
 	if (!f)
 		return;
 	close(f->fd);
+	free(f->out);
 	free(f);
 }
 
@@ -225,9 +228,15 @@ typedef struct coder {
 static int coder_init(coder *w, tf_spill *f, size_t sz)
 {
 	*w = (coder){ .f = f, .sz = sz, .max = code_max(sz) };
-	w->out = malloc(OUT_BYTES + w->max + CODE_SLACK + sz);
-	if (!w->out)
-		return TF_ENOMEM;
+	size_t need = OUT_BYTES + w->max + CODE_SLACK + sz;
+	if (f->capout < need) {
+		uint8_t *o = realloc(f->out, need);
+		if (!o)
+			return TF_ENOMEM;
+		f->out = o;
+		f->capout = need;
+	}
+	w->out = f->out;
 	w->last = (char *)w->out + OUT_BYTES + w->max + CODE_SLACK;
 	memset(w->last, 0, sz);
 	w->prev = w->last;
@@ -256,7 +265,6 @@ static int coder_put(coder *w, const void *rec, bool keep)
 static int coder_end(coder *w, tf_run *run, uint64_t off, uint32_t level)
 {
 	int r = w->k ? append(w->f, w->out, w->k) : 0;
-	free(w->out);
 	*run = (tf_run){ off, w->n, w->f->end - off, level };
 	return r;
 }
@@ -277,7 +285,7 @@ int tf_spill_write(tf_spill *f, tf_runs *rs, const void *base, size_t n, size_t 
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = coder_put(&w, (const char *)base + i * sz, false);
 	tf_run run;
-	r = r ? (free(w.out), r) : coder_end(&w, &run, off, 0);
+	r = r ? r : coder_end(&w, &run, off, 0);
 	TF_TRY(r);
 	rs->r[rs->n++] = run;
 	/* levels do not grow from the front to the back: the last FANIN runs
@@ -309,6 +317,7 @@ struct tf_mcur {
 	uint64_t bytes;    /* bytes not yet read */
 	uint8_t *raw;      /* read, not yet decoded: raw[rpos..rlen) */
 	size_t rpos, rlen, rcap;
+	size_t dcap;       /* records buf holds */
 	char *prev;        /* the last record decoded (sz bytes; zeros before the first), for the next */
 };
 
@@ -338,7 +347,7 @@ static int read_more(tf_merge *m, struct tf_mcur *c)
  * do not make its records, or make more, is not what was written. */
 static int refill(tf_merge *m, struct tf_mcur *c)
 {
-	size_t sz = m->sz, cap = dec_cap(sz), k = 0, max = code_max(sz);
+	size_t sz = m->sz, cap = c->dcap, k = 0, max = code_max(sz);
 	const char *prev = c->prev;
 	for (; k < cap && c->left; k++, c->left--) {
 		if (c->rlen - c->rpos < max && c->bytes)
@@ -398,13 +407,18 @@ int tf_merge_init(tf_merge *m, tf_spill *f, const tf_runs *rs, const void *mem, 
 		c->off = rs->r[i].off;
 		c->left = rs->r[i].n;
 		c->bytes = rs->r[i].bytes;
-		c->rcap = RAW_BYTES > 2 * code_max(sz) ? RAW_BYTES : 2 * code_max(sz);
-		/* one block: decoded records, the last one decoded, the bytes read */
-		if (!(c->buf = calloc(1, dec_cap(sz) * sz + sz + c->rcap + CODE_SLACK))) {
+		/* one block, no larger than the run: decoded records, the last
+		 * one decoded (zeros to start), the bytes read */
+		c->dcap = c->left < dec_cap(sz) ? (size_t)c->left : dec_cap(sz);
+		c->rcap = c->bytes < RAW_BYTES ? (size_t)c->bytes : RAW_BYTES;
+		if (c->rcap < 2 * code_max(sz))
+			c->rcap = 2 * code_max(sz);
+		if (!(c->buf = malloc(c->dcap * sz + sz + c->rcap + CODE_SLACK))) {
 			tf_merge_free(m);
 			return TF_ENOMEM;
 		}
-		c->prev = c->buf + dec_cap(sz) * sz;
+		c->prev = c->buf + c->dcap * sz;
+		memset(c->prev, 0, sz);
 		c->raw = (uint8_t *)c->prev + sz;
 		int r = c->left ? refill(m, c) : 0;
 		if (r < 0) {
@@ -524,7 +538,7 @@ static int compact(tf_spill *f, tf_runs *rs, uint32_t first, size_t sz, tf_cmp_f
 			r = tf_merge_pop(&m);
 	}
 	tf_run run;
-	r = r ? (free(w.out), r) : coder_end(&w, &run, off, rs->r[rs->n - 1].level + 1);
+	r = r ? r : coder_end(&w, &run, off, rs->r[rs->n - 1].level + 1);
 	tf_merge_free(&m);
 	if (r < 0)
 		return r;
