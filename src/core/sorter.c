@@ -243,7 +243,7 @@ static int add_one(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, u
 	default:
 		if (tf_grow((void **)&t->events, &t->capevents, t->nevents + 1, sizeof(*t->events)) < 0)
 			return TF_ENOMEM;
-		t->events[t->nevents++] = (tf_sorted_event){ *ev, seq };
+		t->events[t->nevents++] = (tf_sorted_event){ *ev, seq, 0 };
 		t->mem_bytes += sizeof(*t->events);
 		return 0;
 	}
