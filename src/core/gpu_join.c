@@ -134,6 +134,7 @@ typedef struct lreq {
 	uint32_t idx;
 	uint32_t zero; /* no padding: the spill file codes every byte (spill.c) */
 } lreq;
+_Static_assert(sizeof(lreq) == 16, "a request has no padding");
 
 static int lreq_cmp(const void *x, const void *y)
 {

@@ -50,6 +50,7 @@ typedef struct tf_sorted_event {
 	uint32_t seq;
 	uint32_t zero;  /* no padding: the spill file codes every byte (spill.c) */
 } tf_sorted_event;
+_Static_assert(sizeof(tf_sorted_event) == sizeof(tf_event) + 8, "a kept event has no padding of its own");
 
 typedef struct tf_sorter tf_sorter;
 
