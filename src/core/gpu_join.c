@@ -132,7 +132,9 @@ static const launch *launch_find(const tf_gpu_join *g, uint64_t key)
 typedef struct lreq {
 	uint64_t key;
 	uint32_t idx;
+	uint32_t zero; /* no padding: the spill file codes every byte (spill.c) */
 } lreq;
+_Static_assert(sizeof(lreq) == 16, "a request has no padding");
 
 static int lreq_cmp(const void *x, const void *y)
 {
@@ -168,7 +170,7 @@ static int put_requests(tf_gpu_join *g, tf_merge *sm, uint32_t input, lreq *req,
 	uint32_t idx = 0;
 	for (const tf_sorted_span *p; r == 0 && (p = tf_merge_peek(sm)); idx++) {
 		if (!p->label && p->corr) {
-			req[n++] = (lreq){ launch_key(input, p->corr), idx };
+			req[n++] = (lreq){ launch_key(input, p->corr), idx, 0 };
 			if (n == cap) {
 				r = put_run(g, reqs, req, n, sizeof(lreq), lreq_cmp);
 				n = 0;

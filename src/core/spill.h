@@ -1,5 +1,7 @@
 /* spill.h - sorted runs of fixed-size records in one temporary file, and a
- * k-way merge that reads them back in order (an external sort).
+ * k-way merge that reads them back in order (an external sort).  The
+ * records are written coded, each word as its difference from the record
+ * before it (spill.c): a sorted run takes a quarter to a sixth of its size.
  *
  * The stack builder buffers a Chrome track's events until its input ends
  * (sorter.c); past a memory budget it sorts what it holds and writes it here
@@ -28,6 +30,7 @@ const tf_error *tf_spill_error(const tf_spill *f);
 typedef struct tf_run {
 	uint64_t off;
 	uint64_t n;     /* records */
+	uint64_t bytes; /* in the file (coded: spill.c) */
 	uint32_t level; /* made by merging TF_SPILL_FANIN runs of level - 1; written: 0 */
 } tf_run;
 
@@ -44,8 +47,9 @@ void tf_runs_free(tf_runs *rs);
 
 /* TF_SPILL_FANIN runs of one level are merged into one of the next level
  * as soon as they exist, so a list of runs of n records holds fewer than
- * TF_SPILL_FANIN x log_FANIN(n) runs, and their merge as many 8 KiB read
- * buffers; each record is rewritten log_FANIN(n) times at most. */
+ * TF_SPILL_FANIN x log_FANIN(n) runs, and their merge as many 8 KiB of
+ * buffers (4 KiB read, 4 KiB decoded); each record is rewritten
+ * log_FANIN(n) times at most. */
 #define TF_SPILL_FANIN 32
 
 /* Merges the runs rs (in f) and n sorted records at mem, by cmp. */
@@ -53,6 +57,8 @@ typedef struct tf_merge {
 	struct tf_mcur *cur;
 	uint32_t *heap;
 	uint32_t ncur, nheap;
+	uint32_t next;      /* the heap slot (1 or 2) of the runner-up: the second smallest record */
+	const char *lim;    /* the top's records before lim come before the runner-up's (no compare) */
 	size_t sz;
 	tf_cmp_fn cmp;
 	tf_spill *f;   /* the runs' file (its error is kept there) */

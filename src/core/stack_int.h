@@ -48,7 +48,9 @@ _Static_assert(sizeof(tf_sorted_span) == 48, "a span record of the sorter is 48 
 typedef struct tf_sorted_event {
 	tf_event ev;
 	uint32_t seq;
+	uint32_t zero;  /* no padding: the spill file codes every byte (spill.c) */
 } tf_sorted_event;
+_Static_assert(sizeof(tf_sorted_event) == sizeof(tf_event) + 8, "a kept event has no padding of its own");
 
 typedef struct tf_sorter tf_sorter;
 

@@ -59,7 +59,8 @@ static int teardown(void **state)
 }
 
 /* In a child (the limit must not touch the test's own output): runs of
- * 8 KiB under a 20 KiB file size limit; the third is cut short. */
+ * 7.5 KiB (1024 records 2^54 apart: 7.5 bytes each once coded) under a
+ * 20 KiB file size limit; the third is cut short. */
 static void write_cut_short(void **state)
 {
 	(void)state;
@@ -76,7 +77,7 @@ static void write_cut_short(void **state)
 		tf_runs rs = { 0 };
 		uint64_t rec[1024];
 		for (int i = 0; i < 1024; i++)
-			rec[i] = (uint64_t)i;
+			rec[i] = (uint64_t)i << 54;
 		int r = 0, k;
 		for (k = 0; k < 8 && r == 0; k++)
 			r = tf_spill_write(f, &rs, rec, 1024, sizeof(rec[0]), cmp_u64);
@@ -147,11 +148,156 @@ static void read_back_short(void **state)
 	assert_int_equal(left, 0);
 }
 
+/* Records of two words compared by the first only, so that equal records
+ * show which run they came from; the compares are counted. */
+typedef struct kv {
+	uint64_t key, run;
+} kv;
+
+static unsigned long ncmp;
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = ((const kv *)a)->key, y = ((const kv *)b)->key;
+	ncmp++;
+	return (x > y) - (x < y);
+}
+
+/* Merges rs (and n records at mem) and checks the order: by key, equal
+ * keys in run order (the runs' own, then the records in memory last);
+ * the number of records read back. */
+static uint64_t merge_check(tf_spill *f, const tf_runs *rs, const kv *mem, size_t n)
+{
+	tf_merge m;
+	assert_int_equal(tf_merge_init(&m, f, rs, mem, n, sizeof(kv), cmp_key), 0);
+	uint64_t got = 0;
+	kv last = { 0, 0 };
+	for (const kv *p; (p = tf_merge_peek(&m)); got++) {
+		assert_true(got == 0 || p->key > last.key || (p->key == last.key && p->run >= last.run));
+		last = *p;
+		assert_int_equal(tf_merge_pop(&m), 0);
+	}
+	tf_merge_free(&m);
+	return got;
+}
+
+/* Runs that follow one another (sorted input spilled in pieces) merge
+ * with a few compares per read buffer, not one or more per record; runs
+ * that interleave, with equal keys across runs, still come back in order
+ * (equal keys in run order). */
+static void merge_order(void **state)
+{
+	(void)state;
+	tf_spill *f = tf_spill_new(dir);
+	assert_non_null(f);
+	enum { RUNS = 8, PER = 3000 };
+	static kv rec[PER];
+	tf_runs rs = { 0 };
+	/* disjoint, written out of order: run k holds keys of block (k * 5) % 8 */
+	for (uint64_t k = 0; k < RUNS; k++) {
+		uint64_t b = k * 5 % RUNS;
+		for (uint64_t i = 0; i < PER; i++)
+			rec[i] = (kv){ b * PER + i, k };
+		assert_int_equal(tf_spill_write(f, &rs, rec, PER, sizeof(kv), cmp_key), 0);
+	}
+	for (uint64_t i = 0; i < PER; i++)
+		rec[i] = (kv){ RUNS * PER + i, RUNS };
+	ncmp = 0;
+	assert_int_equal(merge_check(f, &rs, rec, PER), (RUNS + 1) * PER);
+	/* about 2 log2(170) compares per 8 KiB buffer of 170 records, and the
+	 * heap's work when a run takes over: far under one per record */
+	assert_true(ncmp < (RUNS + 1) * PER / 4);
+	tf_runs_free(&rs);
+	/* interleaved, every key in three runs */
+	for (uint64_t k = 0; k < RUNS; k++) {
+		for (uint64_t i = 0; i < PER; i++)
+			rec[i] = (kv){ (i * RUNS + k) / 3, k };
+		assert_int_equal(tf_spill_write(f, &rs, rec, PER, sizeof(kv), cmp_key), 0);
+	}
+	for (uint64_t i = 0; i < PER; i++)
+		rec[i] = (kv){ i * RUNS / 3, RUNS };
+	assert_int_equal(merge_check(f, &rs, rec, PER), (RUNS + 1) * PER);
+	tf_runs_free(&rs);
+	tf_spill_free(f);
+}
+
+/* Records of any size and content come back byte for byte, also after
+ * 32 runs were merged into one: sizes not a multiple of 8, words that go
+ * down as well as up, the extremes. */
+static size_t rt_sz;
+
+static int cmp_bytes(const void *a, const void *b) { return memcmp(a, b, rt_sz); }
+
+static void round_trip(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = { 1, 7, 8, 13, 16, 48, 152 };
+	enum { N = 5000 };
+	tf_spill *f = tf_spill_new(dir);
+	assert_non_null(f);
+	unsigned char *rec = malloc(N * 152);
+	uint64_t x = 88172645463325252u;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t sz = rt_sz = sizes[s];
+		for (size_t i = 0; i < N * sz; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* mostly small steps, some extremes */
+			rec[i] = (unsigned char)(x % 7 == 0 ? 0xff : x % 5 == 0 ? 0 : x % 3);
+		}
+		qsort(rec, N, sz, cmp_bytes);
+		tf_runs rs = { 0 };
+		for (size_t k = 0; k < 40; k++) /* 40 runs of N / 40: the first 32 merged into one */
+			assert_int_equal(tf_spill_write(f, &rs, rec + k * (N / 40) * sz, N / 40, sz, cmp_bytes), 0);
+		assert_int_equal(rs.n, 9);
+		tf_merge m;
+		assert_int_equal(tf_merge_init(&m, f, &rs, NULL, 0, sz, cmp_bytes), 0);
+		size_t n = 0;
+		for (const unsigned char *p; (p = tf_merge_peek(&m)); n++) {
+			assert_true(n < N);
+			assert_memory_equal(p, rec + n * sz, sz); /* sorted before it was cut: the same order */
+			assert_int_equal(tf_merge_pop(&m), 0);
+		}
+		assert_int_equal(n, N);
+		tf_merge_free(&m);
+		tf_runs_free(&rs);
+	}
+	free(rec);
+	tf_spill_free(f);
+}
+
+/* Bytes that are not records (every length says 15 bytes of a word): the
+ * read back fails, as for a file cut short. */
+static void read_back_garbled(void **state)
+{
+	(void)state;
+	tf_spill *f = tf_spill_new(dir);
+	assert_non_null(f);
+	tf_runs rs = { 0 };
+	uint64_t rec[512];
+	for (int i = 0; i < 512; i++)
+		rec[i] = (uint64_t)i * 1000;
+	assert_int_equal(tf_spill_write(f, &rs, rec, 512, sizeof(rec[0]), cmp_u64), 0);
+	int fd = spill_fd();
+	assert_true(fd >= 0);
+	unsigned char ff[64];
+	memset(ff, 0xff, sizeof(ff));
+	assert_int_equal(pwrite(fd, ff, sizeof(ff), 0), (ssize_t)sizeof(ff));
+	tf_merge m;
+	assert_int_equal(tf_merge_init(&m, f, &rs, NULL, 0, sizeof(uint64_t), cmp_u64), TF_EIO);
+	assert_non_null(tf_spill_error(f));
+	assert_non_null(strstr(tf_spill_error(f)->msg, "cannot read back the temporary run file"));
+	tf_runs_free(&rs);
+	tf_spill_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(write_cut_short),
 		cmocka_unit_test(read_back_short),
+		cmocka_unit_test(merge_order),
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(read_back_garbled),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
