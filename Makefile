@@ -8,6 +8,7 @@
 #   make check      install test tools, build (release + ASan/UBSan), run every test
 #   make bench      generate large inputs and measure speed/memory (docs/performance.md)
 #   make bench-compare REF=<commit>   each benchmark against that commit's build, with ratios
+#   make bench-gb   the multi-GB 8-rank Kineto set (10 GB of disk; not in make bench)
 #   make docs       redraw the README's flame graphs from samples/ (docs/img/)
 #   make fuzz       fuzz every input path with libFuzzer (clang) for FUZZ_SECONDS each
 #   make record     libtracefold-record, the recording API (docs/record.md)
