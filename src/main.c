@@ -2,6 +2,7 @@
  * (the table: src/cmd/commands.c). */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cmd.h"
@@ -65,6 +66,8 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
 #endif
+	const char *nomap = getenv("TRACEFOLD_NO_MMAP");
+	tf_in_map_inputs(!(nomap && *nomap && strcmp(nomap, "0") != 0));
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];

@@ -42,6 +42,12 @@ const char *tf_in_path(const tf_in *in);
 const char *tf_inflater(void);
 /* Compressed (on-disk) size if known, else -1. */
 int64_t tf_in_file_size(const tf_in *in);
+/* From now on, a plain regular file opened is read past its first chunk
+ * through 2 MiB windows of the page cache mapped into memory instead of
+ * copied by read(2) (off by default).  A program that turns it on must
+ * deal with SIGBUS: touching a window of a file that another program cut
+ * short raises it (tracefold's main.c catches it and exits 3). */
+void tf_in_map_inputs(bool on);
 
 /* Reads the first up to n bytes of path (decompressed if gzip) into buf.
  * Returns bytes read or negative TF_E*. */

@@ -560,10 +560,10 @@ static void print_thread_stats(const tf_dist_stats *st, int jobs, int rc)
 	int used = 0;
 	for (int i = 0; st && rc >= 0 && i < jobs; i++)
 		used += st[i].parts > 0;
-	for (int i = 0; used > 1 && i < jobs; i++)
+	for (int i = 0, k = 0; used > 1 && i < jobs; i++)
 		if (st[i].parts)
 			tf_msg("[thread %d of %d] read %u part%s (%.1f MB) in %.3f s (CPU %.3f s), the slowest done at %.3f s; "
-			       "reduction %.3f s", i, used, st[i].parts, st[i].parts == 1 ? "" : "s",
+			       "reduction %.3f s", k++, used, st[i].parts, st[i].parts == 1 ? "" : "s",
 			       (double)st[i].bytes / 1e6, st[i].own_s, st[i].own_cpu_s, st[i].read_s, st[i].reduce_s);
 }
 

@@ -88,6 +88,12 @@ struct tf_in {
 	char path[512];
 };
 
+/* Off unless the program turned it on (tf_in_map_inputs): one that maps
+ * must also deal with the SIGBUS of a file cut short while it is read. */
+static bool map_inputs;
+
+void tf_in_map_inputs(bool on) { map_inputs = on; }
+
 static ptrdiff_t read_full(int fd, unsigned char *p, size_t n)
 {
 	size_t got = 0;
@@ -202,9 +208,8 @@ int tf_in_open(tf_in **out, const char *path, tf_error *err)
 		in->own_buf = in->buf;
 		in->file_off = (uint64_t)n;
 		struct stat sb;
-		const char *no = getenv("TRACEFOLD_NO_MMAP");
-		in->mappable = in->own_fd && !in->raw_eof && fstat(in->fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-			       !(no && *no && strcmp(no, "0") != 0);
+		in->mappable = map_inputs && in->own_fd && !in->raw_eof && fstat(in->fd, &sb) == 0 &&
+			       S_ISREG(sb.st_mode);
 	}
 	*out = in;
 	return 0;
@@ -447,8 +452,10 @@ static ptrdiff_t ring_next(tf_in *in, tf_error *err)
 /* Refills in->buf (in->pos == in->len on entry).  Returns bytes now
  * available, 0 at end, negative on error. */
 /* The next window of a plain regular file mapped (the one before
- * unmapped), up to the file's size now; 0 at its end; -1: none could be
- * mapped (read(2) takes over from the same place). */
+ * unmapped), up to the file's size now; -1: none could be mapped, or the
+ * size says there is nothing past file_off (read(2) takes over from the
+ * same place: only its 0 is the end, since a file can hold more than its
+ * size says: procfs, some FUSE and network file systems). */
 static ptrdiff_t map_next(tf_in *in)
 {
 	if (in->win) {
@@ -460,7 +467,7 @@ static ptrdiff_t map_next(tf_in *in)
 	if (fstat(in->fd, &sb) != 0)
 		return -1;
 	if ((uint64_t)sb.st_size <= in->file_off)
-		return 0;
+		return -1;
 	uint64_t left = (uint64_t)sb.st_size - in->file_off;
 	size_t len = left < MAP_WINDOW ? (size_t)left : MAP_WINDOW;
 	/* file_off is a multiple of RAW_BYTES, and so of the page size */
@@ -486,10 +493,6 @@ static ptrdiff_t refill(tf_in *in, tf_error *err)
 			if (m > 0) {
 				in->len = (size_t)m;
 				return m;
-			}
-			if (m == 0) {
-				in->raw_eof = true;
-				return 0;
 			}
 			in->mappable = false; /* read(2) from here on */
 			if (lseek(in->fd, (off_t)in->file_off, SEEK_SET) < 0)

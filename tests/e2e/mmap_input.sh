@@ -47,8 +47,47 @@ grep -q "at byte 4[0-9]\{6\}" "$TMP/m.txt" && ok "... the error names its byte" 
 # TAU: records decoded in the windows
 python3 bench/gen_tau.py $DATA/tau/tiny/tautrace.0.0.0.trc $DATA/tau/tiny/events.0.edf "$TMP/tau" 6000000 > /dev/null
 same "TAU, 6 MB of records" -q profile -j 1 "$TMP/tau"
+# a regular file that holds more than its size says (procfs, some FUSE and
+# network file systems): read to the end by read(2), not cut at the size
+case "$TF" in
+*san*) ok "a file bigger than its size: (release build only: LD_PRELOAD beside ASan)" ;;
+*)
+	cat > "$TMP/shim.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+int fstat(int fd, struct stat *st)
+{
+	static int (*real)(int, struct stat *);
+	if (!real)
+		real = (int (*)(int, struct stat *))dlsym(RTLD_NEXT, "fstat");
+	int r = real(fd, st);
+	const char *z = getenv("SHIM_ZERO_INODE");
+	if (r == 0 && z && S_ISREG(st->st_mode) && (unsigned long)st->st_ino == strtoul(z, NULL, 10))
+		st->st_size = 0;
+	return r;
+}
+C
+	if cc -shared -fPIC -O2 -o "$TMP/shim.so" "$TMP/shim.c" -ldl 2> "$TMP/cc.err"; then
+		cp "$TMP/l.json" "$TMP/z.json"
+		TRACEFOLD_NO_MMAP=1 "$TF" -q profile -j 1 "$TMP/z.json" -o "$TMP/z1.pb.gz"
+		LD_PRELOAD="$TMP/shim.so" SHIM_ZERO_INODE=$(stat -c %i "$TMP/z.json") "$TF" -q profile -j 1 "$TMP/z.json" \
+			-o "$TMP/z2.pb.gz" 2> "$TMP/z.err"
+		cmp -s "$TMP/z1.pb.gz" "$TMP/z2.pb.gz" && [ ! -s "$TMP/z.err" ] &&
+			ok "a file whose size says 0: read to its end, as read(2) reads it" ||
+			{ fail "a file whose size says 0 was cut"; sed 's/^/#   /' "$TMP/z.err" | head -3; }
+	else
+		fail "cannot build the fstat shim"; sed 's/^/#   /' "$TMP/cc.err" | head -3
+	fi
+	;;
+esac
 # cut short by another program while it is read: an error or a finished
-# run, never a crash; no output replaced when it fails
+# run, never a crash; no output replaced when it fails (the release build:
+# the ASan build keeps ASan's SIGBUS handler, which reports it as a crash)
+case "$TF" in
+*san*) ok "input cut short while read: (release build only)" ;;
+*)
 python3 bench/gen-real.py legacy $DATA/chrome/pytorch-legacy-small/trace.json "$TMP/big.json" 120 || fail "gen-real legacy 120"
 crash=0 failed=0
 for i in 1 2 3 4 5; do
@@ -58,11 +97,13 @@ for i in 1 2 3 4 5; do
 	sleep 0.0$i
 	truncate -s 3000000 "$TMP/victim.json"
 	wait $pid; rc=$?
-	[ $rc -ge 128 ] && [ $rc != 3 ] && { crash=$((crash + 1)); sed 's/^/#   /' "$TMP/v.err" | head -2; }
+	[ $rc -ge 128 ] && { crash=$((crash + 1)); sed 's/^/#   /' "$TMP/v.err" | head -2; }
 	[ $rc != 0 ] && { failed=$((failed + 1)); [ -e "$TMP/v.pb.gz" ] && crash=$((crash + 1)); }
 done
 [ $crash = 0 ] && ok "input cut short while read, 5 times: no crash, no output from a failed run ($failed failed)" ||
 	fail "input cut short while read: $crash crashes or outputs"
+;;
+esac
 case "$TF" in
 *san*) ok "SIGBUS: AddressSanitizer's own handler in this build (skipped)" ;;
 *)
