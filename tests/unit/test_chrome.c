@@ -121,6 +121,28 @@ static char *signature(run *u)
 	return b;
 }
 
+/* json[0..n) fed in two pieces, split at every byte: each time what one
+ * piece gives (signature: want) */
+static void every_split(const char *json, size_t n, const char *want)
+{
+	for (size_t k = 0; k <= n; k++) {
+		run v;
+		run_init(&v);
+		tf_chrome *r = tf_chrome_new("t.json", 0, v.ctx, &v.rec.sink);
+		v.rc = tf_chrome_feed(r, (const unsigned char *)json, k, &v.err);
+		if (v.rc == 0)
+			v.rc = tf_chrome_feed(r, (const unsigned char *)json + k, n - k, &v.err);
+		if (v.rc == 0)
+			v.rc = tf_chrome_finish(r, &v.err);
+		tf_chrome_free(r);
+		char *got = signature(&v);
+		if (strcmp(got, want) != 0)
+			fail_msg("split at %zu differs:\n%s\nwant:\n%s", k, got, want);
+		free(got);
+		run_free(&v);
+	}
+}
+
 /* ---- number conversion ---- */
 
 static void test_us_to_ns(void **state)
@@ -248,22 +270,7 @@ static void test_split_everywhere(void **state)
 	assert_int_equal(diag(&u, TF_DIAG_ev_other), 1);
 	assert_int_equal(diag(&u, TF_DIAG_bad_event), 2);
 	run_free(&u);
-	for (size_t k = 0; k <= n; k++) {
-		run v;
-		run_init(&v);
-		tf_chrome *r = tf_chrome_new("t.json", 0, v.ctx, &v.rec.sink);
-		v.rc = tf_chrome_feed(r, (const unsigned char *)tricky, k, &v.err);
-		if (v.rc == 0)
-			v.rc = tf_chrome_feed(r, (const unsigned char *)tricky + k, n - k, &v.err);
-		if (v.rc == 0)
-			v.rc = tf_chrome_finish(r, &v.err);
-		tf_chrome_free(r);
-		char *got = signature(&v);
-		if (strcmp(got, want) != 0)
-			fail_msg("split at %zu differs:\n%s\nwant:\n%s", k, got, want);
-		free(got);
-		run_free(&v);
-	}
+	every_split(tricky, n, want);
 	for (size_t chunk = 1; chunk <= 9; chunk++) {
 		run v;
 		run_init(&v);
@@ -480,22 +487,7 @@ static void test_near_keys(void **state)
 	assert_string_equal(S(&u, t->thread_key), "2");
 	char *want = signature(&u);
 	run_free(&u);
-	for (size_t k = 0; k <= n; k++) {
-		run v;
-		run_init(&v);
-		tf_chrome *r = tf_chrome_new("t.json", 0, v.ctx, &v.rec.sink);
-		v.rc = tf_chrome_feed(r, (const unsigned char *)json, k, &v.err);
-		if (v.rc == 0)
-			v.rc = tf_chrome_feed(r, (const unsigned char *)json + k, n - k, &v.err);
-		if (v.rc == 0)
-			v.rc = tf_chrome_finish(r, &v.err);
-		tf_chrome_free(r);
-		char *got = signature(&v);
-		if (strcmp(got, want) != 0)
-			fail_msg("split at %zu differs:\n%s\nwant:\n%s", k, got, want);
-		free(got);
-		run_free(&v);
-	}
+	every_split(json, n, want);
 	free(want);
 }
 
