@@ -113,9 +113,21 @@ static int64_t step_of(tf_agg_sink *k, uint32_t track, int64_t ts)
 }
 
 static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out);
+static __attribute__((noinline)) int step_labels(tf_agg_sink *k, uint32_t track, int64_t ts, uint32_t *out);
 
-/* The label set of a sample: its track's, plus step with --label-steps. */
-static int sample_labels(tf_agg_sink *k, uint32_t track, int64_t ts, uint32_t *out)
+/* The label set of a sample: its track's, plus step with --label-steps.
+ * The usual answer (no steps, the track's set made) inline: this runs for
+ * every region closed (issue 33). */
+static inline int sample_labels(tf_agg_sink *k, uint32_t track, int64_t ts, uint32_t *out)
+{
+	if (!k->steps && track < k->caplset && k->lset[track]) {
+		*out = k->lset[track] - 1;
+		return 0;
+	}
+	return step_labels(k, track, ts, out);
+}
+
+static int step_labels(tf_agg_sink *k, uint32_t track, int64_t ts, uint32_t *out)
 {
 	if (!k->steps)
 		return labelset(k, track, out);
@@ -160,11 +172,17 @@ static int labelset(tf_agg_sink *k, uint32_t track, uint32_t *out)
 /* ---- collectives: their facts as labels on the samples of their regions,
  * of the regions inside them and of the GPU work those launched ---- */
 
-/* Grows the per-track sample bookkeeping to hold track. */
-static int track_room(tf_agg_sink *k, uint32_t track)
+static __attribute__((noinline)) int track_grow(tf_agg_sink *k, uint32_t track);
+
+/* Grows the per-track sample bookkeeping to hold track (inline when it
+ * does: every region opened asks). */
+static inline int track_room(tf_agg_sink *k, uint32_t track)
 {
-	if (track < k->captracks)
-		return 0;
+	return track < k->captracks ? 0 : track_grow(k, track);
+}
+
+static int track_grow(tf_agg_sink *k, uint32_t track)
+{
 	uint32_t nc = k->captracks ? k->captracks : 64;
 	while (nc <= track)
 		nc *= 2;
@@ -185,8 +203,7 @@ static int track_room(tf_agg_sink *k, uint32_t track)
 static int on_open(tf_span_sink *sk, const tf_span *s)
 {
 	tf_agg_sink *k = tf_container_of(sk, tf_agg_sink, spans);
-	if (s->track >= k->captracks) /* samples outside regions are counted per track */
-		TF_TRY(track_room(k, s->track));
+	TF_TRY(track_room(k, s->track)); /* samples outside regions are counted per track */
 	k->regions[s->track] = 1;
 	return tf_ctx_coll(k->ctx, false) ? tf_coll_spans_open(k->cspans, s) : 0;
 }
@@ -238,10 +255,7 @@ static int on_close(tf_span_sink *sk, const tf_span *s)
 	int64_t at = s->kind == TF_SPAN_KIND_GPU && s->launch_ns != TF_SPAN_END_UNKNOWN ? s->launch_ns : s->start_ns;
 	if (s->kind == TF_SPAN_KIND_GPU_LABEL) /* a GPU-side copy of a CPU range: not a call (docs/gpu.md) */
 		return 0;
-	if (!k->steps && s->track < k->caplset && k->lset[s->track]) /* labelset's usual answer */
-		ls = k->lset[s->track] - 1;
-	else
-		TF_TRY(sample_labels(k, s->track, at, &ls));
+	TF_TRY(sample_labels(k, s->track, at, &ls));
 	tf_coll *c = tf_ctx_coll(k->ctx, false);
 	if (c) {
 		uint32_t rec;
