@@ -263,6 +263,42 @@ static int flush_pend(tau_rd *rd, tau_trk *s)
 	return 0;
 }
 
+/* The steps of on_trigger that hold or release without a flush: the three
+ * records of a triple, and a value outside one.  1 when it took the record
+ * (*rc its outcome), 0 when the general steps must (a record that breaks
+ * what is held).  Inline in the record loop (issue 33: most TAU records are
+ * triples). */
+static inline __attribute__((always_inline)) int trigger_step(tau_rd *rd, tau_trk *s, const tau_def *d, int64_t par,
+							      uint64_t ti, uint64_t index, int *rc)
+{
+	*rc = 0;
+	switch (s->npend) {
+	case 0:
+		if (par != 0) {
+			*rc = emit_trigger(rd, s->track, d, par, ti, index);
+			return 1;
+		}
+		s->pend[0] = (tau_pend){ *d, par, ti, index };
+		s->npend = 1;
+		return 1;
+	case 1:
+		if (d->id != s->pend[0].def.id)
+			return 0;
+		s->pend[1] = (tau_pend){ *d, par, ti, index };
+		s->npend = 2;
+		return 1;
+	default:
+		if (d->id != s->pend[0].def.id || par != 0)
+			return 0;
+		/* a complete 0, value, 0: the zeros counted as skipped (tf_count_skip twice) */
+		s->npend = 0;
+		rd->diag->n[TF_DIAG_events_read] += 2;
+		rd->diag->n[TF_DIAG_tau_trigger_frame] += 2;
+		*rc = emit_trigger(rd, s->track, &s->pend[1].def, s->pend[1].par, s->pend[1].ti, s->pend[1].index);
+		return 1;
+	}
+}
+
 /* User-event records: TAU writes each trigger as three records of one id on
  * one thread: 0, value, 0.  A record with parameter 0 is held back; a second
  * record of the same id is held too; a third of the same id with parameter 0
@@ -275,28 +311,12 @@ static __attribute__((noinline)) int on_trigger(tau_rd *rd, tau_trk *s, const ta
 						 uint64_t ti, uint64_t index)
 {
 	for (;;) {
-		if (s->npend == 0) {
-			if (par != 0)
-				return emit_trigger(rd, s->track, d, par, ti, index);
-			s->pend[0] = (tau_pend){ *d, par, ti, index };
-			s->npend = 1;
-			return 0;
-		}
+		int rc;
+		if (trigger_step(rd, s, d, par, ti, index, &rc))
+			return rc;
 		if (d->id != s->pend[0].def.id) {
 			TF_TRY(flush_pend(rd, s));
 			continue;
-		}
-		if (s->npend == 1) {
-			s->pend[1] = (tau_pend){ *d, par, ti, index };
-			s->npend = 2;
-			return 0;
-		}
-		if (par == 0) { /* a complete 0, value, 0 */
-			tau_pend v = s->pend[1];
-			s->npend = 0;
-			tf_count_skip(rd->ctx, TF_DIAG_tau_trigger_frame);
-			tf_count_skip(rd->ctx, TF_DIAG_tau_trigger_frame);
-			return emit_trigger(rd, s->track, &v.def, v.par, v.ti, v.index);
 		}
 		/* 0, x, y with y != 0: the first zero stood alone; x may open a triple */
 		tau_pend first = s->pend[0], second = s->pend[1];
@@ -307,33 +327,12 @@ static __attribute__((noinline)) int on_trigger(tau_rd *rd, tau_trk *s, const ta
 	}
 }
 
-/* on_trigger's usual steps inline: the three records of a triple, and a
- * value outside one; anything else to on_trigger. */
+/* A trigger or metadata record: trigger_step inline, the rest out of line. */
 static inline __attribute__((always_inline)) int trigger(tau_rd *rd, tau_trk *s, const tau_def *d, int64_t par,
 							 uint64_t ti, uint64_t index)
 {
-	switch (s->npend) {
-	case 0:
-		if (par != 0)
-			return emit_trigger(rd, s->track, d, par, ti, index);
-		s->pend[0] = (tau_pend){ *d, par, ti, index };
-		s->npend = 1;
-		return 0;
-	case 1:
-		if (d->id != s->pend[0].def.id)
-			break;
-		s->pend[1] = (tau_pend){ *d, par, ti, index };
-		s->npend = 2;
-		return 0;
-	default:
-		if (d->id != s->pend[0].def.id || par != 0)
-			break;
-		s->npend = 0;
-		rd->diag->n[TF_DIAG_events_read] += 2; /* tf_count_skip twice */
-		rd->diag->n[TF_DIAG_tau_trigger_frame] += 2;
-		return emit_trigger(rd, s->track, &s->pend[1].def, s->pend[1].par, s->pend[1].ti, s->pend[1].index);
-	}
-	return on_trigger(rd, s, d, par, ti, index);
+	int rc;
+	return trigger_step(rd, s, d, par, ti, index, &rc) ? rc : on_trigger(rd, s, d, par, ti, index);
 }
 
 static int flush_all_pend(tau_rd *rd)
