@@ -22,7 +22,11 @@ Spec lines (# comments):
                                  string labels, #k=5 numeric ones
 """
 import gzip
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pbwire  # noqa: E402  (the wire format, shared with record_check.py)
 
 
 def varint(v):
@@ -125,37 +129,11 @@ def make(spec, out):
 
 
 def parse(buf):
-    """Yields (field, wiretype, value) of one message."""
-    i = 0
-    while i < len(buf):
-        key, i = rvarint(buf, i)
-        f, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = rvarint(buf, i)
-        elif wt == 2:
-            n, i = rvarint(buf, i)
-            v = buf[i:i + n]
-            i += n
-        elif wt == 1:
-            v = int.from_bytes(buf[i:i + 8], "little")
-            i += 8
-        elif wt == 5:
-            v = int.from_bytes(buf[i:i + 4], "little")
-            i += 4
-        else:
-            raise ValueError("bad wire type %d" % wt)
-        yield f, wt, v
-
-
-def rvarint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return v, i
+    """Yields (field, wiretype, value) of one message: the wire format is
+    pbwire.py's (shared with record_check.py and xplane_check.py), fixed64
+    and fixed32 values as unsigned ints."""
+    for f, wt, v in pbwire.fields(buf):
+        yield f, wt, int.from_bytes(v, "little") if wt in (1, 5) else v
 
 
 def signed(v):
@@ -166,7 +144,7 @@ def ints(wt, v):
     if wt == 2:
         out, i = [], 0
         while i < len(v):
-            x, i = rvarint(v, i)
+            x, i = pbwire.varint(v, i)
             out.append(x)
         return out
     return [v]
