@@ -34,6 +34,7 @@ typedef struct note {
 	uint64_t index, addr;
 	uint32_t node, ls, dev, input;
 } note;
+_Static_assert(sizeof(note) == 48, "a note has no padding: the spill file codes every byte (spill.c)");
 
 typedef struct slot {       /* a (call path, label set) of one device */
 	uint32_t node, ls, dev;

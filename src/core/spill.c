@@ -109,7 +109,7 @@ static int append(tf_spill *f, const void *base, size_t bytes)
  * docs/performance.md), a 152-byte kept event about 30, so the kernel
  * copies and the disk holds a fifth of the bytes.  Nothing needs to know
  * what the words mean, but every byte is coded: records spilled have no
- * padding (stack_int.h, gpu_join.c). */
+ * padding (stack_int.h, gpu_join.c, agg_mem.c). */
 
 #define CODE_SLACK 8 /* a word is stored and loaded 8 bytes at a time */
 
