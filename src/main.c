@@ -1,6 +1,9 @@
 /* main.c - tracefold's entry point: the global flags, then the command
  * (the table: src/cmd/commands.c). */
 #include <signal.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +64,14 @@ static void on_sigbus(int sig)
 
 int main(int argc, char **argv)
 {
+#if defined(__GLIBC__)
+	/* glibc raises its mmap threshold to the largest block freed so far
+	 * (up to 32 MiB), so the large arrays one input's tracks and tables
+	 * freed stay in the heap for the next input and add to the peak: a
+	 * fixed 1 MiB threshold gives such arrays back when freed
+	 * (docs/performance.md, "Multi-GB traces") */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
 #ifndef __SANITIZE_ADDRESS__
 	struct sigaction sa = { .sa_handler = on_sigbus };
 	sigemptyset(&sa.sa_mask);
