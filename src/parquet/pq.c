@@ -68,6 +68,7 @@ int pq_open(pq_file **out, const char *path, const pq_col *cols, int ncols, cons
 	f->codec = o ? o->codec : PQ_UNCOMPRESSED;
 	f->level = o ? o->level : 0;
 	f->rg_rows = o && o->row_group_rows ? o->row_group_rows : PQ_DEFAULT_RG_ROWS;
+	f->rg_max_bytes = o && o->row_group_bytes ? o->row_group_bytes : PQ_RG_BYTES;
 	f->created_by = strdup(o && o->created_by ? o->created_by : "tracefold");
 	f->cb = calloc((size_t)ncols, sizeof(*f->cb));
 	snprintf(f->path, sizeof(f->path), "%s", path);
@@ -110,6 +111,7 @@ static colbuf *slot(pq_file *f, int col, int type)
 			return NULL;
 		}
 		cb->def[f->nrows] = 1;
+		f->rg_bytes++;
 	}
 	cb->set = true;
 	return cb;
@@ -191,7 +193,7 @@ void pq_str(pq_file *f, int col, const char *s, size_t n)
 	memcpy(cb->vals + cb->nvals * sizeof(sref), &r, sizeof(r));
 	cb->arena_n += n;
 	cb->nvals++;
-	f->rg_bytes += 4 + n;
+	f->rg_bytes += sizeof(sref) + n;
 }
 
 void pq_null(pq_file *f, int col)
@@ -582,7 +584,7 @@ int pq_end_row(pq_file *f)
 	}
 	f->nrows++;
 	f->total_rows++;
-	if (f->nrows >= f->rg_rows || f->rg_bytes >= PQ_RG_BYTES)
+	if (f->nrows >= f->rg_rows || f->rg_bytes >= f->rg_max_bytes)
 		flush_rg(f);
 	return f->rc;
 }

@@ -1,8 +1,10 @@
 /* pq.h - a streaming Parquet file writer (private to src/write/): rows are
  * appended one value per column, buffered for one row group at a time
- * (bounded memory), encoded and compressed per column chunk, and the footer
- * (Thrift compact protocol FileMetaData) is written at close.  The file is
- * written through tf_out: a temporary file renamed only on success.
+ * (bounded memory: a row group ends at row_group_rows rows or at
+ * row_group_bytes of buffered values), encoded and compressed per column
+ * chunk, and the footer (Thrift compact protocol FileMetaData) is written
+ * at close.  The file is written through tf_out: a temporary file renamed
+ * only on success.
  *
  * Format facts relied on: the Apache Parquet format specification
  * (parquet.thrift, Encodings.md, Compression.md); see docs/parquet.md. */
@@ -33,6 +35,8 @@ typedef struct pq_opts {
 	int level;                /* 0 = the codec's default */
 	uint32_t row_group_rows;  /* 0 = 122,880 (DuckDB's row group size) */
 	const char *created_by;   /* the footer's created_by (copied); NULL = "tracefold" */
+	size_t row_group_bytes;   /* 0 = PQ_RG_BYTES (8 MiB): a row group also ends when its
+				   * buffered values take this much memory (docs/parquet.md) */
 } pq_opts;
 
 /* Opens path for a table of ncols columns (cols and names borrowed until
@@ -46,7 +50,8 @@ void pq_f64(pq_file *f, int col, double v);
 void pq_bool(pq_file *f, int col, bool v);
 void pq_str(pq_file *f, int col, const char *s, size_t n);
 void pq_null(pq_file *f, int col);
-/* Ends the row; writes a row group when it holds row_group_rows rows.
+/* Ends the row; writes a row group when it holds row_group_rows rows or
+ * row_group_bytes of values.
  * Returns 0 or TF_E* (kept: pq_close reports it too). */
 int pq_end_row(pq_file *f);
 /* The file's first failure ("cannot write 'PATH'..."), or NULL: borrowed. */

@@ -78,7 +78,13 @@ void pq_delta(tf_buf *b, const void *v, int vsize, size_t n);
 /* ---- the writer's state, shared by pq.c (values, pages, row groups) and
  * pq_meta.c (statistics, footer) */
 #define PQ_DEFAULT_RG_ROWS 122880u  /* DuckDB's own row group size */
-#define PQ_RG_BYTES ((size_t)256 << 20)  /* a row group also ends at 256 MiB of values */
+/* A row group also ends when its buffered values hold PQ_RG_BYTES of
+ * memory (the fixed widths, sizeof(sref) + length per string, a byte per
+ * row of an OPTIONAL column; pq_opts.row_group_bytes, 0 = this): each
+ * table's buffer stays under about twice that (the arrays grow by
+ * doubling) however many rows it gets; rows of long strings give smaller
+ * row groups.  docs/parquet.md. */
+#define PQ_RG_BYTES ((size_t)8 << 20)
 #define PQ_PAGE_BYTES ((size_t)1 << 20)  /* a data page holds about 1 MiB (PLAIN size) */
 #define PQ_PAGE_ROWS ((size_t)1 << 20)   /* and at most 1Mi rows */
 #define PQ_DICT_BYTES ((size_t)1 << 20)  /* a dictionary past 1 MiB (PLAIN) ... */
@@ -142,10 +148,11 @@ struct pq_file {
 	int ncols;
 	int codec, level;
 	uint32_t rg_rows;
+	size_t rg_max_bytes;     /* row_group_bytes */
 	char *created_by;
 	colbuf *cb;
 	uint32_t nrows;          /* in the current row group */
-	size_t rg_bytes;         /* PLAIN size of the buffered values */
+	size_t rg_bytes;         /* memory of the buffered values (PQ_RG_BYTES) */
 	uint64_t total_rows;
 	int64_t pos;             /* bytes written */
 	chunk_meta *chunks;      /* ncols per row group */

@@ -4,11 +4,13 @@
 # events, which the profile replays in time order once every thread is read
 # (agg_mem.c: past half of --sort-mem they go to the temporary file as
 # sorted runs), and the flow ends that the timelines and the Parquet
-# tables pair (pair.c: the matched ones are dropped now and then).  Each is measured at
-# N and 4N events: the peak RSS may not grow by more than 2 MiB, where
-# keeping them all costs about 7 MiB more (memory events: 48 bytes each;
-# flows: a 104-byte end and its two map entries).  The outputs at both
-# budgets are the same bytes.
+# tables pair (pair.c: the matched ones are dropped now and then), and the
+# Parquet tables' row group buffers (pq.c: a row group also ends at 8 MiB
+# of buffered values; 120k slices of long kernel names were 80 MB).  Each
+# is measured at N and 4N events: the peak RSS may not grow by more than 2
+# MiB, where keeping them all costs about 7 MiB more (memory events: 48
+# bytes each; flows: a 104-byte end and its two map entries; slices: 68
+# MB more).  The outputs at both budgets are the same bytes.
 . tests/lib.sh
 
 cat > "$TMP/gen.py" <<'PY'
@@ -29,6 +31,12 @@ with open(path, 'w') as out:
                 pb = 512 + ((i - 1) * 7919) % 4096
                 out.write('{"ph":"i","s":"t","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":%d,'
                           '"args":{"Bytes":%d,"Addr":%d,"Device Id":0,"Device Type":1}},\n' % (ts + 1, -pb, 4096 * ((i - 1) % 64 + 1)))
+        elif kind == 'slices':
+            # GPU-kernel-like slices: 64 names of 289 bytes (a row of the
+            # slices table holds its name twice, about 0.7 KB in memory)
+            out.write('{"ph":"X","cat":"kernel","name":"void kernel_%02d<%s>(float const*, float*, int)",'
+                      '"pid":1,"tid":1,"ts":%d,"dur":3,"args":{}},\n'
+                      % (i % 64, 'cutlass::gemm::threadblock::MmaPipelined<' * 6, ts))
         else:
             out.write('{"ph":"s","cat":"ac2g","name":"ac2g","id":%d,"pid":1,"tid":1,"ts":%d},\n' % (i + 1, ts))
             out.write('{"ph":"f","bp":"e","cat":"ac2g","name":"ac2g","id":%d,"pid":1,"tid":1,"ts":%d},\n' % (i + 1, ts + 2))
@@ -50,7 +58,8 @@ bounded() {
 }
 
 python3 "$TMP/gen.py" mem 40000 "$TMP/mem1.json" && python3 "$TMP/gen.py" mem 160000 "$TMP/mem4.json" &&
-	python3 "$TMP/gen.py" flow 40000 "$TMP/flow1.json" && python3 "$TMP/gen.py" flow 160000 "$TMP/flow4.json" ||
+	python3 "$TMP/gen.py" flow 40000 "$TMP/flow1.json" && python3 "$TMP/gen.py" flow 160000 "$TMP/flow4.json" &&
+	python3 "$TMP/gen.py" slices 30000 "$TMP/sl1.json" && python3 "$TMP/gen.py" slices 120000 "$TMP/sl4.json" ||
 	fail "generate the traces"
 
 # the memory events' replay: the same profile from runs on disk as from memory
@@ -79,6 +88,12 @@ case $TF in
 	b=$(rss "$TMP/f.json" $TF -q chrome "$TMP/flow4.json")
 	# (pair.c is the Parquet tables' and Perfetto's too; the timeline
 	# has no row group buffers that fill up between the two sizes)
-	bounded "chrome timeline, 4x the flows" "$a" "$b" ;;
+	bounded "chrome timeline, 4x the flows" "$a" "$b"
+	# the Parquet tables: a row group ends at 8 MiB of buffered values,
+	# not only at 122,880 rows (30k slices: 20 MB of values, 120k: 80 MB;
+	# --sort-mem 1M bounds the sorter's buffered track)
+	a=$(rss "$TMP/pq1" $TF -q events --sort-mem 1M "$TMP/sl1.json")
+	b=$(rss "$TMP/pq4" $TF -q events --sort-mem 1M "$TMP/sl4.json")
+	bounded "events (Parquet tables), 4x the slices" "$a" "$b" ;;
 esac
 finish

@@ -5,7 +5,7 @@
 //   node tests/tools/pq_check.mjs DIR
 //
 // For each DIR/NAME.json (written by build/*/tests/test_pq with TF_PQ_DIR:
-// the columns, codec, row group size, key-value metadata and every value,
+// the columns, codec, the rows of each row group, key-value metadata and every value,
 // column-major; INT64 as decimal strings, doubles as numbers or
 // "NaN"/"Infinity"/"-Infinity", nulls as null) it reads DIR/NAME.parquet and
 // checks, printing TAP lines ("ok - ..." / "not ok - ..."):
@@ -295,9 +295,9 @@ for (const n of names) {
 	const t = JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8'))
 	const file = path.join(dir, n.replace(/\.json$/, '.parquet'))
 	for (const c of t.columns) c.exp = c.values.map(v => expected(c, v))
-	const rowGroups = []
-	for (let r = 0; r < t.rows; r += t.row_group_rows)
-		rowGroups.push(Array.from({ length: Math.min(t.row_group_rows, t.rows - r) }, (_, k) => r + k))
+	const rowGroups = [] // the rows of each, as test_pq.c's oracle of the row group rule gives them
+	for (let g = 0, r = 0; g < t.row_groups.length; r += t.row_groups[g++])
+		rowGroups.push(Array.from({ length: t.row_groups[g] }, (_, k) => r + k))
 	try {
 		await checkHyparquet(t, file, rowGroups)
 	} catch (e) {

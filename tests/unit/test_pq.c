@@ -199,6 +199,7 @@ typedef struct tcase {
 	uint32_t rows;
 	int ncols;
 	tcol cols[12];
+	size_t rg_bytes;  /* pq_opts.row_group_bytes (0: the writer's 8 MiB) */
 } tcase;
 
 #define I64(n, g, nl, dl) { { n, PQ_INT64, nl != N_NONE, false, dl, false }, g, nl }
@@ -214,36 +215,43 @@ static const tcase cases[] = {
 		I32("i32", G_RAND, N_NONE, false), I32("i32_null", G_SMALL, N_SOME, false),
 		F64("f64", G_DOUBLE, N_NONE), F64("f64_null", G_DOUBLE, N_SOME),
 		BOOL("b", N_NONE), BOOL("b_null", N_SOME),
-		STR("s", G_UNIQUE, N_NONE, false), STR("s_null", G_LOWCARD, N_SOME, false) } },
+		STR("s", G_UNIQUE, N_NONE, false), STR("s_null", G_LOWCARD, N_SOME, false) }, 0 },
 	{ "dict_zstd", PQ_ZSTD, 700, 2000, 5, {
 		STR("name", G_LOWCARD, N_NONE, true), STR("cat", G_LOWCARD, N_SOME, true),
-		STR("uniq", G_UNIQUE, N_NONE, true), JSON("args", N_SOME), I64("ts", G_SEQ, N_NONE, true) } },
+		STR("uniq", G_UNIQUE, N_NONE, true), JSON("args", N_SOME), I64("ts", G_SEQ, N_NONE, true) }, 0 },
 	{ "delta_gzip", PQ_GZIP, 1000, 3001, 7, {
 		I64("ts", G_SEQ, N_NONE, true), I64("rand", G_RAND, N_NONE, true),
 		I64("ts_null", G_SEQ, N_SOME, true), I32("i32", G_RAND, N_NONE, true),
 		I32("i32_small", G_SMALL, N_SOME, true), I64("extreme", G_EXTREME, N_NONE, true),
-		F64("dur", G_FINITE, N_SOME) } },
+		F64("dur", G_FINITE, N_SOME) }, 0 },
 	{ "empty", PQ_ZSTD, 0, 0, 6, {
 		I64("i64", G_SEQ, N_NONE, true), I32("i32", G_SMALL, N_SOME, false),
-		F64("f64", G_DOUBLE, N_SOME), BOOL("b", N_NONE), STR("s", G_LOWCARD, N_SOME, true), JSON("j", N_SOME) } },
+		F64("f64", G_DOUBLE, N_SOME), BOOL("b", N_NONE), STR("s", G_LOWCARD, N_SOME, true), JSON("j", N_SOME) }, 0 },
 	{ "long_strings", PQ_ZSTD, 40, 100, 3, {
 		STR("long", G_LONG, N_NONE, false), STR("long_dict", G_LONG, N_SOME, true),
-		I32("n", G_SMALL, N_NONE, false) } },
+		I32("n", G_SMALL, N_NONE, false) }, 0 },
 	{ "extremes", PQ_UNCOMPRESSED, 0, 64, 10, {
 		I64("i64", G_EXTREME, N_NONE, false), I32("i32", G_EXTREME, N_NONE, false),
 		I64("i64_delta", G_EXTREME, N_SOME, true), I32("i32_delta", G_EXTREME, N_SOME, true),
 		F64("nan", G_NAN, N_NONE), F64("f64", G_DOUBLE, N_NONE), BOOL("b", N_SOME),
-		STR("s", G_LOWCARD, N_NONE, true), F64("zero_min", G_ZMIN, N_NONE), F64("zero_max", G_ZMAX, N_SOME) } },
+		STR("s", G_LOWCARD, N_NONE, true), F64("zero_min", G_ZMIN, N_NONE), F64("zero_max", G_ZMAX, N_SOME) }, 0 },
 	{ "all_null", PQ_GZIP, 100, 250, 5, {
 		I64("i64", G_SEQ, N_ALL, true), I32("i32", G_SMALL, N_ALL, false), F64("f64", G_DOUBLE, N_ALL),
-		BOOL("b", N_ALL), STR("s", G_LOWCARD, N_ALL, true) } },
+		BOOL("b", N_ALL), STR("s", G_LOWCARD, N_ALL, true) }, 0 },
 	{ "pages", PQ_UNCOMPRESSED, 1u << 20, 300000, 5, { /* one row group of several pages */
 		I64("ts", G_SEQ, N_NONE, false), I64("ts_delta", G_SEQ, N_SOME, true),
 		STR("name", G_LOWCARD, N_SOME, true), F64("f64", G_FINITE, N_NONE),
-		STR("uniq_dict", G_UNIQUE, N_NONE, true) } }, /* over 64Ki entries: PLAIN */
+		STR("uniq_dict", G_UNIQUE, N_NONE, true) }, /* over 64Ki entries: PLAIN */
+	  256u << 20 }, /* (24 MB of values: one row group under this budget) */
+	/* row groups ended by the buffered values' memory (100,000 bytes), not
+	 * by rows: long and short strings, nulls, fixed widths */
+	{ "budget", PQ_ZSTD, 0, 3000, 5, {
+		I64("ts", G_SEQ, N_NONE, true), STR("name", G_LOWCARD, N_SOME, true),
+		STR("uniq", G_UNIQUE, N_SOME, false), I32("i32", G_SMALL, N_SOME, false), BOOL("b", N_NONE) },
+	  100000 },
 	{ "one_row", PQ_ZSTD, 0, 1, 5, {
 		I64("i64", G_SEQ, N_NONE, true), I32("i32", G_SMALL, N_NONE, true), STR("s", G_LOWCARD, N_NONE, true),
-		BOOL("b", N_NONE), F64("f64", G_NAN, N_NONE) } },
+		BOOL("b", N_NONE), F64("f64", G_NAN, N_NONE) }, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -336,6 +344,35 @@ static size_t gen_str(size_t ci, int col, uint32_t row)
 	}
 }
 
+/* The oracle of the row groups' sizes (docs/parquet.md, "Row groups"): a
+ * row group ends at rg_rows rows or when the memory of its buffered values
+ * reaches the budget: 8, 4 or 1 bytes per integer, double or boolean, 16
+ * (a string's offset and length) plus its bytes per string, one byte per
+ * row of a nullable column.  Fills rg[] (up to max) with the rows of
+ * each; returns their number. */
+static size_t expect_rgs(size_t ci, uint32_t *rg, size_t max)
+{
+	static const size_t width[] = { [PQ_INT64] = 8, [PQ_INT32] = 4, [PQ_DOUBLE] = 8, [PQ_BOOL] = 1 };
+	const tcase *tc = &cases[ci];
+	uint32_t rows = tc->rg_rows ? tc->rg_rows : 122880u, n = 0;
+	size_t budget = tc->rg_bytes ? tc->rg_bytes : (size_t)8 << 20, bytes = 0, k = 0;
+	for (uint32_t row = 0; row < tc->rows; row++) {
+		for (int c = 0; c < tc->ncols; c++) {
+			const pq_col *pc = &tc->cols[c].c;
+			bytes += pc->nullable;
+			if (!is_null(ci, c, row))
+				bytes += pc->type == PQ_STRING ? 16 + gen_str(ci, c, row) : width[pc->type];
+		}
+		if (++n == rows || bytes >= budget || row + 1 == tc->rows) {
+			assert_true(k < max);
+			rg[k++] = n;
+			n = 0;
+			bytes = 0;
+		}
+	}
+	return k;
+}
+
 static char dir[4096];
 static bool keep;
 
@@ -352,7 +389,7 @@ static int write_case(size_t ci, tf_error *err)
 		cols[c] = tc->cols[c].c;
 	char path[4200];
 	path_of(path, sizeof(path), tc->name, "parquet");
-	pq_opts o = { tc->codec, 0, tc->rg_rows, "tracefold version test" };
+	pq_opts o = { tc->codec, 0, tc->rg_rows, "tracefold version test", tc->rg_bytes };
 	pq_file *f;
 	int rc = pq_open(&f, path, cols, tc->ncols, &o, err);
 	if (rc < 0)
@@ -415,6 +452,12 @@ static void write_expect(size_t ci)
 	assert_non_null(o);
 	fprintf(o, "{\"name\":\"%s\",\"rows\":%u,\"row_group_rows\":%u,\"codec\":\"%s\",\"created_by\":\"tracefold version test\",",
 		tc->name, tc->rows, tc->rg_rows ? tc->rg_rows : 122880u, cn[tc->codec]);
+	uint32_t rgs[64];
+	size_t nrg = expect_rgs(ci, rgs, 64);
+	fputs("\"row_groups\":[", o);
+	for (size_t g = 0; g < nrg; g++)
+		fprintf(o, "%s%u", g ? "," : "", rgs[g]);
+	fputs("],", o);
 	fprintf(o, "\"kv\":{\"tracefold.case\":\"%s\",\"tracefold.note\":\"caf\xc3\xa9\"},\"columns\":[", tc->name);
 	for (int c = 0; c < tc->ncols; c++) {
 		const pq_col *pc = &tc->cols[c].c;
@@ -602,8 +645,11 @@ static void test_files(void **state)
 		path_of(path, sizeof(path), tc->name, "parquet");
 		footer ft;
 		check_file(path, &ft);
-		uint32_t rg = tc->rg_rows ? tc->rg_rows : 122880u;
-		if (ft.version != 2 || ft.num_rows != tc->rows || ft.row_groups != (tc->rows + rg - 1) / rg ||
+		uint32_t rgs[64];
+		size_t nrg = expect_rgs(ci, rgs, 64);
+		if (tc->rg_bytes && tc->rg_bytes < 1u << 20 && nrg < 2)
+			fail_msg("%s: the case does not reach its byte budget", tc->name);
+		if (ft.version != 2 || ft.num_rows != tc->rows || ft.row_groups != (int64_t)nrg ||
 		    ft.schema != tc->ncols + 1 || ft.kv != 2 || strcmp(ft.created_by, "tracefold version test") != 0)
 			fail_msg("%s: footer: version %lld, %lld rows, %lld row groups, %lld schema elements, %lld kv, '%s'",
 				 tc->name, (long long)ft.version, (long long)ft.num_rows, (long long)ft.row_groups,
@@ -668,7 +714,7 @@ static void test_misuse(void **state)
 	static const pq_col bad[1] = { { "x", PQ_INT64, false, true, false, false } }; /* dict on an int */
 	assert_int_equal(pq_open(&f, path, bad, 1, NULL, &err), TF_EUSAGE);
 	assert_int_equal(pq_open(&f, path, cols, 0, NULL, &err), TF_EUSAGE);
-	pq_opts o = { 9, 0, 0, NULL };
+	pq_opts o = { 9, 0, 0, NULL, 0 };
 	assert_int_equal(pq_open(&f, path, cols, 2, &o, &err), TF_EUSAGE);
 	/* a directory that does not exist */
 	/* the file is created when its first bytes are written: the failure

@@ -173,7 +173,7 @@ static void write_file(const char *path, int codec, uint32_t rg, uint64_t rows)
 {
 	tf_error err;
 	tf_error_clear(&err);
-	pq_opts o = { codec, 0, rg, NULL };
+	pq_opts o = { codec, 0, rg, NULL, 0 };
 	pq_file *f;
 	assert_int_equal(pq_open(&f, path, cols, NC, &o, &err), 0);
 	for (uint64_t i = 0; i < rows; i++) {
