@@ -33,7 +33,6 @@ typedef struct strack {
 	uint32_t nmarks, capmarks;
 	tf_sorted_event *events;
 	uint32_t nevents, capevents;
-	bool pinned;           /* spans stay in memory (tf_sorter_pin) */
 	size_t mem_bytes;      /* what spans, marks and events hold (counted in tf_sorter.mem_bytes) */
 	tf_runs span_runs, event_runs; /* sorted runs written to tf_sorter.spill */
 	uint32_t seq;
@@ -129,7 +128,7 @@ static bool spans_in_spill_order(const tf_sorted_span *sp, uint32_t n)
 
 static int spill_track(tf_sorter *so, strack *t)
 {
-	if (t->nspans && !t->pinned) { /* Python frames are nested by index (stack.c) */
+	if (t->nspans) {
 		if (!spans_in_spill_order(t->spans, t->nspans))
 			qsort(t->spans, t->nspans, sizeof(*t->spans), spill_span_cmp);
 		uint32_t n = t->nspans;
@@ -189,7 +188,7 @@ static int spill_all(tf_sorter *so)
 		if (r < 0)
 			return tf_sorter_failed(so, r);
 	}
-	/* what could not go (Python frames, B/E pairs) does not make every
+	/* what could not go (B/E pairs, X events without dur) does not make every
 	 * later event spill again: the next time is a budget further */
 	so->spill_at = so->spill_state == 1 ? so->mem_bytes + budget : 0;
 	return 0;
@@ -197,7 +196,7 @@ static int spill_all(tf_sorter *so)
 
 /* ---- buffering ---- */
 
-static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, uint32_t *span_out)
+static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq)
 {
 	if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(*t->spans)) < 0)
 		return TF_ENOMEM;
@@ -222,16 +221,14 @@ static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, uin
 						  .name = ev->name, .cat = ev->cat, .seq = seq, .end_seq = TF_END_X,
 						  .flags = (uint16_t)flags, .label = ev->flags & TF_EVF_GPU_LABEL,
 						  .op = ev->op, .corr = ev->corr };
-	if (span_out)
-		*span_out = t->nspans - 1;
 	return 0;
 }
 
-static int add_one(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, uint32_t *span_out)
+static int add_one(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq)
 {
 	switch (ev->kind) {
 	case TF_EV_COMPLETE:
-		return add_x(so, t, ev, seq, span_out);
+		return add_x(so, t, ev, seq);
 	case TF_EV_BEGIN:
 	case TF_EV_END:
 		if (tf_grow((void **)&t->marks, &t->capmarks, t->nmarks + 1, sizeof(bemark)) < 0)
@@ -249,29 +246,31 @@ static int add_one(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq, u
 	}
 }
 
-int tf_sorter_add(tf_sorter *so, uint32_t track, const tf_event *ev, uint32_t *span_out)
+static int add_clipped(tf_sorter *so, uint32_t track, const tf_event *ev, tf_span_clip_fn clip, void *arg)
 {
-	if (span_out)
-		*span_out = UINT32_MAX;
 	strack *t = track < so->ntracks ? &so->tracks[track] : track_get(so, track);
 	if (!t)
 		return TF_ENOMEM;
 	uint32_t seq = t->seq++;
 	size_t before = t->mem_bytes;
-	int rc = add_one(so, t, ev, seq, span_out);
+	int rc = add_one(so, t, ev, seq);
 	if (rc < 0 || t->mem_bytes == before)
 		return rc;
 	so->mem_bytes += t->mem_bytes - before;
+	if (clip && (rc = clip(arg, &t->spans[t->nspans - 1])) < 0) /* before it can go to a run */
+		return rc;
 	return so->spill_at && so->mem_bytes >= so->spill_at ? spill_all(so) : 0;
 }
 
-int tf_sorter_pin(tf_sorter *so, uint32_t track)
+int tf_sorter_add(tf_sorter *so, uint32_t track, const tf_event *ev)
 {
-	strack *t = track_get(so, track);
-	if (!t)
-		return TF_ENOMEM;
-	t->pinned = true;
-	return 0;
+	return add_clipped(so, track, ev, NULL, NULL);
+}
+
+int tf_sorter_add_x(tf_sorter *so, uint32_t track, const tf_event *ev, tf_span_clip_fn clip, void *arg)
+{
+	return add_clipped(so, track, ev, ev->kind == TF_EV_COMPLETE && ev->dur_ns != TF_DUR_UNTIL_END ? clip : NULL,
+			   arg);
 }
 
 bool tf_sorter_holds(const tf_sorter *so, uint32_t track)
@@ -295,6 +294,43 @@ tf_sorted_span *tf_sorter_spans(tf_sorter *so, uint32_t track, int64_t last_ns, 
 		}
 	*n_out = t->nspans;
 	return t->spans;
+}
+
+int tf_sorter_gather(tf_sorter *so, uint32_t track, int64_t last_ns)
+{
+	strack *t = &so->tracks[track];
+	uint32_t n;
+	tf_sorter_spans(so, track, last_ns, &n);
+	if (!t->span_runs.n)
+		return 0;
+	sort_if_needed(t->spans, t->nspans, sizeof(*t->spans), span_cmp);
+	tf_merge m;
+	TF_TRY(tf_merge_init(&m, so->spill, &t->span_runs, t->spans, t->nspans, sizeof(*t->spans), span_cmp));
+	tf_sorted_span *all = NULL;
+	uint32_t nall = 0, cap = 0;
+	int r = 0;
+	for (const tf_sorted_span *p; r == 0 && (p = tf_merge_peek(&m));) {
+		if (tf_grow((void **)&all, &cap, nall + 1, sizeof(*all)) < 0) {
+			r = TF_ENOMEM;
+			break;
+		}
+		all[nall++] = *p;
+		r = tf_merge_pop(&m);
+	}
+	tf_merge_free(&m);
+	if (r < 0) {
+		free(all);
+		return r;
+	}
+	size_t more = (size_t)(nall - t->nspans) * sizeof(*t->spans);
+	t->mem_bytes += more;
+	so->mem_bytes += more;
+	free(t->spans);
+	t->spans = all;
+	t->nspans = nall;
+	t->capspans = cap;
+	tf_runs_free(&t->span_runs);
+	return 0;
 }
 
 static int add_span(strack *t, const tf_sorted_span *sp)
@@ -376,7 +412,6 @@ void tf_sorter_close(tf_sorter *so, uint32_t track, tf_sorted *c)
 	strack *t = &so->tracks[track];
 	tf_runs_free(&t->span_runs);
 	tf_runs_free(&t->event_runs);
-	t->pinned = false;
 	so->mem_bytes -= t->mem_bytes;
 	t->mem_bytes = 0;
 	free(t->spans);

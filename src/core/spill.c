@@ -292,7 +292,7 @@ int tf_spill_write(tf_spill *f, tf_runs *rs, const void *base, size_t n, size_t 
 	rs->r[rs->n++] = run;
 	/* levels do not grow from the front to the back: the last FANIN runs
 	 * have one level when the FANIN-th from the end has the last's */
-	while (rs->n >= TF_SPILL_FANIN && rs->r[rs->n - TF_SPILL_FANIN].level == rs->r[rs->n - 1].level)
+	while (cmp && rs->n >= TF_SPILL_FANIN && rs->r[rs->n - TF_SPILL_FANIN].level == rs->r[rs->n - 1].level)
 		TF_TRY(compact(f, rs, rs->n - TF_SPILL_FANIN, sz, cmp));
 	return 0;
 }

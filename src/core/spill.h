@@ -41,7 +41,9 @@ typedef struct tf_runs {
 
 /* Appends n records of sz bytes (already sorted) as a run of rs:
  * 0, TF_ENOMEM, or TF_EIO (errno set, tf_spill_error says it; the
- * records may then be in rs in part or not at all: the run must fail). */
+ * records may then be in rs in part or not at all: the run must fail).
+ * cmp NULL: rs is a log, each run after the one before in order, never
+ * merged (below; read back one run after another). */
 int tf_spill_write(tf_spill *f, tf_runs *rs, const void *base, size_t n, size_t sz, tf_cmp_fn cmp);
 void tf_runs_free(tf_runs *rs);
 

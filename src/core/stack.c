@@ -14,7 +14,7 @@
  *    child that ends after its parent by at most the clip tolerance is
  *    clipped to the parent's end (child_clipped); a larger overlap ends the
  *    parent where the child starts (overlap_cut), so no time is lost.
- *    Python frames are first clipped to their parents by id (fix_python).
+ *    Python frames are first clipped to their parents by id (pyframe.c).
  *  - regions still open at the end of a track, and X events without dur,
  *    are closed at the track's last timestamp (begin_unclosed).
  *  - a GPU stream's activities are not nested: each goes under the CPU call
@@ -28,7 +28,6 @@
 #include "tracefold/stack.h"
 #include "stack_int.h"
 #include "grow.h"
-#include "hmap.h"
 #include "sat.h"
 
 const tf_span_repair tf_span_repairs[TF_SPAN_NREPAIRS] = {
@@ -53,19 +52,10 @@ typedef struct frame {
 	uint64_t corr;            /* tf_event.corr of its begin */
 } frame;
 
-/* A Python frame's place among a sorted track's spans (tf_sorter_add), and
- * its parent's Python id (Kineto), for nesting by id (fix_python). */
-typedef struct pylink {
-	uint32_t span;
-	uint64_t parent;
-} pylink;
-
 typedef struct tstate {
 	frame *stack;
 	uint32_t depth, capstack;
-	pylink *py;            /* the Python frames with a parent id */
-	uint32_t npy, cappy;
-	tf_hmap pyidx;         /* Python id -> span index */
+	tf_pytrack py;         /* its Python frames (Kineto), nested by id */
 	int64_t first_ns, last_ns;  /* of its regions and counters: its end closes what is open */
 	int64_t sfirst_ns, slast_ns; /* of its samples: the run's time span only */
 	uint8_t seen, sseen;
@@ -301,25 +291,17 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 /* ---- sorted tracks ---- */
 
 /* An event of a sorted track, or an X event, to the sorter; an X's end
- * bounds the track's time, and a Python frame (an X with an id) keeps the
- * track's spans in memory, where fix_python finds it by its place. */
+ * bounds the track's time, and a Python frame (an X with an id) is clipped
+ * to its parent on the way (pyframe.c). */
 static int buffer_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
 	bool x = ev->kind == TF_EV_COMPLETE && ev->dur_ns != TF_DUR_UNTIL_END;
 	if (x && ev->id)
-		TF_TRY(tf_sorter_pin(s->sorter, ev->track));
-	uint32_t at;
-	TF_TRY(tf_sorter_add(s->sorter, ev->track, ev, &at));
-	if (!x)
-		return 0;
-	note_time(t, tf_sat_add(ev->ts_ns, ev->dur_ns < 0 ? 0 : ev->dur_ns));
-	if (ev->id && tf_hmap_set(&t->pyidx, ev->id, at) < 0)
-		return TF_ENOMEM;
-	if (ev->id && ev->parent_id) {
-		if (tf_grow((void **)&t->py, &t->cappy, t->npy + 1, sizeof(pylink)) < 0)
-			return TF_ENOMEM;
-		t->py[t->npy++] = (pylink){ at, ev->parent_id };
-	}
+		TF_TRY(tf_py_add(&t->py, s->sorter, ev->track, ev));
+	else
+		TF_TRY(tf_sorter_add(s->sorter, ev->track, ev));
+	if (x)
+		note_time(t, tf_sat_add(ev->ts_ns, ev->dur_ns < 0 ? 0 : ev->dur_ns));
 	return 0;
 }
 
@@ -409,41 +391,6 @@ static inline bool ended_before(const frame *f, const tf_sorted_span *sp)
 	return f->end_ns < sp->start_ns || (f->end_ns == sp->start_ns && f->end_seq <= sp->seq);
 }
 
-/* Python frames nest by their ids, not only by time: one that starts
- * before or ends after its parent (Kineto rounds each timestamp to the us
- * on its own) is clipped to the parent, counted with the time it moved. */
-static void fix_python(tf_stacks *s, tstate *t)
-{
-	uint32_t nspans = 0;
-	tf_sorted_span *spans = t->npy ? tf_sorter_spans(s->sorter, (uint32_t)(t - s->tracks), t->last_ns, &nspans)
-				       : NULL;
-	for (uint32_t i = 0; i < t->npy; i++) {
-		uint32_t p = tf_hmap_get(&t->pyidx, t->py[i].parent);
-		if (p == UINT32_MAX || p == t->py[i].span)
-			continue;
-		tf_sorted_span *c = &spans[t->py[i].span];
-		const tf_sorted_span *par = &spans[p];
-		int64_t moved = 0;
-		if (c->start_ns < par->start_ns) {
-			moved = tf_sat_add(moved, tf_sat_sub(par->start_ns, c->start_ns));
-			c->start_ns = par->start_ns;
-		}
-		if (c->end_ns > par->end_ns) {
-			moved = tf_sat_add(moved, tf_sat_sub(c->end_ns, par->end_ns));
-			c->end_ns = par->end_ns;
-			c->end_seq = par->end_seq;
-		}
-		if (c->end_ns < c->start_ns)
-			c->end_ns = c->start_ns;
-		if (moved)
-			tf_diag_repair(s->diag, TF_DIAG_python_parent_clipped, moved);
-	}
-	free(t->py);
-	t->py = NULL;
-	t->npy = t->cappy = 0;
-	tf_hmap_free(&t->pyidx);
-}
-
 /* A sorted GPU stream: every activity on its own, in start order, under
  * its launch (gpu_join.c); the stream's other events between them. */
 static int flush_gpu(tf_stacks *s, tstate *t, tf_sorted *c)
@@ -507,8 +454,9 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 	uint32_t track = (uint32_t)(t - s->tracks);
 	const tf_track *tr = tf_ctx_track_get(s->ctx, track);
 	tf_sorted c = { 0 };
-	fix_python(s, t);
-	int r = tf_sorter_open(s->sorter, track, t->last_ns, &c);
+	int r = tf_py_fix(&t->py, s->sorter, track, t->last_ns, s->diag);
+	if (r == 0)
+		r = tf_sorter_open(s->sorter, track, t->last_ns, &c);
 	if (r < 0) {
 		tf_sorter_close(s->sorter, track, &c);
 		return tf_sorter_failed(s->sorter, r);
@@ -639,8 +587,7 @@ void tf_stacks_free(tf_stacks *s)
 		return;
 	for (uint32_t i = 0; i < s->ntracks; i++) {
 		free(s->tracks[i].stack);
-		free(s->tracks[i].py);
-		tf_hmap_free(&s->tracks[i].pyidx);
+		tf_py_free(&s->tracks[i].py);
 	}
 	free(s->tracks);
 	tf_bwd_free(s->bwd);

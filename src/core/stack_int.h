@@ -60,18 +60,22 @@ tf_sorter *tf_sorter_new(tf_ctx *ctx);
 void tf_sorter_free(tf_sorter *so); /* NULL-safe */
 
 /* Buffers ev (an X, B or E, or another event a consumer wants) of track;
- * repairs a negative dur (negative_duration).  *span_out (when not NULL):
- * the X's place among the track's spans in memory, UINT32_MAX when ev made
- * none there (not an X, or an X without dur).  0 or a negative TF_E*. */
-int tf_sorter_add(tf_sorter *so, uint32_t track, const tf_event *ev, uint32_t *span_out);
-/* From now on the track's spans stay in memory, where their places (as
- * tf_sorter_add gave them) stay valid until tf_sorter_open. */
-int tf_sorter_pin(tf_sorter *so, uint32_t track);
+ * repairs a negative dur (negative_duration).  0 or a negative TF_E*. */
+int tf_sorter_add(tf_sorter *so, uint32_t track, const tf_event *ev);
+/* tf_sorter_add of an X with dur (a Kineto Python frame): clip(arg, sp) is
+ * called with its span as the event made it (seq given, negative dur
+ * repaired) before it is buffered, and may move its start, end and end_seq. */
+typedef int (*tf_span_clip_fn)(void *arg, tf_sorted_span *sp);
+int tf_sorter_add_x(tf_sorter *so, uint32_t track, const tf_event *ev, tf_span_clip_fn clip, void *arg);
+/* All the track's spans in memory (those written to the temporary file
+ * read back), the X events without dur ended at last_ns (begin_unclosed),
+ * for tf_sorter_spans: the Python frames' exact path (pyframe.c). */
+int tf_sorter_gather(tf_sorter *so, uint32_t track, int64_t last_ns);
 /* Does the sorter hold anything of track? */
 bool tf_sorter_holds(const tf_sorter *so, uint32_t track);
-/* The track's spans in memory, in the order they were added, once the X
- * events without dur end at last_ns (begin_unclosed): for the Python-parent
- * fix, before tf_sorter_open.  Borrowed. */
+/* The track's spans in memory (after tf_sorter_gather: all of them, in
+ * order), once the X events without dur end at last_ns (begin_unclosed):
+ * for the Python-parent fix, before tf_sorter_open.  Borrowed. */
 tf_sorted_span *tf_sorter_spans(tf_sorter *so, uint32_t track, int64_t last_ns, uint32_t *n_out);
 
 /* A held track read back in order: its spans (start, longer first, file
@@ -98,6 +102,46 @@ tf_spill *tf_sorter_spill(const tf_sorter *so);
  * (tf_spill_error: the folder and the cause) kept in the ctx as the run's
  * failure (tf_ctx_fail), so that the run fails naming it, not the input. */
 int tf_sorter_failed(tf_sorter *so, int rc);
+
+/* ---- Kineto Python frames (pyframe.c, docs/stack-rules.md) ---- */
+
+/* A frame that can still be a parent: its id and its span as clipped. */
+typedef struct tf_pyent {
+	uint64_t id;
+	int64_t start_ns, end_ns;
+	uint32_t end_seq, zero;
+} tf_pyent;
+
+/* A frame as it came (the log the exact path replays), in arrival order. */
+typedef struct tf_pyrec {
+	int64_t start_ns, end_ns;
+	uint64_t id, parent;
+	uint32_t seq, end_seq;
+} tf_pyrec;
+_Static_assert(sizeof(tf_pyrec) == 40, "a Python frame's record has no padding (the spill file codes every byte)");
+
+/* A sorted track's Python frames: while their ids rise and every parent
+ * is one of the open frames, each is clipped as it comes; otherwise
+ * (broken) the log is replayed at the track's end. */
+typedef struct tf_pytrack {
+	tf_pyent *open;        /* the frames that can still be parents, ids rising */
+	uint32_t nopen, capopen;
+	tf_pyrec *log;         /* the frames not yet in runs */
+	uint32_t nlog, caplog;
+	tf_runs runs;          /* the log's runs in the sorter's temporary file */
+	uint64_t nframes, max_id;
+	uint64_t nclip, clip_ns; /* python_parent_clipped so far (counted at the end) */
+	bool broken;
+} tf_pytrack;
+
+/* Buffers ev (an X with dur and a Python id) of track, clipped to its parent. */
+int tf_py_add(tf_pytrack *p, tf_sorter *so, uint32_t track, const tf_event *ev);
+/* The track's end, before tf_sorter_open: what is not yet exact made so
+ * (python_parent_clipped counted); p is emptied. */
+int tf_py_fix(tf_pytrack *p, tf_sorter *so, uint32_t track, int64_t last_ns, tf_diag *d);
+void tf_py_free(tf_pytrack *p);
+/* Tracks that took the exact path (tests). */
+uint64_t tf_py_replays(void);
 
 /* ---- the GPU join (gpu_join.c, docs/gpu.md) ---- */
 

@@ -18,6 +18,7 @@
 #include "tracefold/stack.h"
 #include "tracefold/reader.h"
 #include "hmap.h"
+#include "stack_int.h"
 
 #define MAXTRACKS 4096
 
@@ -300,10 +301,105 @@ static void test_streamed_repairs(void **state)
 	tf_ctx_free(ctx);
 }
 
+/* Kineto's Python frames (pyframe.c): clipped as they come while ids rise
+ * and parents are open, else by the replay of the rule at the track's end
+ * (tf_py_replays), with the same spans: the rule's last frame with an id
+ * wins, links in arrival order, each child clipped to its parent as it
+ * stands at its turn.  At every --sort-mem: 0 (memory), 1 (a run an event). */
+typedef struct pyrec {
+	tf_span_sink spans;
+	tf_str name[16];
+	int n;
+	struct { int64_t start, end; } by[16]; /* by name */
+} pyrec;
+
+static int py_close(tf_span_sink *k, const tf_span *s)
+{
+	pyrec *r = (pyrec *)k;
+	for (int i = 0; i < r->n; i++)
+		if (r->name[i] == s->name) {
+			r->by[i].start = s->start_ns;
+			r->by[i].end = s->end_ns;
+		}
+	return 0;
+}
+
+typedef struct pyev { uint64_t id, parent; int64_t ts, dur; } pyev;
+
+/* Runs evs as X events named by their place (frame i: the string "i");
+ * want[i]: frame i's span; the replays it took and python_parent_clipped. */
+static void py_case(const pyev *evs, int n, const int64_t (*want)[2], uint64_t replays, uint64_t clipped,
+		    uint64_t moved_ns)
+{
+	for (size_t mem = 0; mem < 2; mem++) {
+		tf_ctx *ctx = tf_ctx_new();
+		tf_ctx_opts(ctx)->sort_mem_bytes = mem;
+		tf_strtab *st = tf_ctx_strtab(ctx);
+		tf_agg *agg = tf_agg_new(st);
+		pyrec r = { .spans = { .close = py_close } };
+		tf_stacks *s = tf_stacks_new(ctx, tf_agg_cpath(agg), NULL);
+		assert_int_equal(tf_stacks_add_consumer(s, &r.spans), 0);
+		uint32_t tr = tf_ctx_track(ctx, 0, tf_strtab_intern_cstr(st, "1"), tf_strtab_intern_cstr(st, "1"));
+		tf_str *name = r.name;
+		r.n = n;
+		for (int i = 0; i < n; i++) {
+			char b[8];
+			snprintf(b, sizeof(b), "f%d", i);
+			name[i] = tf_strtab_intern_cstr(st, b);
+		}
+		uint64_t before = tf_py_replays();
+		for (int i = 0; i < n; i++) {
+			tf_event e = { .kind = TF_EV_COMPLETE, .track = tr, .name = name[i], .ts_ns = evs[i].ts,
+				       .dur_ns = evs[i].dur, .id = evs[i].id, .parent_id = evs[i].parent,
+				       .index = (uint64_t)i };
+			assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &e), 0);
+		}
+		assert_int_equal(tf_stacks_sink(s)->end_input(tf_stacks_sink(s), 0), 0);
+		assert_int_equal(tf_stacks_finish(s), 0);
+		assert_int_equal(tf_py_replays() - before, replays);
+		for (int i = 0; i < n; i++) {
+			if (r.by[i].start != want[i][0] || r.by[i].end != want[i][1])
+				fail_msg("--sort-mem %zu: frame %d: [%lld, %lld], want [%lld, %lld]", mem, i,
+					 (long long)r.by[i].start, (long long)r.by[i].end, (long long)want[i][0],
+					 (long long)want[i][1]);
+		}
+		const tf_diag *d = tf_ctx_diag(ctx);
+		assert_int_equal(d->n[TF_DIAG_python_parent_clipped], clipped);
+		assert_int_equal(d->ns[TF_DIAG_python_parent_clipped], moved_ns);
+		tf_stacks_free(s);
+		tf_agg_free(agg);
+		tf_ctx_free(ctx);
+	}
+}
+
+static void test_python_frames(void **state)
+{
+	(void)state;
+	/* in order: clipped as they come; a new root, then a frame of it */
+	const pyev a[] = { { 1, 0, 10, 90 }, { 2, 1, 5, 45 }, { 3, 2, 40, 20 }, { 4, 1, 60, 50 }, { 5, 0, 200, 10 },
+			   { 6, 5, 199, 5 } };
+	const int64_t wa[][2] = { { 10, 100 }, { 10, 50 }, { 40, 50 }, { 60, 100 }, { 200, 210 }, { 200, 204 } };
+	py_case(a, 6, wa, 0, 4, 5 + 10 + 10 + 1);
+	/* a child before its parent: clipped to the parent as it came */
+	const pyev b[] = { { 1, 0, 10, 90 }, { 3, 2, 15, 80 }, { 2, 1, 20, 90 } };
+	const int64_t wb[][2] = { { 10, 100 }, { 20, 95 }, { 20, 100 } };
+	py_case(b, 3, wb, 1, 2, 5 + 10);
+	/* an id again: the last frame with it is every child's parent */
+	const pyev c[] = { { 1, 0, 10, 90 }, { 2, 1, 5, 45 }, { 1, 0, 20, 10 }, { 3, 1, 25, 10 } };
+	const int64_t wc[][2] = { { 10, 100 }, { 20, 30 }, { 20, 30 }, { 25, 30 } };
+	py_case(c, 4, wc, 1, 2, 15 + 20 + 5);
+	/* a closed parent named again, a missing one, a frame naming itself */
+	const pyev d[] = { { 1, 0, 10, 90 }, { 2, 1, 20, 10 }, { 3, 1, 40, 10 }, { 4, 2, 35, 10 }, { 5, 9, 60, 5 },
+			   { 6, 6, 70, 5 } };
+	const int64_t wd[][2] = { { 10, 100 }, { 20, 30 }, { 40, 50 }, { 35, 35 }, { 60, 65 }, { 70, 75 } };
+	py_case(d, 6, wd, 1, 1, 15);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streamed_repairs),
+		cmocka_unit_test(test_python_frames),
 		cmocka_unit_test(test_chrome_fixtures),
 		cmocka_unit_test(test_tau_otf2_fixtures),
 	};
