@@ -24,19 +24,50 @@ static bool has_ci(const char *s, size_t n, const char *needle)
 	return false;
 }
 
-int tf_ov_gpu_class(const char *name, size_t n, const char *cat, size_t ncat)
+/* The class a GPU activity's name gives on its own (the words searched
+ * for, in docs/overview.md's order). */
+static int name_class(const char *name, size_t n)
 {
 	static const char *const comm[] = { "nccl", "rccl", "msccl", "gloo", "all_reduce", "allreduce",
 		"all-reduce", "all_gather", "allgather", "all-gather", "reduce_scatter", "reducescatter",
 		"reduce-scatter", "all_to_all", "alltoall", "all-to-all", "collective-permute", "sendrecv" };
-	if ((ncat == 10 && !memcmp(cat, "gpu_memcpy", 10)) || has_ci(name, n, "memcpy"))
+	if (has_ci(name, n, "memcpy"))
 		return TF_OV_GPU_MEMCPY;
-	if ((ncat == 10 && !memcmp(cat, "gpu_memset", 10)) || has_ci(name, n, "memset"))
+	if (has_ci(name, n, "memset"))
 		return TF_OV_GPU_MEMSET;
 	for (size_t i = 0; i < sizeof(comm) / sizeof(comm[0]); i++)
 		if (has_ci(name, n, comm[i]))
 			return TF_OV_GPU_COMM;
 	return TF_OV_GPU_COMPUTE;
+}
+
+/* The class from the name's and the category's: a memcpy by either, then
+ * a memset by either, then what the name says. */
+static int combine_class(int by_name, const char *cat, size_t ncat)
+{
+	if (by_name == TF_OV_GPU_MEMCPY || (ncat == 10 && !memcmp(cat, "gpu_memcpy", 10)))
+		return TF_OV_GPU_MEMCPY;
+	if (by_name == TF_OV_GPU_MEMSET || (ncat == 10 && !memcmp(cat, "gpu_memset", 10)))
+		return TF_OV_GPU_MEMSET;
+	return by_name;
+}
+
+int tf_ov_gpu_class(const char *name, size_t n, const char *cat, size_t ncat)
+{
+	return combine_class(name_class(name, n), cat, ncat);
+}
+
+/* tf_ov_gpu_class of an interned name, its name's part found once per
+ * name: a trace repeats its kernels' names (the case-insensitive search
+ * of 20 words at every offset was most of an overview's instructions).
+ * -1: out of memory. */
+static int gpu_class_of(tf_ov *v, tf_str id, const char *name, size_t n, const char *cat, size_t ncat)
+{
+	if (tf_grow_n((void **)&v->name_class, &v->capname_class, (size_t)id + 1, 1, true) < 0)
+		return -1;
+	if (!v->name_class[id])
+		v->name_class[id] = (uint8_t)(name_class(name, n) + 1);
+	return combine_class(v->name_class[id] - 1, cat, ncat);
 }
 
 int64_t tf_ov_rank_of_path(const char *path)
@@ -274,10 +305,11 @@ static int ov_close(tf_span_sink *k, const tf_span *s)
 		if (nc == 9 && !memcmp(cat, "cuda_sync", 9)) /* Kineto's stream and context syncs: waits, no activity */
 			return 0;
 		int64_t at = s->launch_ns != TF_SPAN_END_UNKNOWN ? s->launch_ns : s->start_ns;
-		if (tf_grow_n((void **)&v->acts, &v->capacts, v->nacts + 1, sizeof(ov_act), false) < 0)
+		int cls = gpu_class_of(v, s->name, name, n, cat, nc);
+		if (cls < 0 || tf_grow_n((void **)&v->acts, &v->capacts, v->nacts + 1, sizeof(ov_act), false) < 0)
 			return TF_ENOMEM;
 		v->acts[v->nacts++] = (ov_act){ .start = s->start_ns, .end = s->end_ns, .device = ot->device,
-			.step = tf_ov_step_of(v, t->input, t->rank, at), .cat = (uint8_t)tf_ov_gpu_class(name, n, cat, nc) };
+			.step = tf_ov_step_of(v, t->input, t->rank, at), .cat = (uint8_t)cls };
 		return 0;
 	}
 	if (s->kind != TF_SPAN_KIND_CPU || ot->gpu || s->depth == 0 || s->depth > ot->nopen)
@@ -530,6 +562,7 @@ void tf_ov_free(tf_ov *v)
 	tf_hmap_free(&v->by_step);
 	free(v->device_rank);
 	free(v->acts);
+	free(v->name_class);
 	free(v->calls);
 	free(v->gloo);
 	free(v->msgs);

@@ -105,6 +105,8 @@ struct tf_ov {
 	uint32_t capdevice_rank;
 	ov_act *acts;
 	size_t nacts, capacts;
+	uint8_t *name_class;        /* per interned GPU activity name: its class by name + 1, 0 not yet */
+	size_t capname_class;
 	ov_call *calls;
 	size_t ncalls, capcalls;
 	ov_call *gloo;              /* gloo's worker regions (gloo:all_reduce): key, rank, start, end */
