@@ -8,7 +8,8 @@
 # rank-step costs about 20 MiB more there).  The outputs are the same bytes
 # with the notes on disk or in memory (--sort-mem 0), with -j 1 and -j 2,
 # and each straggler's call path (tests/tools/overview_gen.py) is the
-# injected delay.
+# injected delay; the temporary file leaves nothing in $TMPDIR, and
+# without one (a $TMPDIR that does not exist) the report is the same.
 . tests/lib.sh
 
 cat > "$TMP/gen.py" <<'PY'
@@ -54,6 +55,14 @@ for f in json txt html; do
 			fail "stragglers: overview $o = --sort-mem 0 ($f)"
 	done
 done
+# the temporary file: unlinked at once (nothing left), and without one the notes stay in memory
+mkdir "$TMP/tmpd"
+TMPDIR="$TMP/tmpd" $TF -q overview -j 1 --sort-mem 1K "$TMP"/syn/rank*.json.gz -o "$TMP/w1.json" 2>/dev/null
+cmp -s "$TMP/w0.json" "$TMP/w1.json" && [ -z "$(ls -A "$TMP/tmpd")" ] &&
+	ok "stragglers: notes in \$TMPDIR, nothing left there" || fail "stragglers: notes in \$TMPDIR, nothing left there"
+TMPDIR="$TMP/missing" $TF -q overview -j 1 --sort-mem 1K "$TMP"/syn/rank*.json.gz -o "$TMP/w1.json" 2>/dev/null
+cmp -s "$TMP/w0.json" "$TMP/w1.json" && ok "stragglers: no temporary file, the same report" ||
+	fail "stragglers: no temporary file, the same report"
 python3 -c '
 import json,sys
 s=json.load(open(sys.argv[1]))["stragglers"]
