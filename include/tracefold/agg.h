@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include "strtab.h"
 #include "cpath.h"
+#include "err.h"
 
 typedef struct tf_agg tf_agg;
 
@@ -178,6 +179,38 @@ size_t tf_agg_bytes(const tf_agg *a);
  * Stops at fn's first negative return and returns it; 0 otherwise. */
 typedef int (*tf_agg_value_fn)(void *arg, int type, int64_t value);
 int tf_agg_sample_each(const tf_agg *a, size_t i, tf_agg_value_fn fn, void *arg);
+
+/* Samples under a step label, set aside (agg_steps.c; the overview,
+ * docs/performance.md "The overview's rank-steps"): once called, a sample
+ * whose label set has the numeric label `key` is held in an open table
+ * and, folded, added to the agg under its label set without that label,
+ * and noted as a tf_agg_stepped (wall time; a GPU activity's or a memory
+ * sample's not noted, but a call without time may be, when a fold comes
+ * between the adds of one sample).  The notes are in the order the
+ * samples under the step were first made (a sample made again in a later
+ * window has a later note as well: its first is its place): exactly so
+ * for the samples with wall time, which are what the notes are for.  Past budget bytes (0:
+ * never) they go to a temporary file in tmp_dir (NULL: /tmp), unlinked
+ * at once (spill.h).  The agg's own samples never have that label then.
+ * tf_agg_steps_fold empties the open table (done by tf_agg_type and
+ * tf_agg_permute_types; call it before reading the samples).  0,
+ * TF_ENOMEM or TF_EIO (tf_agg_steps_error says it). */
+typedef struct tf_agg_stepped {
+	uint32_t node, labelset;        /* labelset: with the step label */
+	int64_t wall;
+} tf_agg_stepped;
+int tf_agg_steps_aside(tf_agg *a, const char *key, size_t budget, const char *tmp_dir);
+int tf_agg_steps_fold(tf_agg *a);
+uint64_t tf_agg_nstepped(const tf_agg *a); /* notes made */
+/* Calls fn for each note in order; stops at fn's first non-zero return
+ * and returns it; else 0, TF_ENOMEM or TF_EIO. */
+typedef int (*tf_agg_stepped_fn)(void *arg, const tf_agg_stepped *s);
+int tf_agg_steps_each(const tf_agg *a, tf_agg_stepped_fn fn, void *arg);
+const tf_error *tf_agg_steps_error(const tf_agg *a); /* the temporary file's first failure, NULL none */
+/* dst's notes += src's (folded first), with src's nodes mapped by
+ * node_map (UINT32_MAX: out of memory) and label sets made in dst.  dst
+ * must set its notes aside too (else TF_EUSAGE). */
+int tf_agg_steps_absorb(tf_agg *dst, tf_agg *src, uint32_t (*node_map)(void *arg, uint32_t node), void *arg);
 
 /* Keeps the first n comments (a distributed run: the other processes'
  * copies of the command's own go). */

@@ -156,6 +156,12 @@ static int run(ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov **o
 	tf_input_opts_apply(&a->iopts, ctx);
 	rp->ranks_from = input_ranks(a, irank);
 	tf_read_opts *ro = tf_ctx_opts(ctx);
+	/* the samples under a step: set aside, past half of --sort-mem in a
+	 * temporary file (agg.h; only the stragglers' call paths read them) */
+	if (tf_agg_steps_aside(agg, "step", ro->sort_mem_bytes / 2, ro->tmp_dir) < 0) {
+		tf_msg("out of memory");
+		return TF_EXIT_INPUT;
+	}
 	ro->input_rank = irank;
 	ro->ninput_rank = (uint32_t)a->ninputs;
 	const tf_format **fmts = NULL;
@@ -237,8 +243,9 @@ static int conclude(const ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp
 	rp->wall_type = tf_agg_type_find(agg, "wall");
 	rp->gpu_type = tf_agg_type_find(agg, "gpu");
 	rp->max_rows = (size_t)a->max_rows;
-	if (tf_ov_finish(ov, &rp->res) < 0 || tf_ov_wheres(rp) < 0 || tf_ov_tables(rp) < 0) {
-		tf_msg("out of memory");
+	if (tf_agg_steps_fold(agg) < 0 || tf_ov_finish(ov, &rp->res) < 0 || tf_ov_wheres(rp) < 0 || tf_ov_tables(rp) < 0) {
+		if (!tf_agg_steps_error(agg)) /* else the notes' temporary file, said by tf_cmd_overview */
+			tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}
 	return TF_EXIT_OK;
@@ -288,6 +295,8 @@ int tf_cmd_overview(int argc, char **argv)
 		tf_msg("out of memory");
 	if (rc == TF_EXIT_OK && (rc = parse(&a, argc, argv, &helped)) == TF_EXIT_OK && !helped)
 		rc = run(&a, ctx, agg, &rp, &ov, &steps, irank);
+	if (rc != TF_EXIT_OK && agg && tf_agg_steps_error(agg)) /* the notes' temporary file failed */
+		rc = tf_report(tf_agg_steps_error(agg));
 	if (rc == TF_EXIT_OK && !helped) {
 		rp.inputs = a.inputs;
 		rp.ninputs = a.ninputs;

@@ -48,6 +48,11 @@ static void *job_main(void *arg)
 		return NULL;
 	}
 	*tf_ctx_opts(j->ctx) = *tf_ctx_opts((tf_ctx *)j->parent);
+	const tf_read_opts *ro = tf_ctx_opts(j->ctx);
+	if (tf_agg_steps_aside(j->agg, "step", ro->sort_mem_bytes / 2, ro->tmp_dir) < 0) {
+		j->rc = tf_error_set(&j->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
+		return NULL;
+	}
 	j->rc = tf_pipeline_step_list(j->ctx, j->inputs + j->start, j->n, j->fmts + j->start, (uint32_t)j->start,
 				      j->region, &j->steps, &j->nsteps, &j->err);
 	if (j->rc < 0)
@@ -131,7 +136,8 @@ static int absorb(ov_job *j, tf_ctx *ctx, tf_agg *agg, tf_ov *ov)
 	size_t len = 0;
 	tf_error err;
 	tf_error_clear(&err);
-	if (tf_agg_pack(j->agg, &buf, &len) < 0 || tf_agg_unpack_merge(agg, buf, len, "a thread's share", &err) < 0) {
+	if (tf_agg_steps_fold(j->agg) < 0 || tf_agg_pack(j->agg, &buf, &len) < 0 ||
+	    tf_agg_unpack_merge(agg, buf, len, "a thread's share", &err) < 0) {
 		free(buf);
 		return TF_ENOMEM;
 	}
@@ -145,6 +151,8 @@ static int absorb(ov_job *j, tf_ctx *ctx, tf_agg *agg, tf_ov *ov)
 			tf_ctx_warn(ctx, "%s", tf_ctx_warning_get(j->ctx, i));
 	node_map_ctx m = { j->agg, agg, calloc(tf_agg_nnodes(j->agg) + 1, sizeof(uint32_t)) };
 	int rc = m.map ? tf_ov_absorb(ov, j->ov, node_map, &m) : TF_ENOMEM;
+	if (rc == 0) /* its samples under a step, after the shares before it: the order -j 1 notes them in */
+		rc = tf_agg_steps_absorb(agg, j->agg, node_map, &m);
 	free(m.map);
 	return rc;
 }

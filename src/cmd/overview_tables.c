@@ -53,64 +53,124 @@ static int i64_cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* The rank and step of each label set (INT64_MIN none), for where_of. */
+typedef struct ls_labels {
+	int64_t *rank, *step;
+	uint32_t n;
+} ls_labels;
+
+/* where_of's sums: per call path met (in the order met), its wall time per rank. */
+typedef struct where_acc {
+	const tf_ov_result *res;
+	tf_hmap idx;
+	uint32_t *nodes, nn, capn;
+	int64_t *v;
+	size_t capv;
+} where_acc;
+
+/* Adds a sample's wall time w of rank `rank` at node (w > 0). */
+static int where_add(where_acc *c, uint32_t node, int64_t rank, int64_t w)
+{
+	size_t nr = c->res->nranks, ri = 0;
+	while (ri < nr && c->res->ranks[ri].rank != rank)
+		ri++;
+	if (ri == nr)
+		return 0;
+	uint32_t k = tf_hmap_get(&c->idx, tf_mix64(node));
+	if (k == UINT32_MAX) {
+		k = c->nn;
+		if (tf_grow((void **)&c->nodes, &c->capn, c->nn + 1, sizeof(uint32_t)) < 0 ||
+		    tf_grow_n((void **)&c->v, &c->capv, (size_t)(c->nn + 1) * nr, sizeof(int64_t), true) < 0 ||
+		    tf_hmap_put(&c->idx, tf_mix64(node), k) < 0)
+			return TF_ENOMEM;
+		c->nodes[c->nn++] = node;
+	}
+	c->v[(size_t)k * nr + ri] = tf_sat_add(c->v[(size_t)k * nr + ri], w);
+	return 0;
+}
+
+/* where_stepped's sums: each (call path, label set) under step n. */
+typedef struct stepped_acc {
+	const ls_labels *ll;
+	int64_t n;
+	tf_hmap idx;
+	tf_agg_stepped *s;
+	uint32_t ns, caps;
+} stepped_acc;
+
+static int stepped_one(void *arg, const tf_agg_stepped *r)
+{
+	stepped_acc *c = arg;
+	if (r->labelset >= c->ll->n || c->ll->step[r->labelset] != c->n)
+		return 0;
+	uint64_t key = tf_mix64((uint64_t)r->node << 32 | r->labelset);
+	uint32_t k = tf_hmap_get(&c->idx, key);
+	if (k == UINT32_MAX) {
+		if (tf_grow((void **)&c->s, &c->caps, c->ns + 1, sizeof(*c->s)) < 0 || tf_hmap_put(&c->idx, key, c->ns) < 0)
+			return TF_ENOMEM;
+		c->s[k = c->ns++] = (tf_agg_stepped){ r->node, r->labelset, 0 };
+	}
+	c->s[k].wall = tf_sat_add(c->s[k].wall, r->wall);
+	return 0;
+}
+
+/* The samples under step n set aside (agg.h), each (call path, label
+ * set) summed over its notes, in the order of its first note: the order
+ * the samples were made in. */
+static int where_stepped(where_acc *c, const tf_ov_report *rp, const ls_labels *ll, int64_t n)
+{
+	stepped_acc sa = { .ll = ll, .n = n };
+	int rc = tf_agg_steps_each(rp->agg, stepped_one, &sa);
+	for (uint32_t k = 0; k < sa.ns && rc == 0; k++)
+		if (sa.s[k].wall > 0)
+			rc = where_add(c, sa.s[k].node, ll->rank[sa.s[k].labelset], sa.s[k].wall);
+	tf_hmap_free(&sa.idx);
+	free(sa.s);
+	return rc;
+}
+
 /* The node where rank r spent the most more than the median rank in step
  * n (self wall time of CPU call paths), UINT32_MAX none. */
-static uint32_t where_of(const tf_ov_report *rp, int64_t r, int64_t n, int64_t *excess)
+static uint32_t where_of(const tf_ov_report *rp, const ls_labels *ll, int64_t r, int64_t n, int64_t *excess)
 {
 	const tf_agg *a = rp->agg;
 	const tf_ov_result *res = rp->res;
-	tf_strtab *st = tf_agg_strtab(a);
-	tf_str krank = tf_strtab_intern_cstr(st, "rank"), kstep = tf_strtab_intern_cstr(st, "step");
 	size_t nr = res->nranks;
-	tf_hmap idx = { 0 };
-	uint32_t *nodes = NULL, nn = 0, capn = 0;
-	int64_t *v = NULL;
-	size_t capv = 0;
+	where_acc c = { .res = res };
 	uint32_t best = UINT32_MAX;
 	*excess = 0;
 	for (size_t i = 0; i < tf_agg_nsamples(a); i++) {
 		tf_agg_sample s = tf_agg_sample_get(a, i);
-		int64_t w = tf_agg_sample_value(a, i, rp->wall_type), rank, step;
-		if (w <= 0)
+		int64_t w = tf_agg_sample_value(a, i, rp->wall_type);
+		if (w <= 0 || s.labelset >= ll->n)
 			continue;
-		sample_labels(a, s.labelset, krank, kstep, &rank, &step);
+		int64_t step = ll->step[s.labelset];
 		if (step != n && !(res->steps_from == TF_OV_STEPS_WHOLE && step == INT64_MIN))
 			continue;
-		size_t ri = 0;
-		while (ri < nr && res->ranks[ri].rank != rank)
-			ri++;
-		if (ri == nr)
-			continue;
-		uint32_t k = tf_hmap_get(&idx, tf_mix64(s.node));
-		if (k == UINT32_MAX) {
-			k = nn;
-			if (tf_grow((void **)&nodes, &capn, nn + 1, sizeof(uint32_t)) < 0 ||
-			    tf_grow_n((void **)&v, &capv, (size_t)(nn + 1) * nr, sizeof(int64_t), true) < 0 ||
-			    tf_hmap_put(&idx, tf_mix64(s.node), k) < 0)
-				goto out;
-			nodes[nn++] = s.node;
-		}
-		v[(size_t)k * nr + ri] = tf_sat_add(v[(size_t)k * nr + ri], w);
+		if (where_add(&c, s.node, ll->rank[s.labelset], w) < 0)
+			goto out;
 	}
+	if (where_stepped(&c, rp, ll, n) < 0)
+		goto out;
 	int64_t *tmp = malloc((nr + 1) * sizeof(int64_t));
-	for (uint32_t k = 0; tmp && k < nn; k++) {
+	for (uint32_t k = 0; tmp && k < c.nn; k++) {
 		size_t ri = 0;
 		while (ri < nr && res->ranks[ri].rank != r)
 			ri++;
-		memcpy(tmp, v + (size_t)k * nr, nr * sizeof(int64_t));
+		memcpy(tmp, c.v + (size_t)k * nr, nr * sizeof(int64_t));
 		int64_t mine = ri < nr ? tmp[ri] : 0;
 		qsort(tmp, nr, sizeof(int64_t), i64_cmp);
 		int64_t med = nr & 1 ? tmp[nr / 2] : tmp[nr / 2 - 1] / 2 + tmp[nr / 2] / 2;
 		if (mine - med > *excess || (best == UINT32_MAX && mine - med > 0)) {
 			*excess = mine - med;
-			best = nodes[k];
+			best = c.nodes[k];
 		}
 	}
 	free(tmp);
 out:
-	tf_hmap_free(&idx);
-	free(nodes);
-	free(v);
+	tf_hmap_free(&c.idx);
+	free(c.nodes);
+	free(c.v);
 	return best;
 }
 
@@ -120,13 +180,26 @@ int tf_ov_wheres(tf_ov_report *rp)
 	rp->where = calloc(res->nstragglers + 1, sizeof(char *));
 	if (!rp->where)
 		return TF_ENOMEM;
-	for (size_t i = 0; i < res->nstragglers && rp->wall_type >= 0; i++) {
+	if (!res->nstragglers || rp->wall_type < 0)
+		return 0;
+	tf_agg *a = rp->agg;
+	tf_strtab *st = tf_agg_strtab(a);
+	tf_str krank = tf_strtab_intern_cstr(st, "rank"), kstep = tf_strtab_intern_cstr(st, "step");
+	ls_labels ll = { .n = tf_agg_nlabelsets(a) };
+	ll.rank = malloc(((size_t)ll.n + 1) * sizeof(int64_t));
+	ll.step = malloc(((size_t)ll.n + 1) * sizeof(int64_t));
+	int rc = ll.rank && ll.step ? 0 : TF_ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < ll.n; i++)
+		sample_labels(a, i, krank, kstep, &ll.rank[i], &ll.step[i]);
+	for (size_t i = 0; rc == 0 && i < res->nstragglers; i++) {
 		int64_t ex;
-		uint32_t node = where_of(rp, res->stragglers[i].rank, res->stragglers[i].step, &ex);
+		uint32_t node = where_of(rp, &ll, res->stragglers[i].rank, res->stragglers[i].step, &ex);
 		if (node != UINT32_MAX && !(rp->where[i] = tf_ov_path_text(rp->agg, node)))
-			return TF_ENOMEM;
+			rc = TF_ENOMEM;
 	}
-	return 0;
+	free(ll.rank);
+	free(ll.step);
+	return rc == 0 && tf_agg_steps_error(a) ? TF_EIO : rc; /* a note not read back: said by the caller */
 }
 
 /* ---- the tables ---- */

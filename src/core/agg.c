@@ -8,6 +8,7 @@
 #include <string.h>
 #include <stdbool.h>
 #include "tracefold/agg.h"
+#include "agg_steps.h"
 #include "tracefold/err.h"
 #include <stdio.h>
 #include "hmap.h"
@@ -63,6 +64,7 @@ struct tf_agg {
 	tf_agg_meta meta;
 	char **comments;
 	uint32_t ncomments, capcomments;
+	tf_agg_steps *steps;   /* samples under a step label set aside (agg_steps.c), NULL none */
 };
 
 tf_agg *tf_agg_new_cpath(tf_strtab *st, tf_cpath *cp)
@@ -118,8 +120,12 @@ void tf_agg_free(tf_agg *a)
 	for (uint32_t i = 0; i < a->ncomments; i++)
 		free(a->comments[i]);
 	free(a->comments);
+	tf_agg_steps_free_(a->steps);
 	free(a);
 }
+
+tf_agg_steps **tf_agg_steps_slot_(tf_agg *a) { return &a->steps; }
+const tf_agg_steps *tf_agg_steps_get_(const tf_agg *a) { return a->steps; }
 
 tf_strtab *tf_agg_strtab(const tf_agg *a) { return a->st; }
 int tf_agg_ntypes(const tf_agg *a) { return (int)a->ntypes; }
@@ -131,6 +137,7 @@ int tf_agg_drop_types(tf_agg *a, int n)
 	for (uint32_t j = 0; j < a->nsp; j++) /* a sparse value of a type dropped */
 		if (a->sp[j].type >= (uint32_t)n)
 			return TF_EUSAGE;
+	TF_TRY(tf_agg_steps_fold(a));
 	if (a->default_type >= n)
 		a->default_type = -1;
 	a->ntypes = (uint32_t)n; /* dense values past n: zeros, unread from now on */
@@ -206,7 +213,8 @@ int tf_agg_type(tf_agg *a, const char *type, const char *unit)
 	int i = tf_agg_type_find(a, type);
 	if (i >= 0)
 		return strcmp(tf_strtab_get(a->st, a->types[i].unit), unit) == 0 ? i : TF_ECLASH;
-	if (tf_grow((void **)&a->types, &a->captypes, a->ntypes + 1, sizeof(tf_sample_type)) < 0)
+	if (tf_agg_steps_fold(a) < 0 ||
+	    tf_grow((void **)&a->types, &a->captypes, a->ntypes + 1, sizeof(tf_sample_type)) < 0)
 		return TF_ENOMEM;
 	if (a->ntypes + 1 > a->stride && a->stride < TF_AGG_DENSE_TYPES)
 		TF_TRY(widen(a, a->stride * 2));
@@ -384,6 +392,9 @@ static uint32_t ndense(const tf_agg *a)
 /* tf_agg_values' miss path, out of line: the hit path stays a leaf function */
 static __attribute__((noinline)) int64_t *values_slow(tf_agg *a, uint32_t node, uint32_t lset)
 {
+	int st = a->steps ? tf_agg_steps_is_(a, lset) : 0;
+	if (st)
+		return st > 0 ? tf_agg_steps_values_(a, node, lset) : NULL;
 	uint32_t s = sample_index(a, node, lset);
 	return s == UINT32_MAX ? NULL : a->values + (size_t)s * a->stride;
 }
@@ -404,6 +415,9 @@ int tf_agg_add(tf_agg *a, uint32_t node, uint32_t lset, int t, int64_t v)
 {
 	if (t < 0 || (uint32_t)t >= a->ntypes || node >= tf_cpath_count(a->cp))
 		return TF_EUSAGE;
+	int st = a->steps ? tf_agg_steps_is_(a, lset) : 0;
+	if (st)
+		return st > 0 ? tf_agg_steps_add_(a, node, lset, t, v) : st;
 	uint32_t s = sample_index(a, node, lset);
 	if (s == UINT32_MAX)
 		return TF_ENOMEM;
@@ -414,6 +428,9 @@ int tf_agg_add_values(tf_agg *a, uint32_t node, uint32_t lset, const int64_t *va
 {
 	if (node >= tf_cpath_count(a->cp))
 		return TF_EUSAGE;
+	int st = a->steps ? tf_agg_steps_is_(a, lset) : 0;
+	if (st)
+		return st > 0 ? tf_agg_steps_add_values_(a, node, lset, values) : st;
 	uint32_t s = sample_index(a, node, lset);
 	if (s == UINT32_MAX)
 		return TF_ENOMEM;
@@ -553,6 +570,8 @@ out:
 
 int tf_agg_permute_types(tf_agg *a, const int *perm)
 {
+	if (tf_agg_steps_fold(a) < 0)
+		return TF_ENOMEM;
 	uint32_t nt = a->ntypes, nd = ndense(a);
 	uint32_t *inv = malloc(((size_t)nt + 1) * sizeof(uint32_t));
 	tf_sample_type *ty = malloc(((size_t)nt + 1) * sizeof(tf_sample_type));
