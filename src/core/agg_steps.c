@@ -169,14 +169,14 @@ int tf_agg_steps_add_values_(tf_agg *a, uint32_t node, uint32_t lset, const int6
 	return 0;
 }
 
-/* Whether a folded sample is noted: one with wall time, or a call with
- * neither wall nor GPU time (a region of no self time, which may get
- * some in a later window); not a GPU activity's or a memory sample's. */
-static bool noted(const int64_t *v, int tc, int tw, int tg)
+/* Whether a folded sample is noted: every one but a GPU activity's
+ * (its call path is its own and never has wall time).  A sample with no
+ * wall time yet (a counter's value, a call of no self time) is noted
+ * too: its first note keeps its place among the call paths as the
+ * aggregate made them, which decides a tie in where_of (overview_tables.c). */
+static bool noted(const int64_t *v, int tw, int tg)
 {
-	if (tw >= 0 && v[tw])
-		return true;
-	return tc >= 0 && v[tc] && (tg < 0 || !v[tg]);
+	return (tw >= 0 && v[tw]) || tg < 0 || !v[tg];
 }
 
 int tf_agg_steps_fold(tf_agg *a)
@@ -187,7 +187,7 @@ int tf_agg_steps_fold(tf_agg *a)
 	tf_agg *o = s->open;
 	s->open = NULL;
 	int nt = tf_agg_ntypes(a), rc = 0;
-	int tc = tf_agg_type_find(a, "calls"), tw = tf_agg_type_find(a, "wall"), tg = tf_agg_type_find(a, "gpu");
+	int tw = tf_agg_type_find(a, "wall"), tg = tf_agg_type_find(a, "gpu");
 	int64_t *v = malloc(((size_t)nt + 1) * sizeof(int64_t));
 	if (!v)
 		rc = TF_ENOMEM;
@@ -199,7 +199,7 @@ int tf_agg_steps_fold(tf_agg *a)
 			rc = TF_ENOMEM;
 			break;
 		}
-		if (noted(v, tc, tw, tg))
+		if (noted(v, tw, tg))
 			rc = note(s, x.node, x.labelset, tw >= 0 ? v[tw] : 0);
 	}
 	free(v);

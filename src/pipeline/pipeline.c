@@ -735,6 +735,11 @@ int tf_pipeline_run(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, 
 		rc = run_traces_end(&r);
 	if (rc == 0 && !partial)
 		rc = run_profiles(&r);
+	/* samples set aside under a step (the overview) are in the table
+	 * once folded: a run whose every region is in a step has samples */
+	if (rc == 0 && !partial && (rc = tf_agg_steps_fold(agg)) < 0)
+		rc = tf_agg_steps_error(agg) ? (*err = *tf_agg_steps_error(agg), err->code)
+					      : tf_error_set(err, rc, NULL, -1, -1, "out of memory");
 	if (rc == 0 && !partial && !tf_agg_nsamples(agg))
 		rc = empty_error(ctx, inputs, n, r.fo, o && o->counters, err);
 	/* an output or the temporary file failed under the read: say so,

@@ -70,6 +70,45 @@ assert len(s) >= 10, len(s)
 assert all(x["where"].endswith(";injected_delay") for x in s), s' "$TMP/w0.json" &&
 	ok "stragglers: each one's call path is the injected delay" || fail "stragglers: each one's call path"
 
+# every region inside a step: the samples are all set aside, and still the
+# run has them (it once failed "nothing to profile"); -j 2 the same
+printf '%s\n' '{"traceEvents":[' \
+	'{"ph":"X","cat":"user_annotation","name":"ProfilerStep#0","pid":1,"tid":1,"ts":0,"dur":100,"args":{}},' \
+	'{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":10,"dur":50,"args":{}}]}' > "$TMP/instep.json"
+cp "$TMP/instep.json" "$TMP/instep1.json"
+$TF -q overview "$TMP/instep.json" -o "$TMP/instep.txt" && grep -q "op" "$TMP/instep.txt" &&
+	$TF -q overview -j 2 "$TMP/instep.json" "$TMP/instep1.json" -o "$TMP/instep2.txt" &&
+	ok "every region in a step: a report" || fail "every region in a step: a report"
+# a tie between two call paths' excess: the first made wins, even when the
+# sample of the first was made by a counter's value in an earlier fold of
+# the notes (16,384 samples apart) than its first wall time
+mkdir -p "$TMP/tie"
+python3 - "$TMP/tie" <<'PY'
+import json, sys
+for r, (xd, yd) in enumerate([(400, 100), (540, 170)]):
+    ev = []
+    def X(name, ts, dur, cat="cpu_op"):
+        ev.append({"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur, "args": {}})
+    X("pre", -100, 50)
+    X("ProfilerStep#0", 0, 2000, "user_annotation")
+    X("opX", 10, xd)
+    ev.append({"ph": "C", "name": "ca", "pid": 1, "tid": 1, "ts": 11, "args": {"v": 5}})
+    X("opY", 20, yd)
+    for i in range(16500):
+        X("g%d" % i, round(21 + i * 0.004, 3), 0.002)
+    X("c10d::allreduce_", 10 + xd + 10, 50)
+    X("ProfilerStep#1", 2001, 1000, "user_annotation")
+    X("c10d::allreduce_", 2010, 50)
+    json.dump({"distributedInfo": {"backend": "nccl", "rank": r, "world_size": 2}, "traceEvents": ev},
+              open("%s/rank%d.json" % (sys.argv[1], r), "w"))
+PY
+$TF -q overview -c all --late-min 1us "$TMP/tie/rank0.json" "$TMP/tie/rank1.json" --format json > "$TMP/tie.json" &&
+	python3 -c '
+import json,sys
+w=[x["where"] for x in json.load(open(sys.argv[1]))["stragglers"]]
+assert w == ["ProfilerStep;opX"], w' "$TMP/tie.json" &&
+	ok "a tie: the call path made first" || fail "a tie: the call path made first"
+
 case $TF in
 *san*) ok "bounded memory: not measured under ASan" ;;
 *)
