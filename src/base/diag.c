@@ -2,6 +2,7 @@
  * sums and their text.  Error codes and records are err.c. */
 #include <stdio.h>
 #include "tracefold/diag.h"
+#include "sat.h"
 
 static const struct {
 	const char *name;
@@ -29,7 +30,7 @@ void tf_diag_add(tf_diag *dst, const tf_diag *src)
 {
 	for (int i = 0; i < TF_DIAG_COUNT; i++) {
 		dst->n[i] += src->n[i];
-		dst->ns[i] = dst->ns[i] + src->ns[i] < dst->ns[i] ? UINT64_MAX : dst->ns[i] + src->ns[i];
+		dst->ns[i] = tf_sat_addu(dst->ns[i], src->ns[i]);
 	}
 }
 
@@ -37,7 +38,7 @@ void tf_diag_repair(tf_diag *d, tf_diag_id id, int64_t ns)
 {
 	d->n[id]++;
 	if (ns > 0)
-		d->ns[id] = d->ns[id] + (uint64_t)ns < d->ns[id] ? UINT64_MAX : d->ns[id] + (uint64_t)ns;
+		d->ns[id] = tf_sat_addu(d->ns[id], (uint64_t)ns);
 }
 
 uint64_t tf_diag_problems(const tf_diag *d)

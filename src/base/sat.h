@@ -25,6 +25,12 @@ static inline int64_t tf_sat_sub(int64_t a, int64_t b)
 	return r;
 }
 
+/* a + b for counts and totals that only grow (uint64), clamped to UINT64_MAX. */
+static inline uint64_t tf_sat_addu(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 /* Nearest int64 (halves away from zero), clamped; NaN -> 0. */
 static inline int64_t tf_sat_from_double(double v)
 {

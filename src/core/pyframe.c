@@ -111,7 +111,7 @@ static int on_frame(void *arg, tf_sorted_span *sp)
 		int64_t moved = clip_to(&sp->start_ns, &sp->end_ns, &sp->end_seq, par->start_ns, par->end_ns, par->end_seq);
 		if (moved) {
 			p->nclip++;
-			p->clip_ns = p->clip_ns + (uint64_t)moved < p->clip_ns ? UINT64_MAX : p->clip_ns + (uint64_t)moved;
+			p->clip_ns = tf_sat_addu(p->clip_ns, (uint64_t)moved);
 		}
 	} else {
 		p->nopen = 0; /* a new root */
@@ -230,8 +230,7 @@ int tf_py_fix(tf_pytrack *p, tf_sorter *so, uint32_t track, int64_t last_ns, tf_
 		r = exact(p, so, track, last_ns, d);
 	} else if (p->nframes) {
 		d->n[TF_DIAG_python_parent_clipped] += p->nclip;
-		uint64_t *ns = &d->ns[TF_DIAG_python_parent_clipped];
-		*ns = *ns + p->clip_ns < *ns ? UINT64_MAX : *ns + p->clip_ns;
+		d->ns[TF_DIAG_python_parent_clipped] = tf_sat_addu(d->ns[TF_DIAG_python_parent_clipped], p->clip_ns);
 	}
 	tf_py_free(p);
 	return r;
