@@ -142,20 +142,13 @@ static int read_log(tf_pytrack *p, tf_sorter *so, tf_pyrec **all, uint32_t *n)
 	uint32_t nv = 0, cap = 0;
 	int r = 0;
 	for (uint32_t k = 0; k <= p->runs.n && r == 0; k++) {
-		tf_runs one = { k < p->runs.n ? &p->runs.r[k] : NULL, k < p->runs.n, 0 };
+		bool run = k < p->runs.n; /* else the log still in memory */
+		tf_runs one = { run ? &p->runs.r[k] : NULL, run, 0 };
 		tf_merge m;
-		r = k < p->runs.n ? tf_merge_init(&m, tf_sorter_spill(so), &one, NULL, 0, sizeof(*v), rec_cmp)
-				  : tf_merge_init(&m, tf_sorter_spill(so), &one, p->log, p->nlog, sizeof(*v), rec_cmp);
+		r = tf_merge_init(&m, tf_sorter_spill(so), &one, run ? NULL : p->log, run ? 0 : p->nlog, sizeof(*v), rec_cmp);
 		if (r < 0)
 			break;
-		for (const tf_pyrec *q; r == 0 && (q = tf_merge_peek(&m));) {
-			if (tf_grow((void **)&v, &cap, nv + 1, sizeof(*v)) < 0) {
-				r = TF_ENOMEM;
-				break;
-			}
-			v[nv++] = *q;
-			r = tf_merge_pop(&m);
-		}
+		r = tf_merge_drain(&m, (void **)&v, &nv, &cap);
 		tf_merge_free(&m);
 	}
 	if (r < 0) {

@@ -308,15 +308,7 @@ int tf_sorter_gather(tf_sorter *so, uint32_t track, int64_t last_ns)
 	TF_TRY(tf_merge_init(&m, so->spill, &t->span_runs, t->spans, t->nspans, sizeof(*t->spans), span_cmp));
 	tf_sorted_span *all = NULL;
 	uint32_t nall = 0, cap = 0;
-	int r = 0;
-	for (const tf_sorted_span *p; r == 0 && (p = tf_merge_peek(&m));) {
-		if (tf_grow((void **)&all, &cap, nall + 1, sizeof(*all)) < 0) {
-			r = TF_ENOMEM;
-			break;
-		}
-		all[nall++] = *p;
-		r = tf_merge_pop(&m);
-	}
+	int r = tf_merge_drain(&m, (void **)&all, &nall, &cap);
 	tf_merge_free(&m);
 	if (r < 0) {
 		free(all);

@@ -549,6 +549,18 @@ static int compact(tf_spill *f, tf_runs *rs, uint32_t first, size_t sz, tf_cmp_f
 	return 0;
 }
 
+int tf_merge_drain(tf_merge *m, void **v, uint32_t *n, uint32_t *cap)
+{
+	for (const void *p; (p = tf_merge_peek(m));) {
+		if (tf_grow(v, cap, *n + 1, m->sz) < 0)
+			return TF_ENOMEM;
+		memcpy((char *)*v + (size_t)*n * m->sz, p, m->sz);
+		++*n;
+		TF_TRY(tf_merge_pop(m));
+	}
+	return 0;
+}
+
 void tf_merge_free(tf_merge *m)
 {
 	if (m->cur)

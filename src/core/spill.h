@@ -71,6 +71,9 @@ int tf_merge_init(tf_merge *m, tf_spill *f, const tf_runs *rs, const void *mem, 
 const void *tf_merge_peek(const tf_merge *m);
 /* Drops it: 0, or TF_EIO when a run cannot be read back. */
 int tf_merge_pop(tf_merge *m);
+/* Appends every record left to the array *v (*n records, room for *cap,
+ * grown as needed): 0, TF_ENOMEM or TF_EIO (what was appended stays). */
+int tf_merge_drain(tf_merge *m, void **v, uint32_t *n, uint32_t *cap);
 void tf_merge_free(tf_merge *m);
 
 #endif
