@@ -150,14 +150,10 @@ static int spill_notes(tf_agg_mem *m)
 	size_t budget = o->sort_mem_bytes / 2;
 	if (!budget || m->nnotes * sizeof(note) < budget || m->spill_state < 0)
 		return 0;
-	if (!m->spill_state) {
-		m->spill = tf_spill_new(o->tmp_dir);
-		m->spill_state = m->spill ? 1 : -1;
-		if (!m->spill) {
-			tf_ctx_warn(m->ctx, "cannot make a temporary file in %s (%s): the memory events stay in memory",
-				    o->tmp_dir && *o->tmp_dir ? o->tmp_dir : "/tmp", strerror(errno));
-			return 0;
-		}
+	if (!m->spill_state && tf_spill_lazy(&m->spill, &m->spill_state, o->tmp_dir) < 0) {
+		tf_ctx_warn(m->ctx, "cannot make a temporary file in %s (%s): the memory events stay in memory",
+			    o->tmp_dir && *o->tmp_dir ? o->tmp_dir : "/tmp", strerror(errno));
+		return 0;
 	}
 	qsort(m->notes, m->nnotes, sizeof(*m->notes), note_cmp);
 	int r = tf_spill_write(m->spill, &m->runs, m->notes, m->nnotes, sizeof(*m->notes), note_cmp);

@@ -88,12 +88,8 @@ static int note(tf_agg_steps *s, uint32_t node, uint32_t lset, int64_t wall)
 	s->rec[s->nrec++] = (srec){ s->seq++, node, lset, wall };
 	if (!s->budget || s->nrec * sizeof(srec) < s->budget || s->spill_state < 0)
 		return 0;
-	if (!s->spill_state) {
-		s->spill = tf_spill_new(s->tmp_dir);
-		s->spill_state = s->spill ? 1 : -1;
-		if (!s->spill)
-			return 0; /* they stay in memory */
-	}
+	if (tf_spill_lazy(&s->spill, &s->spill_state, s->tmp_dir) < 0)
+		return 0; /* they stay in memory */
 	TF_TRY(tf_spill_write(s->spill, &s->runs, s->rec, s->nrec, sizeof(srec), srec_cmp));
 	s->nrec = 0;
 	return 0;

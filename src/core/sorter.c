@@ -150,14 +150,12 @@ static int spill_track(tf_sorter *so, strack *t)
 
 int tf_sorter_spill_open(tf_sorter *so)
 {
-	if (!so->spill_state) {
-		const char *dir = tf_ctx_opts(so->ctx)->tmp_dir;
-		so->spill = tf_spill_new(dir);
-		so->spill_state = so->spill ? 1 : -1;
-		if (!so->spill)
-			tf_ctx_warn(so->ctx, "cannot make a temporary file in %s (%s): the events of sorted tracks "
-				    "stay in memory", dir && *dir ? dir : "/tmp", strerror(errno));
-	}
+	if (so->spill_state)
+		return so->spill_state;
+	const char *dir = tf_ctx_opts(so->ctx)->tmp_dir;
+	if (tf_spill_lazy(&so->spill, &so->spill_state, dir) < 0)
+		tf_ctx_warn(so->ctx, "cannot make a temporary file in %s (%s): the events of sorted tracks "
+			    "stay in memory", dir && *dir ? dir : "/tmp", strerror(errno));
 	return so->spill_state;
 }
 

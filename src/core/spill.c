@@ -66,6 +66,15 @@ tf_spill *tf_spill_new(const char *dir)
 	return f;
 }
 
+int tf_spill_lazy(tf_spill **f, int *state, const char *dir)
+{
+	if (!*state) {
+		*f = tf_spill_new(dir);
+		*state = *f ? 1 : -1;
+	}
+	return *state;
+}
+
 void tf_spill_free(tf_spill *f)
 {
 	if (!f)

@@ -21,6 +21,10 @@ typedef int (*tf_cmp_fn)(const void *, const void *);
 /* A new temporary file in dir (NULL: /tmp); NULL with errno on failure. */
 tf_spill *tf_spill_new(const char *dir);
 void tf_spill_free(tf_spill *f); /* NULL-safe */
+/* The file made when first needed: *state 0 (none yet) makes *f in dir
+ * and sets *state to 1, or to -1 when it cannot be made (errno set then:
+ * its users keep their records in memory).  Returns *state. */
+int tf_spill_lazy(tf_spill **f, int *state, const char *dir);
 uint64_t tf_spill_bytes(const tf_spill *f);
 /* The first write or read back of f that failed, as "cannot write the
  * temporary run file in 'DIR': CAUSE (--sort-mem: ...)"; NULL if none
