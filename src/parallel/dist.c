@@ -167,22 +167,19 @@ static int unpack_add(tf_ctx *ctx, tf_agg *agg, int n, tf_pipeline_partial *pt, 
 
 /* ---- the run ---- */
 
-static double now(void)
+/* Seconds on clock id, 0 when it cannot be read. */
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of the calling thread: beside its wall time, what it lost to
- * other threads on its core (docs/distributed.md "Threads", -v) */
-static double thread_cpu(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+	if (clock_gettime(id, &ts) != 0)
 		return 0;
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+static double now(void) { return clock_s(CLOCK_MONOTONIC); }
+/* CPU time of the calling thread: beside its wall time, what it lost to
+ * other threads on its core (docs/distributed.md "Threads", -v) */
+static double thread_cpu(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
 
 static bool cancelled(void *arg)
 {
