@@ -114,6 +114,15 @@ typedef struct tf_read_opts {
 	int64_t wall_base_other_ns;
 } tf_read_opts;
 
+/* Half of --sort-mem, rounded up: the budget in memory of the notes kept
+ * beside the sorted tracks (the GPU join's launches, the memory events, the
+ * overview's notes) before they go to the temporary file; 0 (never) only
+ * for --sort-mem 0. */
+static inline size_t tf_sort_mem_half(const tf_read_opts *o)
+{
+	return o->sort_mem_bytes / 2 + (o->sort_mem_bytes & 1);
+}
+
 /* A trace reader that knows the wall-clock time of its time 0 says so
  * (how: a static text naming the source); the first one wins. */
 void tf_ctx_set_wall_base(tf_ctx *c, int64_t ns, const char *trace, const char *how);

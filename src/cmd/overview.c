@@ -158,7 +158,7 @@ static int run(ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov **o
 	tf_read_opts *ro = tf_ctx_opts(ctx);
 	/* the samples under a step: set aside, past half of --sort-mem in a
 	 * temporary file (agg.h; only the stragglers' call paths read them) */
-	if (tf_agg_steps_aside(agg, "step", (ro->sort_mem_bytes + 1) / 2, ro->tmp_dir) < 0) {
+	if (tf_agg_steps_aside(agg, "step", tf_sort_mem_half(ro), ro->tmp_dir) < 0) {
 		tf_msg("out of memory");
 		return TF_EXIT_INPUT;
 	}

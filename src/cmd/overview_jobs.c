@@ -49,7 +49,7 @@ static void *job_main(void *arg)
 	}
 	*tf_ctx_opts(j->ctx) = *tf_ctx_opts((tf_ctx *)j->parent);
 	const tf_read_opts *ro = tf_ctx_opts(j->ctx);
-	if (tf_agg_steps_aside(j->agg, "step", (ro->sort_mem_bytes + 1) / 2, ro->tmp_dir) < 0) {
+	if (tf_agg_steps_aside(j->agg, "step", tf_sort_mem_half(ro), ro->tmp_dir) < 0) {
 		j->rc = tf_error_set(&j->err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 		return NULL;
 	}

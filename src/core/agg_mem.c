@@ -147,7 +147,7 @@ static int note_cmp(const void *pa, const void *pb)
 static int spill_notes(tf_agg_mem *m)
 {
 	const tf_read_opts *o = tf_ctx_opts(m->ctx);
-	size_t budget = o->sort_mem_bytes / 2;
+	size_t budget = tf_sort_mem_half(o);
 	if (!budget || m->nnotes * sizeof(note) < budget || m->spill_state < 0)
 		return 0;
 	if (!m->spill_state && tf_spill_lazy(&m->spill, &m->spill_state, o->tmp_dir) < 0) {

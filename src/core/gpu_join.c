@@ -5,7 +5,7 @@
  * input's CPU tracks are nested before its GPU streams); each activity of
  * a GPU stream then goes under the call path of the latest launch with its
  * (input, correlation id), else under "[unattributed gpu]".  The launch
- * table lives in memory up to sort_mem_bytes / 2, past it in sorted runs in
+ * table lives in memory up to half of sort_mem_bytes (tf_sort_mem_half), past it in sorted runs in
  * the sorter's temporary file, and is then joined to a stream's
  * activities by a sort-merge join in bounded memory. */
 #include <stdlib.h>
@@ -28,7 +28,7 @@ struct tf_gpu_join {
 	tf_diag *diag;
 	tf_sorter *so;         /* its temporary file */
 	/* (input, correlation id) -> call path of the CPU call with it: the
-	 * launches of the input being finished, past sort_mem_bytes / 2 in
+	 * launches of the input being finished, past half of sort_mem_bytes in
 	 * sorted runs (join_launches) */
 	launch *launch;
 	uint32_t nlaunch, caplaunch, launch_seq;
@@ -79,7 +79,7 @@ int tf_gpu_join_launch(tf_gpu_join *g, uint32_t track, uint64_t corr, uint32_t n
 	if (corr < g->cmin[i].min)
 		g->cmin[i].min = corr;
 	g->launch_dirty = true;
-	size_t budget = tf_ctx_opts(g->ctx)->sort_mem_bytes / 2;
+	size_t budget = tf_sort_mem_half(tf_ctx_opts(g->ctx));
 	if (budget && (size_t)g->nlaunch * sizeof(launch) >= budget && tf_sorter_spill_open(g->so) == 1) {
 		qsort(g->launch, g->nlaunch, sizeof(launch), launch_cmp);
 		int r = tf_spill_write(tf_sorter_spill(g->so), &g->launch_runs, g->launch, g->nlaunch, sizeof(launch),
