@@ -89,49 +89,52 @@ static int where_add(where_acc *c, uint32_t node, int64_t rank, int64_t w)
 	return 0;
 }
 
-/* where_stepped's sums: each (call path, label set) under step n. */
-typedef struct stepped_acc {
-	const ls_labels *ll;
-	int64_t n;
+/* The samples under the stragglers' steps set aside (agg.h), read in one
+ * pass: per step, each (call path, label set) summed over its notes, in
+ * the order of its first note (the order the samples were made in). */
+typedef struct stepped_one_step {
 	tf_hmap idx;
 	tf_agg_stepped *s;
 	uint32_t ns, caps;
+} stepped_one_step;
+
+typedef struct stepped_acc {
+	const int32_t *slot;    /* label set -> index into per, -1 not a straggler's step */
+	uint32_t nls;
+	stepped_one_step *per;  /* one per distinct step of a straggler */
 } stepped_acc;
 
 static int stepped_one(void *arg, const tf_agg_stepped *r)
 {
 	stepped_acc *c = arg;
-	if (r->labelset >= c->ll->n || c->ll->step[r->labelset] != c->n)
+	if (r->labelset >= c->nls || c->slot[r->labelset] < 0)
 		return 0;
+	stepped_one_step *p = &c->per[c->slot[r->labelset]];
 	uint64_t key = tf_mix64((uint64_t)r->node << 32 | r->labelset);
-	uint32_t k = tf_hmap_get(&c->idx, key);
+	uint32_t k = tf_hmap_get(&p->idx, key);
 	if (k == UINT32_MAX) {
-		if (tf_grow((void **)&c->s, &c->caps, c->ns + 1, sizeof(*c->s)) < 0 || tf_hmap_put(&c->idx, key, c->ns) < 0)
+		if (tf_grow((void **)&p->s, &p->caps, p->ns + 1, sizeof(*p->s)) < 0 || tf_hmap_put(&p->idx, key, p->ns) < 0)
 			return TF_ENOMEM;
-		c->s[k = c->ns++] = (tf_agg_stepped){ r->node, r->labelset, 0 };
+		p->s[k = p->ns++] = (tf_agg_stepped){ r->node, r->labelset, 0 };
 	}
-	c->s[k].wall = tf_sat_add(c->s[k].wall, r->wall);
+	p->s[k].wall = tf_sat_add(p->s[k].wall, r->wall);
 	return 0;
 }
 
-/* The samples under step n set aside (agg.h), each (call path, label
- * set) summed over its notes, in the order of its first note: the order
- * the samples were made in. */
-static int where_stepped(where_acc *c, const tf_ov_report *rp, const ls_labels *ll, int64_t n)
+/* Step n's sums (stepped_one) added to c. */
+static int where_stepped(where_acc *c, const ls_labels *ll, const stepped_one_step *p)
 {
-	stepped_acc sa = { .ll = ll, .n = n };
-	int rc = tf_agg_steps_each(rp->agg, stepped_one, &sa);
-	for (uint32_t k = 0; k < sa.ns && rc == 0; k++)
-		if (sa.s[k].wall > 0)
-			rc = where_add(c, sa.s[k].node, ll->rank[sa.s[k].labelset], sa.s[k].wall);
-	tf_hmap_free(&sa.idx);
-	free(sa.s);
+	int rc = 0;
+	for (uint32_t k = 0; p && k < p->ns && rc == 0; k++)
+		if (p->s[k].wall > 0)
+			rc = where_add(c, p->s[k].node, ll->rank[p->s[k].labelset], p->s[k].wall);
 	return rc;
 }
 
 /* The node where rank r spent the most more than the median rank in step
  * n (self wall time of CPU call paths), UINT32_MAX none. */
-static uint32_t where_of(const tf_ov_report *rp, const ls_labels *ll, int64_t r, int64_t n, int64_t *excess)
+static uint32_t where_of(const tf_ov_report *rp, const ls_labels *ll, const stepped_one_step *stepped, int64_t r,
+			 int64_t n, int64_t *excess)
 {
 	const tf_agg *a = rp->agg;
 	const tf_ov_result *res = rp->res;
@@ -150,7 +153,7 @@ static uint32_t where_of(const tf_ov_report *rp, const ls_labels *ll, int64_t r,
 		if (where_add(&c, s.node, ll->rank[s.labelset], w) < 0)
 			goto out;
 	}
-	if (where_stepped(&c, rp, ll, n) < 0)
+	if (where_stepped(&c, ll, stepped) < 0)
 		goto out;
 	int64_t *tmp = malloc((nr + 1) * sizeof(int64_t));
 	for (uint32_t k = 0; tmp && k < c.nn; k++) {
@@ -174,6 +177,60 @@ out:
 	return best;
 }
 
+/* The distinct steps of the stragglers, sorted, in *steps (*n of them);
+ * each label set's index among them (-1 none) in slot. */
+static int straggler_steps(const tf_ov_result *res, const ls_labels *ll, int64_t **steps, size_t *n, int32_t *slot)
+{
+	int64_t *v = malloc((res->nstragglers + 1) * sizeof(int64_t));
+	if (!v)
+		return TF_ENOMEM;
+	for (size_t i = 0; i < res->nstragglers; i++)
+		v[i] = res->stragglers[i].step;
+	qsort(v, res->nstragglers, sizeof(int64_t), i64_cmp);
+	size_t d = 0;
+	for (size_t i = 0; i < res->nstragglers; i++)
+		if (!d || v[d - 1] != v[i])
+			v[d++] = v[i];
+	for (uint32_t i = 0; i < ll->n; i++) {
+		int64_t *hit = bsearch(&ll->step[i], v, d, sizeof(int64_t), i64_cmp);
+		slot[i] = hit ? (int32_t)(hit - v) : -1;
+	}
+	*steps = v;
+	*n = d;
+	return 0;
+}
+
+/* The notes of every straggler's step read once (they may be in the
+ * temporary file), then each straggler's call path found. */
+static int wheres(tf_ov_report *rp, const ls_labels *ll)
+{
+	const tf_ov_result *res = rp->res;
+	int64_t *steps = NULL;
+	size_t nsteps = 0;
+	int32_t *slot = malloc(((size_t)ll->n + 1) * sizeof(int32_t));
+	int rc = slot ? straggler_steps(res, ll, &steps, &nsteps, slot) : TF_ENOMEM;
+	stepped_acc sa = { .slot = slot, .nls = ll->n };
+	if (rc == 0 && !(sa.per = calloc(nsteps + 1, sizeof(*sa.per))))
+		rc = TF_ENOMEM;
+	if (rc == 0)
+		rc = tf_agg_steps_each(rp->agg, stepped_one, &sa);
+	for (size_t i = 0; rc == 0 && i < res->nstragglers; i++) {
+		int64_t ex, n = res->stragglers[i].step;
+		int64_t *hit = bsearch(&n, steps, nsteps, sizeof(int64_t), i64_cmp);
+		uint32_t node = where_of(rp, ll, hit ? &sa.per[hit - steps] : NULL, res->stragglers[i].rank, n, &ex);
+		if (node != UINT32_MAX && !(rp->where[i] = tf_ov_path_text(rp->agg, node)))
+			rc = TF_ENOMEM;
+	}
+	for (size_t k = 0; sa.per && k < nsteps; k++) {
+		tf_hmap_free(&sa.per[k].idx);
+		free(sa.per[k].s);
+	}
+	free(sa.per);
+	free(steps);
+	free(slot);
+	return rc;
+}
+
 int tf_ov_wheres(tf_ov_report *rp)
 {
 	const tf_ov_result *res = rp->res;
@@ -191,12 +248,8 @@ int tf_ov_wheres(tf_ov_report *rp)
 	int rc = ll.rank && ll.step ? 0 : TF_ENOMEM;
 	for (uint32_t i = 0; rc == 0 && i < ll.n; i++)
 		sample_labels(a, i, krank, kstep, &ll.rank[i], &ll.step[i]);
-	for (size_t i = 0; rc == 0 && i < res->nstragglers; i++) {
-		int64_t ex;
-		uint32_t node = where_of(rp, &ll, res->stragglers[i].rank, res->stragglers[i].step, &ex);
-		if (node != UINT32_MAX && !(rp->where[i] = tf_ov_path_text(rp->agg, node)))
-			rc = TF_ENOMEM;
-	}
+	if (rc == 0)
+		rc = wheres(rp, &ll);
 	free(ll.rank);
 	free(ll.step);
 	return rc == 0 && tf_agg_steps_error(a) ? TF_EIO : rc; /* a note not read back: said by the caller */
