@@ -182,18 +182,36 @@ void pq_str(pq_file *f, int col, const char *s, size_t n)
 	colbuf *cb = slot(f, col, PQ_STRING);
 	if (!cb)
 		return;
-	if (tf_grow_n((void **)&cb->vals, &cb->vals_cap, cb->nvals + 1, sizeof(sref), false) < 0 ||
-	    tf_grow_n((void **)&cb->arena, &cb->arena_cap, cb->arena_n + n, 1, false) < 0) {
+	if (tf_grow_n((void **)&cb->vals, &cb->vals_cap, cb->nvals + 1, sizeof(sref), false) < 0) {
 		pq_oom(f);
 		return;
 	}
-	if (n)
-		memcpy(cb->arena + cb->arena_n, s, n);
+	/* a dictionary column's values repeat (names): their bytes once */
+	struct pq_seen *seen = NULL;
+	if (n && f->cols[col].dict) {
+		if (!cb->seen && !(cb->seen = calloc(PQ_SEEN, sizeof(*cb->seen)))) {
+			pq_oom(f);
+			return;
+		}
+		seen = &cb->seen[tf_mix64((uint64_t)(uintptr_t)s ^ (uint64_t)n << 48) & (PQ_SEEN - 1)];
+	}
 	sref r = { cb->arena_n, (uint32_t)n };
+	if (seen && seen->p == s && seen->len == n && !memcmp(cb->arena + seen->off, s, n)) {
+		r.off = seen->off;
+	} else {
+		if (tf_grow_n((void **)&cb->arena, &cb->arena_cap, cb->arena_n + n, 1, false) < 0) {
+			pq_oom(f);
+			return;
+		}
+		if (n)
+			memcpy(cb->arena + cb->arena_n, s, n);
+		cb->arena_n += n;
+		if (seen)
+			*seen = (struct pq_seen){ s, r.off, (uint32_t)n };
+	}
 	memcpy(cb->vals + cb->nvals * sizeof(sref), &r, sizeof(r));
-	cb->arena_n += n;
 	cb->nvals++;
-	f->rg_bytes += sizeof(sref) + n;
+	f->rg_bytes += sizeof(sref) + n; /* the row group's bound counts every value's bytes */
 }
 
 void pq_null(pq_file *f, int col)
@@ -567,8 +585,11 @@ static void flush_rg(pq_file *f)
 		rg->comp += cm->comp;
 	}
 	f->nrg++;
-	for (size_t ci = 0; ci < nc; ci++)
+	for (size_t ci = 0; ci < nc; ci++) {
 		f->cb[ci].nvals = f->cb[ci].arena_n = 0;
+		if (f->cb[ci].seen)
+			memset(f->cb[ci].seen, 0, PQ_SEEN * sizeof(*f->cb[ci].seen));
+	}
 	f->nrows = 0;
 	f->rg_bytes = 0;
 }
@@ -597,6 +618,7 @@ static void pq_free(pq_file *f)
 		free(f->cb[ci].vals);
 		free(f->cb[ci].def);
 		free(f->cb[ci].arena);
+		free(f->cb[ci].seen);
 	}
 	free(f->cb);
 	for (size_t i = 0; i < f->nkv; i++)

@@ -110,8 +110,21 @@ typedef struct colbuf {
 	size_t def_cap;
 	char *arena;
 	size_t arena_n, arena_cap;
+	struct pq_seen *seen; /* a dictionary column's strings put in this row group
+	                       * (PQ_SEEN slots, by the caller's pointer and length):
+	                       * a string put again is kept once in the arena */
 	bool set;             /* given in the current row */
 } colbuf;
+
+/* A string of a dictionary column as last put: the caller's pointer and
+ * length, and where its bytes are in the arena (checked equal before use:
+ * the caller's pointer may since hold another string). */
+struct pq_seen {
+	const char *p;
+	uint64_t off;
+	uint32_t len;
+};
+#define PQ_SEEN 512
 
 /* Serialized statistics (kept past the row group). */
 typedef struct pq_stats {
