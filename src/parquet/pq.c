@@ -1,5 +1,6 @@
 /* pq.c - the streaming Parquet writer (pq.h).  Rows are buffered per
- * column for one row group (values in an array, strings in a per-column
+ * column for one row group (values coded in a byte array, decoded one
+ * column at a time when the row group is written; strings in a per-column
  * arena, a definition level per row for OPTIONAL columns); a full row
  * group is written as one column chunk per column: an optional dictionary
  * page and data pages (v1) of at most PQ_PAGE_BYTES of PLAIN-sized values
@@ -117,19 +118,121 @@ static colbuf *slot(pq_file *f, int col, int type)
 	return cb;
 }
 
+/* ---- the buffered values, coded: a row group of flows or instants holds
+ * mostly ids, tracks and times that differ little from the row before
+ * (8 bytes each as they are, 1 to 3 coded) */
+
+static inline unsigned char *put_uleb(unsigned char *p, uint64_t v)
+{
+	if (v < 0x80) { /* the usual: a small difference */
+		*p = (unsigned char)v;
+		return p + 1;
+	}
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static inline const unsigned char *get_uleb(const unsigned char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (int sh = 0;; sh += 7) {
+		uint64_t b = *p++;
+		x |= (b & 0x7f) << sh;
+		if (!(b & 0x80))
+			break;
+	}
+	*v = x;
+	return p;
+}
+
+/* An integer (or a string's offset) as its difference from the last one. */
+static inline unsigned char *put_diff(colbuf *cb, unsigned char *p, uint64_t v)
+{
+	uint64_t d = v - cb->prev;
+	cb->prev = v;
+	return put_uleb(p, (d << 1) ^ (uint64_t)-(int64_t)(d >> 63));
+}
+
+#define PQ_CODE_MAX 20 /* the most bytes one value takes coded (a string: two LEB128) */
+
+/* Codes a value of the column's type at v (int64_t, int32_t, double, uint8_t). */
+static inline void code_put(colbuf *cb, int type, const void *v)
+{
+	unsigned char *p = cb->code + cb->code_n;
+	if (type == PQ_INT64) {
+		int64_t x;
+		memcpy(&x, v, 8);
+		p = put_diff(cb, p, (uint64_t)x);
+	} else if (type == PQ_INT32) {
+		int32_t x;
+		memcpy(&x, v, 4);
+		p = put_diff(cb, p, (uint64_t)(int64_t)x);
+	} else {
+		size_t w = pq_type_width[type];
+		memcpy(p, v, w);
+		p += w;
+	}
+	cb->code_n = (size_t)(p - cb->code);
+	cb->nvals++;
+}
+
+/* The column's values decoded into f->dec, as cb->vals; 0 or an error. */
+static int decode_col(pq_file *f, colbuf *cb, int type)
+{
+	size_t w = pq_type_width[type], n = cb->nvals;
+	if (tf_grow_n((void **)&f->dec, &f->dec_cap, n ? n * w : 1, 1, false) < 0)
+		return pq_oom(f);
+	const unsigned char *p = cb->code;
+	unsigned char *o = f->dec;
+	uint64_t prev = 0, z;
+	if (type == PQ_DOUBLE || type == PQ_BOOL) {
+		if (n)
+			memcpy(o, p, n * w); /* as they are */
+	} else if (type == PQ_INT64) {
+		for (size_t i = 0; i < n; i++, o += 8) {
+			if (*p < 0x80)
+				z = *p++;
+			else
+				p = get_uleb(p, &z);
+			prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+			memcpy(o, &prev, 8);
+		}
+	} else if (type == PQ_INT32) {
+		for (size_t i = 0; i < n; i++, o += 4) {
+			p = get_uleb(p, &z);
+			prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+			int32_t x = (int32_t)(int64_t)prev;
+			memcpy(o, &x, 4);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++, o += sizeof(sref)) {
+			uint64_t len;
+			p = get_uleb(p, &z);
+			prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+			p = get_uleb(p, &len);
+			sref r = { prev, (uint32_t)len };
+			memcpy(o, &r, sizeof(r));
+		}
+	}
+	cb->vals = f->dec;
+	return 0;
+}
+
 static void put_fixed_slow(pq_file *f, int col, int type, const void *v)
 {
 	colbuf *cb = slot(f, col, type);
 	if (!cb)
 		return;
-	size_t w = pq_type_width[type];
-	if (tf_grow_n((void **)&cb->vals, &cb->vals_cap, cb->nvals + 1, w, false) < 0) {
+	if (tf_grow_n((void **)&cb->code, &cb->code_cap, cb->code_n + PQ_CODE_MAX, 1, false) < 0) {
 		pq_oom(f);
 		return;
 	}
-	memcpy(cb->vals + cb->nvals * w, v, w);
-	cb->nvals++;
-	f->rg_bytes += w;
+	code_put(cb, type, v);
+	f->rg_bytes += pq_type_width[type];
 }
 
 /* The usual case in one test: a REQUIRED column of that type, not set yet
@@ -139,13 +242,11 @@ static inline void put_fixed(pq_file *f, int col, int type, const void *v)
 {
 	if (__builtin_expect(!f->rc && (unsigned)col < (unsigned)f->ncols, 1)) {
 		colbuf *cb = &f->cb[col];
-		size_t w = pq_type_width[type];
 		if (__builtin_expect(!cb->set && f->cols[col].type == type && !f->cols[col].nullable &&
-				     cb->nvals < cb->vals_cap, 1)) {
-			memcpy(cb->vals + cb->nvals * w, v, w);
-			cb->nvals++;
+				     cb->code_n + PQ_CODE_MAX <= cb->code_cap, 1)) {
+			code_put(cb, type, v);
 			cb->set = true;
-			f->rg_bytes += w;
+			f->rg_bytes += pq_type_width[type];
 			return;
 		}
 	}
@@ -182,18 +283,36 @@ void pq_str(pq_file *f, int col, const char *s, size_t n)
 	colbuf *cb = slot(f, col, PQ_STRING);
 	if (!cb)
 		return;
-	if (tf_grow_n((void **)&cb->vals, &cb->vals_cap, cb->nvals + 1, sizeof(sref), false) < 0 ||
-	    tf_grow_n((void **)&cb->arena, &cb->arena_cap, cb->arena_n + n, 1, false) < 0) {
+	if (tf_grow_n((void **)&cb->code, &cb->code_cap, cb->code_n + PQ_CODE_MAX, 1, false) < 0) {
 		pq_oom(f);
 		return;
 	}
-	if (n)
-		memcpy(cb->arena + cb->arena_n, s, n);
+	/* a dictionary column's values repeat (names): their bytes once */
+	struct pq_seen *seen = NULL;
+	if (n && f->cols[col].dict) {
+		if (!cb->seen && !(cb->seen = calloc(PQ_SEEN, sizeof(*cb->seen)))) {
+			pq_oom(f);
+			return;
+		}
+		seen = &cb->seen[tf_mix64((uint64_t)(uintptr_t)s ^ (uint64_t)n << 48) & (PQ_SEEN - 1)];
+	}
 	sref r = { cb->arena_n, (uint32_t)n };
-	memcpy(cb->vals + cb->nvals * sizeof(sref), &r, sizeof(r));
-	cb->arena_n += n;
+	if (seen && seen->p == s && seen->len == n && !memcmp(cb->arena + seen->off, s, n)) {
+		r.off = seen->off;
+	} else {
+		if (tf_grow_n((void **)&cb->arena, &cb->arena_cap, cb->arena_n + n, 1, false) < 0) {
+			pq_oom(f);
+			return;
+		}
+		if (n)
+			memcpy(cb->arena + cb->arena_n, s, n);
+		cb->arena_n += n;
+		if (seen)
+			*seen = (struct pq_seen){ s, r.off, (uint32_t)n };
+	}
+	cb->code_n = (size_t)(put_uleb(put_diff(cb, cb->code + cb->code_n, r.off), r.len) - cb->code);
 	cb->nvals++;
-	f->rg_bytes += sizeof(sref) + n;
+	f->rg_bytes += sizeof(sref) + n; /* the row group's bound counts every value's bytes */
 }
 
 void pq_null(pq_file *f, int col)
@@ -562,13 +681,20 @@ static void flush_rg(pq_file *f)
 	rg->rows = f->nrows;
 	for (size_t ci = 0; ci < nc && !f->rc; ci++) {
 		chunk_meta *cm = &f->chunks[f->nrg * nc + ci];
+		if (decode_col(f, &f->cb[ci], f->cols[ci].type) < 0)
+			break;
 		write_chunk(f, (int)ci, cm);
+		f->cb[ci].vals = NULL;
 		rg->uncomp += cm->uncomp;
 		rg->comp += cm->comp;
 	}
 	f->nrg++;
-	for (size_t ci = 0; ci < nc; ci++)
-		f->cb[ci].nvals = f->cb[ci].arena_n = 0;
+	for (size_t ci = 0; ci < nc; ci++) {
+		f->cb[ci].nvals = f->cb[ci].arena_n = f->cb[ci].code_n = 0;
+		f->cb[ci].prev = 0;
+		if (f->cb[ci].seen)
+			memset(f->cb[ci].seen, 0, PQ_SEEN * sizeof(*f->cb[ci].seen));
+	}
 	f->nrows = 0;
 	f->rg_bytes = 0;
 }
@@ -594,9 +720,10 @@ int pq_end_row(pq_file *f)
 static void pq_free(pq_file *f)
 {
 	for (int ci = 0; ci < f->ncols && f->cb; ci++) {
-		free(f->cb[ci].vals);
+		free(f->cb[ci].code);
 		free(f->cb[ci].def);
 		free(f->cb[ci].arena);
+		free(f->cb[ci].seen);
 	}
 	free(f->cb);
 	for (size_t i = 0; i < f->nkv; i++)
@@ -608,6 +735,7 @@ static void pq_free(pq_file *f)
 	tf_buf_free(&f->page);
 	tf_buf_free(&f->comp);
 	tf_buf_free(&f->hdr);
+	free(f->dec);
 	free(f->idx);
 	free(f->dent);
 	free(f->dnext);

@@ -78,12 +78,13 @@ void pq_delta(tf_buf *b, const void *v, int vsize, size_t n);
 /* ---- the writer's state, shared by pq.c (values, pages, row groups) and
  * pq_meta.c (statistics, footer) */
 #define PQ_DEFAULT_RG_ROWS 122880u  /* DuckDB's own row group size */
-/* A row group also ends when its buffered values hold PQ_RG_BYTES of
- * memory (the fixed widths, sizeof(sref) + length per string, a byte per
- * row of an OPTIONAL column; pq_opts.row_group_bytes, 0 = this): each
- * table's buffer stays under about twice that (the arrays grow by
- * doubling) however many rows it gets; rows of long strings give smaller
- * row groups.  docs/parquet.md. */
+/* A row group also ends when its buffered values would hold PQ_RG_BYTES
+ * of memory as they are (the fixed widths, sizeof(sref) + length per
+ * string, a byte per row of an OPTIONAL column; pq_opts.row_group_bytes,
+ * 0 = this): each table's buffer stays under about twice that (the arrays
+ * grow by doubling) however many rows it gets, and in fact holds far less
+ * (the values coded, a dictionary column's repeated strings once: pq.c);
+ * rows of long strings give smaller row groups.  docs/parquet.md. */
 #define PQ_RG_BYTES ((size_t)8 << 20)
 #define PQ_PAGE_BYTES ((size_t)1 << 20)  /* a data page holds about 1 MiB (PLAIN size) */
 #define PQ_PAGE_ROWS ((size_t)1 << 20)   /* and at most 1Mi rows */
@@ -104,14 +105,34 @@ typedef struct sref {
 } sref;
 
 typedef struct colbuf {
-	unsigned char *vals;  /* non-null values: fixed width, or sref for strings */
-	size_t vals_cap, nvals;
+	unsigned char *code;  /* non-null values as put, coded (pq.c): integers and a
+	                       * string's offset as their zigzagged difference from
+	                       * the value before, a string's length, as LEB128;
+	                       * doubles and booleans as they are */
+	size_t code_n, code_cap;
+	uint64_t prev;        /* the last integer or string offset coded */
+	unsigned char *vals;  /* while its chunk is written: the values decoded, fixed
+	                       * width, or sref for strings (pq_file.dec) */
+	size_t nvals;
 	uint8_t *def;         /* OPTIONAL: 1 = value, 0 = null, one per row */
 	size_t def_cap;
 	char *arena;
 	size_t arena_n, arena_cap;
+	struct pq_seen *seen; /* a dictionary column's strings put in this row group
+	                       * (PQ_SEEN slots, by the caller's pointer and length):
+	                       * a string put again is kept once in the arena */
 	bool set;             /* given in the current row */
 } colbuf;
+
+/* A string of a dictionary column as last put: the caller's pointer and
+ * length, and where its bytes are in the arena (checked equal before use:
+ * the caller's pointer may since hold another string). */
+struct pq_seen {
+	const char *p;
+	uint64_t off;
+	uint32_t len;
+};
+#define PQ_SEEN 512
 
 /* Serialized statistics (kept past the row group). */
 typedef struct pq_stats {
@@ -166,6 +187,8 @@ struct pq_file {
 	char path[512];
 	/* scratch, reused per chunk and page */
 	tf_buf page, comp, hdr;
+	unsigned char *dec;           /* a column's values decoded (colbuf.vals) */
+	size_t dec_cap;
 	uint32_t *idx, *dent, *dnext; /* dictionary index per value; entry -> first value; chain */
 	size_t idx_cap, dent_cap, dnext_cap;
 	tf_hmap dmap;                 /* string hash -> first entry */

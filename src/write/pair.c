@@ -1,8 +1,15 @@
 /* pair.c - pairing the two ends of messages and flows, and the GPU
  * activities a flow ends on (pair.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include "pair.h"
 #include "grow.h"
+#include "spill.h"
 #include "tracefold/err.h"
+
+/* 1: p is paired in memory; else 0 or an error (it went to the log). */
+static int log_flow(tf_pairs *q, const tf_pend *p, uint64_t kin, uint64_t kout, int phase);
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -87,6 +94,9 @@ static int pair_flow(tf_pairs *q, tf_pend *p, uint32_t input, int phase, uint64_
 {
 	uint64_t kin = mix(mix(2, input), p->id);
 	uint64_t kout = next_id ? mix(mix(2, input), next_id) : kin;
+	int logged = q->aside ? log_flow(q, p, kin, kout, phase) : 1;
+	if (logged != 1)
+		return logged;
 	bool end_waits = false;
 	if (phase == 'f' || phase == 't') {
 		p->key = kin;
@@ -141,12 +151,16 @@ static void free_queue(tf_pqueue *q)
 	tf_hmap_free(&q->tail);
 }
 
+static void log_free(tf_flow_log *g);
+
 void tf_pairs_free(tf_pairs *q)
 {
 	free_queue(&q->sends);
 	free_queue(&q->recvs);
 	free_queue(&q->starts);
 	free_queue(&q->ends);
+	log_free(q->aside);
+	q->aside = NULL;
 }
 
 int tf_gpu_recent_add(tf_gpu_recent *r, int64_t start, int64_t end, uint64_t corr, int64_t slice)
@@ -181,4 +195,273 @@ void tf_gpu_recent_free(tf_gpu_recent *r)
 	free(r->v);
 	r->v = NULL;
 	r->n = r->cap = 0;
+}
+
+/* ---- flows set aside (tf_pairs_aside) ----
+ *
+ * Pairing is per key (an input and an id): an end takes the first waiting
+ * start of its key, a start the first waiting end, and nothing else moves
+ * a key's queues.  So the log, sorted by key and then by the order the
+ * events came, pairs each key's events as the queues would have, one key
+ * after another, in memory for one key only; each pair is then written
+ * where its second end came (its place in the order of events), so a
+ * second sort by that place gives flow_fn the order of the memory path. */
+
+enum { R_START, R_END, R_BOTH, R_WSTART, R_WEND }; /* R_BOTH: a step (t) of one key; W: waiting when set aside */
+
+typedef struct flog { /* one flow event's end or start: 64 bytes, no padding */
+	uint64_t key;
+	uint64_t seq; /* the event's number << 1 | 1 for a step's start of another key */
+	int64_t ts, track, slice;
+	uint64_t id;
+	uint32_t name, cat;
+	uint32_t role, pad;
+} flog;
+
+typedef struct frow { /* a flows row to hand over: 72 bytes, no padding */
+	uint64_t ord; /* class << 62 | seq: 0 paired (seq: where), 1 a start alone, 2 an end alone */
+	uint64_t id;
+	int64_t sts, strack, sslice, ets, etrack, eslice;
+	uint32_t name, cat;
+} frow;
+
+struct tf_flow_log {
+	size_t budget;
+	const char *dir;
+	bool on;                /* the flows go to the log */
+	uint64_t nev;           /* events numbered */
+	flog *v;                /* in memory, before a run */
+	uint32_t n, cap;
+	frow *rows;             /* tf_pairs_flush_flows' rows, before a run */
+	uint32_t nrows, caprows;
+	tf_spill *file;
+	int state;              /* tf_spill_lazy's */
+	int no_file_errno;
+	tf_runs runs, row_runs;
+};
+
+static int flog_cmp(const void *pa, const void *pb)
+{
+	const flog *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int frow_cmp(const void *pa, const void *pb)
+{
+	const frow *a = pa, *b = pb;
+	return a->ord < b->ord ? -1 : a->ord > b->ord;
+}
+
+int tf_pairs_aside(tf_pairs *q, size_t budget, const char *dir)
+{
+	if (!budget)
+		return 0;
+	if (!(q->aside = calloc(1, sizeof(*q->aside))))
+		return TF_ENOMEM;
+	q->aside->budget = budget;
+	q->aside->dir = dir;
+	return 0;
+}
+
+const tf_error *tf_pairs_error(const tf_pairs *q)
+{
+	return q->aside ? tf_spill_error(q->aside->file) : NULL;
+}
+
+bool tf_pairs_no_file(const tf_pairs *q)
+{
+	if (q->aside && q->aside->state < 0)
+		errno = q->aside->no_file_errno;
+	return q->aside && q->aside->state < 0;
+}
+
+static void log_free(tf_flow_log *g)
+{
+	if (!g)
+		return;
+	free(g->v);
+	free(g->rows);
+	tf_runs_free(&g->runs);
+	tf_runs_free(&g->row_runs);
+	tf_spill_free(g->file);
+	free(g);
+}
+
+/* n records at *v past the budget go to the file as a sorted run of rs
+ * (none can be made: they stay). */
+static int spill_run(tf_flow_log *g, void *v, uint32_t *n, size_t sz, tf_runs *rs, tf_cmp_fn cmp)
+{
+	if ((size_t)*n * sz < g->budget || g->state < 0)
+		return 0;
+	if (tf_spill_lazy(&g->file, &g->state, g->dir) < 0) {
+		g->no_file_errno = errno;
+		return 0;
+	}
+	qsort(v, *n, sz, cmp);
+	TF_TRY(tf_spill_write(g->file, rs, v, *n, sz, cmp));
+	*n = 0;
+	return 0;
+}
+
+static int log_put(tf_flow_log *g, uint64_t key, uint64_t seq, const tf_pend *p, uint32_t role)
+{
+	if (tf_grow((void **)&g->v, &g->cap, g->n + 1, sizeof(flog)) < 0)
+		return TF_ENOMEM;
+	g->v[g->n++] = (flog){ key, seq, p->ts, p->track, p->slice, p->id, p->name, p->cat, role, 0 };
+	return spill_run(g, g->v, &g->n, sizeof(flog), &g->runs, flog_cmp);
+}
+
+/* The waiting flow ends, in their queues' order, into the log (numbered
+ * before every event to come); the queues emptied. */
+static int log_on(tf_pairs *q)
+{
+	tf_flow_log *g = q->aside;
+	tf_pqueue *qs[2] = { &q->starts, &q->ends };
+	g->on = true;
+	for (int k = 0; k < 2; k++) {
+		for (uint32_t i = 0; i < qs[k]->n; i++)
+			if (!qs[k]->v[i].used)
+				TF_TRY(log_put(g, qs[k]->v[i].key, g->nev++ << 1, &qs[k]->v[i], k ? R_WEND : R_WSTART));
+		free_queue(qs[k]);
+		memset(qs[k], 0, sizeof(*qs[k]));
+	}
+	return 0;
+}
+
+static int log_flow(tf_pairs *q, const tf_pend *p, uint64_t kin, uint64_t kout, int phase)
+{
+	tf_flow_log *g = q->aside;
+	if (!g->on) {
+		size_t waiting = (size_t)(q->starts.n - q->starts.nused) + (q->ends.n - q->ends.nused);
+		if (waiting * (sizeof(tf_pend) + 32) < g->budget)
+			return 1;
+		TF_TRY(log_on(q));
+	}
+	if (phase != 'f' && phase != 's' && phase != 't')
+		return 0;
+	uint64_t e = g->nev++ << 1;
+	if (phase == 'f')
+		return log_put(g, kin, e, p, R_END);
+	if (phase == 's')
+		return log_put(g, kout, e, p, R_START);
+	if (kin == kout)
+		return log_put(g, kin, e, p, R_BOTH);
+	TF_TRY(log_put(g, kin, e, p, R_END));
+	return log_put(g, kout, e | 1, p, R_START);
+}
+
+/* A key's waiting starts or ends, first at head. */
+typedef struct fifo {
+	flog *v;
+	uint32_t head, n, cap;
+} fifo;
+
+static int fifo_push(fifo *f, const flog *r)
+{
+	if (tf_grow((void **)&f->v, &f->cap, f->n + 1, sizeof(flog)) < 0)
+		return TF_ENOMEM;
+	f->v[f->n++] = *r;
+	return 0;
+}
+
+static int row_put(tf_flow_log *g, uint64_t ord, const flog *s, const flog *e)
+{
+	if (tf_grow((void **)&g->rows, &g->caprows, g->nrows + 1, sizeof(frow)) < 0)
+		return TF_ENOMEM;
+	const flog *any = s ? s : e;
+	g->rows[g->nrows++] = (frow){ ord, any->id, s ? s->ts : 0, s ? s->track : 0, s ? s->slice : 0,
+				      e ? e->ts : 0, e ? e->track : 0, e ? e->slice : 0, any->name, any->cat };
+	return spill_run(g, g->rows, &g->nrows, sizeof(frow), &g->row_runs, frow_cmp);
+}
+
+/* One event of the current key, as pair_flow would take it. */
+static int pair_logged(tf_flow_log *g, fifo *st, fifo *en, const flog *r)
+{
+	if (r->role == R_WSTART || r->role == R_WEND)
+		return fifo_push(r->role == R_WSTART ? st : en, r);
+	bool end_waits = false;
+	if (r->role != R_START) { /* an end (f), or a step's */
+		if (st->head < st->n)
+			TF_TRY(row_put(g, r->seq, &st->v[st->head++], r));
+		else
+			end_waits = true;
+	}
+	if (r->role != R_END) { /* a start (s), or a step's: after its end's pair, before its end waits */
+		if (en->head < en->n)
+			TF_TRY(row_put(g, r->seq | (r->role == R_BOTH), r, &en->v[en->head++]));
+		else
+			TF_TRY(fifo_push(st, r));
+	}
+	return end_waits ? fifo_push(en, r) : 0;
+}
+
+/* The key's ends never paired, as rows of their class; the queues emptied. */
+static int key_done(tf_flow_log *g, fifo *st, fifo *en)
+{
+	for (uint32_t i = st->head; i < st->n; i++)
+		TF_TRY(row_put(g, 1ull << 62 | st->v[i].seq, &st->v[i], NULL));
+	for (uint32_t i = en->head; i < en->n; i++)
+		TF_TRY(row_put(g, 2ull << 62 | en->v[i].seq, NULL, &en->v[i]));
+	st->head = st->n = en->head = en->n = 0;
+	return 0;
+}
+
+/* The log read back by key: its rows. */
+static int pair_log(tf_flow_log *g)
+{
+	tf_merge m;
+	fifo st = { 0 }, en = { 0 };
+	qsort(g->v, g->n, sizeof(flog), flog_cmp);
+	int rc = tf_merge_init(&m, g->file, &g->runs, g->v, g->n, sizeof(flog), flog_cmp);
+	uint64_t key = 0;
+	bool any = false;
+	for (const flog *r; rc == 0 && (r = tf_merge_peek(&m));) {
+		if (any && r->key != key)
+			rc = key_done(g, &st, &en);
+		key = r->key;
+		any = true;
+		if (rc == 0)
+			rc = pair_logged(g, &st, &en, r);
+		if (rc == 0)
+			rc = tf_merge_pop(&m);
+	}
+	if (rc == 0)
+		rc = key_done(g, &st, &en);
+	tf_merge_free(&m);
+	free(st.v);
+	free(en.v);
+	free(g->v);
+	g->v = NULL;
+	g->n = g->cap = 0;
+	tf_runs_free(&g->runs);
+	return rc;
+}
+
+int tf_pairs_flush_flows(tf_pairs *q, tf_pair_fn flow_fn, void *u)
+{
+	tf_flow_log *g = q->aside;
+	if (!g || !g->on)
+		return 0;
+	TF_TRY(pair_log(g));
+	tf_merge m;
+	qsort(g->rows, g->nrows, sizeof(frow), frow_cmp);
+	int rc = tf_merge_init(&m, g->file, &g->row_runs, g->rows, g->nrows, sizeof(frow), frow_cmp);
+	for (const frow *r; rc == 0 && (r = tf_merge_peek(&m));) {
+		unsigned cls = (unsigned)(r->ord >> 62);
+		tf_pend s = { 0 }, e = { 0 };
+		s.ts = r->sts, s.track = r->strack, s.slice = r->sslice;
+		e.ts = r->ets, e.track = r->etrack, e.slice = r->eslice;
+		s.id = e.id = r->id;
+		s.name = e.name = r->name;
+		s.cat = e.cat = r->cat;
+		rc = flow_fn(u, cls == 2 ? NULL : &s, cls == 1 ? NULL : &e);
+		if (rc == 0)
+			rc = tf_merge_pop(&m);
+	}
+	tf_merge_free(&m);
+	g->on = false;
+	g->nrows = 0;
+	return rc;
 }

@@ -10,12 +10,15 @@
  *             (the Perfetto reader's flows: an id per segment, so that a
  *             flow across three tracks pairs in any order of its tracks)
  *
- * Memory: the ends still waiting for their partner. */
+ * Memory: the ends still waiting for their partner; with tf_pairs_aside,
+ * past a budget, the flows go to a temporary file instead and are paired
+ * there at the end (tf_pairs_flush_flows), in the same order. */
 #ifndef TRACEFOLD_PAIR_H
 #define TRACEFOLD_PAIR_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "tracefold/err.h"
 #include "tracefold/event.h"
 #include "hmap.h"
 
@@ -36,9 +39,12 @@ typedef struct tf_pqueue {
 	tf_hmap head, tail;    /* key -> first waiting + 1 (0 none) / last waiting */
 } tf_pqueue;
 
+typedef struct tf_flow_log tf_flow_log;
+
 typedef struct tf_pairs {
 	tf_pqueue sends, recvs;   /* messages waiting for the other side */
 	tf_pqueue starts, ends;   /* flow ends waiting for the other end */
+	tf_flow_log *aside;       /* tf_pairs_aside's log; NULL: flows in memory */
 } tf_pairs;
 
 /* Called for each matched pair, start (send) first. */
@@ -53,6 +59,26 @@ int tf_pair_event(tf_pairs *q, const tf_event *ev, int64_t rank, uint32_t input,
 		  tf_pair_fn message_fn, tf_pair_fn flow_fn, void *u);
 /* The ends that never met their partner: v[i] with !used of each queue. */
 void tf_pairs_free(tf_pairs *q);
+
+/* Flows past a budget set aside: once the waiting flow ends would take more
+ * than `budget` bytes, they and every flow event after them go to a log
+ * (records of 64 bytes, past `budget` in sorted runs in a temporary file in
+ * dir, NULL /tmp: spill.h), and flow_fn is called for none of them until
+ * tf_pairs_flush_flows.  Budget 0: never.  0 or TF_ENOMEM. */
+int tf_pairs_aside(tf_pairs *q, size_t budget, const char *dir);
+/* The flows set aside, paired by id as tf_pair_event pairs them, handed to
+ * flow_fn in the order it would have handed them (each pair where its
+ * second end came), then those never paired: the starts (end NULL), then
+ * the ends (start NULL), each in the order they came, as the queues' v[i]
+ * with !used would have been.  A pair's end carries its start's name,
+ * category and id.  Call it after the queues' own unpaired ends.  0,
+ * TF_ENOMEM, TF_EIO (tf_pairs_error), or what flow_fn returned. */
+int tf_pairs_flush_flows(tf_pairs *q, tf_pair_fn flow_fn, void *u);
+/* Why the log failed (its file could not be written or read back); NULL none. */
+const tf_error *tf_pairs_error(const tf_pairs *q);
+/* True once the log wanted its file and none could be made (errno then):
+ * the flows stay in memory, as with budget 0. */
+bool tf_pairs_no_file(const tf_pairs *q);
 
 /* The activities of a GPU stream that a flow event may still end on.  A
  * stream's activities come as spans of their own, each closed before the

@@ -381,6 +381,27 @@ static int write_memory(tf_events *w, pq_file *f, const tf_event *ev)
 	return pqw_end_row(w, f);
 }
 
+/* What pairing returned, its failure said (the log's file: pair.h). */
+static int pair_rc(tf_events *w, int rc)
+{
+	if (!w->pairs_warned && tf_pairs_no_file(&w->pairs)) {
+		const tf_read_opts *o = tf_ctx_opts(w->ctx);
+		tf_ctx_warn(w->ctx, "cannot make a temporary file in %s (%s): the flows stay in memory",
+			    o->tmp_dir && *o->tmp_dir ? o->tmp_dir : "/tmp", strerror(errno));
+		w->pairs_warned = true;
+	}
+	if (rc >= 0 || w->rc < 0)
+		return rc < 0 ? rc : w->rc;
+	const tf_error *e = rc == TF_EIO ? tf_pairs_error(&w->pairs) : NULL;
+	if (e)
+		w->err = *e;
+	else
+		tf_error_set(&w->err, rc, NULL, -1, -1, "cannot write '%s': %s", w->out, tf_strerror(rc));
+	w->rc = rc;
+	tf_ctx_fail(w->ctx, &w->err);
+	return rc;
+}
+
 static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 {
 	tf_events *w = tf_container_of(k, tf_events, spans);
@@ -421,7 +442,8 @@ static int on_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
 		const tf_track *tr = tf_ctx_track_get(w->ctx, ev->track);
 		if (slice < 0 && ev->kind == TF_EV_FLOW) /* on a GPU stream: the activity it ends on */
 			slice = tf_gpu_recent_find(&t->gpu, ev->ts_ns, ev->id);
-		return tf_pair_event(&w->pairs, ev, rank, tr ? tr->input : 0, slice, tf_pq_message_pair, tf_pq_flow_pair, w);
+		return pair_rc(w, tf_pair_event(&w->pairs, ev, rank, tr ? tr->input : 0, slice, tf_pq_message_pair,
+						 tf_pq_flow_pair, w));
 	}
 	case TF_EV_SAMPLE:
 		return tf_pq_write_sample(w, ev, node, slice);
@@ -497,7 +519,8 @@ static int write_unmatched(tf_events *w)
 	for (uint32_t i = 0; i < w->pairs.ends.n; i++)
 		if (!w->pairs.ends.v[i].used)
 			TF_TRY(tf_pq_flow_pair(w, NULL, &w->pairs.ends.v[i]));
-	return 0;
+	/* the flows set aside, in the order they would have come (pair.h) */
+	return pair_rc(w, tf_pairs_flush_flows(&w->pairs, tf_pq_flow_pair, w));
 }
 
 static void events_free(tf_events *w, bool abort)
@@ -684,6 +707,12 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	if (mkdirs(w->dir) < 0) {
 		free(w);
 		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s': cannot create the folder", path);
+	}
+	/* flows waiting past half of --sort-mem go to a temporary file */
+	const tf_read_opts *ro = tf_ctx_opts(a->ctx);
+	if (tf_pairs_aside(&w->pairs, ro->sort_mem_bytes / 2, ro->tmp_dir) < 0) {
+		events_free(w, false);
+		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 	}
 	w->spans = (tf_span_sink){ .open = on_open, .close = on_close, .event = on_event, .end_input = on_end_input,
 				   .event_kinds = (1u << TF_EV_COUNTER) | (1u << TF_EV_INSTANT) | (1u << TF_EV_SEND) |

@@ -107,7 +107,9 @@ typedef struct tf_events {
 	int part, nparts;      /* the part-N.parquet of each table (a distributed run's process), of nparts */
 	bool distributed;      /* ids are part << 40 | the process's own; tracks: only its own */
 	int64_t id_base;       /* part << 40 when distributed, else 0 */
-	tf_pairs pairs;        /* messages and flows waiting for the other end */
+	tf_pairs pairs;        /* messages and flows waiting for the other end (flows past
+	                        * half of --sort-mem set aside: pair.h) */
+	bool pairs_warned;     /* said that the flows stay in memory (no temporary file) */
 	tf_coll_spans *cspans; /* the collective of each span */
 	tf_pq_coll *coll;      /* the collective calls (made at the first) */
 	tf_sample_paths *spaths; /* the call paths of samples (made at the first) */
