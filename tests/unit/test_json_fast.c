@@ -6,7 +6,9 @@
  * object is checked (tf_json_nested_pick) against a walk of the object
  * (tf_json_iter_next), and its errors against tf_json_nested's (code, byte,
  * message) on mutated objects; integers read as doubles without strtod;
- * the literals, each read with one load.
+ * the literals, each read with one load; the Chrome reader's last-track
+ * cache (pid and tid compared 8 or 4 bytes at a time) never taking a pid
+ * or tid that differs in one byte for the last one.
  * Each buffer is allocated to its exact size, so that the sanitizer build
  * catches a read past its end. */
 #include <stdarg.h>
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tracefold/reader.h"
+#include "../../src/read/chrome.h"
 #include "../../src/read/json.h"
 
 typedef unsigned char u8;
@@ -293,6 +297,61 @@ static void test_literals(void **state)
 	}
 }
 
+/* a sink that keeps each event's track */
+typedef struct tracks {
+	tf_sink sink;
+	uint32_t t[256];
+	size_t n;
+} tracks;
+
+static int keep_track(tf_sink *s, const tf_event *ev)
+{
+	tracks *k = tf_container_of(s, tracks, sink);
+	if (k->n < 256)
+		k->t[k->n] = ev->track;
+	k->n++;
+	return 0;
+}
+
+static void test_track_cache(void **state)
+{
+	(void)state;
+	for (int field = 0; field < 2; field++)
+		for (size_t len = 1; len <= 24; len++) {
+			/* A, B_i, A for each byte i of A: B_i is A with byte i changed */
+			char a[32], b[32], json[8192];
+			size_t n = 0;
+			for (size_t j = 0; j < len; j++)
+				a[j] = (char)('a' + j % 26);
+			a[len] = 0;
+			n += (size_t)snprintf(json + n, sizeof(json) - n, "[");
+			for (size_t i = 0; i < len; i++) {
+				memcpy(b, a, len + 1);
+				b[i] = 'Z';
+				const char *x[3] = { a, b, a };
+				for (int k = 0; k < 3; k++)
+					n += (size_t)snprintf(json + n, sizeof(json) - n,
+							      "%s{\"ph\":\"i\",\"ts\":1,\"pid\":\"%s\",\"tid\":\"%s\"}",
+							      i || k ? "," : "", field ? "p" : x[k], field ? x[k] : "t");
+			}
+			n += (size_t)snprintf(json + n, sizeof(json) - n, "]");
+			tf_ctx *ctx = tf_ctx_new();
+			assert_non_null(ctx);
+			tracks k = { .sink.event = keep_track };
+			tf_error err;
+			tf_error_clear(&err);
+			assert_int_equal(tf_chrome_parse_buffer("t.json", 0, ctx, &k.sink, json, n, 0, &err), 0);
+			assert_int_equal(k.n, 3 * len);
+			for (size_t i = 0; i < len; i++) {
+				if (k.t[3 * i + 1] == k.t[0] || k.t[3 * i] != k.t[0] || k.t[3 * i + 2] != k.t[0])
+					fail_msg("%s of %zu bytes, byte %zu changed: tracks %u %u %u", field ? "tid" : "pid",
+						 len, i, k.t[3 * i], k.t[3 * i + 1], k.t[3 * i + 2]);
+			}
+			assert_int_equal(tf_ctx_track_count(ctx), len + 1);
+			tf_ctx_free(ctx);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_nested_pick),
 		cmocka_unit_test(test_double_int),
 		cmocka_unit_test(test_literals),
+		cmocka_unit_test(test_track_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
