@@ -38,10 +38,19 @@ static uint32_t hash_bytes(const char *s, size_t len)
 		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
 		h ^= h >> 31;
 	}
-	if (i < len) {
-		w = 0;
-		for (unsigned k = 0; i < len; i++, k += 8)
-			w |= (uint64_t)(unsigned char)s[i] << k;
+	if (i < len) { /* the last 1 to 7 bytes: the 8 that end the string when it has 8, else 4 + 4 or bytes */
+		if (len >= 8) {
+			memcpy(&w, s + len - 8, 8);
+		} else if (len >= 4) {
+			uint32_t a, b;
+			memcpy(&a, s, 4);
+			memcpy(&b, s + len - 4, 4);
+			w = (uint64_t)a << 32 | b;
+		} else {
+			w = 0;
+			for (unsigned k = 0; i < len; i++, k += 8)
+				w |= (uint64_t)(unsigned char)s[i] << k;
+		}
 		h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
 		h ^= h >> 31;
 	}

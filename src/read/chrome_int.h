@@ -24,9 +24,19 @@ enum { R_OK = TF_JSON_OK, R_NEED = TF_JSON_NEED };
 #define NSCRATCH 4
 #define CACHE_KEY 64
 
-/* The fields of an event that the reader uses: spans into the buffer. */
+/* The fields of an event that the reader uses: spans into the buffer, and
+ * ts and dur in ns when the tokenizer read them as it scanned them (ts_ok,
+ * dur_ok; else they are converted from their spans). */
+/* args' members picked out as args is checked (chrome_event.c): */
+enum { PK_BYTES, PK_ADDR, PK_DEV_ID, PK_DEV_TYPE, PK_PY_ID, PK_PY_PARENT, PK_CORR, PK_CORR_ID, NPICK };
+
 typedef struct tf_chrome_fields {
 	tf_json_span ph, name, cat, ts, dur, pid, tid, id, id2, args, sort_index;
+	int64_t ts_ns, dur_ns;
+	uint8_t ts_ok, dur_ok;
+	uint8_t picks;             /* args is an object and pick holds its members below */
+	uint16_t picked, pick_dup; /* bit PK_*: pick[PK_*] set; that key more than once */
+	tf_json_span pick[NPICK];  /* not zeroed: valid where picked says */
 } tf_chrome_fields;
 
 /* Thread metadata, kept also for tracks not seen yet. */
@@ -82,6 +92,12 @@ struct tf_chrome {
 	size_t scr_cap[NSCRATCH];
 	char *tmp;             /* counter names */
 	size_t tmp_cap;
+
+	/* the last category interned (tf_chrome_intern's slot 1): its text in
+	 * the string table (NULL: none yet), length and id */
+	const char *cat_text;
+	size_t cat_n;
+	tf_str cat_id;
 
 	/* last (pid, tid) text -> track */
 	bool tc_valid;

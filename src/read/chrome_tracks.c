@@ -73,15 +73,37 @@ static int mark_gpu_stream(tf_chrome *r, uint32_t id, uint8_t gpu)
 	return tf_chrome_note_class(r, id, CAT_GPU);
 }
 
-/* The span's bytes equal the n bytes at t (a short pid or tid: no call). */
+/* The span's bytes equal the n bytes at t (a short pid or tid: no call;
+ * 8 or 4 bytes a compare, the last ones overlapping: legacy traces' pid
+ * "CPU functions" byte by byte was 3% of their read, issue 33). */
 static inline bool same_text(const tf_json_span *s, const char *t, size_t n)
 {
 	if (s->n != n)
 		return false;
-	for (size_t i = 0; i < n; i++)
-		if (s->p[i] != (u8)t[i])
+	if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			if (s->p[i] != (u8)t[i])
+				return false;
+		return true;
+	}
+	if (n < 8) {
+		uint32_t a, b, c, d;
+		memcpy(&a, s->p, 4);
+		memcpy(&b, t, 4);
+		memcpy(&c, s->p + n - 4, 4);
+		memcpy(&d, t + n - 4, 4);
+		return a == b && c == d;
+	}
+	uint64_t a, b;
+	for (size_t i = 0; i + 8 < n; i += 8) {
+		memcpy(&a, s->p + i, 8);
+		memcpy(&b, t + i, 8);
+		if (a != b)
 			return false;
-	return true;
+	}
+	memcpy(&a, s->p + n - 8, 8);
+	memcpy(&b, t + n - 8, 8);
+	return a == b;
 }
 
 /* A pid or tid that is its own text (tf_chrome_text without a copy). */

@@ -233,9 +233,23 @@ static inline bool tf_json_number(const unsigned char *p, size_t n)
 /* true, false, null, NaN, Infinity (see the top of this file). */
 static inline bool tf_json_literal_ok(const unsigned char *p, size_t n)
 {
-	return (n == 4 && (memcmp(p, "true", 4) == 0 || memcmp(p, "null", 4) == 0)) ||
-	       (n == 5 && memcmp(p, "false", 5) == 0) || (n == 3 && memcmp(p, "NaN", 3) == 0) ||
-	       (n == 8 && memcmp(p, "Infinity", 8) == 0);
+	uint32_t w, t, u;
+	switch (n) { /* one load and compare each ("finished": false, "Python parent id": null) */
+	case 3:
+		return p[0] == 'N' && p[1] == 'a' && p[2] == 'N';
+	case 4:
+		memcpy(&w, p, 4);
+		memcpy(&t, "true", 4);
+		memcpy(&u, "null", 4);
+		return w == t || w == u;
+	case 5:
+		memcpy(&w, p, 4);
+		memcpy(&t, "fals", 4);
+		return w == t && p[4] == 'e';
+	case 8:
+		return memcmp(p, "Infinity", 8) == 0;
+	}
+	return false;
 }
 
 /* Any value at p (p < end, not whitespace).  A number or literal that
@@ -259,8 +273,8 @@ static inline __attribute__((always_inline)) int tf_json_value(const unsigned ch
 		return TF_JSON_OK;
 	}
 	const unsigned char *q = p + (c == '-');
-	if (q < end && *q >= '1' && *q <= '9') { /* most numbers: digits[.digits], checked as read */
-		q = tf_json_skip_digits(q + 1, end);
+	if (q < end && tf_json_digit[*q]) { /* most numbers: -?(0|[1-9]digits)[.digits], checked as read */
+		q = *q == '0' ? q + 1 : tf_json_skip_digits(q + 1, end);
 		if (q + 1 < end && *q == '.' && tf_json_digit[q[1]])
 			q = tf_json_skip_digits(q + 2, end);
 		if (q < end && !tf_json_scalar[*q]) {
@@ -293,6 +307,68 @@ static inline __attribute__((always_inline)) int tf_json_value(const unsigned ch
 	}
 	*out = q;
 	return TF_JSON_OK;
+}
+
+/* ---- numbers read as they are scanned ---- */
+
+static const uint64_t tf_json_pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+					    1000000000 };
+
+/* The value of the k (1 to 8) digits at s, 8 bytes readable from s: all
+ * eight at once (SWAR: the bytes after the digits are shifted out, pairs,
+ * then fours, then eights summed by three multiplies). */
+static inline uint64_t tf_json_swar8(const unsigned char *s, size_t k)
+{
+	uint64_t v;
+	memcpy(&v, s, 8);
+	v = (v - 0x3030303030303030ull) << (8 * (8 - k)); /* a borrow only runs into the bytes shifted out */
+	v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
+	v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
+	return (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
+}
+
+/* p at a value (not whitespace), scale 0 to 8: a number -?(0|[1-9]d*)(.d+)?
+ * with at most 16 and 19 - scale integer digits and at most scale decimals
+ * is read as tf_json_value reads it (*v, *out) and its value times
+ * 10^scale set in *x with *ok = 1, in the same pass over the digits: what
+ * tf_json_decimal_scaled gives for that text.  *ok = 0 otherwise: a number
+ * of another form (or within 8 bytes of end) is read as tf_json_value reads
+ * it with *ok = 0 (the caller converts the span), and any other value
+ * returns false with nothing read (the caller calls tf_json_value). */
+static inline bool tf_json_number_scaled(const unsigned char *p, const unsigned char *end, tf_json_span *v,
+					 const unsigned char **out, int scale, int64_t *x, uint8_t *ok)
+{
+	*ok = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const unsigned char *a = p + (*p == '-');
+	if (a >= end || !tf_json_digit[*a])
+		return false;
+	const unsigned char *b = *a == '0' ? a + 1 : tf_json_skip_digits(a + 1, end), *c = b, *d = b;
+	if (b + 1 < end && *b == '.' && tf_json_digit[b[1]]) {
+		c = b + 1;
+		d = tf_json_skip_digits(b + 2, end);
+	}
+	if (end - d < 8 || tf_json_scalar[*d])
+		return false;
+	v->p = p;
+	v->n = (size_t)(d - p);
+	v->type = TF_JSON_NUMBER;
+	v->esc = 0;
+	*out = d;
+	size_t ni = (size_t)(b - a), nf = (size_t)(d - c);
+	if (ni > 16 || ni + (size_t)scale > 19 || nf > (size_t)scale)
+		return true;
+	uint64_t m = ni > 8 ? tf_json_swar8(a, ni - 8) * 100000000u + tf_json_swar8(a + ni - 8, 8) : tf_json_swar8(a, ni);
+	uint64_t q = m * tf_json_pow10[scale] + (nf ? tf_json_swar8(c, nf) * tf_json_pow10[scale - nf] : 0);
+	if (q > (uint64_t)INT64_MAX)
+		return true;
+	*x = p == a ? (int64_t)q : -(int64_t)q;
+	*ok = 1;
+	return true;
+#else
+	(void)p, (void)end, (void)v, (void)out, (void)scale, (void)x;
+	return false;
+#endif
 }
 
 /* A string without escapes equal to lit. */
@@ -355,6 +431,20 @@ ptrdiff_t tf_json_skip_feed(tf_json_skip *s, const unsigned char *p, const unsig
  * end cuts it, a negative TF_JSON_E* with e filled when it is not JSON. */
 int tf_json_nested(const unsigned char *p, const unsigned char *end, const unsigned char **out,
 		   tf_json_error *e);
+/* Members picked out of an object while tf_json_nested_pick checks it, so
+ * that a caller need not walk it again: keys without escapes, at most 16. */
+typedef struct tf_json_pick {
+	const uint16_t *first;   /* [256]: a key's first byte -> bits of the keys that start with it */
+	const char *const *key;
+	const uint8_t *len;      /* strlen of each key */
+	tf_json_span *val;       /* out: val[i] the value of key[i] (the last one met), as tf_json_value spans it */
+	uint16_t seen, dup;      /* out: bit i: key[i] met; met more than once */
+} tf_json_pick;
+
+/* tf_json_nested, and the values of pk's keys among the members of the
+ * outer object (depth 1) in pk (valid when it returns TF_JSON_OK). */
+int tf_json_nested_pick(const unsigned char *p, const unsigned char *end, const unsigned char **out,
+			tf_json_error *e, tf_json_pick *pk);
 /* The general case of tf_json_number (exponents, a leading 0, -Infinity). */
 bool tf_json_number_slow(const unsigned char *p, size_t n);
 

@@ -304,21 +304,61 @@ static inline const u8 *check_string(const u8 *p, const u8 *end, tf_json_error *
 	return check_escapes(p, end, e);
 }
 
+/* The key [k, ke) of a member at depth 1: its index in pk, or -1. */
+static inline int pick_key(const tf_json_pick *pk, const u8 *k, const u8 *ke)
+{
+	for (unsigned m = pk->first[*k]; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
+		if ((size_t)(ke - k) == pk->len[i] && memcmp(k, pk->key[i], pk->len[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* The value [v, ve) of key i, as tf_json_value spans it. */
+static void pick_put(tf_json_pick *pk, int i, const u8 *v, const u8 *ve)
+{
+	tf_json_span *s = &pk->val[i];
+	uint16_t bit = (uint16_t)(1u << i);
+	u8 c = *v;
+	pk->dup |= pk->seen & bit;
+	pk->seen |= bit;
+	if (c == '"') {
+		s->p = v + 1;
+		s->n = (size_t)(ve - v - 2);
+		s->type = TF_JSON_STRING;
+		s->esc = memchr(s->p, '\\', s->n) != NULL;
+		return;
+	}
+	s->p = v;
+	s->n = (size_t)(ve - v);
+	s->esc = 0;
+	s->type = c == '{' ? TF_JSON_OBJECT : c == '[' ? TF_JSON_ARRAY : c == '-' || tf_json_digit[c] ? TF_JSON_NUMBER
+												: TF_JSON_LITERAL;
+}
+
 /* p at '{' or '[' in a buffer that ends at end: *out after its closing
  * bracket, the value checked on the way.  One pass with inner loops for
  * whitespace, strings and scalars, not the byte machine above: this runs on
- * every event's args (docs/performance.md "Strict JSON"). */
-int tf_json_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
+ * every event's args (docs/performance.md "Strict JSON").  pk (NULL: none,
+ * and the compiler drops its code) picks out the members it names. */
+static inline __attribute__((always_inline)) int nested(const u8 *p, const u8 *end, const u8 **out,
+							 tf_json_error *e, tf_json_pick *pk)
 {
 	u8 stack[TF_JSON_MAX_DEPTH];
-	int d = 0;
+	int d = 0, slot = -1;
+	const u8 *vstart = p, *q;
+	u8 c;
 	e->code = 0;
 	for (;;) {
 		/* a value */
 		p = tf_json_skip_ws(p, end);
 		if (p >= end)
 			return TF_JSON_NEED;
-		u8 c = *p;
+	value: /* p < end, not whitespace */
+		c = *p;
+		if (pk && d == 1)
+			vstart = p;
 		if (c == '{' || c == '[') {
 			if (d == TF_JSON_MAX_DEPTH)
 				return tf_json_fail(e, TF_JSON_EDEPTH, p, "JSON nested too deeply", false);
@@ -332,7 +372,7 @@ int tf_json_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
 				goto after;
 			}
 			if (c == '[')
-				continue;
+				goto value;
 			goto key;
 		}
 		if (c == '"') {
@@ -344,28 +384,30 @@ int tf_json_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
 			return stack[d - 1] != (c == '}' ? '{' : '[')
 				       ? tf_json_fail(e, TF_JSON_EBRACKET, p, "mismatched bracket", true)
 				       : tf_json_fail(e, TF_JSON_EVALUE, p, "expected a JSON value", true);
-		if (c >= '1' && c <= '9') { /* an integer (most numbers in args): one loop */
-			const u8 *q = p + 1;
-			q = tf_json_skip_digits(q, end);
-			if (q < end && !tf_json_scalar[*q]) {
-				p = q;
-				goto after;
+		if (c == '-' || tf_json_digit[c]) { /* -?(0|[1-9]digits)[.digits] (most numbers in args) */
+			q = p + (c == '-');
+			if (q < end && tf_json_digit[*q]) {
+				q = *q == '0' ? q + 1 : tf_json_skip_digits(q + 1, end);
+				if (q + 1 < end && *q == '.' && tf_json_digit[q[1]])
+					q = tf_json_skip_digits(q + 2, end);
+				if (q < end && !tf_json_scalar[*q]) {
+					p = q;
+					goto after;
+				}
 			}
 		}
-		{
-			const u8 *q = p;
-			while (q < end && tf_json_scalar[*q])
-				q++;
-			if (q >= end)
-				return TF_JSON_NEED; /* the number or literal may go on */
-			if (q == p)
-				return tf_json_fail(e, TF_JSON_EVALUE, p, "expected a JSON value", true);
-			bool num = c == '-' || tf_json_digit[c];
-			if (num ? !tf_json_number(p, (size_t)(q - p)) : !tf_json_literal_ok(p, (size_t)(q - p)))
-				return tf_json_fail(e, num ? TF_JSON_ESYNTAX : TF_JSON_ELITERAL, p,
-						    num ? "malformed JSON number" : "invalid JSON literal", false);
-			p = q;
-		}
+		q = p;
+		while (q < end && tf_json_scalar[*q])
+			q++;
+		if (q >= end)
+			return TF_JSON_NEED; /* the number or literal may go on */
+		if (q == p)
+			return tf_json_fail(e, TF_JSON_EVALUE, p, "expected a JSON value", true);
+		bool num = c == '-' || tf_json_digit[c];
+		if (num ? !tf_json_number(p, (size_t)(q - p)) : !tf_json_literal_ok(p, (size_t)(q - p)))
+			return tf_json_fail(e, num ? TF_JSON_ESYNTAX : TF_JSON_ELITERAL, p,
+					    num ? "malformed JSON number" : "invalid JSON literal", false);
+		p = q;
 	after:
 		/* a value ended: ',' and the next, or the container's end */
 		for (;;) {
@@ -373,27 +415,44 @@ int tf_json_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
 				*out = p;
 				return TF_JSON_OK;
 			}
+			if (pk && d == 1 && slot >= 0) { /* a picked member's value ended */
+				pick_put(pk, slot, vstart, p);
+				slot = -1;
+			}
+			if (end - p >= 3 && p[0] == ',' && !tf_json_ws[*(q = p + 1 + (p[1] == ' '))]) {
+				p = q; /* ',' or ', ' then the next: where the scans below stop */
+				break;
+			}
 			p = tf_json_skip_ws(p, end);
 			if (p >= end)
 				return TF_JSON_NEED;
 			c = *p++;
-			if (c == ',')
+			if (c == ',') {
+				p = tf_json_skip_ws(p, end);
+				if (p >= end)
+					return TF_JSON_NEED;
 				break;
+			}
 			if (c != '}' && c != ']')
 				return tf_json_fail(e, TF_JSON_ESYNTAX, p - 1, "expected ',' or a closing bracket", true);
 			if (stack[--d] != (c == '}' ? '{' : '['))
 				return tf_json_fail(e, TF_JSON_EBRACKET, p - 1, "mismatched bracket", true);
 		}
+		/* p < end, not whitespace: the next element or member */
 		if (stack[d - 1] == '[')
-			continue;
-	key:
-		p = tf_json_skip_ws(p, end);
-		if (p >= end)
-			return TF_JSON_NEED;
+			goto value;
+	key: /* p < end, not whitespace */
 		if (*p != '"')
 			return tf_json_fail(e, TF_JSON_ESYNTAX, p, "expected a quoted key", true);
-		if (!(p = check_string(p + 1, end, e)))
+		const u8 *k = p + 1;
+		if (!(p = check_string(k, end, e)))
 			return e->code ? e->code : TF_JSON_NEED;
+		if (pk && d == 1)
+			slot = pick_key(pk, k, p - 1);
+		if (end - p >= 3 && p[0] == ':' && !tf_json_ws[*(q = p + 1 + (p[1] == ' '))]) {
+			p = q; /* ':' or ': ' then the value */
+			goto value;
+		}
 		p = tf_json_skip_ws(p, end);
 		if (p >= end)
 			return TF_JSON_NEED;
@@ -401,4 +460,15 @@ int tf_json_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
 			return tf_json_fail(e, TF_JSON_ESYNTAX, p, "expected ':' after a key", true);
 		p++;
 	}
+}
+
+int tf_json_nested(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e)
+{
+	return nested(p, end, out, e, NULL);
+}
+
+int tf_json_nested_pick(const u8 *p, const u8 *end, const u8 **out, tf_json_error *e, tf_json_pick *pk)
+{
+	pk->seen = pk->dup = 0;
+	return nested(p, end, out, e, pk);
 }
