@@ -155,8 +155,8 @@ int tf_chrome_pipe_fields(tf_chrome *p, tf_chrome_fields **f);
 int tf_chrome_pipe_event(tf_chrome *p, const u8 *q, const u8 *end, tf_chrome_fields *f);
 int tf_chrome_pipe_skip(tf_chrome *p);
 int tf_chrome_pipe_top(tf_chrome *p, int key, const tf_json_span *v);
-/* Reads the opened input in with two stages when it is a regular file and
- * tf_read_opts.reader_threads allows (TRACEFOLD_ONE_STAGE unset): returns
+/* Reads the opened input in with two stages when it is a regular file,
+ * tf_read_opts.reader_threads allows and TRACEFOLD_TWO_STAGE says so: returns
  * what the one-stage read returns, or 1 when it did not (then nothing of in
  * was read). */
 int tf_chrome_read_piped(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_in *in,

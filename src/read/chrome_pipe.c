@@ -35,7 +35,8 @@
  * before the reader returns: no thread outlives the read.
  *
  * Only regular files: stage 1 blocked on a pipe that stays open would hold
- * stage 2's return.  TRACEFOLD_ONE_STAGE=1 turns it off (comparisons).
+ * stage 2's return.  TRACEFOLD_TWO_STAGE=1 turns it on, =0 off (the
+ * default: TWO_STAGE_DEFAULT).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -47,6 +48,10 @@
 #define BLOCK (256u * 1024u)
 #define NBLOCK 8
 #define PAD 16 /* zeroed bytes after a record's text */
+/* Off unless TRACEFOLD_TWO_STAGE=1: on this round's shared 2-core VM it
+ * was not measured faster than one stage (docs/performance.md "One file on
+ * two threads") */
+#define TWO_STAGE_DEFAULT false
 
 enum { REC_EVENT, REC_SKIP, REC_TOP };
 
@@ -371,8 +376,9 @@ int tf_chrome_read_piped(const char *path, uint32_t input, tf_ctx *ctx, tf_sink 
 			 tf_error *err)
 {
 	const tf_read_opts *ro = tf_ctx_opts(ctx);
-	const char *off = getenv("TRACEFOLD_ONE_STAGE");
-	if (ro->reader_threads < 2 || (off && *off && strcmp(off, "0") != 0) || !regular_file(path))
+	const char *env = getenv("TRACEFOLD_TWO_STAGE");
+	bool on = env && *env ? strcmp(env, "0") != 0 : TWO_STAGE_DEFAULT;
+	if (ro->reader_threads < 2 || !on || !regular_file(path))
 		return 1;
 	tf_chrome_pipe *q = calloc(1, sizeof(*q));
 	tf_chrome *r = tf_chrome_new(path, input, ctx, sink);

@@ -9,8 +9,11 @@
 # stream cut short), also when stage 2 fails (the temporary file cannot
 # grow: ulimit -f) before a later syntax error that stage 1 has already met:
 # stage 2's error must win.  -v -j 2 says two stages were used; -j 1 and
-# TRACEFOLD_ONE_STAGE=1 use one.
+# TRACEFOLD_TWO_STAGE=0 use one.  TRACEFOLD_TWO_STAGE=1 turns it on (off by
+# default: docs/performance.md "One file on two threads").
 . tests/lib.sh
+TRACEFOLD_TWO_STAGE=1
+export TRACEFOLD_TWO_STAGE
 C=$DATA/chrome
 KIN=$C/pytorch211-h200-gpt/trace.json.gz
 LEG=$C/pytorch-legacy-small/trace.json
@@ -63,13 +66,13 @@ outs profile "$TMP/leg.json" "$TMP/top.json" "$KIN"
 outs chrome "$TMP/leg.json" "$TMP/top.json"
 "$TF" -q info --format json "$TMP/top.json" | grep -q '"bad_event": 2' && ok "top.json: its two bad events" ||
 	fail "top.json: bad_event is not 2"
-# -v: two stages with -j 2, one with -j 1 and with TRACEFOLD_ONE_STAGE=1
+# -v: two stages with -j 2, one with -j 1 and with TRACEFOLD_TWO_STAGE=0
 "$TF" -v profile -j 2 "$TMP/leg.json" -o "$TMP/v.pb.gz" 2> "$TMP/v2"
 "$TF" -v profile -j 1 "$TMP/leg.json" -o "$TMP/v.pb.gz" 2> "$TMP/v1"
-TRACEFOLD_ONE_STAGE=1 "$TF" -v profile -j 2 "$TMP/leg.json" -o "$TMP/v.pb.gz" 2> "$TMP/v0"
+TRACEFOLD_TWO_STAGE=0 "$TF" -v profile -j 2 "$TMP/leg.json" -o "$TMP/v.pb.gz" 2> "$TMP/v0"
 grep -q "in two stages on two threads" "$TMP/v2" && ok "-v -j 2: read in two stages" || fail "-v -j 2 does not say two stages"
 ! grep -q "two stages" "$TMP/v1" && ok "-v -j 1: one stage" || fail "-j 1 used two stages"
-! grep -q "two stages" "$TMP/v0" && ok "TRACEFOLD_ONE_STAGE=1: one stage" || fail "TRACEFOLD_ONE_STAGE=1 used two stages"
+! grep -q "two stages" "$TMP/v0" && ok "TRACEFOLD_TWO_STAGE=0: one stage" || fail "TRACEFOLD_TWO_STAGE=0 used two stages"
 
 # bad inputs: -j 2's stderr and exit status are -j 1's
 errs() { # NAME FILE [OPTIONS...]
