@@ -60,6 +60,17 @@ typedef struct tf_ctx tf_ctx;
 
 /* Options that readers and the stack builder honour (tf_ctx_new sets the
  * defaults). */
+/* What readers that read an input on two threads did (-v; tf_read_opts.
+ * stage_stats): summed over such inputs. */
+typedef struct tf_stage_stats {
+	uint32_t inputs;          /* inputs read in two stages */
+	uint64_t bytes;           /* their bytes (decompressed) */
+	double wall_s;            /* the reads' wall time */
+	double s1_cpu_s;          /* stage 1's thread's CPU time (bytes, top level, tokens) */
+	double s1_wait_s;         /* stage 1 waiting for room in the queue */
+	double s2_wait_s;         /* stage 2 (this thread) waiting for stage 1 */
+} tf_stage_stats;
+
 typedef struct tf_read_opts {
 	const char *edf_path;     /* TAU: --edf for a lone .trc */
 	bool show_tau_flush;      /* TAU: show buffer flushes as a [TAU trace flush] frame */
@@ -74,6 +85,12 @@ typedef struct tf_read_opts {
 	size_t npart_mask;
 	bool parts_for_threads;    /* tf_format.parts asked for threads of one process (-j): a
 				    * format read one input at a time in a process answers one part */
+	/* -j N where an input is read whole by this thread (fewer parts than
+	 * threads: src/parallel/threads.c): how many threads its reader may
+	 * use (a Chrome JSON file: 2, stage 1 tokenizing on its own thread,
+	 * src/read/chrome_pipe.c); 0 or 1: this one only */
+	int reader_threads;
+	tf_stage_stats *stage_stats; /* out, added to by such readers; NULL: not asked */
 	/* distributed runs: asked between parts and inputs; true stops the read
 	 * with TF_ECANCEL (another process failed).  NULL: never */
 	bool (*cancelled)(void *arg);

@@ -220,10 +220,10 @@ static int run(ov_args *a, tf_ctx *ctx, tf_agg *agg, tf_ov_report *rp, tf_ov **o
 	lo.steps = *steps;
 	lo.nsteps = nsteps;
 	lo.consumers = cons;
-	int save = tf_jobs;
-	tf_jobs = 1; /* a span consumer: one thread reads (tf_dist_threads would say so too) */
+	/* a span consumer: one thread reads the inputs (tf_dist_threads says
+	 * so), a Chrome JSON file with the other threads' help when -j allows
+	 * (src/read/chrome_pipe.c) */
 	rc = tf_load_inputs(ctx, agg, a->inputs, a->ninputs, &lo);
-	tf_jobs = save;
 	free(fmts);
 	if (rc != TF_EXIT_OK)
 		return rc;

@@ -449,7 +449,8 @@ static const in_row input_rows[] = {
 	{ NULL, "--folded-type", "TYPE/UNIT", "folded stacks: the sample type of their values\n(default samples/count)",
 	  set_folded_type },
 	{ "-j", "--jobs", "N", "read the inputs' parts (files, TAU threads, OTF2\nlocations) on N threads (default: one "
-	  "per core; 1: one;\nworker processes when an input is an OTF2 archive)", set_jobs },
+	  "per core; 1: one;\nworker processes when an input is an OTF2 archive;\na Chrome JSON file read alone: "
+	  "tokenized on a\nsecond thread)", set_jobs },
 	{ NULL, "--mpi", NULL, "a distributed run: under mpirun or srun, tracefold-mpi's\nprocesses share the inputs' "
 	  "parts out and add their\nprofiles up; the result is a single process's\n(docs/distributed.md)", set_mpi },
 	{ NULL, NULL, NULL, NULL, NULL },
@@ -567,6 +568,18 @@ static void print_thread_stats(const tf_dist_stats *st, int jobs, int rc)
 			       (double)st[i].bytes / 1e6, st[i].own_s, st[i].own_cpu_s, st[i].read_s, st[i].reduce_s);
 }
 
+/* -v with -j: the inputs a reader read on two threads (stage 1 the bytes
+ * and tokens, stage 2 the events: docs/distributed.md "Threads"). */
+static void print_stage_stats(const tf_stage_stats *s, int rc)
+{
+	if (rc < 0 || !s->inputs)
+		return;
+	tf_msg("%u read%s of Chrome JSON (%.1f MB) in two stages on two threads in %.3f s: stage 1 (bytes, top level, "
+	       "events tokenized) CPU %.3f s, waited %.3f s for room; stage 2 (events processed) waited %.3f s for stage 1",
+	       s->inputs, s->inputs == 1 ? "" : "s", (double)s->bytes / 1e6, s->wall_s, s->s1_cpu_s, s->s1_wait_s,
+	       s->s2_wait_s);
+}
+
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
 {
 	if (tf_mpi)
@@ -590,10 +603,14 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 	if (r == 0) {
 		tf_progress_start(inputs, n, with.formats);
 		tf_dist_stats *st = jobs > 1 && tf_verbose ? calloc((size_t)jobs, sizeof(*st)) : NULL;
+		tf_stage_stats ss = { 0 };
+		tf_ctx_opts(ctx)->stage_stats = tf_verbose ? &ss : NULL;
 		r = jobs > 1 ? tf_dist_threads(jobs, ctx, agg, inputs, n, &with, st, &err)
 			     : tf_pipeline_run(ctx, agg, inputs, n, &with, &err);
+		tf_ctx_opts(ctx)->stage_stats = NULL;
 		tf_progress_stop();
 		print_thread_stats(st, jobs, r);
+		print_stage_stats(&ss, r);
 		free(st);
 	}
 	free(own);

@@ -181,8 +181,15 @@ static int threads_run(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const
 		tf_ctx_opts(ctx)->parts_for_threads = false;
 	}
 	if (np < 2) {
+		/* one thread reads every input: each may use the others
+		 * (a Chrome JSON file in two stages: src/read/chrome_pipe.c) */
 		free(plan);
-		return tf_pipeline_run(ctx, agg, inputs, n, o, err);
+		tf_read_opts *ro = tf_ctx_opts(ctx);
+		int save = ro->reader_threads;
+		ro->reader_threads = nthreads;
+		int rc = tf_pipeline_run(ctx, agg, inputs, n, o, err);
+		ro->reader_threads = save;
+		return rc;
 	}
 	if (nthreads > np)
 		nthreads = np;

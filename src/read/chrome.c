@@ -75,9 +75,27 @@ static int skip_feed(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 	return R_OK;
 }
 
+/* Stage 1's read_event: the fields parsed straight into the queue, the
+ * event's bytes after them; its index counted as stage 2 will. */
+static int pipe_event(tf_chrome *r, const u8 *q, const u8 *end, const u8 **np)
+{
+	tf_chrome_fields *f;
+	TF_TRY(tf_chrome_pipe_fields(r, &f));
+	int rc = tf_chrome_parse_event(r, q, end, f, np);
+	if (rc != R_OK)
+		return rc;
+	r->state = S_ARR_NEXT;
+	r->nl = false;
+	TF_TRY(tf_chrome_pipe_event(r, q, *np, f));
+	r->index++;
+	return R_OK;
+}
+
 /* q at an event's '{': parses and emits it (R_NEED if it is cut). */
 static int read_event(tf_chrome *r, const u8 *q, const u8 *end, const u8 **np)
 {
+	if (r->pipe)
+		return pipe_event(r, q, end, np);
 	tf_chrome_fields f;
 	int rc = tf_chrome_parse_event(r, q, end, &f, np);
 	if (rc != R_OK)
@@ -85,6 +103,28 @@ static int read_event(tf_chrome *r, const u8 *q, const u8 *end, const u8 **np)
 	r->state = S_ARR_NEXT;
 	r->nl = false;
 	return tf_chrome_process_event(r, &f);
+}
+
+/* What a top-level value of key `key` says (stage 2's, or the only stage). */
+void tf_chrome_top_value(tf_chrome *r, int key, const tf_json_span *v)
+{
+	int64_t ns;
+	if (key == K_DIST_INFO) {
+		tf_chrome_set_rank(r, v);
+	} else if (key == K_BASE_TIME) {
+		/* Kineto: the wall-clock ns of ts 0 (telemetry is put on the
+		 * trace's clock by it: docs/telemetry.md) */
+		if (tf_json_scaled(v, 0, &ns))
+			tf_ctx_set_wall_base(r->ctx, ns, r->path, "Kineto baseTimeNanoseconds");
+	}
+}
+
+static int top_value(tf_chrome *r, const tf_json_span *v)
+{
+	if (r->pipe)
+		return tf_chrome_pipe_top(r, r->topkey, v);
+	tf_chrome_top_value(r, r->topkey, v);
+	return 0;
 }
 
 /* The first character of the trace: '[' (an array of events), '{' (an
@@ -182,25 +222,12 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			*np = q + 1;
 			return R_OK;
 		}
-		if (r->topkey == K_DIST_INFO && c == '{') {
-			tf_json_span v;
-			int rc = tf_json_value(q, end, &v, np, &r->jerr);
-			if (rc != R_OK)
-				return tf_chrome_json_rc(r, rc);
-			tf_chrome_set_rank(r, &v);
-			r->state = S_TOP_NEXT;
-			return R_OK;
-		}
-		if (r->topkey == K_BASE_TIME && c >= '0' && c <= '9') {
-			/* Kineto: the wall-clock ns of ts 0 (telemetry is put on
-			 * the trace's clock by it: docs/telemetry.md) */
+		if ((r->topkey == K_DIST_INFO && c == '{') || (r->topkey == K_BASE_TIME && c >= '0' && c <= '9')) {
 			tf_json_span v = { 0 };
-			int64_t ns;
 			int rc = tf_json_value(q, end, &v, np, &r->jerr);
 			if (rc != R_OK)
 				return tf_chrome_json_rc(r, rc);
-			if (tf_json_scaled(&v, 0, &ns))
-				tf_ctx_set_wall_base(r->ctx, ns, r->path, "Kineto baseTimeNanoseconds");
+			TF_TRY(top_value(r, &v));
 			r->state = S_TOP_NEXT;
 			return R_OK;
 		}
@@ -236,8 +263,11 @@ static int step(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 			if (rc != R_OK)
 				return tf_chrome_json_rc(r, rc);
 			r->state = S_ARR_NEXT;
+			if (r->pipe)
+				TF_TRY(tf_chrome_pipe_skip(r));
+			else
+				tf_count_skip(r->ctx, TF_DIAG_bad_event);
 			r->index++;
-			tf_count_skip(r->ctx, TF_DIAG_bad_event);
 			return R_OK;
 		}
 	case S_ARR_NEXT:
@@ -376,7 +406,10 @@ int tf_chrome_finish(tf_chrome *r, tf_error *err)
 	}
 	if (r->carry_len) {
 		if (r->state == S_ARR_FIRST || r->state == S_ARR_ELEM) {
-			tf_count_skip(r->ctx, TF_DIAG_truncated_record);
+			if (r->pipe)
+				r->fin_truncated = true;
+			else
+				tf_count_skip(r->ctx, TF_DIAG_truncated_record);
 		} else if (r->state == S_START) {
 			/* at the first byte that is not whitespace, wherever the
 			 * chunks ended (whitespace before it may not be carried) */
@@ -395,11 +428,28 @@ int tf_chrome_finish(tf_chrome *r, tf_error *err)
 		return tf_error_set(err, TF_EFORMAT, r->path, r->base, -1,
 				    "a JSON object without a \"traceEvents\" array is not a trace "
 				    "(expected {\"traceEvents\": [...]} or a bare array of events)");
+	return r->pipe ? 0 : tf_chrome_finish_events(r);
+}
+
+int tf_chrome_finish_events(tf_chrome *r)
+{
 	tf_chrome_settle_gpu(r);
 	int rc = tf_chrome_profile_finish(r);
 	if (rc < 0)
 		return rc;
 	return r->stopped ? TF_ESTOP : 0;
+}
+
+tf_chrome *tf_chrome_new_stage1(const char *path, tf_chrome_pipe *pipe)
+{
+	tf_chrome *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	snprintf(r->path, sizeof(r->path), "%s", path ? path : "");
+	r->state = S_START;
+	r->rank = -1;
+	r->pipe = pipe;
+	return r;
 }
 
 tf_chrome *tf_chrome_new(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink)
@@ -496,15 +546,22 @@ static int sniff(const char *path, int is_dir, const unsigned char *head, size_t
 	return tf_chrome_sniff(head, n);
 }
 
-static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
+void tf_chrome_gzip_cut(tf_ctx *ctx, const char *path, uint64_t cut, uint64_t offset)
 {
-	tf_in *in;
-	TF_TRY(tf_in_open(&in, path, err));
+	/* the events before the cut are read; the lost rest counts as one
+	 * truncated record unless the cut one already did */
+	if (tf_ctx_diag(ctx)->n[TF_DIAG_truncated_record] == cut)
+		tf_count_skip(ctx, TF_DIAG_truncated_record);
+	tf_ctx_note(ctx, "'%s': gzip data ends early (truncated file) after %llu bytes of JSON: "
+		    "the events before the cut are read", path, (unsigned long long)offset);
+}
+
+/* The input read on this thread alone. */
+static int read_one(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_in *in, tf_error *err)
+{
 	tf_chrome *r = tf_chrome_new(path, input, ctx, sink);
-	if (!r) {
-		tf_in_close(in);
+	if (!r)
 		return tf_error_set(err, TF_ENOMEM, path, -1, -1, "out of memory");
-	}
 	int rc;
 	for (;;) {
 		const unsigned char *data;
@@ -520,15 +577,21 @@ static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *si
 	uint64_t cut = tf_ctx_diag(ctx)->n[TF_DIAG_truncated_record];
 	if (rc == 0)
 		rc = tf_chrome_finish(r, err);
-	if (rc == 0 && tf_in_truncated(in)) {
-		/* the events before the cut are read; the lost rest counts as
-		 * one truncated record unless the cut one already did */
-		if (tf_ctx_diag(ctx)->n[TF_DIAG_truncated_record] == cut)
-			tf_count_skip(ctx, TF_DIAG_truncated_record);
-		tf_ctx_note(ctx, "'%s': gzip data ends early (truncated file) after %llu bytes of JSON: "
-			    "the events before the cut are read", path, (unsigned long long)tf_in_offset(in));
-	}
+	if (rc == 0 && tf_in_truncated(in))
+		tf_chrome_gzip_cut(ctx, path, cut, tf_in_offset(in));
 	tf_chrome_free(r);
+	return rc;
+}
+
+static int read_input(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_error *err)
+{
+	tf_in *in;
+	TF_TRY(tf_in_open(&in, path, err));
+	/* -j N with a thread to spare: bytes and tokens on one, the events
+	 * on this one (chrome_pipe.c) */
+	int rc = tf_chrome_read_piped(path, input, ctx, sink, in, err);
+	if (rc == 1)
+		rc = read_one(path, input, ctx, sink, in, err);
 	tf_in_close(in);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "tracefold/io.h"
 #include "tracefold/reader.h"
 #include "chrome.h"
 #include "hmap.h"
@@ -16,6 +17,7 @@
 typedef unsigned char u8;
 
 typedef struct tf_chrome_prof tf_chrome_prof; /* chrome_profile.c */
+typedef struct tf_chrome_pipe tf_chrome_pipe; /* chrome_pipe.c */
 
 /* step/parse results: the tokenizer's OK and NEED; negative values are
  * TF_E* codes (a tokenizer error is turned into one at once) */
@@ -115,6 +117,12 @@ struct tf_chrome {
 	uint32_t npend, cappend;
 	tf_hmap pend_idx;      /* process key << 32 | thread key -> pend index */
 	tf_chrome_prof *prof;  /* the CPU profiles met (Profile, ProfileChunk); NULL none */
+
+	/* Stage 1 of a two-stage read (chrome_pipe.c): this tf_chrome only
+	 * parses (no ctx); every event and every fact of the top level goes
+	 * to the pipe's queue for stage 2, in file order; NULL: processed here */
+	tf_chrome_pipe *pipe;
+	bool fin_truncated;    /* stage 1: the finish found a cut event (truncated_record) */
 };
 
 /* chrome.c: r->jerr (the tokenizer's error, or one of ours) as r->err;
@@ -140,6 +148,35 @@ int tf_chrome_process_event(tf_chrome *r, const tf_chrome_fields *f);
 int tf_chrome_text(tf_chrome *r, const tf_json_span *s, int slot, const char **t, size_t *n);
 /* tf_chrome_text interned; 0 for "". */
 int tf_chrome_intern(tf_chrome *r, const tf_json_span *s, int slot, tf_str *out);
+
+/* chrome.c, for chrome_pipe.c: a stage-1 parser (no ctx: its events and
+ * facts go to pipe); what a top-level value (key: which) says, on stage
+ * 2's tf_chrome; the end of the input after tf_chrome_finish's parsing (the
+ * GPU tracks settled, the CPU profiles' samples); a gzip stream cut short
+ * (counted as a truncated record unless the finish counted one since cut,
+ * the counter's value before it). */
+tf_chrome *tf_chrome_new_stage1(const char *path, tf_chrome_pipe *pipe);
+void tf_chrome_top_value(tf_chrome *r, int key, const tf_json_span *v);
+int tf_chrome_finish_events(tf_chrome *r);
+void tf_chrome_gzip_cut(tf_ctx *ctx, const char *path, uint64_t cut, uint64_t offset);
+
+/* chrome_pipe.c: stage 1's hand-over (p: the stage-1 parser).  Where the
+ * next event's fields are to be parsed (*f, in the queue: nothing is
+ * handed over until tf_chrome_pipe_event); the event whose bytes are
+ * [q, end) with its fields f (spans into them, as pipe_fields gave); an element
+ * of the events array that is not an object (a bad_event, with an index);
+ * a top-level value v of key `key` (tf_chrome_top_value).  0 or a negative
+ * TF_E* (TF_ECANCEL: stage 2 stopped). */
+int tf_chrome_pipe_fields(tf_chrome *p, tf_chrome_fields **f);
+int tf_chrome_pipe_event(tf_chrome *p, const u8 *q, const u8 *end, tf_chrome_fields *f);
+int tf_chrome_pipe_skip(tf_chrome *p);
+int tf_chrome_pipe_top(tf_chrome *p, int key, const tf_json_span *v);
+/* Reads the opened input in with two stages when it is a regular file,
+ * tf_read_opts.reader_threads allows and TRACEFOLD_TWO_STAGE says so: returns
+ * what the one-stage read returns, or 1 when it did not (then nothing of in
+ * was read). */
+int tf_chrome_read_piped(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_in *in,
+			 tf_error *err);
 
 /* chrome_tracks.c */
 /* The track of (pid, tid), made on first use (GPU by its stream name or
