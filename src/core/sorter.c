@@ -262,6 +262,20 @@ static int add_clipped(tf_sorter *so, uint32_t track, const tf_event *ev, tf_spa
 
 int tf_sorter_add(tf_sorter *so, uint32_t track, const tf_event *ev)
 {
+	/* the usual event, inline: an X event with a duration of 0 or more on a
+	 * track seen before, room left in its buffer (add_x's record) */
+	strack *t = track < so->ntracks ? &so->tracks[track] : NULL;
+	if (t && ev->kind == TF_EV_COMPLETE && ev->dur_ns >= 0 && t->nspans < t->capspans) {
+		t->spans[t->nspans++] = (tf_sorted_span){
+			.start_ns = ev->ts_ns, .end_ns = tf_sat_add(ev->ts_ns, ev->dur_ns), .name = ev->name,
+			.cat = ev->cat, .seq = t->seq++, .end_seq = TF_END_X,
+			.flags = (uint16_t)(ev->repaired & (TF_SPAN_CLIPPED | TF_SPAN_CUT | TF_SPAN_UNCLOSED |
+							    TF_SPAN_CLOSED_EARLY | TF_SPAN_NEG_DURATION)),
+			.label = ev->flags & TF_EVF_GPU_LABEL, .op = ev->op, .corr = ev->corr };
+		t->mem_bytes += sizeof(*t->spans);
+		so->mem_bytes += sizeof(*t->spans);
+		return so->spill_at && so->mem_bytes >= so->spill_at ? spill_all(so) : 0;
+	}
 	return add_clipped(so, track, ev, NULL, NULL);
 }
 
