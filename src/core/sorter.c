@@ -126,11 +126,81 @@ static bool spans_in_spill_order(const tf_sorted_span *sp, uint32_t n)
 	return true;
 }
 
+/* Is a before b in spill_span_cmp's order (inline: the sort below)? */
+static inline bool span_before(const tf_sorted_span *a, const tf_sorted_span *b)
+{
+	bool ua = a->end_ns == INT64_MIN, ub = b->end_ns == INT64_MIN;
+	if (ua != ub)
+		return ub;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns;
+	if (a->end_ns != b->end_ns)
+		return a->end_ns > b->end_ns;
+	return a->seq < b->seq;
+}
+
+/* Sorts sp[0..n) as qsort with spill_span_cmp would (a stable merge sort
+ * there, and the order is total: seq differs): the runs already in order
+ * (Kineto's tracks are mostly sorted) merged pairwise by index, the
+ * comparison inline, then the records moved once, cycle by cycle.  8 bytes
+ * a span beside them; qsort when those cannot be had. */
+static void sort_spans(tf_sorted_span *sp, uint32_t n)
+{
+	uint32_t *ix = malloc(2 * (size_t)n * sizeof(uint32_t));
+	if (!ix) {
+		qsort(sp, n, sizeof(*sp), spill_span_cmp);
+		return;
+	}
+	uint32_t *src = ix, *dst = ix + n;
+	for (uint32_t i = 0; i < n; i++)
+		src[i] = i;
+	for (;;) { /* a pass merges each two runs in order into one */
+		uint32_t lo = 0, nruns = 0;
+		while (lo < n) {
+			uint32_t mid = lo + 1;
+			while (mid < n && !span_before(&sp[src[mid]], &sp[src[mid - 1]]))
+				mid++;
+			uint32_t hi = mid < n ? mid + 1 : n;
+			while (hi < n && !span_before(&sp[src[hi]], &sp[src[hi - 1]]))
+				hi++;
+			uint32_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) /* the left one first when equal: stable */
+				dst[k++] = span_before(&sp[src[j]], &sp[src[i]]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+			lo = hi;
+			nruns++;
+		}
+		uint32_t *t = src;
+		src = dst;
+		dst = t;
+		if (nruns <= 1)
+			break;
+	}
+	for (uint32_t i = 0; i < n; i++) { /* position k takes record src[k] */
+		if (src[i] == i)
+			continue;
+		tf_sorted_span keep = sp[i];
+		uint32_t j = i;
+		while (src[j] != i) {
+			uint32_t k = src[j];
+			sp[j] = sp[k];
+			src[j] = j;
+			j = k;
+		}
+		sp[j] = keep;
+		src[j] = j;
+	}
+	free(ix);
+}
+
 static int spill_track(tf_sorter *so, strack *t)
 {
 	if (t->nspans) {
 		if (!spans_in_spill_order(t->spans, t->nspans))
-			qsort(t->spans, t->nspans, sizeof(*t->spans), spill_span_cmp);
+			sort_spans(t->spans, t->nspans);
 		uint32_t n = t->nspans;
 		while (n && t->spans[n - 1].end_ns == INT64_MIN)
 			n--;

@@ -564,12 +564,67 @@ static void test_fast_paths(void **state)
 	}
 }
 
+/* The sorter's runs sorted by its own merge sort (sorter.c sort_spans):
+ * spans added out of order, with equal starts, equal starts and ends, X
+ * events without dur (kept in memory) and negative durations, read back
+ * with runs spilled every 700 spans in the same order as with everything
+ * in memory (qsort). */
+static void sorter_read(size_t mem, int64_t (*out)[3], uint32_t n)
+{
+	tf_ctx *ctx = tf_ctx_new();
+	tf_ctx_opts(ctx)->sort_mem_bytes = mem;
+	tf_sorter *so = tf_sorter_new(ctx);
+	assert_non_null(so);
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t dur = i % 97 == 0 ? TF_DUR_UNTIL_END : i % 89 == 0 ? -3 : (int64_t)((i * 31u) % 4);
+		tf_event ev = { .kind = TF_EV_COMPLETE, .track = 0, .name = 1 + i % 5, .ts_ns = (i * 7919u) % 500,
+				.dur_ns = dur, .index = i };
+		assert_int_equal(tf_sorter_add(so, 0, &ev), 0);
+	}
+	tf_sorted c = { 0 };
+	assert_int_equal(tf_sorter_open(so, 0, 1000, &c), 0);
+	uint32_t k = 0;
+	for (const tf_sorted_span *p; (p = tf_merge_peek(&c.spans)); k++) {
+		assert_true(k < n);
+		out[k][0] = p->start_ns;
+		out[k][1] = p->end_ns;
+		out[k][2] = p->seq;
+		assert_int_equal(tf_merge_pop(&c.spans), 0);
+	}
+	assert_int_equal(k, n);
+	tf_sorter_close(so, 0, &c);
+	tf_sorter_free(so);
+	tf_ctx_free(ctx);
+}
+
+static void test_sorter_order(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	int64_t (*mem)[3] = calloc(N, sizeof(*mem)), (*spilled)[3] = calloc(N, sizeof(*spilled));
+	sorter_read(0, mem, N);
+	sorter_read(700 * sizeof(tf_sorted_span), spilled, N);
+	for (uint32_t i = 0; i < N; i++) {
+		if (memcmp(mem[i], spilled[i], sizeof(mem[i])))
+			fail_msg("span %u: [%lld, %lld] seq %lld spilled, [%lld, %lld] seq %lld in memory", i,
+				 (long long)spilled[i][0], (long long)spilled[i][1], (long long)spilled[i][2],
+				 (long long)mem[i][0], (long long)mem[i][1], (long long)mem[i][2]);
+		if (i && (mem[i - 1][0] > mem[i][0] ||
+			  (mem[i - 1][0] == mem[i][0] && (mem[i - 1][1] < mem[i][1] ||
+							  (mem[i - 1][1] == mem[i][1] && mem[i - 1][2] > mem[i][2])))))
+			fail_msg("span %u out of order", i);
+	}
+	free(mem);
+	free(spilled);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streamed_repairs),
 		cmocka_unit_test(test_python_frames),
 		cmocka_unit_test(test_fast_paths),
+		cmocka_unit_test(test_sorter_order),
 		cmocka_unit_test(test_chrome_fixtures),
 		cmocka_unit_test(test_tau_otf2_fixtures),
 	};
