@@ -126,11 +126,81 @@ static bool spans_in_spill_order(const tf_sorted_span *sp, uint32_t n)
 	return true;
 }
 
+/* Is a before b in spill_span_cmp's order (inline: the sort below)? */
+static inline bool span_before(const tf_sorted_span *a, const tf_sorted_span *b)
+{
+	bool ua = a->end_ns == INT64_MIN, ub = b->end_ns == INT64_MIN;
+	if (ua != ub)
+		return ub;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns;
+	if (a->end_ns != b->end_ns)
+		return a->end_ns > b->end_ns;
+	return a->seq < b->seq;
+}
+
+/* Sorts sp[0..n) as qsort with spill_span_cmp would (a stable merge sort
+ * there, and the order is total: seq differs): the runs already in order
+ * (Kineto's tracks are mostly sorted) merged pairwise by index, the
+ * comparison inline, then the records moved once, cycle by cycle.  8 bytes
+ * a span beside them; qsort when those cannot be had. */
+static void sort_spans(tf_sorted_span *sp, uint32_t n)
+{
+	uint32_t *ix = malloc(2 * (size_t)n * sizeof(uint32_t));
+	if (!ix) {
+		qsort(sp, n, sizeof(*sp), spill_span_cmp);
+		return;
+	}
+	uint32_t *src = ix, *dst = ix + n;
+	for (uint32_t i = 0; i < n; i++)
+		src[i] = i;
+	for (;;) { /* a pass merges each two runs in order into one */
+		uint32_t lo = 0, nruns = 0;
+		while (lo < n) {
+			uint32_t mid = lo + 1;
+			while (mid < n && !span_before(&sp[src[mid]], &sp[src[mid - 1]]))
+				mid++;
+			uint32_t hi = mid < n ? mid + 1 : n;
+			while (hi < n && !span_before(&sp[src[hi]], &sp[src[hi - 1]]))
+				hi++;
+			uint32_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) /* the left one first when equal: stable */
+				dst[k++] = span_before(&sp[src[j]], &sp[src[i]]) ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+			lo = hi;
+			nruns++;
+		}
+		uint32_t *t = src;
+		src = dst;
+		dst = t;
+		if (nruns <= 1)
+			break;
+	}
+	for (uint32_t i = 0; i < n; i++) { /* position k takes record src[k] */
+		if (src[i] == i)
+			continue;
+		tf_sorted_span keep = sp[i];
+		uint32_t j = i;
+		while (src[j] != i) {
+			uint32_t k = src[j];
+			sp[j] = sp[k];
+			src[j] = j;
+			j = k;
+		}
+		sp[j] = keep;
+		src[j] = j;
+	}
+	free(ix);
+}
+
 static int spill_track(tf_sorter *so, strack *t)
 {
 	if (t->nspans) {
 		if (!spans_in_spill_order(t->spans, t->nspans))
-			qsort(t->spans, t->nspans, sizeof(*t->spans), spill_span_cmp);
+			sort_spans(t->spans, t->nspans);
 		uint32_t n = t->nspans;
 		while (n && t->spans[n - 1].end_ns == INT64_MIN)
 			n--;
@@ -262,6 +332,20 @@ static int add_clipped(tf_sorter *so, uint32_t track, const tf_event *ev, tf_spa
 
 int tf_sorter_add(tf_sorter *so, uint32_t track, const tf_event *ev)
 {
+	/* the usual event, inline: an X event with a duration of 0 or more on a
+	 * track seen before, room left in its buffer (add_x's record) */
+	strack *t = track < so->ntracks ? &so->tracks[track] : NULL;
+	if (t && ev->kind == TF_EV_COMPLETE && ev->dur_ns >= 0 && t->nspans < t->capspans) {
+		t->spans[t->nspans++] = (tf_sorted_span){
+			.start_ns = ev->ts_ns, .end_ns = tf_sat_add(ev->ts_ns, ev->dur_ns), .name = ev->name,
+			.cat = ev->cat, .seq = t->seq++, .end_seq = TF_END_X,
+			.flags = (uint16_t)(ev->repaired & (TF_SPAN_CLIPPED | TF_SPAN_CUT | TF_SPAN_UNCLOSED |
+							    TF_SPAN_CLOSED_EARLY | TF_SPAN_NEG_DURATION)),
+			.label = ev->flags & TF_EVF_GPU_LABEL, .op = ev->op, .corr = ev->corr };
+		t->mem_bytes += sizeof(*t->spans);
+		so->mem_bytes += sizeof(*t->spans);
+		return so->spill_at && so->mem_bytes >= so->spill_at ? spill_all(so) : 0;
+	}
 	return add_clipped(so, track, ev, NULL, NULL);
 }
 

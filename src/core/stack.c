@@ -41,15 +41,14 @@ const tf_span_repair tf_span_repairs[TF_SPAN_NREPAIRS] = {
 #define MAX_CONSUMERS 8
 
 typedef struct frame {
-	int64_t start_ns, end_ns; /* end known only for sorted tracks */
+	/* as the consumers get it: filled when it opens (node, depth, track,
+	 * the end known so far), its end and self time set when it closes; handed
+	 * over in place, never copied (issue 33) */
+	tf_span sp;
+	int64_t end_ns;           /* end known only for sorted tracks */
 	int64_t child_ns;
-	uint32_t node;
-	tf_str name, cat;
 	uint32_t end_seq;
-	uint32_t flags;           /* TF_SPAN_* so far */
 	bool end_known;           /* sorted: end_ns is its end (so far) */
-	uint32_t kind;            /* TF_SPAN_KIND_* */
-	uint64_t corr;            /* tf_event.corr of its begin */
 } frame;
 
 typedef struct tstate {
@@ -62,6 +61,7 @@ typedef struct tstate {
 	uint8_t mode;      /* 0 unknown, 1 streamed, 2 sorted (tf_track.needs_sort) */
 	uint8_t gpu;       /* streamed: a GPU stream (tf_track.kind, known when it is defined) */
 	uint32_t bwd_root; /* --backward-to-forward: level (1-based) of the backward op open, 0 none */
+	uint32_t id;       /* its track */
 } tstate;
 
 struct tf_stacks {
@@ -87,25 +87,22 @@ struct tf_stacks {
 	struct kid {
 		uint32_t parent, node; /* node 0: empty (the root is nobody's child) */
 		tf_str name;
-	} kid[256];
+	} kid[4096];
 };
 
 /* ---- consumers ---- */
 
-static int emit_open(tf_stacks *s, uint32_t track, const frame *f, uint32_t depth)
+static int emit_open(tf_stacks *s, const frame *f)
 {
-	tf_span sp = { track, f->node, depth, f->flags, f->name, f->cat, f->start_ns,
-		       f->end_known ? f->end_ns : TF_SPAN_END_UNKNOWN, 0, f->kind, f->corr,
-		       f->kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0, 0 };
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->open)
-			TF_TRY(s->consumer[i]->open(s->consumer[i], &sp));
+			TF_TRY(s->consumer[i]->open(s->consumer[i], &f->sp));
 	return 0;
 }
 
 static int emit_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
-	uint32_t node = t->depth ? t->stack[t->depth - 1].node : TF_CPATH_ROOT;
+	uint32_t node = t->depth ? t->stack[t->depth - 1].sp.node : TF_CPATH_ROOT;
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->event && tf_span_sink_wants(s->consumer[i], ev))
 			TF_TRY(s->consumer[i]->event(s->consumer[i], ev, node));
@@ -126,29 +123,27 @@ static int emit_gpu(tf_stacks *s, const tf_span *sp)
 static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_flags)
 {
 	frame *f = &t->stack[--t->depth];
-	f->flags |= add_flags;
+	f->sp.flags |= add_flags;
 	if (t->bwd_root > t->depth)
 		t->bwd_root = 0;
-	int64_t dur = tf_sat_sub(end_ns, f->start_ns);
+	int64_t dur = tf_sat_sub(end_ns, f->sp.start_ns);
 	if (dur < 0) {
 		tf_diag_repair(s->diag, TF_DIAG_negative_duration, tf_sat_sub(0, dur));
-		f->flags |= TF_SPAN_NEG_DURATION;
+		f->sp.flags |= TF_SPAN_NEG_DURATION;
 		dur = 0;
 	}
 	int64_t self = tf_sat_sub(dur, f->child_ns);
 	if (self < 0) /* children longer than the parent: only with non-monotonic clocks */
 		self = 0;
-	if ((f->flags & TF_SPAN_DEPTH_LIMITED) && self > 0) /* counted when opened; the time it folds */
+	if ((f->sp.flags & TF_SPAN_DEPTH_LIMITED) && self > 0) /* counted when opened; the time it folds */
 		s->diag->ns[TF_DIAG_depth_limited] += (uint64_t)self;
-	uint32_t track = (uint32_t)(t - s->tracks);
-	tf_span sp = { track, f->node, t->depth + 1, f->flags, f->name, f->cat,
-		       f->start_ns, tf_sat_add(f->start_ns, dur), self, f->kind, f->corr,
-		       f->kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0, 0 };
-	if (f->corr && f->kind == TF_SPAN_KIND_CPU) /* a launch: its GPU work goes under this path */
-		TF_TRY(tf_gpu_join_launch(s->gpu, track, f->corr, f->node, f->start_ns));
+	f->sp.end_ns = tf_sat_add(f->sp.start_ns, dur);
+	f->sp.self_ns = self;
+	if (f->sp.corr && f->sp.kind == TF_SPAN_KIND_CPU) /* a launch: its GPU work goes under this path */
+		TF_TRY(tf_gpu_join_launch(s->gpu, f->sp.track, f->sp.corr, f->sp.node, f->sp.start_ns));
 	for (int i = 0; i < s->nconsumers; i++)
 		if (s->consumer[i]->close)
-			TF_TRY(s->consumer[i]->close(s->consumer[i], &sp));
+			TF_TRY(s->consumer[i]->close(s->consumer[i], &f->sp));
 	if (t->depth)
 		t->stack[t->depth - 1].child_ns = tf_sat_add(t->stack[t->depth - 1].child_ns, dur);
 	return 0;
@@ -159,7 +154,7 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_fla
  * a name's frame never changes, so a cached answer stays right. */
 static uint32_t child_node(tf_stacks *s, uint32_t parent, tf_str name)
 {
-	struct kid *c = &s->kid[(parent * 0x9E3779B1u ^ name * 0x85EBCA77u) >> 24];
+	struct kid *c = &s->kid[(parent * 0x9E3779B1u ^ name * 0x85EBCA77u) >> 20];
 	if (c->node && c->parent == parent && c->name == name)
 		return c->node;
 	tf_str fname = tf_ctx_frame_name(s->ctx, name); /* stable names: names.h */
@@ -169,30 +164,58 @@ static uint32_t child_node(tf_stacks *s, uint32_t parent, tf_str name)
 	return node;
 }
 
-static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
+static __attribute__((noinline)) int stack_grow(tstate *t)
 {
+	uint32_t cap = t->capstack;
 	if (tf_grow((void **)&t->stack, &t->capstack, t->depth + 1, sizeof(frame)) < 0)
 		return TF_ENOMEM;
-	frame f = *fr;
-	if (!f.name) { /* an event without a name still gets a visible frame */
+	/* zeroed: the frames are filled field by field, so their padding (in
+	 * the tf_span handed over) stays defined */
+	memset(t->stack + cap, 0, (size_t)(t->capstack - cap) * sizeof(frame));
+	return 0;
+}
+
+/* The next frame of t filled in with what its event says (then
+ * push_frame), NULL when out of memory. */
+static inline frame *frame_next(tstate *t, int64_t start_ns, tf_str name, tf_str cat, uint32_t flags, uint64_t corr,
+				uint32_t kind)
+{
+	if (t->depth >= t->capstack && stack_grow(t) < 0)
+		return NULL;
+	frame *f = &t->stack[t->depth];
+	f->sp.start_ns = start_ns;
+	f->sp.name = name;
+	f->sp.cat = cat;
+	f->sp.flags = flags;
+	f->sp.corr = corr;
+	f->sp.kind = kind;
+	return f;
+}
+
+/* Opens the frame filled in by frame_next (and its end_ns, end_known and
+ * end_seq): its call path, then the consumers. */
+static int push_frame(tf_stacks *s, tstate *t)
+{
+	frame *f = &t->stack[t->depth];
+	if (!f->sp.name) { /* an event without a name still gets a visible frame */
 		TF_TRY(tf_intern_once(s->ctx, &s->unnamed, "[unnamed]"));
-		f.name = s->unnamed;
+		f->sp.name = s->unnamed;
 	}
-	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : TF_CPATH_ROOT;
-	uint32_t track = (uint32_t)(t - s->tracks);
-	if (s->bwd && f.kind == TF_SPAN_KIND_CPU && !t->bwd_root) { /* a backward op: under its forward op */
-		int r = tf_bwd_parent(s->bwd, track, f.start_ns, f.end_known ? tf_sat_sub(f.end_ns, f.start_ns) : 0,
-				      &parent);
+	uint32_t parent = t->depth ? t->stack[t->depth - 1].sp.node : TF_CPATH_ROOT;
+	bool bwd = s->bwd && f->sp.kind == TF_SPAN_KIND_CPU;
+	if (bwd && !t->bwd_root) { /* a backward op: under its forward op */
+		int r = tf_bwd_parent(s->bwd, t->id, f->sp.start_ns,
+				      f->end_known ? tf_sat_sub(f->end_ns, f->sp.start_ns) : 0, &parent);
 		if (r < 0)
 			return r;
 		if (r)
 			t->bwd_root = t->depth + 1;
 	}
-	f.node = parent;
-	f.child_ns = 0;
+	f->sp.node = parent;
+	f->child_ns = 0;
 	if (t->depth < TF_STACK_MAX_DEPTH) {
-		f.node = child_node(s, parent, f.name);
-		if (f.node == (uint32_t)-1)
+		f->sp.node = child_node(s, parent, f->sp.name);
+		if (f->sp.node == (uint32_t)-1)
 			return TF_ENOMEM;
 	} else {
 		/* damaged input (lost exits): every sample carries its whole path,
@@ -200,12 +223,17 @@ static int push_frame(tf_stacks *s, tstate *t, const frame *fr)
 		 * events without E: 4 GB).  Deeper frames still nest and match
 		 * here, but their calls and self time go to the frame at the limit. */
 		s->diag->n[TF_DIAG_depth_limited]++;
-		f.flags |= TF_SPAN_DEPTH_LIMITED;
+		f->sp.flags |= TF_SPAN_DEPTH_LIMITED;
 	}
-	if (s->bwd && f.kind == TF_SPAN_KIND_CPU)
-		TF_TRY(tf_bwd_forward(s->bwd, track, f.start_ns, f.node));
-	t->stack[t->depth++] = f;
-	return emit_open(s, track, &t->stack[t->depth - 1], t->depth);
+	if (bwd)
+		TF_TRY(tf_bwd_forward(s->bwd, t->id, f->sp.start_ns, f->sp.node));
+	f->sp.track = t->id;
+	f->sp.depth = ++t->depth;
+	f->sp.end_ns = f->end_known ? f->end_ns : TF_SPAN_END_UNKNOWN;
+	f->sp.self_ns = 0;
+	f->sp.launch_ns = f->sp.kind == TF_SPAN_KIND_GPU ? TF_SPAN_END_UNKNOWN : 0;
+	f->sp.op = 0;
+	return emit_open(s, f);
 }
 
 static tstate *track_state(tf_stacks *s, uint32_t track)
@@ -214,6 +242,8 @@ static tstate *track_state(tf_stacks *s, uint32_t track)
 		if (tf_grow((void **)&s->tracks, &s->captracks, track + 1, sizeof(tstate)) < 0)
 			return NULL;
 		memset(s->tracks + s->ntracks, 0, (size_t)(track + 1 - s->ntracks) * sizeof(tstate));
+		for (uint32_t i = s->ntracks; i <= track; i++)
+			s->tracks[i].id = i;
 		s->ntracks = track + 1;
 	}
 	return &s->tracks[track];
@@ -250,11 +280,15 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 {
 	switch (ev->kind) {
 	case TF_EV_BEGIN: {
-		frame f = { .start_ns = ev->ts_ns, .name = ev->name, .cat = ev->cat, .end_seq = TF_END_LAST,
-			    .corr = ev->corr,
-			    .kind = !t->gpu ? TF_SPAN_KIND_CPU : (ev->flags & TF_EVF_GPU_LABEL) ? TF_SPAN_KIND_GPU_LABEL
-											     : TF_SPAN_KIND_GPU };
-		return push_frame(s, t, &f);
+		frame *f = frame_next(t, ev->ts_ns, ev->name, ev->cat, 0, ev->corr,
+				      !t->gpu ? TF_SPAN_KIND_CPU
+				      : (ev->flags & TF_EVF_GPU_LABEL) ? TF_SPAN_KIND_GPU_LABEL : TF_SPAN_KIND_GPU);
+		if (!f)
+			return TF_ENOMEM;
+		f->end_ns = 0;
+		f->end_seq = TF_END_LAST;
+		f->end_known = false;
+		return push_frame(s, t);
 	}
 	case TF_EV_END: {
 		if (!t->depth) {
@@ -262,14 +296,14 @@ static int stream_event(tf_stacks *s, tstate *t, const tf_event *ev)
 			return 0;
 		}
 		uint32_t k = t->depth; /* 1-based level of the region this END closes */
-		if (ev->name && t->stack[t->depth - 1].name != ev->name) {
+		if (ev->name && t->stack[t->depth - 1].sp.name != ev->name) {
 			k = 0;
 			/* only the innermost TF_STACK_MAX_DEPTH open regions: on a
 			 * deeper (damaged) stack, unmatched exits would make the
 			 * scan quadratic */
 			uint32_t stop = t->depth > TF_STACK_MAX_DEPTH ? t->depth - TF_STACK_MAX_DEPTH : 0;
 			for (uint32_t i = t->depth; i-- > stop;)
-				if (t->stack[i].name == ev->name) {
+				if (t->stack[i].sp.name == ev->name) {
 					k = i + 1;
 					break;
 				}
@@ -346,7 +380,8 @@ static __attribute__((noinline)) int any_event(tf_stacks *s, const tf_event *ev)
 
 /* The usual events of a track seen before, as any_event would take them:
  * a BEGIN or END of a streamed track (TAU, OTF2: most events) straight to
- * stream_event; a counter no consumer wants only bounds the track's time;
+ * stream_event, an X event or a sorted track's region straight to the
+ * sorter (buffer_event); a counter no consumer wants only bounds the track's time;
  * another event no consumer wants that does not bound it (metadata) is
  * dropped. */
 static int on_event(tf_sink *sink, const tf_event *ev)
@@ -357,6 +392,12 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 		if ((ev->kind == TF_EV_BEGIN || ev->kind == TF_EV_END) && t->mode == 1) {
 			note_time(t, ev->ts_ns);
 			return stream_event(s, t, ev);
+		}
+		/* an X event (Chrome JSON: most events), or a B or E of a sorted
+		 * track: to the sorter */
+		if (t->mode && (ev->kind == TF_EV_COMPLETE || (t->mode == 2 && is_region(ev->kind)))) {
+			note_time(t, ev->ts_ns);
+			return buffer_event(s, t, ev);
 		}
 		if (!tf_span_sink_wants(&s->wants, ev)) {
 			if (ev->kind == TF_EV_COUNTER) {
@@ -371,17 +412,20 @@ static int on_event(tf_sink *sink, const tf_event *ev)
 }
 
 /* Hands over the kept events before upto_ns (or at it, when inclusive),
- * each after closing the regions that ended by its time. */
-static int drain_events(tf_stacks *s, tstate *t, tf_merge *em, int64_t upto_ns, int inclusive)
+ * each after closing the regions that ended by its time; *next_ns: the
+ * time of the next one left, INT64_MAX when none is (a span before it
+ * needs no call: nest_sorted). */
+static int drain_events(tf_stacks *s, tstate *t, tf_merge *em, int64_t upto_ns, int inclusive, int64_t *next_ns)
 {
-	for (const tf_sorted_event *p; (p = tf_merge_peek(em)) &&
-			    (p->ev.ts_ns < upto_ns || (inclusive && p->ev.ts_ns == upto_ns));) {
+	const tf_sorted_event *p;
+	while ((p = tf_merge_peek(em)) && (p->ev.ts_ns < upto_ns || (inclusive && p->ev.ts_ns == upto_ns))) {
 		tf_sorted_event c = *p;
 		TF_TRY(tf_merge_pop(em));
 		while (t->depth && t->stack[t->depth - 1].end_ns <= c.ev.ts_ns)
 			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
 		TF_TRY(emit_event(s, t, &c.ev));
 	}
+	*next_ns = p ? p->ev.ts_ns : INT64_MAX;
 	return 0;
 }
 
@@ -396,29 +440,33 @@ static inline bool ended_before(const frame *f, const tf_sorted_span *sp)
 static int flush_gpu(tf_stacks *s, tstate *t, tf_sorted *c)
 {
 	tf_gpu_stream gs;
-	int r = tf_gpu_stream_open(s->gpu, (uint32_t)(t - s->tracks), c, &gs);
+	int64_t next_ns;
+	int r = tf_gpu_stream_open(s->gpu, t->id, c, &gs);
 	for (const tf_sorted_span *p; r == 0 && (p = tf_merge_peek(&c->spans));) {
 		tf_sorted_span sp = *p;
 		tf_span o;
 		r = tf_merge_pop(&c->spans);
 		if (r == 0)
-			r = drain_events(s, t, &c->events, sp.start_ns, 0);
+			r = drain_events(s, t, &c->events, sp.start_ns, 0, &next_ns);
 		if (r == 0)
 			r = tf_gpu_stream_span(&gs, &sp, &o);
 		if (r == 0)
 			r = emit_gpu(s, &o);
 	}
 	tf_gpu_stream_close(&gs);
-	return r < 0 ? r : drain_events(s, t, &c->events, INT64_MAX, 1);
+	return r < 0 ? r : drain_events(s, t, &c->events, INT64_MAX, 1, &next_ns);
 }
 
 /* Nests a sorted track's spans (c) and hands them to the consumers. */
 static int nest_sorted(tf_stacks *s, tstate *t, tf_sorted *c)
 {
+	const tf_sorted_event *e = tf_merge_peek(&c->events);
+	int64_t next_ns = e ? e->ev.ts_ns : INT64_MAX; /* the next kept event's time */
 	for (const tf_sorted_span *p; (p = tf_merge_peek(&c->spans));) {
 		tf_sorted_span sp = *p;
 		TF_TRY(tf_merge_pop(&c->spans));
-		TF_TRY(drain_events(s, t, &c->events, sp.start_ns, 0));
+		if (next_ns < sp.start_ns)
+			TF_TRY(drain_events(s, t, &c->events, sp.start_ns, 0, &next_ns));
 		while (t->depth && ended_before(&t->stack[t->depth - 1], &sp))
 			TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
 		/* overlapping by more than the tolerance (Bazel's merged spans
@@ -437,12 +485,16 @@ static int nest_sorted(tf_stacks *s, tstate *t, tf_sorted *c)
 			sp.flags |= TF_SPAN_CLIPPED;
 		}
 		/* a GPU stream here nests in place, as a streamed one does */
-		frame f = { .start_ns = sp.start_ns, .end_ns = sp.end_ns, .name = sp.name, .cat = sp.cat,
-			    .end_seq = sp.end_seq, .flags = sp.flags, .end_known = true, .corr = sp.corr,
-			    .kind = !t->gpu ? TF_SPAN_KIND_CPU : sp.label ? TF_SPAN_KIND_GPU_LABEL : TF_SPAN_KIND_GPU };
-		TF_TRY(push_frame(s, t, &f));
+		frame *f = frame_next(t, sp.start_ns, sp.name, sp.cat, sp.flags, sp.corr,
+				      !t->gpu ? TF_SPAN_KIND_CPU : sp.label ? TF_SPAN_KIND_GPU_LABEL : TF_SPAN_KIND_GPU);
+		if (!f)
+			return TF_ENOMEM;
+		f->end_ns = sp.end_ns;
+		f->end_seq = sp.end_seq;
+		f->end_known = true;
+		TF_TRY(push_frame(s, t));
 	}
-	TF_TRY(drain_events(s, t, &c->events, INT64_MAX, 1));
+	TF_TRY(drain_events(s, t, &c->events, INT64_MAX, 1, &next_ns));
 	while (t->depth)
 		TF_TRY(close_frame(s, t, t->stack[t->depth - 1].end_ns, 0));
 	return 0;
@@ -451,7 +503,7 @@ static int nest_sorted(tf_stacks *s, tstate *t, tf_sorted *c)
 /* A sorted track, at its end: what the sorter holds of it, in order. */
 static int flush_sorted(tf_stacks *s, tstate *t)
 {
-	uint32_t track = (uint32_t)(t - s->tracks);
+	uint32_t track = t->id;
 	const tf_track *tr = tf_ctx_track_get(s->ctx, track);
 	tf_sorted c = { 0 };
 	int r = tf_py_fix(&t->py, s->sorter, track, t->last_ns, s->diag);
@@ -492,7 +544,7 @@ static int finish_track(tf_stacks *s, uint32_t id)
 		TF_TRY(flush_sorted(s, t));
 	while (t->depth) {
 		tf_diag_repair(s->diag, TF_DIAG_begin_unclosed,
-			       tf_sat_sub(t->last_ns, t->stack[t->depth - 1].start_ns));
+			       tf_sat_sub(t->last_ns, t->stack[t->depth - 1].sp.start_ns));
 		TF_TRY(close_frame(s, t, t->last_ns, TF_SPAN_UNCLOSED));
 	}
 	if (t->seen || t->sseen)

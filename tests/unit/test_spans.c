@@ -395,11 +395,236 @@ static void test_python_frames(void **state)
 	py_case(d, 6, wd, 1, 1, 15);
 }
 
+/* The stack builder's fast paths (issue 33), each on its miss cases: the
+ * (parent, name) -> call path cache with a name under another parent and
+ * more pairs than it holds; the sorter's inline X record beside a negative
+ * duration, an X without dur, a full buffer and a new track; the kept
+ * events handed over between spans only when one is due (at a span's
+ * start, after it closed, after the last); a sorted track's B/E and a
+ * streamed track's X straight to the sorter.  At --sort-mem 0 and 1. */
+typedef struct fastrec {
+	tf_span_sink spans;
+	tf_cpath *cp;
+	uint32_t open[2][8192]; /* per track: the open spans' nodes */
+	uint32_t depth[2];
+	uint64_t nclose, neg, unclosed;
+	struct { tf_str name; int64_t start, end; } last; /* the last span closed */
+	struct { int64_t ts; uint32_t node; } ev[8];
+	int nev;
+	char err[256];
+} fastrec;
+
+static int fast_open(tf_span_sink *k, const tf_span *s)
+{
+	fastrec *r = (fastrec *)k;
+	if (s->track > 1 || r->depth[s->track] >= 8192)
+		return TF_EUSAGE;
+	uint32_t want = r->depth[s->track] ? r->open[s->track][r->depth[s->track] - 1] : TF_CPATH_ROOT;
+	const tf_cpath_node *n = tf_cpath_get(r->cp, s->node);
+	if (!r->err[0] && (n->parent != want || n->frame != s->name))
+		snprintf(r->err, sizeof(r->err), "span at %lld: node %u (parent %u, frame %u), want parent %u frame %u",
+			 (long long)s->start_ns, s->node, n->parent, n->frame, want, s->name);
+	r->open[s->track][r->depth[s->track]++] = s->node;
+	return 0;
+}
+
+static int fast_close(tf_span_sink *k, const tf_span *s)
+{
+	fastrec *r = (fastrec *)k;
+	r->depth[s->track]--;
+	r->nclose++;
+	r->neg += (s->flags & TF_SPAN_NEG_DURATION) != 0;
+	r->unclosed += (s->flags & TF_SPAN_UNCLOSED) != 0;
+	r->last.name = s->name;
+	r->last.start = s->start_ns;
+	r->last.end = s->end_ns;
+	return 0;
+}
+
+static int fast_event(tf_span_sink *k, const tf_event *ev, uint32_t node)
+{
+	fastrec *r = (fastrec *)k;
+	if (r->nev < 8)
+		r->ev[r->nev++].node = node, r->ev[r->nev - 1].ts = ev->ts_ns;
+	return 0;
+}
+
+/* The node of path names[0..n) from the root, UINT32_MAX when absent. */
+static uint32_t path_node(const tf_cpath *cp, const tf_str *names, int n)
+{
+	uint32_t at = TF_CPATH_ROOT;
+	for (int d = 0; d < n; d++) {
+		uint32_t found = UINT32_MAX;
+		for (uint32_t i = 1; i < tf_cpath_count(cp) && found == UINT32_MAX; i++)
+			if (tf_cpath_get(cp, i)->parent == at && tf_cpath_get(cp, i)->frame == names[d])
+				found = i;
+		if (found == UINT32_MAX)
+			return UINT32_MAX;
+		at = found;
+	}
+	return at;
+}
+
+static void test_fast_paths(void **state)
+{
+	(void)state;
+	for (size_t mem = 0; mem < 2; mem++) {
+		tf_ctx *ctx = tf_ctx_new();
+		tf_ctx_opts(ctx)->sort_mem_bytes = mem;
+		tf_strtab *st = tf_ctx_strtab(ctx);
+		tf_agg *agg = tf_agg_new(st);
+		fastrec *r = calloc(1, sizeof(*r));
+		r->spans = (tf_span_sink){ .open = fast_open, .close = fast_close, .event = fast_event,
+					   .event_kinds = 1u << TF_EV_INSTANT };
+		r->cp = tf_agg_cpath(agg);
+		tf_stacks *s = tf_stacks_new(ctx, r->cp, NULL);
+		assert_int_equal(tf_stacks_add_consumer(s, &r->spans), 0);
+		uint32_t tr = tf_ctx_track(ctx, 0, tf_strtab_intern_cstr(st, "1"), tf_strtab_intern_cstr(st, "1"));
+		tf_ctx_track_get(ctx, tr)->needs_sort = true;
+		tf_str a = tf_strtab_intern_cstr(st, "a"), b = tf_strtab_intern_cstr(st, "b"),
+		       c = tf_strtab_intern_cstr(st, "c"), e = tf_strtab_intern_cstr(st, "e"),
+		       x = tf_strtab_intern_cstr(st, "x"), u = tf_strtab_intern_cstr(st, "u"),
+		       mark = tf_strtab_intern_cstr(st, "mark");
+		struct { uint8_t kind; tf_str name; int64_t ts, dur; } evs[] = {
+			{ TF_EV_COMPLETE, a, 0, 100 }, { TF_EV_INSTANT, mark, 5, 0 }, { TF_EV_COMPLETE, b, 10, 40 },
+			{ TF_EV_INSTANT, mark, 10, 0 }, { TF_EV_COMPLETE, a, 20, 10 }, { TF_EV_INSTANT, mark, 60, 0 },
+			{ TF_EV_COMPLETE, a, 200, 100 }, { TF_EV_COMPLETE, b, 210, 40 },
+			{ TF_EV_COMPLETE, c, 400, 100 }, { TF_EV_COMPLETE, b, 410, 10 }, { TF_EV_COMPLETE, a, 412, 2 },
+			{ TF_EV_COMPLETE, x, 450, -5 },              /* negative: made 0 */
+			{ TF_EV_BEGIN, e, 600, 0 }, { TF_EV_END, e, 700, 0 }, /* B/E of a sorted track */
+			{ TF_EV_INSTANT, mark, 800, 0 },
+		};
+		uint64_t idx = 0;
+		for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+			tf_event ev = { .kind = evs[i].kind, .track = tr, .name = evs[i].name, .ts_ns = evs[i].ts,
+					.dur_ns = evs[i].dur, .index = idx++ };
+			assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &ev), 0);
+		}
+		/* more (parent, name) pairs than the cache holds: n_i, then x under it */
+		for (int i = 0; i < 6000; i++) {
+			char nm[16];
+			snprintf(nm, sizeof(nm), "n%d", i);
+			tf_event ev = { .kind = TF_EV_COMPLETE, .track = tr, .name = tf_strtab_intern_cstr(st, nm),
+					.ts_ns = 1000 + 10 * i, .dur_ns = 5, .index = idx++ };
+			assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &ev), 0);
+			ev = (tf_event){ .kind = TF_EV_COMPLETE, .track = tr, .name = i % 2 ? x : a,
+					 .ts_ns = 1000 + 10 * i + 1, .dur_ns = 2, .index = idx++ };
+			assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &ev), 0);
+		}
+		tf_event ev = { .kind = TF_EV_COMPLETE, .track = tr, .name = u, .ts_ns = 70000, .dur_ns = TF_DUR_UNTIL_END,
+				.index = idx++ };
+		assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &ev), 0);
+		ev = (tf_event){ .kind = TF_EV_COMPLETE, .track = tr, .name = a, .ts_ns = 70100, .dur_ns = 10,
+				 .index = idx++ };
+		assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &ev), 0);
+		/* a streamed track, made after the first one's events: its X to the sorter */
+		uint32_t t2 = tf_ctx_track(ctx, 0, tf_strtab_intern_cstr(st, "1"), tf_strtab_intern_cstr(st, "2"));
+		assert_int_equal(t2, 1);
+		ev = (tf_event){ .kind = TF_EV_BEGIN, .track = t2, .name = a, .ts_ns = 0, .index = idx++ };
+		assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &ev), 0);
+		ev = (tf_event){ .kind = TF_EV_COMPLETE, .track = t2, .name = b, .ts_ns = 5, .dur_ns = 3, .index = idx++ };
+		assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &ev), 0);
+		ev = (tf_event){ .kind = TF_EV_END, .track = t2, .name = a, .ts_ns = 20, .index = idx++ };
+		assert_int_equal(tf_emit(ctx, tf_stacks_sink(s), &ev), 0);
+		assert_int_equal(tf_stacks_sink(s)->end_input(tf_stacks_sink(s), 0), 0);
+		assert_int_equal(tf_stacks_finish(s), 0);
+		if (r->err[0])
+			fail_msg("--sort-mem %zu: %s", mem, r->err);
+		/* the streamed track's X, nested at its end under nothing: a alone closed first */
+		assert_int_equal(r->last.name, b);
+		assert_int_equal(r->last.start, 5);
+		assert_int_equal(r->last.end, 8);
+		assert_int_equal(r->nclose, 10 + 12000 + 2 + 2);
+		assert_int_equal(r->neg, 1);
+		assert_int_equal(tf_ctx_diag(ctx)->n[TF_DIAG_negative_duration], 1);
+		assert_int_equal(r->unclosed, 1);
+		/* kept events: under a; at b's start, under b (after it opened);
+		 * after b closed, under a; after everything, at the root */
+		const tf_str pa[] = { a }, pab[] = { a, b }, pe[] = { e };
+		assert_int_equal(r->nev, 4);
+		assert_int_equal(r->ev[0].ts, 5);
+		assert_int_equal(r->ev[0].node, path_node(r->cp, pa, 1));
+		assert_int_equal(r->ev[1].ts, 10);
+		assert_int_equal(r->ev[1].node, path_node(r->cp, pab, 2));
+		assert_int_equal(r->ev[2].ts, 60);
+		assert_int_equal(r->ev[2].node, path_node(r->cp, pa, 1));
+		assert_int_equal(r->ev[3].ts, 800);
+		assert_int_equal(r->ev[3].node, TF_CPATH_ROOT);
+		assert_int_not_equal(path_node(r->cp, pe, 1), UINT32_MAX);
+		/* a under b, b under a, b under c, a under b under c: each its own node */
+		const tf_str pabA[] = { a, b, a }, pcb[] = { c, b }, pcba[] = { c, b, a };
+		assert_int_not_equal(path_node(r->cp, pabA, 3), UINT32_MAX);
+		assert_int_not_equal(path_node(r->cp, pcb, 2), UINT32_MAX);
+		assert_int_not_equal(path_node(r->cp, pcba, 3), UINT32_MAX);
+		assert_int_not_equal(path_node(r->cp, pcb, 2), path_node(r->cp, pab, 2));
+		tf_stacks_free(s);
+		free(r);
+		tf_agg_free(agg);
+		tf_ctx_free(ctx);
+	}
+}
+
+/* The sorter's runs sorted by its own merge sort (sorter.c sort_spans):
+ * spans added out of order, with equal starts, equal starts and ends, X
+ * events without dur (kept in memory) and negative durations, read back
+ * with runs spilled every 700 spans in the same order as with everything
+ * in memory (qsort). */
+static void sorter_read(size_t mem, int64_t (*out)[3], uint32_t n)
+{
+	tf_ctx *ctx = tf_ctx_new();
+	tf_ctx_opts(ctx)->sort_mem_bytes = mem;
+	tf_sorter *so = tf_sorter_new(ctx);
+	assert_non_null(so);
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t dur = i % 97 == 0 ? TF_DUR_UNTIL_END : i % 89 == 0 ? -3 : (int64_t)((i * 31u) % 4);
+		tf_event ev = { .kind = TF_EV_COMPLETE, .track = 0, .name = 1 + i % 5, .ts_ns = (i * 7919u) % 500,
+				.dur_ns = dur, .index = i };
+		assert_int_equal(tf_sorter_add(so, 0, &ev), 0);
+	}
+	tf_sorted c = { 0 };
+	assert_int_equal(tf_sorter_open(so, 0, 1000, &c), 0);
+	uint32_t k = 0;
+	for (const tf_sorted_span *p; (p = tf_merge_peek(&c.spans)); k++) {
+		assert_true(k < n);
+		out[k][0] = p->start_ns;
+		out[k][1] = p->end_ns;
+		out[k][2] = p->seq;
+		assert_int_equal(tf_merge_pop(&c.spans), 0);
+	}
+	assert_int_equal(k, n);
+	tf_sorter_close(so, 0, &c);
+	tf_sorter_free(so);
+	tf_ctx_free(ctx);
+}
+
+static void test_sorter_order(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	int64_t (*mem)[3] = calloc(N, sizeof(*mem)), (*spilled)[3] = calloc(N, sizeof(*spilled));
+	sorter_read(0, mem, N);
+	sorter_read(700 * sizeof(tf_sorted_span), spilled, N);
+	for (uint32_t i = 0; i < N; i++) {
+		if (memcmp(mem[i], spilled[i], sizeof(mem[i])))
+			fail_msg("span %u: [%lld, %lld] seq %lld spilled, [%lld, %lld] seq %lld in memory", i,
+				 (long long)spilled[i][0], (long long)spilled[i][1], (long long)spilled[i][2],
+				 (long long)mem[i][0], (long long)mem[i][1], (long long)mem[i][2]);
+		if (i && (mem[i - 1][0] > mem[i][0] ||
+			  (mem[i - 1][0] == mem[i][0] && (mem[i - 1][1] < mem[i][1] ||
+							  (mem[i - 1][1] == mem[i][1] && mem[i - 1][2] > mem[i][2])))))
+			fail_msg("span %u out of order", i);
+	}
+	free(mem);
+	free(spilled);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_streamed_repairs),
 		cmocka_unit_test(test_python_frames),
+		cmocka_unit_test(test_fast_paths),
+		cmocka_unit_test(test_sorter_order),
 		cmocka_unit_test(test_chrome_fixtures),
 		cmocka_unit_test(test_tau_otf2_fixtures),
 	};
