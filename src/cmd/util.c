@@ -449,8 +449,8 @@ static const in_row input_rows[] = {
 	{ NULL, "--folded-type", "TYPE/UNIT", "folded stacks: the sample type of their values\n(default samples/count)",
 	  set_folded_type },
 	{ "-j", "--jobs", "N", "read the inputs' parts (files, TAU threads, OTF2\nlocations) on N threads (default: one "
-	  "per core; 1: one;\nworker processes when an input is an OTF2 archive;\na Chrome JSON file read alone: "
-	  "tokenized on a\nsecond thread)", set_jobs },
+	  "per core; 1: one;\nworker processes when an input is an OTF2 archive;\nwith TRACEFOLD_TWO_STAGE=1 a Chrome "
+	  "JSON file read\nalone is tokenized on a second thread)", set_jobs },
 	{ NULL, "--mpi", NULL, "a distributed run: under mpirun or srun, tracefold-mpi's\nprocesses share the inputs' "
 	  "parts out and add their\nprofiles up; the result is a single process's\n(docs/distributed.md)", set_mpi },
 	{ NULL, NULL, NULL, NULL, NULL },

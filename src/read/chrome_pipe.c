@@ -35,8 +35,8 @@
  * before the reader returns: no thread outlives the read.
  *
  * Only regular files: stage 1 blocked on a pipe that stays open would hold
- * stage 2's return.  TRACEFOLD_TWO_STAGE=0 turns it off, =1 on (the
- * default: TWO_STAGE_DEFAULT).
+ * stage 2's return.  TRACEFOLD_TWO_STAGE=1 turns it on, =0 off (the
+ * default: TWO_STAGE_DEFAULT, off).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -48,10 +48,11 @@
 #define BLOCK (256u * 1024u)
 #define NBLOCK 8
 #define PAD 16 /* zeroed bytes after a record's text */
-/* On unless TRACEFOLD_TWO_STAGE=0: 1.17-1.35x faster than one stage when
- * the second core is free, slower when other programs hold both
- * (docs/performance.md "One file on two threads") */
-#define TWO_STAGE_DEFAULT true
+/* Off unless TRACEFOLD_TWO_STAGE=1: with this round's faster one-stage
+ * reader it gains 1.00-1.07x on a quiet 2-core VM for 20-30% more CPU, and
+ * loses when other programs hold the cores (docs/performance.md "One file
+ * on two threads") */
+#define TWO_STAGE_DEFAULT false
 
 enum { REC_EVENT, REC_SKIP, REC_TOP };
 

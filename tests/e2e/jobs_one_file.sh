@@ -9,8 +9,8 @@
 # stream cut short), also when stage 2 fails (the temporary file cannot
 # grow: ulimit -f) before a later syntax error that stage 1 has already met:
 # stage 2's error must win.  -v -j 2 says two stages were used; -j 1 and
-# TRACEFOLD_TWO_STAGE=0 use one (the default is on; the test says =1 so
-# that it holds whatever the default).
+# TRACEFOLD_TWO_STAGE=0 and the default (off: docs/performance.md "One file
+# on two threads") use one; the test says =1 for the rest.
 . tests/lib.sh
 TRACEFOLD_TWO_STAGE=1
 export TRACEFOLD_TWO_STAGE
@@ -73,6 +73,9 @@ TRACEFOLD_TWO_STAGE=0 "$TF" -v profile -j 2 "$TMP/leg.json" -o "$TMP/v.pb.gz" 2>
 grep -q "in two stages on two threads" "$TMP/v2" && ok "-v -j 2: read in two stages" || fail "-v -j 2 does not say two stages"
 ! grep -q "two stages" "$TMP/v1" && ok "-v -j 1: one stage" || fail "-j 1 used two stages"
 ! grep -q "two stages" "$TMP/v0" && ok "TRACEFOLD_TWO_STAGE=0: one stage" || fail "TRACEFOLD_TWO_STAGE=0 used two stages"
+env -u TRACEFOLD_TWO_STAGE "$TF" -v profile -j 2 "$TMP/leg.json" -o "$TMP/v.pb.gz" 2> "$TMP/vd"
+! grep -q "two stages" "$TMP/vd" && ok "TRACEFOLD_TWO_STAGE unset: one stage (off by default)" ||
+	fail "two stages without TRACEFOLD_TWO_STAGE=1"
 # standard input is read on one thread (stage 1 blocked on a pipe would hold stage 2's return)
 "$TF" -v profile -j 2 - -o "$TMP/s2.pb.gz" < "$TMP/leg.json" 2> "$TMP/vs"
 "$TF" -q profile -j 1 - -o "$TMP/s1.pb.gz" < "$TMP/leg.json"
