@@ -8,6 +8,7 @@
 #include "overview.h"
 #include "report.h"
 #include "fmt.h"
+#include "sat.h"
 
 static const char *const ranks_from[] = { "trace", "file names", "inputs" };
 static const char *const ranks_from_text[] = { "the traces", "file names", "one per input" };
@@ -37,7 +38,7 @@ static void verdict(FILE *f, const tf_ov_report *r, bool md)
 		md ? "**tracefold overview**: " : "tracefold overview: ", res->nranks, res->nranks == 1 ? "" : "s",
 		ranks_from_text[r->ranks_from], res->devices, res->devices == 1 ? "" : "s", res->threads,
 		res->threads == 1 ? "" : "s", res->nsteps, res->nsteps == 1 ? "" : "s", sf,
-		ns(b1, res->any_time ? res->end_ns - res->start_ns : 0), md ? "\n" : "");
+		ns(b1, res->any_time ? tf_sat_sub(res->end_ns, res->start_ns) : 0), md ? "\n" : "");
 	if (!res->coll_matched)
 		fprintf(f, "%sstragglers: not judged: no collective call matched across ranks\n", md ? "- " : "");
 	else if (!res->nstragglers)
@@ -285,7 +286,7 @@ static void json_run(FILE *f, const tf_ov_report *r)
 	fprintf(f, ",\"rank_steps\":%zu,\"start_ns\":%lld,\"end_ns\":%lld,\"wall_ns\":%lld,\"late_min_ns\":%lld,"
 		"\"collectives\":{\"matched\":%llu,\"unmatched_calls\":%llu,\"no_step\":%llu},\"repairs\":{",
 		res->nsteps, (long long)res->start_ns, (long long)res->end_ns,
-		(long long)(res->any_time ? res->end_ns - res->start_ns : 0), (long long)res->late_min_ns,
+		(long long)(res->any_time ? tf_sat_sub(res->end_ns, res->start_ns) : 0), (long long)res->late_min_ns,
 		(unsigned long long)res->coll_matched, (unsigned long long)res->coll_unmatched,
 		(unsigned long long)res->coll_no_step);
 	const tf_diag *d = tf_ctx_diag(r->ctx);

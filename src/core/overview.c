@@ -314,7 +314,7 @@ static int ov_close(tf_span_sink *k, const tf_span *s)
 	}
 	if (s->kind != TF_SPAN_KIND_CPU || ot->gpu || s->depth == 0 || s->depth > ot->nopen)
 		return 0;
-	int64_t dur = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+	int64_t dur = s->end_ns > s->start_ns ? tf_sat_sub(s->end_ns, s->start_ns) : 0;
 	if (s->depth == 1)
 		ot->depth1_ns = tf_sat_add(ot->depth1_ns, dur);
 	else

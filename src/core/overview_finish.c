@@ -47,7 +47,7 @@ static void union_seal(ov_union *u)
 	int64_t s = 0;
 	for (size_t i = 0; i < u->n; i++) {
 		u->pre[i] = s;
-		s += u->b[i] - u->a[i];
+		s = tf_sat_add(s, tf_sat_sub(u->b[i], u->a[i]));
 	}
 }
 
@@ -65,12 +65,12 @@ static int64_t union_before(const ov_union *u, int64_t x)
 	if (!lo)
 		return 0;
 	int64_t end = u->b[lo - 1] < x ? u->b[lo - 1] : x;
-	return u->pre[lo - 1] + (end - u->a[lo - 1]);
+	return tf_sat_add(u->pre[lo - 1], tf_sat_sub(end, u->a[lo - 1]));
 }
 
 static int64_t union_cover(const ov_union *u, int64_t a, int64_t b)
 {
-	return b > a ? union_before(u, b) - union_before(u, a) : 0;
+	return b > a ? tf_sat_sub(union_before(u, b), union_before(u, a)) : 0;
 }
 
 static void union_free(ov_union *u)
@@ -117,7 +117,7 @@ static int add_row(tf_ov *v, tf_hmap *by_step, uint32_t rank, uint32_t step)
 		w->s.cpu_ns = v->step_cpu[step] > 0 ? v->step_cpu[step] : 0;
 		w->s.mpi_ns = v->step_mpi[step];
 	}
-	w->s.time_ns = w->cpu_end - w->s.start_ns;
+	w->s.time_ns = tf_sat_sub(w->cpu_end, w->s.start_ns);
 	if (tf_hmap_put(by_step, row_key(rank, step), (uint32_t)v->nrows) < 0)
 		return TF_ENOMEM;
 	v->nrows++;
@@ -166,8 +166,9 @@ static int make_rows(tf_ov *v, tf_hmap *by_step, uint32_t input)
 		if (has_steps && a->step == OV_NO_STEP)
 			row = UINT32_MAX;
 		a->row = row;
-		if (row != UINT32_MAX && a->end - v->rows[row].s.start_ns > v->rows[row].s.time_ns)
-			v->rows[row].s.time_ns = a->end - v->rows[row].s.start_ns;
+		int64_t t = row != UINT32_MAX ? tf_sat_sub(a->end, v->rows[row].s.start_ns) : 0;
+		if (row != UINT32_MAX && t > v->rows[row].s.time_ns)
+			v->rows[row].s.time_ns = t;
 	}
 	return 0;
 }
@@ -220,7 +221,7 @@ static int device_rows(tf_ov *v, ov_act *acts, size_t n)
 		if (w->rank != rank)
 			continue;
 		int64_t end = tf_sat_add(w->s.start_ns, w->s.time_ns);
-		w->s.gpu_idle_ns += w->s.time_ns - union_cover(&all, w->s.start_ns, end);
+		w->s.gpu_idle_ns = tf_sat_add(w->s.gpu_idle_ns, tf_sat_sub(w->s.time_ns, union_cover(&all, w->s.start_ns, end)));
 	}
 	qsort(acts, n, sizeof(ov_act), act_row_cmp);
 	for (size_t i = 0; i < n && rc == 0;) {

@@ -290,11 +290,20 @@ void pq_str(pq_file *f, int col, const char *s, size_t n)
 	/* a dictionary column's values repeat (names): their bytes once */
 	struct pq_seen *seen = NULL;
 	if (n && f->cols[col].dict) {
-		if (!cb->seen && !(cb->seen = calloc(PQ_SEEN, sizeof(*cb->seen)))) {
-			pq_oom(f);
-			return;
+		/* a cache: made larger (and empty) once the row group holds 4
+		 * values a slot, which changes what is kept once, never a value */
+		if (!cb->seen || (cb->seen_cap < PQ_SEEN && cb->nvals >= 4 * (size_t)cb->seen_cap)) {
+			uint32_t cap = cb->seen ? cb->seen_cap * 2 : PQ_SEEN_MIN;
+			struct pq_seen *ns = calloc(cap, sizeof(*ns));
+			if (!ns) {
+				pq_oom(f);
+				return;
+			}
+			free(cb->seen);
+			cb->seen = ns;
+			cb->seen_cap = cap;
 		}
-		seen = &cb->seen[tf_mix64((uint64_t)(uintptr_t)s ^ (uint64_t)n << 48) & (PQ_SEEN - 1)];
+		seen = &cb->seen[tf_mix64((uint64_t)(uintptr_t)s ^ (uint64_t)n << 48) & (cb->seen_cap - 1)];
 	}
 	sref r = { cb->arena_n, (uint32_t)n };
 	if (seen && seen->p == s && seen->len == n && !memcmp(cb->arena + seen->off, s, n)) {
@@ -693,7 +702,7 @@ static void flush_rg(pq_file *f)
 		f->cb[ci].nvals = f->cb[ci].arena_n = f->cb[ci].code_n = 0;
 		f->cb[ci].prev = 0;
 		if (f->cb[ci].seen)
-			memset(f->cb[ci].seen, 0, PQ_SEEN * sizeof(*f->cb[ci].seen));
+			memset(f->cb[ci].seen, 0, f->cb[ci].seen_cap * sizeof(*f->cb[ci].seen));
 	}
 	f->nrows = 0;
 	f->rg_bytes = 0;

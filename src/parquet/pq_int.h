@@ -119,8 +119,11 @@ typedef struct colbuf {
 	char *arena;
 	size_t arena_n, arena_cap;
 	struct pq_seen *seen; /* a dictionary column's strings put in this row group
-	                       * (PQ_SEEN slots, by the caller's pointer and length):
+	                       * (seen_cap slots, by the caller's pointer and length):
 	                       * a string put again is kept once in the arena */
+	uint32_t seen_cap;    /* PQ_SEEN_MIN, doubled up to PQ_SEEN as the column
+	                       * fills: a file of few values (a partition's) keeps
+	                       * a small table per column */
 	bool set;             /* given in the current row */
 } colbuf;
 
@@ -133,6 +136,7 @@ struct pq_seen {
 	uint32_t len;
 };
 #define PQ_SEEN 512
+#define PQ_SEEN_MIN 16
 
 /* Serialized statistics (kept past the row group). */
 typedef struct pq_stats {

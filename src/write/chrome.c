@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sat.h"
 #include "tracefold/writer.h"
 #include "tracefold/sink.h"
 #include "tracefold/io.h"
@@ -327,7 +328,7 @@ static int write_x(tf_chrome_out *w, const tf_span *s)
 		TF_TRY(pick_lane(w, s));
 	put_span_head(w, "\"ph\":\"X\"", s, s->start_ns);
 	put_s(w, ",\"dur\":");
-	put_us(w, s->end_ns - s->start_ns);
+	put_us(w, tf_sat_sub(s->end_ns, s->start_ns));
 	put_name_cat(w, s->name, s->cat);
 	put_span_args(w, s);
 	return w->rc;

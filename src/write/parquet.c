@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "sat.h"
 #include "tracefold/outdir.h"
 #include "tracefold/writer.h"
 #include "tracefold/sink.h"
@@ -327,7 +328,7 @@ static int on_close(tf_span_sink *k, const tf_span *s)
 	pqw_str(f, S_THREAD, tr->thread_name ? tr->thread_name : tr->thread_key, w->st, false);
 	pq_i64(f, S_START, s->start_ns);
 	pq_i64(f, S_END, s->end_ns);
-	pq_i64(f, S_DUR, s->end_ns - s->start_ns);
+	pq_i64(f, S_DUR, tf_sat_sub(s->end_ns, s->start_ns));
 	pq_i64(f, S_SELF, s->self_ns);
 	pq_i32(f, S_DEPTH, (int32_t)s->depth);
 	/* the frame of its call path (stable names), and the text it had */
@@ -710,7 +711,7 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	}
 	/* flows waiting past half of --sort-mem go to a temporary file */
 	const tf_read_opts *ro = tf_ctx_opts(a->ctx);
-	if (tf_pairs_aside(&w->pairs, ro->sort_mem_bytes / 2, ro->tmp_dir) < 0) {
+	if (tf_pairs_aside(&w->pairs, tf_sort_mem_half(ro), ro->tmp_dir) < 0) {
 		events_free(w, false);
 		return tf_error_set(err, TF_ENOMEM, NULL, -1, -1, "out of memory");
 	}

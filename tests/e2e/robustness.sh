@@ -164,6 +164,15 @@ printf '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":-9223372036854775,"dur":1},{"
 expect_exit 0 "info: timestamps at both ends of int64" $TF info "$TMP/ends.json"
 grep -q "time span: 9.22337e+09 s" "$TMP/out" && ok "info: the span saturates, not wraps" || { fail "info: the span saturates, not wraps"; sed 's/^/#   /' "$TMP/out" | grep span; }
 expect_exit 0 "info --format json: timestamps at both ends of int64" $TF info --format json "$TMP/ends.json"
+# a span from before 0 to near the end of int64 on a trace with a GPU
+# activity: its duration in the events table and the Chrome trace, and the
+# overview's step time and GPU idle time, saturate instead of overflowing
+printf '[{"ph":"X","cat":"kernel","name":"k","pid":1,"tid":1,"ts":0,"dur":1},{"ph":"B","name":"a","pid":1,"tid":1,"ts":-1},{"ph":"E","name":"a","pid":1,"tid":1,"ts":9223372036854775}]' > "$TMP/wide.json"
+expect_exit 0 "events: a span from -1 us to the end of int64" $TF -q events "$TMP/wide.json" -o "$TMP/wide.parquet"
+expect_exit 0 "chrome: the same span" $TF -q chrome "$TMP/wide.json" -o "$TMP/wide.chrome.json"
+for fmt in json html md; do
+	expect_exit 0 "overview ($fmt): the same span" $TF -q overview "$TMP/wide.json" -o "$TMP/wide.ov.$fmt"
+done
 
 # ---- 10. one JSON string writer: invalid UTF-8 never reaches JSON output
 printf '[{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"bad \377\376 utf8"}},{"ph":"X","name":"f\377","pid":1,"tid":1,"ts":1,"dur":2}]' > "$TMP/badutf8.json"
