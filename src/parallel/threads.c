@@ -165,6 +165,15 @@ static int threads_run(int nthreads, tf_ctx *ctx, tf_agg *agg, const char *const
 		tf_error perr;
 		tf_error_clear(&perr);
 		np = tf_pipeline_plan(ctx, inputs, n, o->formats, &plan, &perr);
+		if (np < 0 && perr.code && perr.code != TF_EUSAGE && perr.code != TF_ENOMEM) {
+			/* an input that cannot be read (an archive's definitions):
+			 * said now, not opened again on one thread (libotf2 3.0 can
+			 * read a cut traces.def's chunk for ever when the same
+			 * process opens it a second time: tests/e2e/damaged.sh) */
+			if (err)
+				*err = perr;
+			return perr.code;
+		}
 		int rc = np >= 2 ? tf_dist_procs(nthreads < np ? nthreads : np, ctx, agg, inputs, n, o, plan, (size_t)np, err)
 				 : 1;
 		free(plan);
