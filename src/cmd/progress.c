@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "cmd.h"
 #include "tracefold/progress.h"
 #include "tracefold/reader.h"
@@ -31,12 +32,7 @@ static struct {
 	long delay_ms;
 } P = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return tf_clock_s(CLOCK_MONOTONIC); }
 
 /* Bytes of the regular files at path (a directory: all below it). */
 static uint64_t size_of(const char *path, int depth)

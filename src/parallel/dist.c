@@ -28,6 +28,7 @@
 #include "tracefold/dist.h"
 #include "tracefold/agg_pack.h"
 #include "buf.h"
+#include "clock.h"
 
 /* ---- a payload: a tf_buf (buf.h) ---- */
 
@@ -167,19 +168,10 @@ static int unpack_add(tf_ctx *ctx, tf_agg *agg, int n, tf_pipeline_partial *pt, 
 
 /* ---- the run ---- */
 
-/* Seconds on clock id, 0 when it cannot be read. */
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-	if (clock_gettime(id, &ts) != 0)
-		return 0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double now(void) { return clock_s(CLOCK_MONOTONIC); }
+static double now(void) { return tf_clock_s(CLOCK_MONOTONIC); }
 /* CPU time of the calling thread: beside its wall time, what it lost to
  * other threads on its core (docs/distributed.md "Threads", -v) */
-static double thread_cpu(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
+static double thread_cpu(void) { return tf_clock_s(CLOCK_THREAD_CPUTIME_ID); }
 
 static bool cancelled(void *arg)
 {

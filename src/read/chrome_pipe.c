@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "chrome_int.h"
+#include "clock.h"
 
 #define BLOCK (256u * 1024u)
 #define NBLOCK 8
@@ -96,13 +97,6 @@ struct tf_chrome_pipe {
 	double s1_cpu_s, s1_wait_s, s2_wait_s;
 };
 
-static double clock_s(clockid_t id)
-{
-	struct timespec t;
-	clock_gettime(id, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* ---- stage 1 ---- */
 
 /* Publishes the block being filled and takes the next free one. */
@@ -114,10 +108,10 @@ static int publish(tf_chrome_pipe *q)
 	q->nfull++;
 	pthread_cond_broadcast(&q->cv);
 	if (q->nfull == NBLOCK && !q->cancel) {
-		t0 = clock_s(CLOCK_MONOTONIC);
+		t0 = tf_clock_s(CLOCK_MONOTONIC);
 		while (q->nfull == NBLOCK && !q->cancel)
 			pthread_cond_wait(&q->cv, &q->mu);
-		q->s1_wait_s += clock_s(CLOCK_MONOTONIC) - t0;
+		q->s1_wait_s += tf_clock_s(CLOCK_MONOTONIC) - t0;
 	}
 	if (q->cancel)
 		rc = TF_ECANCEL;
@@ -293,7 +287,7 @@ static void *stage1(void *arg)
 	q->rc = rc;
 	q->in_truncated = tf_in_truncated(q->in);
 	q->in_offset = tf_in_offset(q->in);
-	q->s1_cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	q->s1_cpu_s = tf_clock_s(CLOCK_THREAD_CPUTIME_ID);
 	pthread_mutex_lock(&q->mu);
 	if (q->blk[q->wr].len && !q->cancel)
 		q->nfull++;
@@ -310,10 +304,10 @@ static block *take(tf_chrome_pipe *q)
 {
 	pthread_mutex_lock(&q->mu);
 	if (!q->nfull && !q->done) {
-		double t0 = clock_s(CLOCK_MONOTONIC);
+		double t0 = tf_clock_s(CLOCK_MONOTONIC);
 		while (!q->nfull && !q->done)
 			pthread_cond_wait(&q->cv, &q->mu);
-		q->s2_wait_s += clock_s(CLOCK_MONOTONIC) - t0;
+		q->s2_wait_s += tf_clock_s(CLOCK_MONOTONIC) - t0;
 	}
 	block *b = q->nfull ? &q->blk[q->head] : NULL;
 	pthread_mutex_unlock(&q->mu);
@@ -403,7 +397,7 @@ int tf_chrome_read_piped(const char *path, uint32_t input, tf_ctx *ctx, tf_sink 
 	q->in = in;
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
-	double t0 = clock_s(CLOCK_MONOTONIC);
+	double t0 = tf_clock_s(CLOCK_MONOTONIC);
 	pthread_t th;
 	int rc = 1;
 	if (pthread_create(&th, NULL, stage1, q) == 0) {
@@ -417,7 +411,7 @@ int tf_chrome_read_piped(const char *path, uint32_t input, tf_ctx *ctx, tf_sink 
 			tf_stage_stats *s = ro->stage_stats;
 			s->inputs++;
 			s->bytes += tf_in_offset(in);
-			s->wall_s += clock_s(CLOCK_MONOTONIC) - t0;
+			s->wall_s += tf_clock_s(CLOCK_MONOTONIC) - t0;
 			s->s1_cpu_s += q->s1_cpu_s;
 			s->s1_wait_s += q->s1_wait_s;
 			s->s2_wait_s += q->s2_wait_s;

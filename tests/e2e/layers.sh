@@ -1,7 +1,7 @@
 # The layers of docs/architecture.md, checked from the includes: no file
 # includes a header of a higher layer, and each library layer lives in its
 # own folder.  Layers, bottom up (a layer may use every one below it):
-#   0 base      src/base, err.h strtab.h diag.h diag.def progress.h, buf.h hmap.h grow.h sat.h jsonq.h fmt.h msort.h stats.h utf8.h
+#   0 base      src/base, err.h strtab.h diag.h diag.def progress.h, buf.h hmap.h grow.h sat.h jsonq.h fmt.h msort.h stats.h utf8.h clock.h
 #   1 core      src/core, ctx.h event.h sink.h cpath.h span.h stack.h agg.h agg_pack.h agg_sink.h filter.h names.h gate.h coll.h waiting.h overview.h samples.h spill.h
 #   1 io        src/io, io.h outdir.h lake.h
 #   2 parquet   src/parquet, pq.h pq_read.h (a Parquet file library: base and io only)
@@ -14,7 +14,7 @@
 . tests/lib.sh
 layer_of_header() {
 	case $1 in
-	err.h|strtab.h|diag.h|diag.def|buf.h|hmap.h|grow.h|sat.h|jsonq.h|fmt.h|msort.h|stats.h|utf8.h|version.h|progress.h) echo 0 ;;
+	err.h|strtab.h|diag.h|diag.def|buf.h|hmap.h|grow.h|sat.h|jsonq.h|fmt.h|msort.h|stats.h|utf8.h|clock.h|version.h|progress.h) echo 0 ;;
 	ctx.h|event.h|sink.h|cpath.h|span.h|stack.h|agg.h|agg_pack.h|agg_sink.h|filter.h|names.h|gate.h|coll.h|waiting.h|overview.h|samples.h|spill.h|io.h|outdir.h|lake.h) echo 1 ;;
 	pq.h|pq_int.h|pq_read.h|pq_rint.h) echo 2 ;;
 	reader.h|writer.h|pprof.h|folded.h|flame.h|pair.h|tids.h|chrome.h|chrome_int.h|json.h|tau.h|otf2.h|profile.pb-c.h|perfetto_trace.pb-c.h|xplane.pb-c.h) echo 3 ;;
