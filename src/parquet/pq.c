@@ -124,18 +124,11 @@ static colbuf *slot(pq_file *f, int col, int type)
 
 static inline unsigned char *put_uleb(unsigned char *p, uint64_t v)
 {
-	if (v < 0x80) { /* the usual: a small difference */
-		*p = (unsigned char)v;
-		return p + 1;
-	}
-	while (v >= 0x80) {
-		*p++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (unsigned char)v;
-	return p;
+	return p + tf_varint_encode(p, v);
 }
 
+/* buf.h's tf_varint_get without its bounds and overlong checks: these
+ * bytes are the column's own, coded by put_uleb above */
 static inline const unsigned char *get_uleb(const unsigned char *p, uint64_t *v)
 {
 	uint64_t x = 0;
@@ -154,7 +147,7 @@ static inline unsigned char *put_diff(colbuf *cb, unsigned char *p, uint64_t v)
 {
 	uint64_t d = v - cb->prev;
 	cb->prev = v;
-	return put_uleb(p, (d << 1) ^ (uint64_t)-(int64_t)(d >> 63));
+	return put_uleb(p, tf_zigzag((int64_t)d));
 }
 
 #define PQ_CODE_MAX 20 /* the most bytes one value takes coded (a string: two LEB128) */
@@ -198,13 +191,13 @@ static int decode_col(pq_file *f, colbuf *cb, int type)
 				z = *p++;
 			else
 				p = get_uleb(p, &z);
-			prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+			prev += (uint64_t)tf_unzigzag(z);
 			memcpy(o, &prev, 8);
 		}
 	} else if (type == PQ_INT32) {
 		for (size_t i = 0; i < n; i++, o += 4) {
 			p = get_uleb(p, &z);
-			prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+			prev += (uint64_t)tf_unzigzag(z);
 			int32_t x = (int32_t)(int64_t)prev;
 			memcpy(o, &x, 4);
 		}
@@ -212,7 +205,7 @@ static int decode_col(pq_file *f, colbuf *cb, int type)
 		for (size_t i = 0; i < n; i++, o += sizeof(sref)) {
 			uint64_t len;
 			p = get_uleb(p, &z);
-			prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+			prev += (uint64_t)tf_unzigzag(z);
 			p = get_uleb(p, &len);
 			sref r = { prev, (uint32_t)len };
 			memcpy(o, &r, sizeof(r));
