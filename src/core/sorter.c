@@ -264,6 +264,17 @@ static int spill_all(tf_sorter *so)
 
 /* ---- buffering ---- */
 
+/* The record of an X event with a duration of 0 or more (dur), flags its
+ * repairs (add_x, and tf_sorter_add's inline path). */
+static inline tf_sorted_span x_record(const tf_event *ev, uint32_t seq, int64_t dur, uint32_t flags)
+{
+	return (tf_sorted_span){ .start_ns = ev->ts_ns, .end_ns = tf_sat_add(ev->ts_ns, dur), .name = ev->name,
+				 .cat = ev->cat, .seq = seq, .end_seq = TF_END_X, .flags = (uint16_t)flags,
+				 .label = ev->flags & TF_EVF_GPU_LABEL, .op = ev->op, .corr = ev->corr };
+}
+
+#define X_REPAIRS (TF_SPAN_CLIPPED | TF_SPAN_CUT | TF_SPAN_UNCLOSED | TF_SPAN_CLOSED_EARLY | TF_SPAN_NEG_DURATION)
+
 static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq)
 {
 	if (tf_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof(*t->spans)) < 0)
@@ -278,17 +289,13 @@ static int add_x(tf_sorter *so, strack *t, const tf_event *ev, uint32_t seq)
 							  .op = ev->op, .corr = ev->corr };
 		return 0;
 	}
-	uint32_t flags = ev->repaired & (TF_SPAN_CLIPPED | TF_SPAN_CUT | TF_SPAN_UNCLOSED | TF_SPAN_CLOSED_EARLY |
-					 TF_SPAN_NEG_DURATION);
+	uint32_t flags = ev->repaired & X_REPAIRS;
 	if (dur < 0) {
 		tf_diag_repair(so->diag, TF_DIAG_negative_duration, -dur);
 		flags = TF_SPAN_NEG_DURATION;
 		dur = 0;
 	}
-	t->spans[t->nspans++] = (tf_sorted_span){ .start_ns = ev->ts_ns, .end_ns = tf_sat_add(ev->ts_ns, dur),
-						  .name = ev->name, .cat = ev->cat, .seq = seq, .end_seq = TF_END_X,
-						  .flags = (uint16_t)flags, .label = ev->flags & TF_EVF_GPU_LABEL,
-						  .op = ev->op, .corr = ev->corr };
+	t->spans[t->nspans++] = x_record(ev, seq, dur, flags);
 	return 0;
 }
 
@@ -336,12 +343,7 @@ int tf_sorter_add(tf_sorter *so, uint32_t track, const tf_event *ev)
 	 * track seen before, room left in its buffer (add_x's record) */
 	strack *t = track < so->ntracks ? &so->tracks[track] : NULL;
 	if (t && ev->kind == TF_EV_COMPLETE && ev->dur_ns >= 0 && t->nspans < t->capspans) {
-		t->spans[t->nspans++] = (tf_sorted_span){
-			.start_ns = ev->ts_ns, .end_ns = tf_sat_add(ev->ts_ns, ev->dur_ns), .name = ev->name,
-			.cat = ev->cat, .seq = t->seq++, .end_seq = TF_END_X,
-			.flags = (uint16_t)(ev->repaired & (TF_SPAN_CLIPPED | TF_SPAN_CUT | TF_SPAN_UNCLOSED |
-							    TF_SPAN_CLOSED_EARLY | TF_SPAN_NEG_DURATION)),
-			.label = ev->flags & TF_EVF_GPU_LABEL, .op = ev->op, .corr = ev->corr };
+		t->spans[t->nspans++] = x_record(ev, t->seq++, ev->dur_ns, ev->repaired & X_REPAIRS);
 		t->mem_bytes += sizeof(*t->spans);
 		so->mem_bytes += sizeof(*t->spans);
 		return so->spill_at && so->mem_bytes >= so->spill_at ? spill_all(so) : 0;
