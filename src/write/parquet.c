@@ -706,7 +706,7 @@ static int events_open(const tf_writer_args *a, const char *path, tf_span_sink *
 	w->po.created_by = "tracefold " TRACEFOLD_VERSION;
 	w->po.codec = conf && conf->codec_set ? conf->codec : PQ_ZSTD;
 	if (mkdirs(w->dir) < 0) {
-		free(w);
+		events_free(w, false); /* its collective spans too */
 		return tf_error_set(err, TF_EIO, NULL, -1, -1, "cannot write '%s': cannot create the folder", path);
 	}
 	/* flows waiting past half of --sort-mem go to a temporary file */
