@@ -131,6 +131,45 @@ static void test_strtab(void **state)
 	tf_strtab_free(st);
 }
 
+/* tf_ctx_twin (stack_par.c's second thread): every string at its id, with
+ * texts that contain zero bytes; the tracks; options; diagnostics and
+ * strings interned later its own. */
+static void test_ctx_twin(void **state)
+{
+	tf_ctx *c = tf_ctx_new();
+	tf_strtab *st = tf_ctx_strtab(c);
+	char name[32];
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "frame %d", i);
+		tf_strtab_intern_cstr(st, name);
+	}
+	tf_str z = tf_strtab_intern(st, "a\0b", 3);
+	uint32_t t0 = tf_ctx_track(c, 0, tf_strtab_intern_cstr(st, "7"), tf_strtab_intern_cstr(st, "8"));
+	uint32_t t1 = tf_ctx_track(c, 1, tf_strtab_intern_cstr(st, "7"), tf_strtab_intern_cstr(st, "9"));
+	tf_ctx_track_get(c, t1)->rank = 5;
+	tf_ctx_opts(c)->sort_mem_bytes = 12345;
+	tf_ctx_diag(c)->n[0] = 3;
+	tf_ctx *w = tf_ctx_twin(c);
+	assert_non_null(w);
+	tf_strtab *wt = tf_ctx_strtab(w);
+	assert_int_equal(tf_strtab_count(wt), tf_strtab_count(st));
+	for (tf_str i = 0; i < tf_strtab_count(st); i++) {
+		assert_int_equal(tf_strtab_len(wt, i), tf_strtab_len(st, i));
+		assert_memory_equal(tf_strtab_get(wt, i), tf_strtab_get(st, i), tf_strtab_len(st, i));
+	}
+	assert_int_equal(tf_strtab_intern(wt, "a\0b", 3), z);
+	assert_int_equal(tf_ctx_track_count(w), 2);
+	assert_int_equal(tf_ctx_track_get(w, t1)->rank, 5);
+	assert_int_equal(tf_ctx_track_get(w, t0)->thread_key, tf_ctx_track_get(c, t0)->thread_key);
+	assert_int_equal(tf_ctx_opts(w)->sort_mem_bytes, 12345);
+	assert_int_equal(tf_ctx_diag(w)->n[0], 0);
+	tf_str n = tf_strtab_intern_cstr(wt, "only the twin's");
+	assert_int_equal(n, tf_strtab_count(st));
+	assert_int_equal(tf_strtab_count(st), n); /* not the run's */
+	tf_ctx_free(w);
+	tf_ctx_free(c);
+}
+
 static void test_nesting_x(void **state)
 {
 	fx f;
@@ -690,6 +729,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_ctx_twin),
 		cmocka_unit_test(test_nesting_x),
 		cmocka_unit_test(test_begin_end_equal_ts),
 		cmocka_unit_test(test_streamed),
