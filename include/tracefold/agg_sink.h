@@ -18,6 +18,10 @@ typedef struct tf_agg_sink tf_agg_sink;
  * (NULL-terminated, or NULL) whose values become sample types; "all"
  * selects every counter. */
 tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counters);
+/* A consumer like k (its counters) over another ctx and agg, for tracks
+ * nested on another thread (src/core/stack_par.c); NULL when out of memory
+ * or when k cannot have one (--label-steps). */
+tf_agg_sink *tf_agg_sink_twin(const tf_agg_sink *k, tf_ctx *ctx, tf_agg *agg);
 
 /* A step of an input: Kineto's ProfilerStep#N (n = N; its CPU span; rank
  * TF_STEP_ANY_RANK: every track of the input), or with --step-region NAME

@@ -145,6 +145,11 @@ static inline size_t tf_sort_mem_half(const tf_read_opts *o)
 void tf_ctx_set_wall_base(tf_ctx *c, int64_t ns, const char *trace, const char *how);
 
 tf_ctx *tf_ctx_new(void);
+/* A copy of c for a second thread that reads what c holds while c's own
+ * thread goes on (src/core/stack_par.c): the same options, strings (the
+ * same ids, in a table of its own) and tracks; diagnostics, notes,
+ * failure, frames and collectives of its own (none).  NULL: out of memory. */
+tf_ctx *tf_ctx_twin(const tf_ctx *c);
 void tf_ctx_free(tf_ctx *c); /* NULL-safe */
 tf_strtab *tf_ctx_strtab(tf_ctx *c);
 /* The run's collectives (coll.h): NULL while none was noted, unless make

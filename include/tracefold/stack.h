@@ -20,6 +20,7 @@
 #include "cpath.h"
 #include "span.h"
 #include "filter.h"
+#include "agg_sink.h"
 
 typedef struct tf_stacks tf_stacks;
 
@@ -32,6 +33,11 @@ void tf_stacks_free(tf_stacks *s); /* NULL-safe */
 /* Adds a consumer (borrowed; at most 8), before the first event. */
 int tf_stacks_add_consumer(tf_stacks *s, tf_span_sink *k);
 tf_sink *tf_stacks_sink(tf_stacks *s);
+/* k, over agg, is the one consumer added: with a thread to spare
+ * (tf_read_opts.reader_threads >= 2), the end of an input may nest part of
+ * its CPU tracks on a second thread, into a twin of k and agg added to agg
+ * (docs/architecture.md "The end of an input on two threads"). */
+void tf_stacks_end_agg(tf_stacks *s, tf_agg_sink *k, tf_agg *agg);
 /* Closes whatever is still open (counted as repairs).  Call once after the
  * last input. */
 int tf_stacks_finish(tf_stacks *s);

@@ -543,6 +543,11 @@ tf_agg_sink *tf_agg_sink_new(tf_ctx *ctx, tf_agg *agg, const char *const *counte
 	return k;
 }
 
+tf_agg_sink *tf_agg_sink_twin(const tf_agg_sink *k, tf_ctx *ctx, tf_agg *agg)
+{
+	return k->nsteps ? NULL : tf_agg_sink_new(ctx, agg, k->counters);
+}
+
 void tf_agg_sink_free(tf_agg_sink *k)
 {
 	if (!k)

@@ -81,6 +81,28 @@ tf_ctx *tf_ctx_new(void)
 	return c;
 }
 
+tf_ctx *tf_ctx_twin(const tf_ctx *c)
+{
+	tf_ctx *t = tf_ctx_new();
+	if (!t)
+		return NULL;
+	t->opts = c->opts;
+	uint32_t n = tf_strtab_count(c->st);
+	for (uint32_t i = 1; i < n; i++) /* in order: the same ids */
+		if (tf_strtab_intern(t->st, tf_strtab_get(c->st, i), tf_strtab_len(c->st, i)) != i)
+			goto fail;
+	if (c->ntracks) {
+		if (!(t->tracks = malloc((size_t)c->ntracks * sizeof(tf_track))))
+			goto fail;
+		memcpy(t->tracks, c->tracks, (size_t)c->ntracks * sizeof(tf_track));
+		t->ntracks = t->cap = c->ntracks;
+	}
+	return t;
+fail:
+	tf_ctx_free(t);
+	return NULL;
+}
+
 void tf_ctx_free(tf_ctx *c)
 {
 	if (!c)

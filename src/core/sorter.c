@@ -36,6 +36,7 @@ typedef struct strack {
 	size_t mem_bytes;      /* what spans, marks and events hold (counted in tf_sorter.mem_bytes) */
 	tf_runs span_runs, event_runs; /* sorted runs written to tf_sorter.spill */
 	uint32_t seq;
+	uint64_t corr;         /* the correlation ids of its regions or'ed: 0 when it launches no GPU work */
 } strack;
 
 struct tf_sorter {
@@ -328,6 +329,7 @@ static int add_clipped(tf_sorter *so, uint32_t track, const tf_event *ev, tf_spa
 		return TF_ENOMEM;
 	uint32_t seq = t->seq++;
 	size_t before = t->mem_bytes;
+	t->corr |= ev->corr;
 	int rc = add_one(so, t, ev, seq);
 	if (rc < 0 || t->mem_bytes == before)
 		return rc;
@@ -344,6 +346,7 @@ int tf_sorter_add(tf_sorter *so, uint32_t track, const tf_event *ev)
 	strack *t = track < so->ntracks ? &so->tracks[track] : NULL;
 	if (t && ev->kind == TF_EV_COMPLETE && ev->dur_ns >= 0 && t->nspans < t->capspans) {
 		t->spans[t->nspans++] = x_record(ev, t->seq++, ev->dur_ns, ev->repaired & X_REPAIRS);
+		t->corr |= ev->corr;
 		t->mem_bytes += sizeof(*t->spans);
 		so->mem_bytes += sizeof(*t->spans);
 		return so->spill_at && so->mem_bytes >= so->spill_at ? spill_all(so) : 0;
@@ -363,6 +366,50 @@ bool tf_sorter_holds(const tf_sorter *so, uint32_t track)
 		return false;
 	const strack *t = &so->tracks[track];
 	return t->nspans || t->nmarks || t->nevents || t->span_runs.n || t->event_runs.n;
+}
+
+static uint64_t runs_n(const tf_runs *rs)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < rs->n; i++)
+		n += rs->r[i].n;
+	return n;
+}
+
+uint64_t tf_sorter_weight(const tf_sorter *so, uint32_t track, bool *movable)
+{
+	*movable = false;
+	if (track >= so->ntracks)
+		return 0;
+	const strack *t = &so->tracks[track];
+	*movable = !t->corr && !t->nevents && !t->event_runs.n;
+	return (uint64_t)t->nspans + t->nmarks / 2 + t->nevents + runs_n(&t->span_runs) + runs_n(&t->event_runs);
+}
+
+tf_sorter *tf_sorter_twin(const tf_sorter *so, tf_ctx *ctx)
+{
+	tf_sorter *v = malloc(sizeof(*v));
+	if (!v)
+		return NULL;
+	*v = *so;
+	v->ctx = ctx;
+	v->diag = tf_ctx_diag(ctx);
+	v->mem_bytes = 0;
+	v->spill_at = 0;
+	if (so->spill && !(v->spill = tf_spill_reader(so->spill))) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void tf_sorter_twin_end(tf_sorter *so, tf_sorter *twin)
+{
+	if (!twin)
+		return;
+	so->mem_bytes += twin->mem_bytes; /* what its tracks gave back (modulo 2^64) */
+	tf_spill_free(twin->spill);
+	free(twin);
 }
 
 /* ---- reading a track back ---- */

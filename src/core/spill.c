@@ -17,6 +17,7 @@ struct tf_spill {
 	uint8_t *out;  /* the coder's buffer (coder_init), kept for the next run */
 	size_t capout;
 	tf_error err;  /* the first failed write or read back (code 0: none) */
+	bool borrowed; /* tf_spill_reader's: the fd is its file's */
 	char dir[];    /* where it was made, for the message */
 };
 
@@ -75,11 +76,26 @@ int tf_spill_lazy(tf_spill **f, int *state, const char *dir)
 	return *state;
 }
 
+tf_spill *tf_spill_reader(const tf_spill *f)
+{
+	size_t n = strlen(f->dir) + 1;
+	tf_spill *r = calloc(1, sizeof(*r) + n);
+	if (!r)
+		return NULL;
+	memcpy(r->dir, f->dir, n);
+	r->fd = f->fd;
+	r->end = f->end;
+	r->borrowed = true;
+	tf_error_clear(&r->err);
+	return r;
+}
+
 void tf_spill_free(tf_spill *f)
 {
 	if (!f)
 		return;
-	close(f->fd);
+	if (!f->borrowed)
+		close(f->fd);
 	free(f->out);
 	free(f);
 }

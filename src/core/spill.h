@@ -21,6 +21,10 @@ typedef int (*tf_cmp_fn)(const void *, const void *);
 /* A new temporary file in dir (NULL: /tmp); NULL with errno on failure. */
 tf_spill *tf_spill_new(const char *dir);
 void tf_spill_free(tf_spill *f); /* NULL-safe */
+/* Another handle on f's file for reading its runs back on another thread
+ * (pread: each merge at its own offsets) with an error of its own; never
+ * written to; freed before f.  NULL when out of memory. */
+tf_spill *tf_spill_reader(const tf_spill *f);
 /* The file made when first needed: *state 0 (none yet) makes *f in dir
  * and sets *state to 1, or to -1 when it cannot be made (errno set then:
  * its users keep their records in memory).  Returns *state. */

@@ -36,60 +36,6 @@ const tf_span_repair tf_span_repairs[TF_SPAN_NREPAIRS] = {
 	{ TF_SPAN_NEG_DURATION, "negative_duration" }, { TF_SPAN_DEPTH_LIMITED, "depth_limited" },
 };
 
-/* Call paths longer than this are folded (depth_limited). */
-#define TF_STACK_MAX_DEPTH 4096u
-#define MAX_CONSUMERS 8
-
-typedef struct frame {
-	/* as the consumers get it: filled when it opens (node, depth, track,
-	 * the end known so far), its end and self time set when it closes; handed
-	 * over in place, never copied (issue 33) */
-	tf_span sp;
-	int64_t end_ns;           /* end known only for sorted tracks */
-	int64_t child_ns;
-	uint32_t end_seq;
-	bool end_known;           /* sorted: end_ns is its end (so far) */
-} frame;
-
-typedef struct tstate {
-	frame *stack;
-	uint32_t depth, capstack;
-	tf_pytrack py;         /* its Python frames (Kineto), nested by id */
-	int64_t first_ns, last_ns;  /* of its regions and counters: its end closes what is open */
-	int64_t sfirst_ns, slast_ns; /* of its samples: the run's time span only */
-	uint8_t seen, sseen;
-	uint8_t mode;      /* 0 unknown, 1 streamed, 2 sorted (tf_track.needs_sort) */
-	uint8_t gpu;       /* streamed: a GPU stream (tf_track.kind, known when it is defined) */
-	uint32_t bwd_root; /* --backward-to-forward: level (1-based) of the backward op open, 0 none */
-	uint32_t id;       /* its track */
-} tstate;
-
-struct tf_stacks {
-	tf_sink sink;
-	tf_ctx *ctx;
-	tf_cpath *cp;
-	tf_diag *diag;
-	tf_span_sink *consumer[MAX_CONSUMERS];
-	int nconsumers;
-	tf_span_sink wants;    /* union of the consumers' event_kinds and event_flags */
-	tstate *tracks;
-	uint32_t ntracks, captracks;
-	int64_t min_ns, max_ns;
-	int any_time;
-	int64_t clip_tol_ns;
-	tf_str unnamed;        /* "[unnamed]", interned on first use */
-	tf_filter *filter;     /* the one consumer, in front of the others (tf_stacks_new) */
-	tf_sorter *sorter;     /* sorted tracks' buffers (sorter.c) */
-	tf_gpu_join *gpu;      /* launches and GPU streams (gpu_join.c) */
-	tf_bwd *bwd;           /* --backward-to-forward (bwd.c); NULL without it */
-	/* (parent, raw name) -> call path node (child_node): call stacks
-	 * repeat, and a hit skips the name rules' and the tree's hash maps */
-	struct kid {
-		uint32_t parent, node; /* node 0: empty (the root is nobody's child) */
-		tf_str name;
-	} kid[4096];
-};
-
 /* ---- consumers ---- */
 
 static int emit_open(tf_stacks *s, const frame *f)
@@ -139,6 +85,8 @@ static int close_frame(tf_stacks *s, tstate *t, int64_t end_ns, uint32_t add_fla
 		s->diag->ns[TF_DIAG_depth_limited] += (uint64_t)self;
 	f->sp.end_ns = tf_sat_add(f->sp.start_ns, dur);
 	f->sp.self_ns = self;
+	if (f->sp.corr && f->sp.kind == TF_SPAN_KIND_CPU && !s->gpu) /* a split's twin: never (stack_par.c) */
+		return TF_ENOTIMPL;
 	if (f->sp.corr && f->sp.kind == TF_SPAN_KIND_CPU) /* a launch: its GPU work goes under this path */
 		TF_TRY(tf_gpu_join_launch(s->gpu, f->sp.track, f->sp.corr, f->sp.node, f->sp.start_ns));
 	for (int i = 0; i < s->nconsumers; i++)
@@ -519,7 +467,7 @@ static int flush_sorted(tf_stacks *s, tstate *t)
 	return tf_sorter_failed(s->sorter, r); /* the temporary file's, when it failed */
 }
 
-static void note_range(tf_stacks *s, int64_t first_ns, int64_t last_ns)
+void tf_stacks_note_range(tf_stacks *s, int64_t first_ns, int64_t last_ns)
 {
 	if (!s->any_time || first_ns < s->min_ns)
 		s->min_ns = first_ns;
@@ -531,12 +479,12 @@ static void note_range(tf_stacks *s, int64_t first_ns, int64_t last_ns)
 static void note_span(tf_stacks *s, const tstate *t)
 {
 	if (t->seen)
-		note_range(s, t->first_ns, t->last_ns);
+		tf_stacks_note_range(s, t->first_ns, t->last_ns);
 	if (t->sseen)
-		note_range(s, t->sfirst_ns, t->slast_ns);
+		tf_stacks_note_range(s, t->sfirst_ns, t->slast_ns);
 }
 
-static int finish_track(tf_stacks *s, uint32_t id)
+int tf_stacks_finish_track(tf_stacks *s, uint32_t id)
 {
 	tstate *t = &s->tracks[id];
 	TF_TRY(tf_bwd_track_open(s->bwd, id));
@@ -578,12 +526,16 @@ static int on_end_input(tf_sink *sink, uint32_t input)
 		if (tr && tr->input == input && s->tracks[i].sseen)
 			tf_ctx_note_first_ns(s->ctx, s->tracks[i].sfirst_ns);
 	}
-	for (int pass = 0; pass < 3; pass++)
-		for (uint32_t i = 0; i < s->ntracks; i++) {
+	for (int pass = 0; pass < 3; pass++) {
+		int split = pass == 0 ? tf_stacks_end_split(s, input) : 0; /* stack_par.c */
+		if (split < 0)
+			return split;
+		for (uint32_t i = 0; i < s->ntracks && !split; i++) {
 			const tf_track *tr = tf_ctx_track_get(s->ctx, i);
 			if (tr && tr->input == input && track_pass(s, i, tr) == pass)
-				TF_TRY(finish_track(s, i));
+				TF_TRY(tf_stacks_finish_track(s, i));
 		}
+	}
 	tf_gpu_join_forget(s->gpu);
 	tf_bwd_forget(s->bwd);
 	for (int i = 0; i < s->nconsumers; i++)
@@ -655,7 +607,7 @@ int tf_stacks_finish(tf_stacks *s)
 	for (int pass = 0; pass < 3; pass++) /* CPU tracks first, as at the end of an input */
 		for (uint32_t i = 0; i < s->ntracks; i++)
 			if (track_pass(s, i, tf_ctx_track_get(s->ctx, i)) == pass)
-				TF_TRY(finish_track(s, i));
+				TF_TRY(tf_stacks_finish_track(s, i));
 	return 0;
 }
 

@@ -20,6 +20,8 @@
 #include "tracefold/cpath.h"
 #include "tracefold/event.h"
 #include "tracefold/span.h"
+#include "tracefold/stack.h"
+#include "tracefold/agg_sink.h"
 #include "spill.h"
 
 /* ---- the sorter (sorter.c) ---- */
@@ -71,6 +73,18 @@ int tf_sorter_add_x(tf_sorter *so, uint32_t track, const tf_event *ev, tf_span_c
  * read back), the X events without dur ended at last_ns (begin_unclosed),
  * for tf_sorter_spans: the Python frames' exact path (pyframe.c). */
 int tf_sorter_gather(tf_sorter *so, uint32_t track, int64_t last_ns);
+/* What the sorter holds of track (spans, B/E pairs, kept events, in
+ * memory and in runs), for the split of an input's end (stack_par.c);
+ * *movable: it launches no GPU work and keeps no events (a counter, a
+ * sample, a memory event), so a twin stack builder may nest it. */
+uint64_t tf_sorter_weight(const tf_sorter *so, uint32_t track, bool *movable);
+/* The sorter as a second thread reads it back at an input's end: the same
+ * tracks (that thread reads only its own), ctx's diagnostics and failure, a
+ * reader of the same file (tf_spill_reader) and a memory count of its own,
+ * added back by tf_sorter_twin_end (which frees the twin).  Nothing may be
+ * added to a twin. */
+tf_sorter *tf_sorter_twin(const tf_sorter *so, tf_ctx *ctx);
+void tf_sorter_twin_end(tf_sorter *so, tf_sorter *twin); /* NULL-safe */
 /* Does the sorter hold anything of track? */
 bool tf_sorter_holds(const tf_sorter *so, uint32_t track);
 /* The track's spans in memory (after tf_sorter_gather: all of them, in
@@ -215,5 +229,76 @@ static inline int tf_intern_once(tf_ctx *ctx, tf_str *slot, const char *text)
 	}
 	return 0;
 }
+
+/* ---- the stack builder's state (stack.c; stack_par.c nests part of an
+ * input's tracks on a second thread with a twin of it) ---- */
+
+/* Call paths longer than this are folded (depth_limited). */
+#define TF_STACK_MAX_DEPTH 4096u
+#define MAX_CONSUMERS 8
+
+typedef struct frame {
+	/* as the consumers get it: filled when it opens (node, depth, track,
+	 * the end known so far), its end and self time set when it closes; handed
+	 * over in place, never copied (issue 33) */
+	tf_span sp;
+	int64_t end_ns;           /* end known only for sorted tracks */
+	int64_t child_ns;
+	uint32_t end_seq;
+	bool end_known;           /* sorted: end_ns is its end (so far) */
+} frame;
+
+typedef struct tstate {
+	frame *stack;
+	uint32_t depth, capstack;
+	tf_pytrack py;         /* its Python frames (Kineto), nested by id */
+	int64_t first_ns, last_ns;  /* of its regions and counters: its end closes what is open */
+	int64_t sfirst_ns, slast_ns; /* of its samples: the run's time span only */
+	uint8_t seen, sseen;
+	uint8_t mode;      /* 0 unknown, 1 streamed, 2 sorted (tf_track.needs_sort) */
+	uint8_t gpu;       /* streamed: a GPU stream (tf_track.kind, known when it is defined) */
+	uint32_t bwd_root; /* --backward-to-forward: level (1-based) of the backward op open, 0 none */
+	uint32_t id;       /* its track */
+} tstate;
+
+struct tf_stacks {
+	tf_sink sink;
+	tf_ctx *ctx;
+	tf_cpath *cp;
+	tf_diag *diag;
+	tf_span_sink *consumer[MAX_CONSUMERS];
+	int nconsumers;
+	tf_span_sink wants;    /* union of the consumers' event_kinds and event_flags */
+	tstate *tracks;
+	uint32_t ntracks, captracks;
+	int64_t min_ns, max_ns;
+	int any_time;
+	int64_t clip_tol_ns;
+	tf_str unnamed;        /* "[unnamed]", interned on first use */
+	tf_filter *filter;     /* the one consumer, in front of the others (tf_stacks_new) */
+	tf_sorter *sorter;     /* sorted tracks' buffers (sorter.c) */
+	tf_gpu_join *gpu;      /* launches and GPU streams (gpu_join.c) */
+	tf_bwd *bwd;           /* --backward-to-forward (bwd.c); NULL without it */
+	/* the aggregate's consumer and its aggregate when they are the only
+	 * consumer (tf_stacks_end_agg): an input's end may then be split */
+	tf_agg_sink *asink;
+	tf_agg *agg;
+	/* (parent, raw name) -> call path node (child_node): call stacks
+	 * repeat, and a hit skips the name rules' and the tree's hash maps */
+	struct kid {
+		uint32_t parent, node; /* node 0: empty (the root is nobody's child) */
+		tf_str name;
+	} kid[4096];
+};
+
+/* Nests what is held of track id, closes what is still open, and says
+ * the track's end to the consumers (stack.c). */
+int tf_stacks_finish_track(tf_stacks *s, uint32_t id);
+/* The run's time span widened to [first_ns, last_ns] (stack.c). */
+void tf_stacks_note_range(tf_stacks *s, int64_t first_ns, int64_t last_ns);
+/* Pass 0 of the end of input (its CPU tracks) on two threads when the run
+ * has a spare one and the consumers only add up (stack_par.c): 1 done, 0
+ * not taken (the caller does it on its own thread), or a negative TF_E*. */
+int tf_stacks_end_split(tf_stacks *s, uint32_t input);
 
 #endif

@@ -437,6 +437,8 @@ static int run_stacks(run *r, tf_step **steps, size_t *nsteps)
 	for (int i = 0; o && o->consumers && o->consumers[i]; i++)
 		if (tf_stacks_add_consumer(s, o->consumers[i]) < 0)
 			return tf_error_set(r->err, TF_EUSAGE, NULL, -1, -1, "too many span consumers");
+	if (!(o && o->consumers && o->consumers[0])) /* only adding up: an input's end may split */
+		tf_stacks_end_agg(s, k, r->agg);
 	return 0;
 }
 

@@ -6,6 +6,9 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <unistd.h>
 #include "tracefold/ctx.h"
 #include "tracefold/reader.h"
 #include "tracefold/stack.h"
@@ -129,6 +132,139 @@ static void test_strtab(void **state)
 		want += 3 * len;
 	assert_int_equal(tf_strtab_count(st) - first, want);
 	tf_strtab_free(st);
+}
+
+/* tf_ctx_twin (stack_par.c's second thread): every string at its id, with
+ * texts that contain zero bytes; the tracks; options; diagnostics and
+ * strings interned later its own. */
+static void test_ctx_twin(void **state)
+{
+	tf_ctx *c = tf_ctx_new();
+	tf_strtab *st = tf_ctx_strtab(c);
+	char name[32];
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "frame %d", i);
+		tf_strtab_intern_cstr(st, name);
+	}
+	tf_str z = tf_strtab_intern(st, "a\0b", 3);
+	uint32_t t0 = tf_ctx_track(c, 0, tf_strtab_intern_cstr(st, "7"), tf_strtab_intern_cstr(st, "8"));
+	uint32_t t1 = tf_ctx_track(c, 1, tf_strtab_intern_cstr(st, "7"), tf_strtab_intern_cstr(st, "9"));
+	tf_ctx_track_get(c, t1)->rank = 5;
+	tf_ctx_opts(c)->sort_mem_bytes = 12345;
+	tf_ctx_diag(c)->n[0] = 3;
+	tf_ctx *w = tf_ctx_twin(c);
+	assert_non_null(w);
+	tf_strtab *wt = tf_ctx_strtab(w);
+	assert_int_equal(tf_strtab_count(wt), tf_strtab_count(st));
+	for (tf_str i = 0; i < tf_strtab_count(st); i++) {
+		assert_int_equal(tf_strtab_len(wt, i), tf_strtab_len(st, i));
+		assert_memory_equal(tf_strtab_get(wt, i), tf_strtab_get(st, i), tf_strtab_len(st, i));
+	}
+	assert_int_equal(tf_strtab_intern(wt, "a\0b", 3), z);
+	assert_int_equal(tf_ctx_track_count(w), 2);
+	assert_int_equal(tf_ctx_track_get(w, t1)->rank, 5);
+	assert_int_equal(tf_ctx_track_get(w, t0)->thread_key, tf_ctx_track_get(c, t0)->thread_key);
+	assert_int_equal(tf_ctx_opts(w)->sort_mem_bytes, 12345);
+	assert_int_equal(tf_ctx_diag(w)->n[0], 0);
+	tf_str n = tf_strtab_intern_cstr(wt, "only the twin's");
+	assert_int_equal(n, tf_strtab_count(st));
+	assert_int_equal(tf_strtab_count(st), n); /* not the run's */
+	tf_ctx_free(w);
+	tf_ctx_free(c);
+}
+
+/* The end of an input on two threads (stack_par.c): track 1 holds B/E
+ * pairs (kept in memory: the sorter spills spans and kept events, not
+ * marks), more of them than track 2's X events, so track 1 stays on the
+ * caller's thread and track 2, spilled (--sort-mem 2K), goes to the second
+ * one.  With reader_threads 1 and 2: the same aggregate and repairs; then
+ * the temporary file garbled before the end: TF_EIO and the run's failure
+ * "cannot read back ..." with both, so the second thread's failure is
+ * returned and said (it fails when either is lost). */
+static int sort_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int found = -1;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char p[300], t[4096];
+		snprintf(p, sizeof(p), "/proc/self/fd/%s", e->d_name);
+		ssize_t n = readlink(p, t, sizeof(t) - 1);
+		if (n > 0) {
+			t[n] = 0;
+			if (strstr(t, "tracefold-sort-"))
+				found = atoi(e->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static int end_split_run(int threads, bool garble, int64_t out[4], tf_diag *dg)
+{
+	fx f;
+	f.ctx = tf_ctx_new();
+	tf_ctx_opts(f.ctx)->reader_threads = threads;
+	tf_ctx_opts(f.ctx)->sort_mem_bytes = 2048;
+	f.agg = tf_agg_new(tf_ctx_strtab(f.ctx));
+	fx_stacks(&f, NULL);
+	tf_stacks_end_agg(f.stk, f.ak, f.agg);
+	tf_strtab *st = tf_ctx_strtab(f.ctx);
+	uint32_t t1 = tf_ctx_track(f.ctx, 0, tf_strtab_intern_cstr(st, "1"), tf_strtab_intern_cstr(st, "7"));
+	uint32_t t2 = tf_ctx_track(f.ctx, 0, tf_strtab_intern_cstr(st, "1"), tf_strtab_intern_cstr(st, "8"));
+	tf_ctx_track_get(f.ctx, t1)->needs_sort = true;
+	tf_ctx_track_get(f.ctx, t2)->needs_sort = true;
+	f.idx = 0;
+	for (int i = 0; i < 3000; i++) { /* track 1: "a" B/E pairs, each holding a "b" pair */
+		f.track = t1;
+		ev(&f, TF_EV_BEGIN, "a", i * 100, 0);
+		ev(&f, TF_EV_BEGIN, "b", i * 100 + 10, 0);
+		ev(&f, TF_EV_END, NULL, i * 100 + 20, 0);
+		ev(&f, TF_EV_END, NULL, i * 100 + 50, 0);
+	}
+	for (int i = 0; i < 2000; i++) { /* track 2: X events, children first, one child past its parent */
+		f.track = t2;
+		ev(&f, TF_EV_COMPLETE, "d", i * 100 + 5, i % 100 == 3 ? 60 : 10);
+		ev(&f, TF_EV_COMPLETE, "c", i * 100, 50);
+	}
+	if (garble) {
+		int fd = sort_fd();
+		assert_true(fd >= 0);
+		unsigned char ff[1 << 16];
+		memset(ff, 0xff, sizeof(ff));
+		assert_int_equal(pwrite(fd, ff, sizeof(ff), 0), (ssize_t)sizeof(ff));
+	}
+	int rc = tf_stacks_sink(f.stk)->end_input(tf_stacks_sink(f.stk), 0);
+	if (rc == 0) {
+		assert_int_equal(tf_stacks_finish(f.stk), 0);
+		out[0] = path_value(&f, "a;b", CALLS);
+		out[1] = path_value(&f, "a;b", WALL);
+		out[2] = path_value(&f, "c;d", CALLS);
+		out[3] = path_value(&f, "c;d", WALL);
+	} else {
+		const tf_error *e = tf_ctx_failure(f.ctx);
+		assert_non_null(e);
+		assert_non_null(strstr(e->msg, "cannot read back the temporary run file"));
+	}
+	*dg = *tf_ctx_diag(f.ctx);
+	fx_free(&f);
+	return rc;
+}
+
+static void test_end_split(void **state)
+{
+	int64_t one[4], two[4];
+	tf_diag d1, d2;
+	assert_int_equal(end_split_run(1, false, one, &d1), 0);
+	assert_int_equal(end_split_run(2, false, two, &d2), 0);
+	assert_int_equal(one[0], 3000);
+	assert_int_equal(one[2], 2000);
+	assert_int_equal(one[3], 1980 * 10 + 20 * 45); /* 20 children clipped from 60 to 45 ns */
+	assert_memory_equal(one, two, sizeof(one));
+	assert_int_equal(d1.n[TF_DIAG_child_clipped], 20);
+	assert_memory_equal(&d1, &d2, sizeof(d1));
+	assert_int_equal(end_split_run(1, true, one, &d1), TF_EIO);
+	assert_int_equal(end_split_run(2, true, two, &d2), TF_EIO);
 }
 
 static void test_nesting_x(void **state)
@@ -690,6 +826,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_ctx_twin),
+		cmocka_unit_test(test_end_split),
 		cmocka_unit_test(test_nesting_x),
 		cmocka_unit_test(test_begin_end_equal_ts),
 		cmocka_unit_test(test_streamed),

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +291,86 @@ static void read_back_garbled(void **state)
 	tf_spill_free(f);
 }
 
+/* tf_spill_reader (the end of an input on two threads, stack_par.c): the
+ * same runs merged through it on another thread while the file's own
+ * handle merges them too, each in order; a run read back garbled through
+ * the reader is its error, not the file's; freeing it leaves the file. */
+typedef struct rd_arg {
+	tf_spill *f;
+	const tf_runs *rs;
+	int n, rc;
+} rd_arg;
+
+static void *merge_all(void *arg)
+{
+	rd_arg *a = arg;
+	tf_merge m;
+	if ((a->rc = tf_merge_init(&m, a->f, a->rs, NULL, 0, sizeof(uint64_t), cmp_u64)) < 0)
+		return NULL;
+	uint64_t prev = 0;
+	for (const uint64_t *p; (p = tf_merge_peek(&m)); a->n++) {
+		if (*p < prev || *p != (uint64_t)a->n * 3) {
+			a->rc = -100;
+			break;
+		}
+		prev = *p;
+		if ((a->rc = tf_merge_pop(&m)) < 0)
+			break;
+	}
+	tf_merge_free(&m);
+	return NULL;
+}
+
+static void reader_twin(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	tf_spill *f = tf_spill_new(dir);
+	assert_non_null(f);
+	uint64_t *rec = malloc(N * sizeof(uint64_t));
+	tf_runs a = { 0 }, b = { 0 };
+	for (int k = 0; k < 2; k++) { /* two tracks' runs, interleaved in the file */
+		for (int r = 0; r < 10; r++) {
+			int n = 0;
+			for (int i = r; i < N; i += 10)
+				rec[n++] = (uint64_t)i * 3;
+			assert_int_equal(tf_spill_write(f, k ? &b : &a, rec, (size_t)n, sizeof(uint64_t), cmp_u64), 0);
+		}
+	}
+	tf_spill *r = tf_spill_reader(f);
+	assert_non_null(r);
+	rd_arg x = { r, &b, 0, 0 }, y = { f, &a, 0, 0 };
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, merge_all, &x), 0);
+	merge_all(&y);
+	pthread_join(th, NULL);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(y.rc, 0);
+	assert_int_equal(x.n, N);
+	assert_int_equal(y.n, N);
+	/* b's first run garbled: the reader's error, not the file's */
+	int fd = spill_fd();
+	assert_true(fd >= 0);
+	unsigned char ff[64];
+	memset(ff, 0xff, sizeof(ff));
+	assert_int_equal(pwrite(fd, ff, sizeof(ff), (off_t)b.r[0].off), (ssize_t)sizeof(ff));
+	x = (rd_arg){ r, &b, 0, 0 };
+	merge_all(&x);
+	assert_int_equal(x.rc, TF_EIO);
+	assert_non_null(tf_spill_error(r));
+	assert_null(tf_spill_error(f));
+	tf_spill_free(r);
+	/* the file is still there for its own handle */
+	y = (rd_arg){ f, &a, 0, 0 };
+	merge_all(&y);
+	assert_int_equal(y.rc, 0);
+	assert_int_equal(y.n, N);
+	tf_runs_free(&a);
+	tf_runs_free(&b);
+	free(rec);
+	tf_spill_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +379,7 @@ int main(void)
 		cmocka_unit_test(merge_order),
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(read_back_garbled),
+		cmocka_unit_test(reader_twin),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
