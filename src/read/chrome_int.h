@@ -25,6 +25,22 @@ enum { R_OK = TF_JSON_OK, R_NEED = TF_JSON_NEED };
 
 #define NSCRATCH 4
 #define CACHE_KEY 64
+#define KP_N 16   /* the first members of an event, whose separator and key are predicted ... */
+#define KP_WAYS 4 /* ... each from this many of the last events' shapes */
+
+/* A member's bytes from the end of the value before it (or the event's '{')
+ * to its key's ':' and a space after it (`, "name": `), at most 16: the
+ * bytes (zero after len), a bit for each of them (need), how many (len),
+ * the member's field (offset in tf_chrome_fields, -1: none) and what its
+ * value is read as (KP_*); or the bytes to the event's closing '}' (KP_END).
+ * An entry that predicts nothing has need 0x10000: no 16 bytes match it. */
+enum { KP_VALUE, KP_TS, KP_DUR, KP_ARGS, KP_END };
+typedef struct tf_chrome_kp {
+	uint64_t word[2];
+	uint32_t need;
+	int16_t off;
+	uint8_t len, kind;
+} tf_chrome_kp;
 
 /* The fields of an event that the reader uses: spans into the buffer, and
  * ts and dur in ns when the tokenizer read them as it scanned them (ts_ok,
@@ -106,6 +122,14 @@ struct tf_chrome {
 	uint32_t tc_track;
 	size_t tc_pn, tc_tn;
 	char tc_pid[CACHE_KEY], tc_tid[CACHE_KEY];
+
+	/* Member i's bytes as the last events had them, in up to KP_WAYS
+	 * shapes (chrome_event.c's tf_chrome_parse_event): an event with the
+	 * same bytes there has the same separator and key, not read again.
+	 * kp_new: the way to replace next.  Set up on the first event. */
+	bool kp_ready;
+	uint8_t kp_new[KP_N];
+	tf_chrome_kp kp[KP_N][KP_WAYS];
 
 	/* cat id -> 0 unknown, 1 GPU category, 2 other */
 	uint8_t *catcls;
