@@ -193,47 +193,6 @@ static int args_object(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_field
 	return R_OK;
 }
 
-/* A prediction of member i (tf_chrome's kp) from its bytes [s, colon]: s
- * just after the value before it (or at the '{'), colon at its key's ':'
- * (a space after it too; field dst, read as kind), or at the event's '}'
- * (kind KP_END).  Kept when they are 16 or fewer and 17 bytes are left
- * from s (as the match needs), in place of the oldest of the slot's ways.
- * Any bytes will do: the same bytes, at the same member (so in the same
- * place: after '{' or after a value), are read as the same separator, key
- * and ':' again. */
-static void kp_learn(tf_chrome *r, size_t i, const u8 *s, const u8 *colon, const u8 *end,
-		     const tf_chrome_fields *f, const tf_json_span *dst, int kind)
-{
-	size_t n = (size_t)(colon - s) + 1;
-	if (i >= KP_N || n > 16 || end - s < 17)
-		return;
-	tf_chrome_kp *e = &r->kp[i][r->kp_new[i]];
-	r->kp_new[i] = (uint8_t)((r->kp_new[i] + 1) % KP_WAYS);
-	n += kind != KP_END && n < 16 && colon[1] == ' ';
-	u8 b[16] = { 0 };
-	memcpy(b, s, n);
-	memcpy(e->word, b, 16);
-	e->need = (1u << n) - 1;
-	e->len = (uint8_t)n;
-	e->kind = (uint8_t)kind;
-	e->off = dst ? (int16_t)((const char *)dst - (const char *)f) : -1;
-}
-
-/* Whether the 16 bytes at s start with e's bytes. */
-static inline bool kp_match(const tf_chrome_kp *e, const u8 *s)
-{
-#ifdef __SSE2__
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
-	unsigned eq = (unsigned)_mm_movemask_epi8(
-		_mm_cmpeq_epi8(v, _mm_loadu_si128((const __m128i *)(const void *)e->word)));
-#else
-	unsigned eq = 0;
-	for (unsigned j = 0; j < 16; j++)
-		eq |= (unsigned)(s[j] == ((const u8 *)e->word)[j]) << j;
-#endif
-	return (~eq & e->need) == 0; /* bit j of eq: byte j the same */
-}
-
 /* How the value of field dst is read (KP_*). */
 static inline int value_kind(const tf_chrome_fields *f, const tf_json_span *dst)
 {
@@ -248,21 +207,32 @@ static inline int value_kind(const tf_chrome_fields *f, const tf_json_span *dst)
 int tf_chrome_parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fields *f, const u8 **out)
 {
 	memset(f, 0, offsetof(tf_chrome_fields, pick));
-	if (!r->kp_ready) {
-		for (unsigned i = 0; i < KP_N; i++)
-			for (unsigned j = 0; j < KP_WAYS; j++)
-				r->kp[i][j].need = 0x10000;
-		r->kp_ready = true;
-	}
+	if (!r->kp_ready)
+		tf_chrome_kp_init(r);
 	for (size_t i = 0;; i++) {
 		/* p at the '{' (i == 0) or just after the value before member i */
 		const u8 *s = p;
 		tf_json_span k, tmp, *dst = NULL;
 		int rc, kind;
 		if (i < KP_N && end - s >= 17) {
-			const tf_chrome_kp *e = r->kp[i];
+			const tf_chrome_kp *e = &r->kw[i];
+			if (tf_chrome_kp_match(e, s)) { /* the whole member as in the last two events */
+				dst = (tf_json_span *)(void *)((char *)f + e->off);
+				dst->p = s + e->voff;
+				dst->n = e->vlen;
+				dst->type = e->vtype;
+				dst->esc = 0;
+				if (e->kind == KP_ARGS) {
+					f->picks = 1;
+					f->picked = 0;
+					f->pick_dup = 0;
+				}
+				p = s + e->len;
+				continue;
+			}
+			e = r->kp[i];
 			for (unsigned j = 0; j < KP_WAYS; j++, e++)
-				if (kp_match(e, s)) { /* as in one of the last events */
+				if (tf_chrome_kp_match(e, s)) { /* as in one of the last events */
 					p = s + e->len;
 					kind = e->kind;
 					if (kind == KP_END) {
@@ -291,7 +261,7 @@ int tf_chrome_parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fi
 			if (p >= end)
 				return R_NEED;
 			if (*p == '}') {
-				kp_learn(r, i, s, p, end, f, NULL, KP_END);
+				tf_chrome_kp_learn(r, i, s, p, end, f, NULL, KP_END);
 				*out = p + 1;
 				return R_OK;
 			}
@@ -312,7 +282,7 @@ int tf_chrome_parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fi
 			/* '": ' then the value (key_fast leaves 3 bytes or more): where
 			 * the scans below would stop, without them */
 			kind = value_kind(f, dst);
-			kp_learn(r, i, s, p, end, f, dst, kind);
+			tf_chrome_kp_learn(r, i, s, p, end, f, dst, kind);
 			p += 2;
 			goto at_value;
 		}
@@ -322,14 +292,17 @@ int tf_chrome_parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fi
 		if (*p != ':')
 			return tf_chrome_fail_char(r, p, "expected ':' after a key");
 		kind = value_kind(f, dst);
-		kp_learn(r, i, s, p, end, f, dst, kind);
+		tf_chrome_kp_learn(r, i, s, p, end, f, dst, kind);
 		p = tf_json_skip_ws(p + 1, end);
 		if (p >= end)
 			return R_NEED;
 	at_value:
 		if (kind == KP_ARGS && *p == '{') {
+			const u8 *v = p;
 			if ((rc = args_object(r, p, end, f, &p)) != R_OK)
 				return rc;
+			if (p - v == 2 && i < KP_N && p - s <= 16) /* {} */
+				tf_chrome_kw_learn(r, i, s, (size_t)(p - s), 0, end, f, dst, KP_ARGS);
 			continue;
 		}
 		if ((kind == KP_TS || kind == KP_DUR) && /* in ns as the digits are scanned */
@@ -339,6 +312,8 @@ int tf_chrome_parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fi
 		rc = tf_json_value(p, end, dst ? dst : &tmp, &p, &r->jerr);
 		if (rc != R_OK)
 			return tf_chrome_json_rc(r, rc);
+		if (p - s < 16 && kind == KP_VALUE && i < KP_N && dst && dst->type <= TF_JSON_LITERAL)
+			tf_chrome_kw_learn(r, i, s, (size_t)(p - s), dst->type != TF_JSON_STRING, end, f, dst, KP_VALUE);
 	}
 }
 

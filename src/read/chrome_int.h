@@ -40,6 +40,7 @@ typedef struct tf_chrome_kp {
 	uint32_t need;
 	int16_t off;
 	uint8_t len, kind;
+	uint8_t voff, vlen, vtype; /* a whole member (tf_chrome's kw): its value's span from s */
 } tf_chrome_kp;
 
 /* The fields of an event that the reader uses: spans into the buffer, and
@@ -130,6 +131,11 @@ struct tf_chrome {
 	bool kp_ready;
 	uint8_t kp_new[KP_N];
 	tf_chrome_kp kp[KP_N][KP_WAYS];
+	/* Member i whole, value included, when the last two events had the
+	 * same bytes there (kw; kc: the last one's, to compare): a string
+	 * without escapes, a number or literal (with the byte after it), or
+	 * args' {}, all within 16 bytes.  Matched before kp. */
+	tf_chrome_kp kw[KP_N], kc[KP_N];
 
 	/* cat id -> 0 unknown, 1 GPU category, 2 other */
 	uint8_t *catcls;
@@ -201,6 +207,33 @@ int tf_chrome_pipe_top(tf_chrome *p, int key, const tf_json_span *v);
  * was read). */
 int tf_chrome_read_piped(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_in *in,
 			 tf_error *err);
+
+/* chrome_keys.c: the predicted members (tf_chrome's kp, kw, kc): set up;
+ * a separator and key learned (tf_chrome_kp_learn: member i's bytes from s
+ * to its key's ':' at colon, field dst read as kind; or to the event's '}',
+ * kind KP_END); a whole member noted (tf_chrome_kw_learn: n bytes from s to
+ * its value's end, term more that reading it looked at; kept in kw when
+ * the last event had the same).  Both keep nothing that needs more than 16
+ * bytes or fewer than 17 left from s. */
+void tf_chrome_kp_init(tf_chrome *r);
+void tf_chrome_kp_learn(tf_chrome *r, size_t i, const u8 *s, const u8 *colon, const u8 *end,
+			const tf_chrome_fields *f, const tf_json_span *dst, int kind);
+void tf_chrome_kw_learn(tf_chrome *r, size_t i, const u8 *s, size_t n, size_t term, const u8 *end,
+			const tf_chrome_fields *f, const tf_json_span *dst, int kind);
+/* Whether the 16 bytes at s start with e's bytes. */
+static inline bool tf_chrome_kp_match(const tf_chrome_kp *e, const u8 *s)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	unsigned eq = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(v, _mm_loadu_si128((const __m128i *)(const void *)e->word)));
+#else
+	unsigned eq = 0;
+	for (unsigned j = 0; j < 16; j++)
+		eq |= (unsigned)(s[j] == ((const u8 *)e->word)[j]) << j;
+#endif
+	return (~eq & e->need) == 0; /* bit j of eq: byte j the same */
+}
 
 /* chrome_tracks.c */
 /* The track of (pid, tid), made on first use (GPU by its stream name or
