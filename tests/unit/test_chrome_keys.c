@@ -1,8 +1,8 @@
 /* test_chrome_keys.c - the Chrome reader's predicted members
  * (tf_chrome_parse_event, chrome_event.c; tf_chrome's kp in chrome_int.h):
  * an event parsed by a reader that has learned the separators and keys of
- * other events must come out exactly as from a fresh reader that has
- * learned nothing (the fields' spans, ts and dur in ns, the picked args,
+ * other events, and their whole members with short values (chrome_keys.c),
+ * must come out exactly as from a fresh reader that has learned nothing (the fields' spans, ts and dur in ns, the picked args,
  * where it ends, or NEED, or the same error message at the same byte).
  * The events: several shapes (compact, the legacy PyTorch one, Kineto's
  * indented one, flows, unknown keys, keys with escapes, spaces before ':',
@@ -114,8 +114,9 @@ static void same(const char *what, const char *text, size_t n, const result *a, 
 		 a->out, b->out, a->msg, b->msg, a->err_off, b->err_off);
 }
 
-/* text parsed by a reader that learned every shape (each twice, in turn,
- * then `last`) against a fresh one, at each alignment */
+/* text parsed by a reader that learned every shape (each once, then
+ * `last` again: its members with short values are then taken whole)
+ * against a fresh one, at each alignment */
 static void check(tf_ctx *ctx, tf_chrome *learned, const char *text, size_t n, size_t last)
 {
 	result a, b, c;
