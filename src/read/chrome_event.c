@@ -193,23 +193,86 @@ static int args_object(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_field
 	return R_OK;
 }
 
-/* p at '{'.  Fills f (spans into the buffer). */
+/* How the value of field dst is read (KP_*). */
+static inline int value_kind(const tf_chrome_fields *f, const tf_json_span *dst)
+{
+	return dst == &f->ts ? KP_TS : dst == &f->dur ? KP_DUR : dst == &f->args ? KP_ARGS : KP_VALUE;
+}
+
+/* p at '{'.  Fills f (spans into the buffer).  Each member's separator and
+ * key are first matched against the bytes the last events had there
+ * (tf_chrome's kp, 16 at once): the same bytes are read the same way, so
+ * only the value is read; else they are read one token at a time, and
+ * learned. */
 int tf_chrome_parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fields *f, const u8 **out)
 {
 	memset(f, 0, offsetof(tf_chrome_fields, pick));
-	p++;
-	p = tf_json_skip_ws(p, end);
-	if (p >= end)
-		return R_NEED;
-	if (*p == '}') {
-		*out = p + 1;
-		return R_OK;
-	}
-	for (;;) {
+	if (!r->kp_ready)
+		tf_chrome_kp_init(r);
+	for (size_t i = 0;; i++) {
+		/* p at the '{' (i == 0) or just after the value before member i */
+		const u8 *s = p;
+		tf_json_span k, tmp, *dst = NULL;
+		int rc, kind;
+		if (i < KP_N && end - s >= 17) {
+			const tf_chrome_kp *e = &r->kw[i];
+			if (tf_chrome_kp_match(e, s)) { /* the whole member as in the last two events */
+				dst = (tf_json_span *)(void *)((char *)f + e->off);
+				dst->p = s + e->voff;
+				dst->n = e->vlen;
+				dst->type = e->vtype;
+				dst->esc = 0;
+				if (e->kind == KP_ARGS) {
+					f->picks = 1;
+					f->picked = 0;
+					f->pick_dup = 0;
+				}
+				p = s + e->len;
+				continue;
+			}
+			e = r->kp[i];
+			for (unsigned j = 0; j < KP_WAYS; j++, e++)
+				if (tf_chrome_kp_match(e, s)) { /* as in one of the last events */
+					p = s + e->len;
+					kind = e->kind;
+					if (kind == KP_END) {
+						*out = p;
+						return R_OK;
+					}
+					if (e->off >= 0)
+						dst = (tf_json_span *)(void *)((char *)f + e->off);
+					if (tf_json_ws[*p] && (p = tf_json_skip_ws(p, end)) >= end)
+						return R_NEED;
+					goto at_value;
+				}
+		}
+		if (i == 0) {
+			p = tf_json_skip_ws(p + 1, end);
+			if (p >= end)
+				return R_NEED;
+			if (*p == '}') {
+				*out = p + 1;
+				return R_OK;
+			}
+		} else if (end - p >= 3 && p[0] == ',' && p[1] == ' ' && p[2] == '"') {
+			p += 2;
+		} else {
+			p = tf_json_skip_ws(p, end);
+			if (p >= end)
+				return R_NEED;
+			if (*p == '}') {
+				tf_chrome_kp_learn(r, i, s, p, end, f, NULL, KP_END);
+				*out = p + 1;
+				return R_OK;
+			}
+			if (*p != ',')
+				return tf_chrome_fail_char(r, p, "expected ',' or '}' in an event");
+			p = tf_json_skip_ws(p + 1, end);
+			if (p >= end)
+				return R_NEED;
+		}
 		if (*p != '"')
 			return tf_chrome_fail_char(r, p, "expected a quoted key in an event");
-		tf_json_span k, tmp, *dst = NULL;
-		int rc;
 		if (end - p < 9 || !(dst = key_fast(f, p, &p))) {
 			rc = tf_json_string(p, end, &k, &p);
 			if (rc != R_OK)
@@ -218,6 +281,8 @@ int tf_chrome_parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fi
 		} else if (p[0] == ':' && p[1] == ' ' && !tf_json_ws[p[2]]) {
 			/* '": ' then the value (key_fast leaves 3 bytes or more): where
 			 * the scans below would stop, without them */
+			kind = value_kind(f, dst);
+			tf_chrome_kp_learn(r, i, s, p, end, f, dst, kind);
 			p += 2;
 			goto at_value;
 		}
@@ -226,44 +291,29 @@ int tf_chrome_parse_event(tf_chrome *r, const u8 *p, const u8 *end, tf_chrome_fi
 			return R_NEED;
 		if (*p != ':')
 			return tf_chrome_fail_char(r, p, "expected ':' after a key");
-		p++;
-		p = tf_json_skip_ws(p, end);
+		kind = value_kind(f, dst);
+		tf_chrome_kp_learn(r, i, s, p, end, f, dst, kind);
+		p = tf_json_skip_ws(p + 1, end);
 		if (p >= end)
 			return R_NEED;
 	at_value:
-		if (dst == &f->ts || dst == &f->dur) { /* in ns as the digits are scanned */
-			bool ts = dst == &f->ts;
-			if (!tf_json_number_scaled(p, end, dst, &p, US_TO_NS, ts ? &f->ts_ns : &f->dur_ns,
-						   ts ? &f->ts_ok : &f->dur_ok))
-				goto value;
-		} else if (dst == &f->args && *p == '{') {
+		if (kind == KP_ARGS && *p == '{') {
+			const u8 *v = p;
 			if ((rc = args_object(r, p, end, f, &p)) != R_OK)
 				return rc;
-		} else {
-		value:
-			rc = tf_json_value(p, end, dst ? dst : &tmp, &p, &r->jerr);
-			if (rc != R_OK)
-				return tf_chrome_json_rc(r, rc);
-		}
-		if (end - p >= 3 && p[0] == ',' && p[1] == ' ' && p[2] == '"') { /* ', "': likewise */
-			p += 2;
+			if (p - v == 2 && i < KP_N && p - s <= 16) /* {} */
+				tf_chrome_kw_learn(r, i, s, (size_t)(p - s), 0, end, f, dst, KP_ARGS);
 			continue;
 		}
-		p = tf_json_skip_ws(p, end);
-		if (p >= end)
-			return R_NEED;
-		if (*p == ',') {
-			p++;
-			p = tf_json_skip_ws(p, end);
-			if (p >= end)
-				return R_NEED;
+		if ((kind == KP_TS || kind == KP_DUR) && /* in ns as the digits are scanned */
+		    tf_json_number_scaled(p, end, dst, &p, US_TO_NS, kind == KP_TS ? &f->ts_ns : &f->dur_ns,
+					  kind == KP_TS ? &f->ts_ok : &f->dur_ok))
 			continue;
-		}
-		if (*p == '}') {
-			*out = p + 1;
-			return R_OK;
-		}
-		return tf_chrome_fail_char(r, p, "expected ',' or '}' in an event");
+		rc = tf_json_value(p, end, dst ? dst : &tmp, &p, &r->jerr);
+		if (rc != R_OK)
+			return tf_chrome_json_rc(r, rc);
+		if (p - s < 16 && kind == KP_VALUE && i < KP_N && dst && dst->type <= TF_JSON_LITERAL)
+			tf_chrome_kw_learn(r, i, s, (size_t)(p - s), dst->type != TF_JSON_STRING, end, f, dst, KP_VALUE);
 	}
 }
 

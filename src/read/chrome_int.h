@@ -25,6 +25,23 @@ enum { R_OK = TF_JSON_OK, R_NEED = TF_JSON_NEED };
 
 #define NSCRATCH 4
 #define CACHE_KEY 64
+#define KP_N 16   /* the first members of an event, whose separator and key are predicted ... */
+#define KP_WAYS 4 /* ... each from this many of the last events' shapes */
+
+/* A member's bytes from the end of the value before it (or the event's '{')
+ * to its key's ':' and a space after it (`, "name": `), at most 16: the
+ * bytes (zero after len), a bit for each of them (need), how many (len),
+ * the member's field (offset in tf_chrome_fields, -1: none) and what its
+ * value is read as (KP_*); or the bytes to the event's closing '}' (KP_END).
+ * An entry that predicts nothing has need 0x10000: no 16 bytes match it. */
+enum { KP_VALUE, KP_TS, KP_DUR, KP_ARGS, KP_END };
+typedef struct tf_chrome_kp {
+	uint64_t word[2];
+	uint32_t need;
+	int16_t off;
+	uint8_t len, kind;
+	uint8_t voff, vlen, vtype; /* a whole member (tf_chrome's kw): its value's span from s */
+} tf_chrome_kp;
 
 /* The fields of an event that the reader uses: spans into the buffer, and
  * ts and dur in ns when the tokenizer read them as it scanned them (ts_ok,
@@ -107,6 +124,19 @@ struct tf_chrome {
 	size_t tc_pn, tc_tn;
 	char tc_pid[CACHE_KEY], tc_tid[CACHE_KEY];
 
+	/* Member i's bytes as the last events had them, in up to KP_WAYS
+	 * shapes (chrome_event.c's tf_chrome_parse_event): an event with the
+	 * same bytes there has the same separator and key, not read again.
+	 * kp_new: the way to replace next.  Set up on the first event. */
+	bool kp_ready;
+	uint8_t kp_new[KP_N];
+	tf_chrome_kp kp[KP_N][KP_WAYS];
+	/* Member i whole, value included, when the last two events had the
+	 * same bytes there (kw; kc: the last one's, to compare): a string
+	 * without escapes, a number or literal (with the byte after it), or
+	 * args' {}, all within 16 bytes.  Matched before kp. */
+	tf_chrome_kp kw[KP_N], kc[KP_N];
+
 	/* cat id -> 0 unknown, 1 GPU category, 2 other */
 	uint8_t *catcls;
 	size_t catcls_cap;
@@ -177,6 +207,33 @@ int tf_chrome_pipe_top(tf_chrome *p, int key, const tf_json_span *v);
  * was read). */
 int tf_chrome_read_piped(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_in *in,
 			 tf_error *err);
+
+/* chrome_keys.c: the predicted members (tf_chrome's kp, kw, kc): set up;
+ * a separator and key learned (tf_chrome_kp_learn: member i's bytes from s
+ * to its key's ':' at colon, field dst read as kind; or to the event's '}',
+ * kind KP_END); a whole member noted (tf_chrome_kw_learn: n bytes from s to
+ * its value's end, term more that reading it looked at; kept in kw when
+ * the last event had the same).  Both keep nothing that needs more than 16
+ * bytes or fewer than 17 left from s. */
+void tf_chrome_kp_init(tf_chrome *r);
+void tf_chrome_kp_learn(tf_chrome *r, size_t i, const u8 *s, const u8 *colon, const u8 *end,
+			const tf_chrome_fields *f, const tf_json_span *dst, int kind);
+void tf_chrome_kw_learn(tf_chrome *r, size_t i, const u8 *s, size_t n, size_t term, const u8 *end,
+			const tf_chrome_fields *f, const tf_json_span *dst, int kind);
+/* Whether the 16 bytes at s start with e's bytes. */
+static inline bool tf_chrome_kp_match(const tf_chrome_kp *e, const u8 *s)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+	unsigned eq = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(v, _mm_loadu_si128((const __m128i *)(const void *)e->word)));
+#else
+	unsigned eq = 0;
+	for (unsigned j = 0; j < 16; j++)
+		eq |= (unsigned)(s[j] == ((const u8 *)e->word)[j]) << j;
+#endif
+	return (~eq & e->need) == 0; /* bit j of eq: byte j the same */
+}
 
 /* chrome_tracks.c */
 /* The track of (pid, tid), made on first use (GPU by its stream name or

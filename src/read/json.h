@@ -311,6 +311,15 @@ static inline __attribute__((always_inline)) int tf_json_value(const unsigned ch
 
 /* ---- numbers read as they are scanned ---- */
 
+#ifdef __SSE2__
+/* Bit i set: p[i] is a digit 0-9 (16 bytes readable at p). */
+static inline unsigned tf_json_digit_mask16(const unsigned char *p)
+{
+	__m128i t = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t));
+}
+#endif
+
 static const uint64_t tf_json_pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
 					    1000000000 };
 
@@ -340,6 +349,32 @@ static inline bool tf_json_number_scaled(const unsigned char *p, const unsigned 
 {
 	*ok = 0;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef __SSE2__
+	if (end - p >= 33) { /* the usual case in one pass: 1 to 15 integer digits, at most scale decimals */
+		const unsigned char *a = p + (*p == '-');
+		unsigned ni = (unsigned)__builtin_ctz(~tf_json_digit_mask16(a)), nf = 0;
+		const unsigned char *c = a + ni, *d = c;
+		if (ni - 1 < 15 && *c == '.') { /* c + 17 at most p + 33 */
+			nf = (unsigned)__builtin_ctz(~tf_json_digit_mask16(c + 1));
+			d = c + 1 + nf;
+		}
+		if (ni - 1 < 15 && (*a != '0' || ni == 1) && (nf || *c != '.') && nf <= (unsigned)scale &&
+		    ni + (unsigned)scale <= 18 && !tf_json_scalar[*d]) {
+			/* as below: d at most a + 24, so 8 bytes are left after it */
+			v->p = p;
+			v->n = (size_t)(d - p);
+			v->type = TF_JSON_NUMBER;
+			v->esc = 0;
+			*out = d;
+			uint64_t m = ni > 8 ? tf_json_swar8(a, ni - 8) * 100000000u + tf_json_swar8(a + ni - 8, 8)
+					    : tf_json_swar8(a, ni);
+			uint64_t q = m * tf_json_pow10[scale] + (nf ? tf_json_swar8(c + 1, nf) * tf_json_pow10[scale - nf] : 0);
+			*x = p == a ? (int64_t)q : -(int64_t)q; /* below 10^18 */
+			*ok = 1;
+			return true;
+		}
+	}
+#endif
 	const unsigned char *a = p + (*p == '-');
 	if (a >= end || !tf_json_digit[*a])
 		return false;

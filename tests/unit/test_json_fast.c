@@ -1,8 +1,9 @@
 /* test_json_fast.c - the JSON tokenizer's fast paths (src/read/json.h,
  * json.c, json_check.c) against the general paths they stand for: numbers
- * converted as they are scanned (tf_json_number_scaled, 8 digits at a time)
- * against tf_json_value + tf_json_decimal_scaled, every digit count and at
- * every distance from the buffer's end; the members picked out while an
+ * converted as they are scanned (tf_json_number_scaled, 8 digits at a time,
+ * and its one-pass path where 33 bytes are left) against tf_json_value +
+ * tf_json_decimal_scaled, every digit count and at every distance from the
+ * buffer's end; the members picked out while an
  * object is checked (tf_json_nested_pick) against a walk of the object
  * (tf_json_iter_next), and its errors against tf_json_nested's (code, byte,
  * message) on mutated objects; integers read as doubles without strtod;
@@ -102,8 +103,8 @@ static void test_number_scaled(void **state)
 		"1.5 ", "7]", "3\n", "2x,", "2.x,", "26831, \"dur\"",
 	};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		for (int pad = 0; pad <= 9; pad++) {
-			char buf[64];
+		for (int pad = 0; pad <= 48; pad++) { /* past 33 bytes from the start: the one-pass path */
+			char buf[128];
 			size_t n = strlen(fixed[i]);
 			memcpy(buf, fixed[i], n);
 			memset(buf + n, ' ', (size_t)pad);
@@ -114,8 +115,8 @@ static void test_number_scaled(void **state)
 	 * distance from the end */
 	uint64_t r = 88172645463325252ull;
 	static const char term[] = ",} \n]\"x.eE0";
-	for (int it = 0; it < 20000; it++) {
-		char buf[64];
+	for (int it = 0; it < 40000; it++) {
+		char buf[128];
 		size_t n = 0;
 		if (rnd(&r) % 3 == 0)
 			buf[n++] = '-';
@@ -130,7 +131,7 @@ static void test_number_scaled(void **state)
 				buf[n++] = (char)('0' + rnd(&r) % 10);
 		}
 		buf[n++] = term[rnd(&r) % (sizeof(term) - 1)];
-		size_t pad = rnd(&r) % 12;
+		size_t pad = rnd(&r) % (it % 2 ? 12 : 48); /* half of them 33 bytes or more: the one-pass path */
 		for (size_t i = 0; i < pad; i++)
 			buf[n++] = (char)(rnd(&r) % 2 ? ' ' : '9');
 		check_scaled(buf, n, (int)(rnd(&r) % 9));
