@@ -69,6 +69,10 @@ typedef struct tf_stage_stats {
 	double s1_cpu_s;          /* stage 1's thread's CPU time (bytes, top level, tokens) */
 	double s1_wait_s;         /* stage 1 waiting for room in the queue */
 	double s2_wait_s;         /* stage 2 (this thread) waiting for stage 1 */
+	/* inputs whose end ran on two threads (src/core/stack_par.c), their
+	 * CPU tracks, and of them those nested on the second thread: added
+	 * atomically (several threads' inputs may end at once) */
+	uint64_t end_inputs, end_tracks, end_moved;
 } tf_stage_stats;
 
 typedef struct tf_read_opts {

@@ -572,6 +572,10 @@ static void print_thread_stats(const tf_dist_stats *st, int jobs, int rc)
  * and tokens, stage 2 the events: docs/distributed.md "Threads"). */
 static void print_stage_stats(const tf_stage_stats *s, int rc)
 {
+	if (rc >= 0 && s->end_inputs)
+		tf_msg("the end of %llu input%s on two threads: %llu of %llu CPU tracks nested on the second",
+		       (unsigned long long)s->end_inputs, s->end_inputs == 1 ? "" : "s",
+		       (unsigned long long)s->end_moved, (unsigned long long)s->end_tracks);
 	if (rc < 0 || !s->inputs)
 		return;
 	tf_msg("%u read%s of Chrome JSON (%.1f MB) in two stages on two threads in %.3f s: stage 1 (bytes, top level, "

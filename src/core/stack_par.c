@@ -30,7 +30,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sat.h"
 #include "stack_int.h"
+#include "tracefold/agg.h"
 #include "tracefold/agg_pack.h"
 #include "tracefold/coll.h"
 
@@ -61,11 +63,19 @@ static bool can_split(const tf_stacks *s)
 
 /* The pass-0 tracks of input the second thread takes (mine[id] = 1);
  * false when it would take none, or too little to pay for its copy of the
- * strings. */
+ * strings, or when a call path's wall time could pass the int64 range:
+ * one thread counts each add that saturates (agg_sink.c), two would count
+ * them in another order or not at all (the twin aggregate is added with
+ * tf_agg_add, which clamps silently).  The spans of a sorted track lie
+ * within its first and last times and their self times apart, so the
+ * wall time an input's CPU tracks add is at most the sum of their spans,
+ * and none saturates when that sum stays within range and the aggregate
+ * holds nothing yet (the run's only input on this thread). */
 static bool split_tracks(const tf_stacks *s, uint32_t input, uint8_t *mine, cand *c)
 {
 	uint32_t n = 0;
 	uint64_t w0 = 0, w1 = 0; /* the caller's, the second thread's */
+	int64_t span_ns = 0;
 	for (uint32_t i = 0; i < s->ntracks; i++) {
 		const tf_track *tr = tf_ctx_track_get(s->ctx, i);
 		if (!tr || tr->input != input || tr->kind == TF_TRACK_GPU)
@@ -73,11 +83,15 @@ static bool split_tracks(const tf_stacks *s, uint32_t input, uint8_t *mine, cand
 		bool movable;
 		uint64_t w = tf_sorter_weight(s->sorter, i, &movable);
 		const tstate *t = &s->tracks[i];
+		if (t->seen)
+			span_ns = tf_sat_add(span_ns, tf_sat_sub(t->last_ns, t->first_ns));
 		if (movable && w && t->mode == 2 && !t->depth)
 			c[n++] = (cand){ w, i };
 		else
 			w0 += w;
 	}
+	if (span_ns == INT64_MAX || tf_agg_nsamples(s->agg))
+		return false;
 	qsort(c, n, sizeof(*c), cand_cmp);
 	for (uint32_t k = 0; k < n; k++) /* the larger ones first, each to the lighter set */
 		if (w1 < w0 || (w1 == w0 && k % 2)) {
@@ -87,9 +101,12 @@ static bool split_tracks(const tf_stacks *s, uint32_t input, uint8_t *mine, cand
 			w0 += c[k].w;
 		}
 	/* the twin's strings are copied (tf_ctx_twin: about what interning
-	 * them cost), a span nested costs 500-700 instructions: not worth it
-	 * for a few spans among many strings */
-	return w1 && tf_strtab_count(tf_ctx_strtab(s->ctx)) / 4 <= w1;
+	 * them cost, and their bytes again in memory), a span nested costs
+	 * 500-700 instructions and its record 48 bytes: not worth it for a few
+	 * spans among many strings, nor for strings of more bytes than 32 a
+	 * span moved (a trace of long distinct names would double its peak) */
+	const tf_strtab *st = tf_ctx_strtab(s->ctx);
+	return w1 && tf_strtab_count(st) / 4 <= w1 && tf_strtab_bytes(st) / 32 <= w1;
 }
 
 typedef struct twin {
@@ -172,6 +189,25 @@ static int twin_join(tf_stacks *s, twin *w, tf_error *err)
 	return r;
 }
 
+/* -v: what was split (tf_read_opts.stage_stats). */
+static void count_split(const tf_stacks *s, uint32_t input, const uint8_t *mine)
+{
+	tf_stage_stats *st = tf_ctx_opts(s->ctx)->stage_stats;
+	if (!st)
+		return;
+	uint64_t n = 0, moved = 0;
+	for (uint32_t i = 0; i < s->ntracks; i++) {
+		const tf_track *tr = tf_ctx_track_get(s->ctx, i);
+		if (tr && tr->input == input && tr->kind != TF_TRACK_GPU) {
+			n++;
+			moved += mine[i];
+		}
+	}
+	__atomic_fetch_add(&st->end_inputs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->end_tracks, n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->end_moved, moved, __ATOMIC_RELAXED);
+}
+
 int tf_stacks_end_split(tf_stacks *s, uint32_t input)
 {
 	if (!can_split(s))
@@ -196,6 +232,7 @@ int tf_stacks_end_split(tf_stacks *s, uint32_t input)
 			rc = tf_stacks_finish_track(s, i);
 	}
 	pthread_join(th, NULL);
+	count_split(s, input, mine);
 	tf_error err;
 	tf_error_clear(&err);
 	int r = twin_join(s, &w, &err);

@@ -69,7 +69,8 @@ same() {
 	for j in 1 2; do
 		rm -f "$TMP/out.x"
 		"$@" -j $j > "$TMP/s$j.raw" 2>&1; echo "exit $?" >> "$TMP/s$j.raw"
-		grep -v 'in two stages on two threads' "$TMP/s$j.raw" > "$TMP/s$j" # -v's line for -j 2's reader
+		# -v's lines for -j 2's reader and end
+		grep -v 'in two stages on two threads\|on two threads: [0-9]* of [0-9]* CPU tracks' "$TMP/s$j.raw" > "$TMP/s$j"
 		if [ -f "$TMP/out.x" ]; then
 			case $(head -c 2 "$TMP/out.x" | od -An -tx1 | tr -d ' ') in
 			1f8b) gzip -dc "$TMP/out.x" > "$TMP/o$j" ;;
@@ -113,6 +114,50 @@ for m in 0 1K; do
 	[ "$got" = "$want" ] && ok "gen --sort-mem $m: -j 2's calls are the generator's ($want)" ||
 		fail "gen --sort-mem $m: -j 2's calls $got, the generator's $want"
 done
+# the split happened where it should, and not where it must not (-v says it)
+split() { "$TF" -v profile -j 2 "$@" -o "$TMP/out.x" 2>&1 | grep -o 'on two threads: [0-9]* of [0-9]* CPU tracks'; }
+for f in "$TMP/leg.json" "$TMP/gen.json"; do
+	got=$(split "$f")
+	case $got in
+	*": 0 of"* | "") fail "$(basename "$f"): not split (-v: '$got')" ;;
+	*) ok "$(basename "$f"): split ($got)" ;;
+	esac
+done
+got=$(split $C/pytorch211-h200-gpt/trace.json.gz)
+[ -z "$got" ] && ok "kineto (its CPU tracks launch GPU work): not split" || fail "kineto split: $got"
+# a call path's time past the int64 range: one thread counts and says it,
+# and so must -j 2 (not split: two aggregates would clamp it silently)
+python3 - "$TMP/sat.json" "$TMP/sat2.json" <<'PY'
+import json, sys
+ev = []
+for tid in range(4):   # each track's two spans alone pass 2^63 ns
+    ev.append({"ph": "X", "name": "big", "pid": 1, "tid": tid, "ts": -4.62e15, "dur": 4.62e15})
+    ev.append({"ph": "X", "name": "big", "pid": 1, "tid": tid, "ts": 0, "dur": 4.62e15})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+ev = []
+for tid in range(2):   # only the two tracks' sum passes it
+    ev.append({"ph": "X", "name": "big", "pid": 1, "tid": tid, "ts": 0, "dur": 4.7e15})
+    ev += [{"ph": "X", "name": "s", "pid": 1, "tid": tid, "ts": 4.7e15 + 10 * i, "dur": 1} for i in range(30)]
+    ev.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "args": {"name": "w"}})
+json.dump({"traceEvents": ev}, open(sys.argv[2], "w"))
+PY
+for f in sat sat2; do
+	same "profile -v $f (saturated: the note once)" "$TF" -v profile "$TMP/$f.json" -o "$TMP/out.x"
+	same "profile -v --strict $f (saturated)" "$TF" -v profile --strict "$TMP/$f.json" -o "$TMP/out.x"
+	grep -q 'saturated=[1-9]' "$TMP/s2" && grep -q '^exit 3' "$TMP/s2" &&
+		ok "$f: -j 2 says the saturation and fails --strict" || fail "$f: -j 2 lost the saturation"
+done
+# long distinct names: the second thread's copy of the strings would
+# double the peak; not split
+python3 -c '
+import sys
+pad = "x" * 2000
+ev = ",".join("{\"ph\":\"X\",\"name\":\"f%d_%d_%s\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":5}" % (t, i, pad, t, 10 * i)
+              for t in range(4) for i in range(500))
+open(sys.argv[1], "w").write("{\"traceEvents\":[" + ev + "]}")' "$TMP/long.json"
+got=$(split "$TMP/long.json")
+[ -z "$got" ] && ok "long distinct names: not split" || fail "long distinct names split: $got"
+same "profile -v long names" "$TF" -v profile "$TMP/long.json" -o "$TMP/out.x"
 # a temporary file that cannot grow: the same error and exit status
 lim() { sh -c 'ulimit -f 20; trap "" XFSZ; exec "$0" "$@"' "$@"; }
 same "profile, temporary file cut (ulimit -f)" lim "$TF" profile --sort-mem 1K "$TMP/leg.json" -o "$TMP/out.x"
