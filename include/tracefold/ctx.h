@@ -69,6 +69,8 @@ typedef struct tf_stage_stats {
 	double s1_cpu_s;          /* stage 1's thread's CPU time (bytes, top level, tokens) */
 	double s1_wait_s;         /* stage 1 waiting for room in the queue */
 	double s2_wait_s;         /* stage 2 (this thread) waiting for stage 1 */
+	uint64_t events;          /* events handed over */
+	uint64_t raw_events;      /* of them, tokenized by stage 2 (stage 1 found their end) */
 	/* inputs whose end ran on two threads (src/core/stack_par.c), their
 	 * CPU tracks, and of them those nested on the second thread: added
 	 * atomically (several threads' inputs may end at once) */
@@ -94,6 +96,11 @@ typedef struct tf_read_opts {
 	 * use (a Chrome JSON file: 2, stage 1 tokenizing on its own thread,
 	 * src/read/chrome_pipe.c); 0 or 1: this one only */
 	int reader_threads;
+	/* whether such a Chrome JSON regular file is read in two stages: 0 no
+	 * (tf_ctx_new's default), 1 yes (stage 1 leaves events to stage 2 to
+	 * tokenize while stage 2 would wait, to balance them), 2 yes with every
+	 * event tokenized by stage 2 (for tests) */
+	int two_stage;
 	tf_stage_stats *stage_stats; /* out, added to by such readers; NULL: not asked */
 	/* distributed runs: asked between parts and inputs; true stops the read
 	 * with TF_ECANCEL (another process failed).  NULL: never */

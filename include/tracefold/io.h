@@ -23,6 +23,13 @@ ptrdiff_t tf_in_read(tf_in *in, void *buf, size_t n, tf_error *err);
  * consumed); returns their count, 0 at end, negative TF_E* on error.  The
  * bytes stay valid until the next call on in. */
 ptrdiff_t tf_in_chunk(tf_in *in, const unsigned char **data, tf_error *err);
+/* The chunk tf_in_chunk handed out last, when it is a window of the file
+ * mapped into memory (a plain regular file past its first chunk, mapping
+ * on: tf_in_map_inputs), given to the caller: it stays mapped, past the
+ * next calls and tf_in_close, until tf_in_window_free(base, *len) (from any
+ * thread); NULL when that chunk is not such a window (read(2), gzip). */
+const unsigned char *tf_in_take_window(tf_in *in, size_t *len);
+void tf_in_window_free(const unsigned char *base, size_t len);
 /* Peeks the first n bytes without consuming (n <= 4096); returns bytes available. */
 ptrdiff_t tf_in_peek(tf_in *in, const void **data, size_t n, tf_error *err);
 bool tf_in_is_gzip(const tf_in *in);

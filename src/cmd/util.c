@@ -450,7 +450,7 @@ static const in_row input_rows[] = {
 	  set_folded_type },
 	{ "-j", "--jobs", "N", "read the inputs' parts (files, TAU threads, OTF2\nlocations) on N threads (default: one "
 	  "per core; 1: one;\nworker processes when an input is an OTF2 archive;\nwith TRACEFOLD_TWO_STAGE=1 a Chrome "
-	  "JSON file read\nalone is tokenized on a second thread)", set_jobs },
+	  "JSON file read\nalone is read in two stages on two threads)", set_jobs },
 	{ NULL, "--mpi", NULL, "a distributed run: under mpirun or srun, tracefold-mpi's\nprocesses share the inputs' "
 	  "parts out and add their\nprofiles up; the result is a single process's\n(docs/distributed.md)", set_mpi },
 	{ NULL, NULL, NULL, NULL, NULL },
@@ -572,16 +572,32 @@ static void print_thread_stats(const tf_dist_stats *st, int jobs, int rc)
  * and tokens, stage 2 the events: docs/distributed.md "Threads"). */
 static void print_stage_stats(const tf_stage_stats *s, int rc)
 {
-	if (rc >= 0 && s->end_inputs)
+	if (rc < 0)
+		return;
+	if (s->inputs)
+		tf_msg("%u read%s of Chrome JSON (%.1f MB) in two stages on two threads in %.3f s: stage 1 (bytes, top "
+		       "level, events tokenized) CPU %.3f s, waited %.3f s for room; stage 2 (events processed) waited "
+		       "%.3f s for stage 1; %llu of %llu events tokenized by stage 2",
+		       s->inputs, s->inputs == 1 ? "" : "s", (double)s->bytes / 1e6, s->wall_s, s->s1_cpu_s,
+		       s->s1_wait_s, s->s2_wait_s, (unsigned long long)s->raw_events, (unsigned long long)s->events);
+	if (s->end_inputs)
 		tf_msg("the end of %llu input%s on two threads: %llu of %llu CPU tracks nested on the second",
 		       (unsigned long long)s->end_inputs, s->end_inputs == 1 ? "" : "s",
 		       (unsigned long long)s->end_moved, (unsigned long long)s->end_tracks);
-	if (rc < 0 || !s->inputs)
-		return;
-	tf_msg("%u read%s of Chrome JSON (%.1f MB) in two stages on two threads in %.3f s: stage 1 (bytes, top level, "
-	       "events tokenized) CPU %.3f s, waited %.3f s for room; stage 2 (events processed) waited %.3f s for stage 1",
-	       s->inputs, s->inputs == 1 ? "" : "s", (double)s->bytes / 1e6, s->wall_s, s->s1_cpu_s, s->s1_wait_s,
-	       s->s2_wait_s);
+}
+
+/* With -j N (N >= 2) and an input read whole on one thread, a Chrome JSON
+ * file is read in two stages (tf_read_opts.two_stage; docs/distributed.md
+ * "Threads"): TWO_STAGE_DEFAULT, or TRACEFOLD_TWO_STAGE: 0 off, 1 on, 2 on
+ * with every event tokenized by the second stage (for tests). */
+#define TWO_STAGE_DEFAULT 0
+
+static int two_stage(void)
+{
+	const char *e = getenv("TRACEFOLD_TWO_STAGE");
+	if (!e || !*e)
+		return TWO_STAGE_DEFAULT;
+	return strcmp(e, "0") == 0 ? 0 : strcmp(e, "2") == 0 ? 2 : 1;
 }
 
 int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, const tf_load_opts *o)
@@ -609,6 +625,7 @@ int tf_load_inputs(tf_ctx *ctx, tf_agg *agg, const char *const *inputs, int n, c
 		tf_dist_stats *st = jobs > 1 && tf_verbose ? calloc((size_t)jobs, sizeof(*st)) : NULL;
 		tf_stage_stats ss = { 0 };
 		tf_ctx_opts(ctx)->stage_stats = tf_verbose ? &ss : NULL;
+		tf_ctx_opts(ctx)->two_stage = two_stage();
 		r = jobs > 1 ? tf_dist_threads(jobs, ctx, agg, inputs, n, &with, st, &err)
 			     : tf_pipeline_run(ctx, agg, inputs, n, &with, &err);
 		tf_ctx_opts(ctx)->stage_stats = NULL;

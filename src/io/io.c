@@ -534,6 +534,24 @@ ptrdiff_t tf_in_chunk(tf_in *in, const unsigned char **data, tf_error *err)
 	return (ptrdiff_t)n;
 }
 
+const unsigned char *tf_in_take_window(tf_in *in, size_t *len)
+{
+	if (!in->win || in->pos != in->len) /* not a window, or not all of it handed out */
+		return NULL;
+	const unsigned char *w = in->win;
+	*len = in->win_len;
+	in->win = NULL;
+	in->buf = in->own_buf;
+	in->pos = in->len = 0;
+	return w;
+}
+
+void tf_in_window_free(const unsigned char *base, size_t len)
+{
+	if (base)
+		munmap((void *)base, len);
+}
+
 ptrdiff_t tf_in_read(tf_in *in, void *buf, size_t n, tf_error *err)
 {
 	size_t got = 0;

@@ -75,18 +75,22 @@ static int skip_feed(tf_chrome *r, const u8 *p, const u8 *end, const u8 **np)
 	return R_OK;
 }
 
-/* Stage 1's read_event: the fields parsed straight into the queue, the
- * event's bytes after them; its index counted as stage 2 will. */
+/* Stage 1's read_event: the event's fields (or, while stage 2 has time
+ * for it, only its end: tf_chrome_pipe_end) into the queue; its index
+ * counted as stage 2 will.  An event whose end that scan does not find
+ * (near end, a backslash) is tokenized here. */
 static int pipe_event(tf_chrome *r, const u8 *q, const u8 *end, const u8 **np)
 {
-	tf_chrome_fields *f;
-	TF_TRY(tf_chrome_pipe_fields(r, &f));
-	int rc = tf_chrome_parse_event(r, q, end, f, np);
-	if (rc != R_OK)
-		return rc;
+	tf_chrome_fields *fp = NULL;
+	if (!tf_chrome_pipe_raw(r) || !tf_chrome_pipe_end(q, end, np)) {
+		TF_TRY(tf_chrome_pipe_fields(r, &fp));
+		int rc = tf_chrome_parse_event(r, q, end, fp, np);
+		if (rc != R_OK)
+			return rc;
+	}
 	r->state = S_ARR_NEXT;
 	r->nl = false;
-	TF_TRY(tf_chrome_pipe_event(r, q, *np, f));
+	TF_TRY(tf_chrome_pipe_event(r, q, *np, fp));
 	r->index++;
 	return R_OK;
 }

@@ -190,19 +190,25 @@ void tf_chrome_top_value(tf_chrome *r, int key, const tf_json_span *v);
 int tf_chrome_finish_events(tf_chrome *r);
 void tf_chrome_gzip_cut(tf_ctx *ctx, const char *path, uint64_t cut, uint64_t offset);
 
-/* chrome_pipe.c: stage 1's hand-over (p: the stage-1 parser).  Where the
- * next event's fields are to be parsed (*f, in the queue: nothing is
- * handed over until tf_chrome_pipe_event); the event whose bytes are
- * [q, end) with its fields f (spans into them, as pipe_fields gave); an element
+/* chrome_pipe.c: stage 1's hand-over (p: the stage-1 parser).  Whether
+ * stage 1 is to hand the next events over raw (their end found, not
+ * tokenized: stage 2 tokenizes them); where the next event's fields are
+ * to be parsed (*f, in the queue: nothing is handed over until
+ * tf_chrome_pipe_event); the event whose bytes are [q, end) with its
+ * fields f (as pipe_fields gave, spans into them; NULL: raw); an element
  * of the events array that is not an object (a bad_event, with an index);
- * a top-level value v of key `key` (tf_chrome_top_value).  0 or a negative
- * TF_E* (TF_ECANCEL: stage 2 stopped). */
+ * a top-level value v of key `key` (tf_chrome_top_value).  0 or a
+ * negative TF_E* (TF_ECANCEL: stage 2 stopped). */
+bool tf_chrome_pipe_raw(const tf_chrome *p);
+/* q at an event's '{': true with *out after its end when a quick scan finds
+ * it (its bytes are not checked: stage 2's parser does), false if not */
+bool tf_chrome_pipe_end(const u8 *q, const u8 *end, const u8 **out);
 int tf_chrome_pipe_fields(tf_chrome *p, tf_chrome_fields **f);
 int tf_chrome_pipe_event(tf_chrome *p, const u8 *q, const u8 *end, tf_chrome_fields *f);
 int tf_chrome_pipe_skip(tf_chrome *p);
 int tf_chrome_pipe_top(tf_chrome *p, int key, const tf_json_span *v);
 /* Reads the opened input in with two stages when it is a regular file,
- * tf_read_opts.reader_threads allows and TRACEFOLD_TWO_STAGE says so: returns
+ * tf_read_opts.reader_threads allows and its two_stage says so: returns
  * what the one-stage read returns, or 1 when it did not (then nothing of in
  * was read). */
 int tf_chrome_read_piped(const char *path, uint32_t input, tf_ctx *ctx, tf_sink *sink, tf_in *in,

@@ -10,7 +10,11 @@
 # grow: ulimit -f) before a later syntax error that stage 1 has already met:
 # stage 2's error must win.  -v -j 2 says two stages were used; -j 1 and
 # TRACEFOLD_TWO_STAGE=0 and the default (off: docs/performance.md "One file
-# on two threads") use one; the test says =1 for the rest.
+# on two threads") use one; the test says =1 for the rest, and runs the
+# outputs and errors again with =2, where stage 1 only finds each event's
+# end and stage 2 tokenizes it (raw events, tf_read_opts.two_stage): strings
+# with brackets, quotes and backslashes; an error in a raw event before a
+# later one that stage 1 meets first.
 . tests/lib.sh
 TRACEFOLD_TWO_STAGE=1
 export TRACEFOLD_TWO_STAGE
@@ -44,6 +48,21 @@ for f in "$KIN" "$TMP/leg.json"; do
 		outs $c "$f"
 	done
 done
+# raw events: strings that hold brackets, quotes and backslashes, nested
+# args, events of every length mod 32 (stage 1 scans 32 bytes at a time)
+python3 - "$TMP/raw.json" <<'PY'
+import json, sys
+names = ['a}b', 'x]y{z[', 'q"}"', '\\', 'br{ace}s', 'u\u00e9}', '[}]{', 'plain', 'a\\"]']
+ev = []
+for i in range(6000):
+    n = names[i % len(names)] + 'x' * (i % 37)
+    ev.append({"ph": "X", "name": n, "cat": "c%d" % (i % 3), "ts": i * 10, "dur": 9, "pid": 1, "tid": i % 4,
+               "args": {"k]": [1, {"v}": "}{"}], "s": "x" * (i % 29)}})
+open(sys.argv[1], 'w').write(json.dumps(ev))
+PY
+for c in profile chrome; do
+	outs $c "$TMP/raw.json"
+done
 # the top level's facts at their place: a number and a string among the
 # events (bad_event, an index each), the rank, the wall-clock base, an
 # event of 600 KB (larger than a block of the queue), 3 MB of events after
@@ -64,6 +83,18 @@ for c in profile chrome overview; do
 done
 outs profile "$TMP/leg.json" "$TMP/top.json" "$KIN"
 outs chrome "$TMP/leg.json" "$TMP/top.json"
+# every event raw: stage 2 tokenizes them all
+TRACEFOLD_TWO_STAGE=2
+for f in "$KIN" "$TMP/leg.json" "$TMP/top.json" "$TMP/raw.json"; do
+	for c in profile chrome; do
+		outs $c "$f"
+	done
+done
+"$TF" -v profile -j 2 "$TMP/leg.json" -o "$TMP/v.pb.gz" 2> "$TMP/vr"
+grep -q "two stages.*; [1-9][0-9]* of [0-9]* events tokenized by stage 2" "$TMP/vr" &&
+	ok "-v, TRACEFOLD_TWO_STAGE=2: $(sed -n 's/.*; \([0-9]* of [0-9]*\) events.*/\1/p' "$TMP/vr") events tokenized by stage 2" ||
+	fail "-v does not say that stage 2 tokenized events"
+TRACEFOLD_TWO_STAGE=1
 "$TF" -q info --format json "$TMP/top.json" | grep -q '"bad_event": 2' && ok "top.json: its two bad events" ||
 	fail "top.json: bad_event is not 2"
 # -v: two stages with -j 2, one with -j 1 and with TRACEFOLD_TWO_STAGE=0
@@ -104,14 +135,37 @@ open(d + '/late.json', 'wb').write(b[:k] + b'"dur";' + b[k + 6:])           # la
 k = b.index(b'"args": {', len(b) // 2) + 9
 open(d + '/args.json', 'wb').write(b[:k] + b'"x": [1,, 2], ' + b[k:])       # in args
 PY
-errs "truncated in an event" "$TMP/cut.json"
-errs "a bad byte early" "$TMP/early.json"
-errs "a bad byte late" "$TMP/late.json"
-errs "a bad value in args" "$TMP/args.json"
-errs "elements that are not events, --strict" "$TMP/top.json" --strict
+python3 - "$TMP/leg.json" "$TMP" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+d = sys.argv[2]
+# event K's ts is no number, or it lacks a ',' (stage 2 tokenizes it when
+# raw); 2000 events on, the separator between two events is ';' (stage 1's
+# top level meets it first)
+k = b.index(b'"ts": ', len(b) // 2) + 6
+j = b.index(b'}, {', k + 2000 * 115) + 1
+open(d + '/two.json', 'wb').write(b[:k] + b'1.2.3' + b[k + 5:j] + b';' + b[j + 1:])
+k = b.index(b'"ph": "X", ', len(b) // 2) + 9
+open(d + '/comma.json', 'wb').write(b[:k] + b' ' + b[k + 1:j] + b';' + b[j + 1:])
+PY
+for mode in 1 2; do
+	TRACEFOLD_TWO_STAGE=$mode
+	errs "truncated in an event ($mode)" "$TMP/cut.json"
+	errs "a bad byte early ($mode)" "$TMP/early.json"
+	errs "a bad byte late ($mode)" "$TMP/late.json"
+	errs "a bad value in args ($mode)" "$TMP/args.json"
+	errs "elements that are not events, --strict ($mode)" "$TMP/top.json" --strict
+	errs "a bad ts, later a bad separator ($mode)" "$TMP/two.json"
+	grep -q "malformed JSON number" "$TMP/e2" && ok "... the first error is said (the bad ts)" ||
+		fail "two.json: not the first error: $(head -1 "$TMP/e2")"
+	errs "no ',' in an event, later a bad separator ($mode)" "$TMP/comma.json"
+	grep -q "expected ',' or '}' in an event" "$TMP/e2" && ok "... the first error is said (no ',')" ||
+		fail "comma.json: not the first error: $(head -1 "$TMP/e2")"
+done
+TRACEFOLD_TWO_STAGE=1
 gzip -c "$TMP/leg.json" | head -c 300000 > "$TMP/cut.json.gz"
 "$TF" -v profile -j 1 "$TMP/cut.json.gz" -o "$TMP/e.pb.gz" > "$TMP/e1" 2>&1
-"$TF" -v profile -j 2 "$TMP/cut.json.gz" -o "$TMP/e.pb.gz" 2>&1 | grep -v "two stages" > "$TMP/e2"
+"$TF" -v profile -j 2 "$TMP/cut.json.gz" -o "$TMP/e.pb.gz" 2>&1 | grep -v "two stages\|on two threads: [0-9]* of" > "$TMP/e2"
 grep -q "gzip data ends early" "$TMP/e1" && cmp -s "$TMP/e1" "$TMP/e2" && ok "a gzip stream cut short: -v -j 2 = -j 1" ||
 	{ fail "a gzip stream cut short"; diff "$TMP/e1" "$TMP/e2" | head -4 | sed 's/^/#   /'; }
 
