@@ -6,7 +6,8 @@
 # (/usr/bin/time %U + %S), the load average before and after.  For the
 # decision on the two-stage reader's default (docs/performance.md "One
 # file on two threads: lean and balanced"): run it on a quiet machine.
-# TF: the binary (default ./tracefold).
+# TF: the binary (default ./tracefold).  make bench runs it through
+# bench/bench-onefile.sh.
 set -e
 TF=${TF:-./tracefold}
 N=7
