@@ -101,6 +101,10 @@ typedef struct tf_read_opts {
 	 * tokenize while stage 2 would wait, to balance them), 2 yes with every
 	 * event tokenized by stage 2 (for tests) */
 	int two_stage;
+	/* OTF2: events decoded on a thread of their own, the stacks built on
+	 * this one (src/read/otf2_pipe.c; TRACEFOLD_THREADS=2, read by the
+	 * command: docs/format-otf2.md); false (the default): one thread */
+	bool otf2_pipeline;
 	tf_stage_stats *stage_stats; /* out, added to by such readers; NULL: not asked */
 	/* distributed runs: asked between parts and inputs; true stops the read
 	 * with TF_ECANCEL (another process failed).  NULL: never */

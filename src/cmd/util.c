@@ -523,6 +523,12 @@ void tf_input_opts_apply(const tf_input_opts *o, tf_ctx *ctx)
 		r->sort_mem_bytes = o->sort_mem_bytes;
 	r->clock_offset_ns = o->clock_offset_ns;
 	r->tmp_dir = getenv("TMPDIR");
+	/* TRACEFOLD_THREADS=2 (or more): the OTF2 reader's pipelined path,
+	 * whatever the number of CPUs; unset or 1: the serial one, the default,
+	 * because on the 2-core machine it was measured on the pipeline did not
+	 * reliably beat it (docs/performance.md, "OTF2 reader") */
+	const char *th = getenv("TRACEFOLD_THREADS");
+	r->otf2_pipeline = th && atoi(th) >= 2;
 	r->name_rules = TF_NAMES_ALL & ~o->names_off;
 	r->backward_to_forward = o->backward_to_forward;
 }

@@ -177,15 +177,6 @@ int tf_otf2_fail(rd *r, const char *what, OTF2_ErrorCode ec)
 			    tf_otf2_msg[0] ? tf_otf2_msg : OTF2_Error_GetDescription(ec));
 }
 
-/* TRACEFOLD_THREADS=2 (or more): the pipeline, whatever the number of
- * CPUs; unset or 1: the serial path.  Serial is the default because on the
- * 2-core machine it was measured on (shared with other jobs) the pipeline
- * did not reliably beat it (docs/performance.md, "OTF2 reader"). */
-static bool use_pipeline(void)
-{
-	const char *e = getenv("TRACEFOLD_THREADS");
-	return e && atoi(e) >= 2;
-}
 
 /* Reads the events of every location, one location at a time, each in the
  * order the archive stores them.  A location whose event data cannot be
@@ -211,7 +202,7 @@ static int read_events(rd *r, OTF2_Reader *rdr)
 		return tf_otf2_fail(r, "cannot open the event files", ec);
 	}
 	int rc = 1;
-	if (use_pipeline())
+	if (ro->otf2_pipeline) /* off by default: docs/performance.md "OTF2 reader" */
 		rc = tf_otf2_read_piped(r, rdr, defs_open);
 	if (rc == 1)
 		rc = tf_otf2_read_serial(r, rdr, defs_open);

@@ -815,11 +815,11 @@ typedef struct outcome {
 
 static outcome read_mode(const char *path, const char *threads, uint64_t stop_at, int stop_rc)
 {
-	setenv("TRACEFOLD_THREADS", threads, 1);
 	outcome o = { 0 };
 	digest d = { .sink.event = digest_event, .ctx = tf_ctx_new(), .h = 14695981039346656037ull,
 		     .stop_at = stop_at, .stop_rc = stop_rc };
 	assert_non_null(d.ctx);
+	tf_ctx_opts(d.ctx)->otf2_pipeline = atoi(threads) >= 2; /* as TRACEFOLD_THREADS sets it */
 	tf_error err;
 	tf_error_clear(&err);
 	o.rc = tf_format_by_name("otf2")->read(path, 0, d.ctx, &d.sink, &err);
