@@ -450,7 +450,7 @@ static const in_row input_rows[] = {
 	  set_folded_type },
 	{ "-j", "--jobs", "N", "read the inputs' parts (files, TAU threads, OTF2\nlocations) on N threads (default: one "
 	  "per core; 1: one;\nworker processes when an input is an OTF2 archive;\nwith TRACEFOLD_TWO_STAGE=1 a Chrome "
-	  "JSON file read\nalone is read in two stages on two threads)", set_jobs },
+	  "JSON file read\nalone is read in two stages on two threads; and a lone\ninput's end may run on two)", set_jobs },
 	{ NULL, "--mpi", NULL, "a distributed run: under mpirun or srun, tracefold-mpi's\nprocesses share the inputs' "
 	  "parts out and add their\nprofiles up; the result is a single process's\n(docs/distributed.md)", set_mpi },
 	{ NULL, NULL, NULL, NULL, NULL },
