@@ -6,7 +6,6 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "tracefold/ctx.h"
@@ -15,6 +14,7 @@
 #include "tracefold/agg_sink.h"
 #include "tracefold/pprof.h"
 #include "profile.pb-c.h"
+#include "spill_fd.h"
 
 typedef struct fx {
 	tf_ctx *ctx;
@@ -181,25 +181,6 @@ static void test_ctx_twin(void **state)
  * the temporary file garbled before the end: TF_EIO and the run's failure
  * "cannot read back ..." with both, so the second thread's failure is
  * returned and said (it fails when either is lost). */
-static int sort_fd(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int found = -1;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		char p[300], t[4096];
-		snprintf(p, sizeof(p), "/proc/self/fd/%s", e->d_name);
-		ssize_t n = readlink(p, t, sizeof(t) - 1);
-		if (n > 0) {
-			t[n] = 0;
-			if (strstr(t, "tracefold-sort-"))
-				found = atoi(e->d_name);
-		}
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 static int end_split_run(int threads, bool garble, int64_t out[4], tf_diag *dg)
 {
 	fx f;
@@ -228,7 +209,7 @@ static int end_split_run(int threads, bool garble, int64_t out[4], tf_diag *dg)
 		ev(&f, TF_EV_COMPLETE, "c", i * 100, 50);
 	}
 	if (garble) {
-		int fd = sort_fd();
+		int fd = tf_test_spill_fd();
 		assert_true(fd >= 0);
 		unsigned char ff[1 << 16];
 		memset(ff, 0xff, sizeof(ff));

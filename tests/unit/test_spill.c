@@ -17,31 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "spill.h"
+#include "spill_fd.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
-}
-
-/* The spill's descriptor, found by its (unlinked) name. */
-static int spill_fd(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int found = -1;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		char p[300], t[4096];
-		snprintf(p, sizeof(p), "/proc/self/fd/%s", e->d_name);
-		ssize_t n = readlink(p, t, sizeof(t) - 1);
-		if (n > 0) {
-			t[n] = 0;
-			if (strstr(t, "tracefold-sort-"))
-				found = atoi(e->d_name);
-		}
-	}
-	if (d)
-		closedir(d);
-	return found;
 }
 
 static char dir[64];
@@ -127,7 +108,7 @@ static void read_back_short(void **state)
 	}
 	assert_int_equal(n, 3 * 2048);
 	tf_merge_free(&m);
-	int fd = spill_fd();
+	int fd = tf_test_spill_fd();
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, 100), 0);
 	int r = tf_merge_init(&m, f, &rs, NULL, 0, sizeof(uint64_t), cmp_u64);
@@ -278,7 +259,7 @@ static void read_back_garbled(void **state)
 	for (int i = 0; i < 512; i++)
 		rec[i] = (uint64_t)i * 1000;
 	assert_int_equal(tf_spill_write(f, &rs, rec, 512, sizeof(rec[0]), cmp_u64), 0);
-	int fd = spill_fd();
+	int fd = tf_test_spill_fd();
 	assert_true(fd >= 0);
 	unsigned char ff[64];
 	memset(ff, 0xff, sizeof(ff));
@@ -349,7 +330,7 @@ static void reader_twin(void **state)
 	assert_int_equal(x.n, N);
 	assert_int_equal(y.n, N);
 	/* b's first run garbled: the reader's error, not the file's */
-	int fd = spill_fd();
+	int fd = tf_test_spill_fd();
 	assert_true(fd >= 0);
 	unsigned char ff[64];
 	memset(ff, 0xff, sizeof(ff));
