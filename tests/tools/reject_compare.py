@@ -13,7 +13,11 @@ near an event's "ts", "dur" or "args" (the reader's fast paths: numbers
 converted as scanned, args' members picked as args is checked).  Each copy
 is run through `TF -q top FILE` with both builds; stdout, stderr and the
 exit status must be the same.  Prints the count of copies rejected and the
-first differences; exits 1 on any.  The copies live in a temporary
+first differences; exits 1 on any.  JOBS=N runs the new build with `-j N`
+and the reference with `-j 1`: with TRACEFOLD_TWO_STAGE=1 or 2 in the
+environment and JOBS=2 the new build reads each copy in two stages
+(src/read/chrome_pipe.c; 2: every event tokenized by the second stage)
+against the reference's one.  The copies live in a temporary
 directory, deleted at the end.  docs/performance.md ("the reader, second
 round") has the run of this round.
 """
@@ -57,8 +61,9 @@ def mutate(data, rng, hot):
     return bytes(b)
 
 
-def run(tf, path):
-    p = subprocess.run([tf, "-q", "top", path], capture_output=True, timeout=60)
+def run(tf, path, jobs):
+    j = ["-j", jobs] if os.environ.get("JOBS") else []
+    p = subprocess.run([tf, "-q", "top"] + j + [path], capture_output=True, timeout=60)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -79,7 +84,7 @@ def main():
                 m = mutate(data, rng, hot if i % 2 else [])
                 with open(path, "wb") as f:
                     f.write(m)
-                a, b = run(ref, path), run(new, path)
+                a, b = run(ref, path, "1"), run(new, path, os.environ.get("JOBS", ""))
                 total += 1
                 rejected += a[0] != 0
                 if a != b:
